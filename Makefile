@@ -1,0 +1,67 @@
+# The front door. `make reproduce` and `make test` work on a fresh clone with no network beyond PyPI:
+# they create .venv if missing, install the pinned stack and the package, and restore data/ with DVC
+# from the remote bundled in the repository.
+SHELL := /bin/bash
+.ONESHELL:
+.SHELLFLAGS := -eu -o pipefail -c
+
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(abspath $(VENV))/bin
+STAMP := $(VENV)/.installed
+export PATH := $(BIN):$(PATH)
+export PYTHONDONTWRITEBYTECODE := 1
+export MPLBACKEND := Agg
+
+.PHONY: help setup data reproduce test test-unit book book-archive benchmark freeze clean
+
+help:
+	@echo "make reproduce   set up, restore data, run every stage (dvc repro), build the book"
+	@echo "make test        set up, restore data, run the whole test suite"
+	@echo "make book        rebuild the book from the stored notebook outputs"
+	@echo "make benchmark   time a forced and a no-op dvc repro and the book build"
+	@echo "make freeze      re-pin requirements.txt from the current .venv"
+
+$(STAMP): requirements.txt pyproject.toml
+	@echo ">> setting up $(VENV) (Python: $(PYTHON))"
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps -e .
+	touch $(STAMP)
+
+setup: $(STAMP)
+
+data: setup
+	@echo ">> restoring data/ from the bundled DVC remote"
+	dvc pull --quiet
+	python -m compendium.data.manifest
+
+reproduce: data
+	@echo ">> dvc repro (every stage, the book included)"
+	dvc repro
+	@echo ">> the book: $(abspath book/_build/html/index.html)"
+
+test: data
+	python -m pytest
+
+test-unit: setup
+	python -m pytest tests/unit -q
+
+book: setup
+	python -m compendium.book build
+
+book-archive: book
+	mkdir -p book-archive
+	tar --sort=name --owner=0 --group=0 --numeric-owner --mtime='2026-01-01 00:00Z' -czf book-archive/book-html.tar.gz -C book/_build html
+	cd book-archive && sha256sum book-html.tar.gz > book-html.tar.gz.sha256 && cat book-html.tar.gz.sha256
+
+benchmark: data
+	python benchmarks/pipeline.py
+
+freeze: setup
+	{ echo "# Exact pins of the whole resolved stack (pip freeze of a working .venv on Python 3.11)."; \
+	  echo "# Regenerate: make freeze. environment.yml installs this file through its pip section."; \
+	  $(BIN)/python -m pip freeze --exclude-editable | grep -v '^-e'; } > requirements.txt
+
+clean:
+	rm -rf book/_build book-archive .pytest_cache

@@ -1,0 +1,64 @@
+"""Record (``--write``) or check the sha256, size and row count of every file under ``data/``.
+
+    python -m compendium.data.manifest           # check data/ against the recorded manifest
+    python -m compendium.data.manifest --write   # re-record after a deliberate, reviewed refresh
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from .. import paths
+from .load import MANIFEST, sha256_file
+
+SKIP = {"README.md", ".gitignore"}
+
+
+def _rows(path: Path) -> int | None:
+    if path.suffix == ".jsonl":
+        return sum(1 for line in path.read_text().splitlines() if line.strip())
+    if path.suffix == ".csv":
+        import pandas as pd
+        return len(pd.read_csv(path, dtype=str, keep_default_na=False))
+    if path.suffix == ".json":
+        obj = json.loads(path.read_text())
+        if isinstance(obj, list):
+            return len(obj)
+        for k in ("prompts", "themes"):
+            if isinstance(obj, dict) and k in obj:
+                return len(obj[k])
+    return None
+
+
+def scan(root: Path | None = None) -> dict:
+    root = Path(root) if root is not None else paths.DATA
+    files = {}
+    for p in sorted(root.rglob("*")):
+        rel = p.relative_to(root).as_posix()
+        if p.is_file() and p.name not in SKIP and not rel.startswith("."):
+            files[rel] = {"sha256": sha256_file(p), "bytes": p.stat().st_size, "rows": _rows(p)}
+    return files
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--write", action="store_true", help="re-record the manifest from data/")
+    args = ap.parse_args(argv)
+    files = scan()
+    if args.write:
+        MANIFEST.write_text(json.dumps({"files": files}, indent=1, sort_keys=True) + "\n")
+        print(f"recorded {len(files)} files in {MANIFEST}")
+        return 0
+    recorded = json.loads(MANIFEST.read_text())["files"]
+    bad = [k for k in sorted(set(files) | set(recorded)) if files.get(k, {}).get("sha256") != recorded.get(k, {}).get("sha256")]
+    for k in bad:
+        print(f"MISMATCH {k}: recorded {recorded.get(k, {}).get('sha256', 'none')[:16]} "
+              f"found {files.get(k, {}).get('sha256', 'missing')[:16]}")
+    print(f"{len(files) - len(bad)} of {len(recorded)} recorded files verified")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

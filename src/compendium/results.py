@@ -1,0 +1,77 @@
+"""Writing a stage's artifacts: ``results/<stage>/values.json``, ``tables/*.csv``, ``figures/*.png``.
+
+Every stage writes through these functions so that the artifacts are byte-identical on a re-run:
+floats in CSVs are written with a fixed number of significant digits, JSON keys are sorted, and PNGs
+carry no timestamp or software metadata.
+
+``values.json`` is one flat JSON object ``{key: number}`` (a list of numbers is allowed where a
+published claim is itself an array, e.g. the 5x5 HAS matrix). Where a value reproduces a published
+claim, its key is the claim id from ``published/*.yaml``.
+"""
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from numbers import Number
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from . import paths
+
+FLOAT_FORMAT = "%.10g"
+
+
+def _clean(value: Any, key: str) -> Any:
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, (np.integer,)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        v = float(value)
+        if math.isnan(v) or math.isinf(v):
+            return None
+        return float(FLOAT_FORMAT % v)
+    if isinstance(value, Number):
+        return value
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return [_clean(v, key) for v in (value.tolist() if isinstance(value, np.ndarray) else value)]
+    if value is None:
+        return None
+    raise TypeError(f"values.json entry {key!r} must be a number or a list of numbers, got {type(value).__name__}")
+
+
+def write_values(stage: str, values: Mapping[str, Any], root: Path | None = None) -> Path:
+    """Write ``results/<stage>/values.json`` (sorted keys, numbers rounded to 10 significant digits)."""
+    out = (root or paths.stage_dir(stage)) / "values.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    clean = {str(k): _clean(v, str(k)) for k, v in values.items()}
+    out.write_text(json.dumps(clean, indent=1, sort_keys=True) + "\n")
+    return out
+
+
+def read_values(stage: str, root: Path | None = None) -> dict[str, Any]:
+    """Read a stage's values.json (raises FileNotFoundError naming the stage if it has not run)."""
+    p = (root or paths.stage_dir(stage)) / "values.json"
+    if not p.exists():
+        raise FileNotFoundError(f"{p} does not exist: run `dvc repro {stage}` first")
+    return json.loads(p.read_text())
+
+
+def write_table(stage: str, name: str, df: pd.DataFrame, index: bool = False, root: Path | None = None) -> Path:
+    """Write ``results/<stage>/tables/<name>.csv`` with a fixed float format (byte-stable)."""
+    out = (root or paths.stage_dir(stage)) / "tables" / f"{name}.csv"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    df.to_csv(out, index=index, float_format=FLOAT_FORMAT, lineterminator="\n")
+    return out
+
+
+def save_figure(stage: str, name: str, fig, root: Path | None = None, dpi: int = 120) -> Path:
+    """Save ``results/<stage>/figures/<name>.png`` without timestamps/software metadata."""
+    out = (root or paths.stage_dir(stage)) / "figures" / f"{name}.png"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out, dpi=dpi, bbox_inches="tight", metadata={"Software": None})
+    return out

@@ -1,0 +1,50 @@
+"""The `data` stage, run as DVC runs it (papermill), on the real data, into a temporary results folder."""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from compendium import paths
+
+pytestmark = pytest.mark.pipeline
+
+
+@pytest.fixture(scope="module")
+def data_stage(tmp_path_factory):
+    out = tmp_path_factory.mktemp("data_stage")
+    env = dict(os.environ, COMPENDIUM_RESULTS=str(out / "results"))
+    papermill = Path(sys.executable).with_name("papermill")
+    subprocess.run([str(papermill), str(paths.NOTEBOOKS / "00_data.ipynb"), str(out / "00_data.ipynb"),
+                    "--cwd", str(paths.NOTEBOOKS), "-k", "python3", "--log-level", "WARNING"],
+                   env=env, check=True, capture_output=True, text=True)
+    return out
+
+
+def test_values_report_the_real_row_counts(data_stage):
+    v = json.loads((data_stage / "results" / "data" / "values.json").read_text())
+    assert v["data.rows.worker_desires"] == 5731
+    assert v["data.rows.worker_metadata"] == 1500
+    assert v["data.rows.expert_ratings"] == 2057
+    assert v["data.rows.task_metadata"] == 2131
+    assert v["data.files"] == 66
+
+
+def test_tables_are_written(data_stage):
+    files = pd.read_csv(data_stage / "results" / "data" / "tables" / "files.csv")
+    assert files["sha256"].str.fullmatch(r"[0-9a-f]{64}").all()
+    assert set(files["dataset"]) == {"workbank", "pwb", "hitl"}
+    quirks = pd.read_csv(data_stage / "results" / "data" / "tables" / "quirks.csv")
+    assert quirks.set_index("quirk").loc["distinct expert IDs (the paper says 52)", "count"] == 53
+
+
+def test_chapter_shows_the_row_counts(data_stage):
+    from compendium.notebooks import glued
+    g = glued(data_stage / "00_data.ipynb")
+    assert g["data_rows_worker_desires"] == "'5,731'"
+    assert g["data_rows_worker_metadata"] == "'1,500'"
+    assert g["data_rows_expert_ratings"] == "'2,057'"
+    assert g["data_rows_task_metadata"] == "'2,131'"

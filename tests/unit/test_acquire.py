@@ -1,0 +1,80 @@
+"""Acquisition: fails fast and changes nothing without network; validates before it writes (mocked hub)."""
+import json
+import shutil
+import time
+
+import pytest
+
+from compendium import paths
+from compendium.data import acquire as acq
+from compendium.data.errors import DataValidationError
+
+
+@pytest.fixture
+def closed_hub(monkeypatch):
+    # a port on loopback that nothing listens on: refused at once, on any machine, network or not
+    monkeypatch.setenv("HF_ENDPOINT", "http://127.0.0.1:9")
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+
+
+def test_unreachable_hub_fails_within_seconds_and_changes_nothing(closed_hub, tmp_path):
+    (tmp_path / "workbank").mkdir()
+    (tmp_path / "workbank" / "keep.csv").write_text("a\n1\n")
+    before = sorted(p.as_posix() for p in tmp_path.rglob("*"))
+    called = []
+    t0 = time.perf_counter()
+    with pytest.raises(acq.HubUnreachable, match="cannot reach the Hugging Face hub at http://127.0.0.1:9"):
+        acq.acquire("workbank", data_root=tmp_path, downloader=lambda *a: called.append(a))
+    assert time.perf_counter() - t0 < 5
+    assert called == []
+    assert sorted(p.as_posix() for p in tmp_path.rglob("*")) == before
+
+
+def test_cli_exit_code_and_message(closed_hub, capsys):
+    t0 = time.perf_counter()
+    assert acq.main(["hitl", "--timeout", "2"]) == 2
+    assert time.perf_counter() - t0 < 5
+    err = capsys.readouterr().err
+    assert "Nothing in data/ was changed" in err and "dvc pull" in err
+
+
+def test_hf_hub_offline_is_respected(monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    with pytest.raises(acq.HubUnreachable, match="HF_HUB_OFFLINE"):
+        acq.probe_hub()
+
+
+def test_unknown_dataset_is_rejected():
+    with pytest.raises(ValueError, match="unknown dataset 'nope'"):
+        acq.acquire("nope")
+
+
+def _fake_download(files):
+    def download(dataset, revision, dest):
+        for rel, src in files.items():
+            (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+            if isinstance(src, str):
+                (dest / rel).write_text(src)
+            else:
+                shutil.copyfile(src, dest / rel)
+        return "0123abcd" * 5
+    return download
+
+
+def test_successful_refresh_writes_files_and_records_revision(monkeypatch, tmp_path):
+    monkeypatch.setattr(acq, "probe_hub", lambda timeout=5: None)
+    rel = "hitl/published_pair_counts.csv"
+    sha = acq.acquire("hitl", revision="v1", data_root=tmp_path,
+                      downloader=_fake_download({rel: paths.DATA / rel}))
+    assert sha == "0123abcd" * 5
+    assert (tmp_path / rel).read_bytes() == (paths.DATA / rel).read_bytes()
+    rec = json.loads((tmp_path / "hitl" / "ACQUIRED.json").read_text())
+    assert rec["resolved_revision"] == sha and rec["requested_revision"] == "v1" and rec["files"] == [rel]
+
+
+def test_invalid_download_is_rejected_before_anything_is_written(monkeypatch, tmp_path):
+    monkeypatch.setattr(acq, "probe_hub", lambda timeout=5: None)
+    rel = "hitl/published_pair_counts.csv"
+    with pytest.raises(DataValidationError, match="missing required column"):
+        acq.acquire("hitl", data_root=tmp_path, downloader=_fake_download({rel: "model_x,model_y\na,b\n"}))
+    assert list(tmp_path.iterdir()) == []

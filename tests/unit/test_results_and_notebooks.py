@@ -1,0 +1,55 @@
+"""Artifacts are byte-stable: values.json, CSV tables, executed notebooks; the offline check finds CDN assets."""
+import json
+
+import nbformat
+import numpy as np
+import pandas as pd
+import pytest
+
+from compendium import book, results
+from compendium.notebooks import strip_timestamps
+
+
+def test_write_values_is_flat_sorted_and_rejects_non_numbers(tmp_path):
+    out = results.write_values("x", {"b": np.float64(1 / 3), "a": np.int64(2), "m": [[1, 2], [3, 4]],
+                                     "n": float("nan")}, root=tmp_path)
+    text = out.read_text()
+    assert list(json.loads(text)) == ["a", "b", "m", "n"]
+    assert json.loads(text) == {"a": 2, "b": 0.3333333333, "m": [[1, 2], [3, 4]], "n": None}
+    with pytest.raises(TypeError, match="'bad' must be a number"):
+        results.write_values("x", {"bad": "text"}, root=tmp_path)
+
+
+def test_write_table_is_byte_identical_on_rewrite(tmp_path):
+    df = pd.DataFrame({"x": [0.1 + 0.2, 1e-12, 12345.678901234], "k": ["a", "b", "c"]})
+    p = results.write_table("s", "t", df, root=tmp_path)
+    first = p.read_bytes()
+    results.write_table("s", "t", df, root=tmp_path)
+    assert p.read_bytes() == first
+    assert first.decode().splitlines()[1] == "0.3,a"
+
+
+def test_strip_timestamps_removes_everything_volatile():
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["papermill"] = {"start_time": "t0", "end_time": "t1", "duration": 2.5, "parameters": {"a": 1}}
+    c = nbformat.v4.new_code_cell("1")
+    c.metadata["papermill"] = {"start_time": "t0", "end_time": "t1", "duration": 0.1, "status": "completed"}
+    c.metadata["execution"] = {"iopub.status.busy": "t"}
+    inj = nbformat.v4.new_code_cell("a = 1")
+    inj.metadata["tags"] = ["injected-parameters"]
+    nb.cells = [c, inj]
+    assert strip_timestamps(nb) == 2.5
+    assert nb.metadata["papermill"] == {"parameters": {"a": 1}}
+    assert c.metadata["papermill"] == {"status": "completed"} and "execution" not in c.metadata
+    assert inj["id"] == "injected-parameters"
+
+
+def test_offline_check_flags_cdn_scripts_and_styles(tmp_path):
+    (tmp_path / "a.html").write_text(
+        '<script src="https://cdn.jsdelivr.net/npm/mathjax@3/es5/tex-chtml.js"></script>'
+        '<link rel="stylesheet" href="//fonts.googleapis.com/css?family=Lato">'
+        '<link rel="canonical" href="https://example.org/a.html">'
+        '<script src="_static/local.js"></script><a href="https://dvc.org">DVC</a>')
+    hits = book.remote_assets(tmp_path)
+    assert [h[1][:7] for h in hits] == ["<script", "<link r"]
+    assert all("a.html" == h[0] for h in hits)
