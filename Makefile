@@ -13,12 +13,14 @@ export PATH := $(BIN):$(PATH)
 export PYTHONDONTWRITEBYTECODE := 1
 export MPLBACKEND := Agg
 
-.PHONY: help setup data reproduce test test-unit book book-archive benchmark freeze clean
+.PHONY: help setup data reproduce test test-unit book browser-test book-archive benchmark freeze clean
 
 help:
 	@echo "make reproduce   set up, restore data, run every stage (dvc repro), build the book"
 	@echo "make test        set up, restore data, run the whole test suite"
 	@echo "make book        rebuild the book from the stored notebook outputs"
+	@echo "make browser-test open every built page in headless Chromium (screenshots in book/_build/screenshots)"
+	@echo "make book-archive pack the built book with its checksum for a release"
 	@echo "make benchmark   time a forced and a no-op dvc repro and the book build"
 	@echo "make freeze      re-pin requirements.txt from the current .venv"
 
@@ -50,7 +52,13 @@ test-unit: setup
 book: setup
 	python -m compendium.book build
 
-book-archive: book
+browser-test: setup
+	command -v chromium >/dev/null || { echo "installing Debian's chromium for the browser test"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+	python -m compendium.browsercheck
+
+book-archive: setup
+	test -f book/_build/html/index.html || dvc repro book
 	mkdir -p book-archive
 	tar --sort=name --owner=0 --group=0 --numeric-owner --mtime='2026-01-01 00:00Z' -czf book-archive/book-html.tar.gz -C book/_build html
 	cd book-archive && sha256sum book-html.tar.gz > book-html.tar.gz.sha256 && cat book-html.tar.gz.sha256
