@@ -1,0 +1,18 @@
+"""WORKBank (Shao et al. 2025): worker automation desire, expert capability and the Human Agency Scale.
+
+Every function takes DataFrames (the raw files as :mod:`compendium.data` loads them) and names the
+paper's definition it implements (METHODS.md, section WORKBank). Themes:
+
+* :mod:`.desire` - task desire, thresholds, top/bottom tasks, reasons, sectors, correlations;
+* :mod:`.landscape` - the four desire-capability zones, cut-off sweep, bootstrap zone stability;
+* :mod:`.agency` - Human Agency Scale levels, tie rules, occupation JSD, the H5 radar;
+* :mod:`.skills` - skills ranked by wage and by agency;
+* :mod:`.reliability` - Krippendorff's alpha and the mixed model (Table 1);
+* :mod:`.external` - Claude.ai usage, YC/arXiv mappings per zone, BLS tables;
+* :mod:`.demographics` - desire/agency by group, raking the headline to BLS margins;
+* :mod:`.slips` - the paper's slips with evidence;
+* :mod:`.analysis` - one function per chapter section (values + tables);
+* :mod:`.figures` - the chapter's figures.
+"""
+from . import agency, common, demographics, desire, external, landscape, reliability, skills, slips  # noqa: F401
+from . import analysis  # noqa: F401

@@ -1,0 +1,260 @@
+"""The chapter's analyses, one function per section, each returning its values and tables.
+
+Values are keyed by the claim ids of ``published/workbank.yaml`` where a claim exists (``wb.*``), and by
+descriptive keys otherwise. Tables are the CSVs of ``results/workbank/tables/``. The notebook calls
+these functions section by section, writes the artifacts and draws the figures.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from . import agency, demographics, desire, external, landscape, reliability, skills, slips
+from .common import CAPABILITY, DESIRE, HAS, OCC, TASK, TASK_CHARACTERISTICS, USER, drop_repeated_rows
+
+__all__ = ["Section", "counts_section", "desire_section", "landscape_section", "agency_section",
+           "skills_section", "reliability_section", "external_section", "demographics_section",
+           "slips_section"]
+
+ARTS = "Arts, Design, Entertainment, Sports, and Media"
+COMPUTER_MATH = "Computer and Mathematical"
+
+
+@dataclass
+class Section:
+    """What one section of the chapter computed."""
+
+    values: dict = field(default_factory=dict)
+    tables: dict = field(default_factory=dict)
+    extra: dict = field(default_factory=dict)
+
+
+def counts_section(desires: pd.DataFrame, metadata: pd.DataFrame, experts: pd.DataFrame) -> Section:
+    """Sample sizes (§2): tasks and occupations rated by workers, workers in the metadata file."""
+    ec = slips.expert_counts(experts)
+    v = {"wb.counts.tasks": int(desires[TASK].nunique()), "wb.counts.occupations": int(desires[OCC].nunique()),
+         "wb.counts.workers": int(metadata[USER].nunique()),
+         "wb.counts.workers_with_ratings": int(desires[USER].nunique()),
+         "wb.counts.worker_ratings": len(desires), "wb.counts.expert_rows": len(experts),
+         "wb.counts.expert_tasks": ec["n_tasks"], "wb.slips.n_experts": ec["n_experts"],
+         "wb.slips.single_expert_tasks": ec["single_expert_tasks"],
+         "wb.counts.expert_repeated_rows": int(experts.duplicated().sum())}
+    return Section(values=v)
+
+
+def desire_section(desires: pd.DataFrame, task_metadata: pd.DataFrame, bls_wages: pd.DataFrame,
+                   cutoff: float = 3.0, n_top: int = 20) -> Section:
+    """Automation desire (§3.1-3.2): shares, top/bottom tasks, sectors, reasons, correlations."""
+    tasks = desire.task_desire(desires)
+    sh = desire.desire_shares(tasks["desire"], 3.0)
+    shc = desire.desire_shares(tasks["desire"], cutoff)
+    sectors = desire.occupation_sectors(task_metadata, bls_wages)
+    by_sector = desire.desire_by_sector(tasks, sectors, 3.0)
+    n_reason, reasons = desire.desire_reasons(desires, 3)
+    v = {"wb.desire.share_gt3": sh["share_gt_cutoff"], "wb.desire.share_ge3": sh["share_ge_cutoff"],
+         "wb.desire.share_ge4": sh["share_ge4"], "wb.desire.share_le2": sh["share_le2"],
+         "wb.desire.share_gt_cutoff": shc["share_gt_cutoff"], "wb.desire.mean_of_task_means": tasks["desire"].mean(),
+         "wb.reasons.n": n_reason,
+         "wb.sector.arts_share_gt3": float(by_sector.set_index("sector").loc[ARTS, "share_gt_cutoff"])}
+    for _, r in reasons.iterrows():
+        v[f"wb.reasons.{r['reason']}"] = r["pct"]
+    corr = []
+    for key, col in [("desire_jobsecurity", "job_security"), ("desire_enjoyment", "enjoyment")]:
+        rho, p = desire.spearman(tasks["desire"], tasks[col])
+        v[f"wb.rho.{key}"], v[f"wb.p.{key}"] = rho, p
+        corr.append({"pair": f"desire vs {col.replace('_', ' ')}", "rho": rho, "p": p, "n_tasks": len(tasks),
+                     "paper_style_bound": desire.format_p_truncated(p)})
+    return Section(values=v, tables={
+        "top20_desire": desire.ranked_tasks(tasks, n_top, top=True),
+        "bottom20_desire": desire.ranked_tasks(tasks, n_top, top=False),
+        "desire_by_sector": by_sector, "reasons": reasons, "correlations": pd.DataFrame(corr)},
+        extra={"tasks": tasks, "sectors": sectors})
+
+
+def landscape_section(desires: pd.DataFrame, experts: pd.DataFrame, sectors: pd.DataFrame,
+                      cutoff: float = 3.0, sweep=(2.5, 3.5, 0.1), n_boot: int = 2000, seed: int = 0,
+                      stable_level: float = 0.95) -> Section:
+    """Desire-capability landscape (§3.2, Fig 5), cut-off sweep and bootstrap zone stability."""
+    land = landscape.task_landscape(desires, experts)
+    land["zone"] = landscape.assign_zones(land["capability"], land["desire"], cutoff)
+    zc = landscape.zone_counts(land["zone"])
+    zs = landscape.zones_by_sector(land, sectors)
+    rho, p = desire.spearman(land["capability"], land["desire"])
+    v = {f"wb.zones.{z}": n for z, n in zc.items()}
+    v.update({f"wb.zones.share_{z}": 100 * n / len(land) for z, n in zc.items()})
+    cm = zs.set_index("sector").loc[COMPUTER_MATH]
+    v.update({"wb.zones.cm_green": cm["green"], "wb.zones.cm_rnd": cm["rnd"], "wb.zones.cm_n_tasks": int(cm["n_tasks"]),
+              "wb.rho.capability_desire": rho, "wb.p.capability_desire": p,
+              "wb.zones.n_tasks": len(land), "wb.zones.cutoff": cutoff,
+              "wb.zones.n_desire_at_cutoff": int(np.isclose(land["desire"], cutoff).sum()),
+              "wb.zones.n_capability_at_cutoff": int(np.isclose(land["capability"], cutoff).sum())})
+    lo, hi, step = sweep
+    cutoffs = np.round(np.arange(lo, hi + step / 2, step), 10)
+    sw = landscape.cutoff_sweep(land, cutoffs)
+    uniq, _ = drop_repeated_rows(experts)
+    per_task, draws = landscape.zone_bootstrap(desires, uniq, land, cutoff, n_boot, seed, stable_level)
+    v["wb.robust.zone_uncertain_share"] = 100 * float((~per_task["stable"]).mean())
+    v["wb.robust.zone_uncertain_n"] = int((~per_task["stable"]).sum())
+    v["wb.robust.zone_minority_share"] = 100 * float((per_task["p_observed"] < 0.5).mean())
+    v["wb.robust.zone_stable_level"] = stable_level
+    for z in ("green", "red", "rnd", "low"):
+        v[f"wb.robust.zone_{z}_ci"] = [float(np.quantile(draws[z], 0.025)), float(np.quantile(draws[z], 0.975))]
+        v[f"wb.robust.zone_{z}_uncertain_share"] = 100 * float((~per_task.loc[per_task["zone"] == z, "stable"]).mean())
+    single = per_task["n_experts"] == 1
+    v["wb.robust.zone_uncertain_share_single_expert"] = 100 * float((~per_task.loc[single, "stable"]).mean())
+    stab = (per_task.reset_index().rename(columns={TASK: "task"})
+            [["task", "zone", "p_observed", "stable", "n_workers", "n_experts", "p_green", "p_red", "p_rnd", "p_low"]])
+    lt = land.reset_index().rename(columns={TASK: "task"})
+    return Section(values=v, tables={"landscape": lt, "zones_by_sector": zs, "cutoff_sweep": sw,
+                                     "zone_stability": stab}, extra={"landscape": land, "boot_counts": draws})
+
+
+def agency_section(desires: pd.DataFrame, experts: pd.DataFrame, tie_rule: str = "lowest", seed: int = 0,
+                   n_random: int = 200) -> Section:
+    """Human Agency Scale (§3.3, Fig 6, Table 5) and the tie-rule sensitivity of the 47.5%."""
+    wc = agency.has_counts(desires, TASK, "worker desires")
+    ec = agency.has_counts(experts, TASK, "expert ratings")
+    wl = agency.dominant_level(wc, tie_rule, seed)
+    el = agency.dominant_level(ec, tie_rule, seed + 1 if tie_rule == "random" else None)
+    mat = agency.has_matrix(wl, el)
+    comp = agency.agency_comparison(wl, el)
+    occ = agency.occupation_levels(desires, experts, tie_rule, seed)
+    wmean, emean = agency.has_task_means(desires), agency.has_task_means(experts)
+    common = wmean.index.intersection(emean.index)
+    v = {"wb.has.matrix": mat.to_numpy().tolist(), "wb.has.diagonal": comp["diagonal"],
+         "wb.has.workers_more": comp["workers_more"], "wb.has.experts_more": comp["experts_more"],
+         "wb.has.n_tasks": comp["n_tasks"],
+         "wb.has.occ_worker_levels": np.bincount(occ["worker_level"], minlength=6)[1:].tolist(),
+         "wb.has.occ_expert_levels": np.bincount(occ["expert_level"], minlength=6)[1:].tolist(),
+         "wb.has.occ_expert_h1": int((occ["expert_level"] == 1).sum()),
+         "wb.has.mean_worker": float(wmean.loc[common].mean()), "wb.has.mean_expert": float(emean.loc[common].mean()),
+         "wb.has.mean_worker_all_tasks": float(wmean.mean()), "wb.has.mean_expert_all_tasks": float(emean.mean()),
+         "wb.has.expert_tied_tasks": agency.n_tied(ec.loc[common]),
+         "wb.has.worker_tied_tasks": agency.n_tied(wc.loc[common])}
+    grid, rnd = agency.tie_rule_sensitivity(wc, ec, seed, n_random)
+    v["wb.robust.workers_more_min"] = float(grid["workers_more"].min())
+    v["wb.robust.workers_more_max"] = float(grid["workers_more"].max())
+    v["wb.robust.workers_more_random_mean"] = float(rnd.mean())
+    v["wb.robust.workers_more_random_ci"] = [float(np.quantile(rnd, 0.025)), float(np.quantile(rnd, 0.975))]
+    ut = agency.untied_only(wc, ec)
+    v["wb.robust.workers_more_untied"], v["wb.robust.untied_tasks"] = ut["workers_more"], ut["n_tasks"]
+    for _, r in grid[grid["worker_rule"] == grid["expert_rule"]].iterrows():
+        v[f"wb.robust.workers_more_{r['worker_rule']}"] = r["workers_more"]
+    h5 = agency.h5_profiles(desires, experts, wl, el)
+    v["wb.has.h5_worker_tasks"] = int(h5.loc[0, "n_tasks"])
+    v["wb.has.h5_expert_tasks"] = int(h5.loc[1, "n_tasks"])
+    # worker vs expert task means (Spearman), HAS and the four task characteristics
+    rows = []
+    for name, col in [("human_agency", HAS), *TASK_CHARACTERISTICS.items()]:
+        a = desires.groupby(TASK)[col].mean().loc[common]
+        b = experts.groupby(TASK)[col].mean().loc[common]
+        rho, p = desire.spearman(a, b)
+        rows.append({"measure": name, "rho": rho, "p": p, "n_tasks": len(common)})
+        v[f"wb.rho.worker_expert_{name}"] = rho
+    matrix_df = mat.copy()
+    matrix_df.index = [f"worker H{k}" for k in mat.index]
+    matrix_df.columns = [f"expert H{k}" for k in mat.columns]
+    return Section(values=v, tables={
+        "has_matrix": matrix_df.reset_index().rename(columns={"index": "worker_level"}),
+        "has_jsd_top10": agency.jsd_top(occ, 10), "has_occupation_levels": occ,
+        "has_tie_rules": grid, "h5_profiles": h5, "has_worker_vs_expert": pd.DataFrame(rows)},
+        extra={"worker_level": wl, "expert_level": el, "matrix": mat})
+
+
+def skills_section(experts: pd.DataFrame, task_metadata: pd.DataFrame) -> Section:
+    """Skills ranked by wage and by expert agency (Fig 7)."""
+    t = skills.skill_ranks(experts, task_metadata)
+    v = {"wb.skills.count": len(t), "wb.skills.joined_rows": skills.n_joined_rows(experts, task_metadata),
+         "wb.skills.min_tasks": int(t["n_tasks"].min()),
+         "wb.skills.n_under_7_tasks": int((t["n_tasks"] < 7).sum())}
+    r = stats.spearmanr(t["mean_wage"], t["mean_has"])
+    v["wb.skills.rho_wage_has"], v["wb.skills.p_wage_has"] = float(r.statistic), float(r.pvalue)
+    return Section(values=v, tables={"skill_ranks": t})
+
+
+def reliability_section(desires: pd.DataFrame, experts: pd.DataFrame, metadata: pd.DataFrame,
+                        method: str = "bfgs") -> Section:
+    """Krippendorff's alpha (ordinal) and the Table 1 mixed model."""
+    uniq, _ = drop_repeated_rows(experts)
+    v = {"wb.alpha.expert_capability": reliability.krippendorff_alpha_ordinal(uniq, CAPABILITY),
+         "wb.alpha.expert_has": reliability.krippendorff_alpha_ordinal(uniq, HAS),
+         "wb.alpha.worker_desire": reliability.krippendorff_alpha_ordinal(desires, DESIRE),
+         "wb.alpha.worker_has": reliability.krippendorff_alpha_ordinal(desires, HAS)}
+    data = reliability.mixed_model_data(desires, metadata)
+    summ, coefs, _ = reliability.fit_mixed_model(data, method=method)
+    v.update({"wb.mixed.sigma_u2": summ["sigma_u2"], "wb.mixed.sigma_e2": summ["sigma_e2"],
+              "wb.mixed.icc": summ["icc"], "wb.mixed.n_obs": summ["n_obs"], "wb.mixed.n_tasks": summ["n_groups"],
+              "wb.mixed.n_fixed_effects": summ["n_fixed"], "wb.mixed.converged": int(summ["converged"]),
+              "wb.mixed.n_significant_05": int((coefs["p"].iloc[1:] < 0.05).sum())})
+    return Section(values=v, tables={"mixed_model_coefficients": coefs}, extra={"summary": summ})
+
+
+def external_section(tasks: pd.DataFrame, land: pd.DataFrame, usage: pd.DataFrame, yc: pd.DataFrame,
+                     papers: pd.DataFrame, metadata: pd.DataFrame, sectors: pd.DataFrame,
+                     bls_wages: pd.DataFrame) -> Section:
+    """Claude.ai usage, YC/arXiv density per zone, sample vs BLS sector employment."""
+    share, top = external.claude_top_share(tasks, usage, 10)
+    v = {"wb.external.claude_top10_share": share}
+    tables = {"claude_top10": top}
+    for name, df, col in [("yc", yc, "company_count"), ("arxiv", papers, "paper_count")]:
+        dens, rl = external.mapping_density(land, df, col, "task")
+        dens2, rl2 = external.mapping_density(land, df, col, "task_occupation")
+        tables[f"{name}_density"] = dens.assign(join="task").pipe(
+            lambda d: pd.concat([d, dens2.assign(join="task_occupation")], ignore_index=True))
+        v[f"wb.external.{name}_red_low_share"] = rl
+        v[f"wb.external.{name}_red_low_share_task_occupation"] = rl2
+        for _, r in dens.iterrows():
+            v[f"wb.external.{name}_density_{r['zone']}"] = r["density"]
+    sec = external.sample_vs_bls_sectors(metadata, sectors, bls_wages)
+    tables["sample_vs_bls_sectors"] = sec
+    v["wb.external.sectors_in_sample"] = int((sec["n_workers"] > 0).sum())
+    v["wb.external.sector_share_abs_gap"] = float(0.5 * (sec["sample_share"] - sec["bls_share"]).abs().sum())
+    return Section(values=v, tables=tables)
+
+
+def demographics_section(desires: pd.DataFrame, metadata: pd.DataFrame, bls_age: pd.DataFrame,
+                         bls_race_gender: pd.DataFrame, n_boot: int = 1000, seed: int = 0,
+                         max_iter: int = 1000, tol: float = 1e-10) -> Section:
+    """Desire/agency by demographic group; the 46.1% raked to BLS CPS 2024 margins."""
+    groups = demographics.demographic_groups(desires, metadata, n_draws=n_boot, seed=seed)
+    raked, weights = demographics.raked_headline(desires, metadata, bls_age, bls_race_gender, 3.0,
+                                                 max_iter=max_iter, tol=tol)
+    comp = demographics.sample_vs_bls_demographics(desires, metadata, bls_age, bls_race_gender)
+    r = raked.set_index("variant")["share_gt_cutoff"]
+    primary = "age + gender + race (Hispanic as White)"
+    v = {"wb.raking.share_gt3": float(r.loc[primary]), "wb.raking.share_gt3_min": float(r.iloc[1:].min()),
+         "wb.raking.share_gt3_max": float(r.iloc[1:].max()),
+         "wb.raking.design_effect": float(raked.set_index("variant").loc[primary, "design_effect"]),
+         "wb.demo.age18_workers": int((metadata["Age"] == 18).sum()),
+         "wb.demo.age19_workers": int((metadata["Age"] == 19).sum())}
+    for _, row in comp.iterrows():
+        if np.isfinite(row["bls_pct"]):
+            v[f"wb.demo.sample_pct.{row['variable']}.{row['category']}"] = row["sample_pct"]
+    return Section(values=v, tables={"demographic_groups": groups, "raking_variants": raked,
+                                     "sample_vs_bls_demographics": comp},
+                   extra={"weights": weights, "primary": primary})
+
+
+def slips_section(values: dict, land: pd.DataFrame, sectors: pd.DataFrame, papers: pd.DataFrame) -> Section:
+    """The slip table. Always evaluated at the paper's own definitions (cut-off 3.0), whatever the
+    chapter's ``cutoff`` parameter, since it is about what the paper printed."""
+    l3 = land.copy()
+    l3["zone"] = landscape.assign_zones(l3["capability"], l3["desire"], 3.0)
+    zs = landscape.zones_by_sector(l3, sectors).set_index("sector").loc[COMPUTER_MATH]
+    dens, _ = external.mapping_density(l3, papers, "paper_count", "task")
+    low = dens.set_index("zone").loc["low"]
+    cm_rnd_n = int(round(zs["rnd"] * zs["n_tasks"] / 100))
+    t = slips.paper_slips(
+        cm_rnd_pct=zs["rnd"], cm_rnd_n=cm_rnd_n, cm_n=int(zs["n_tasks"]), cm_low_pct=zs["low"],
+        low_paper_density=low["density"], low_paper_total=low["total"], low_n=int(low["n_tasks"]),
+        p_jobsecurity=values["wb.p.desire_jobsecurity"], n_experts=values["wb.slips.n_experts"],
+        single_expert_tasks=values["wb.slips.single_expert_tasks"], n_expert_tasks=values["wb.counts.expert_tasks"],
+        expert_h5_n=values["wb.has.h5_expert_tasks"], worker_h5_n=values["wb.has.h5_worker_tasks"])
+    v = {"wb.slips.p_desire_jobsecurity": values["wb.p.desire_jobsecurity"], "wb.slips.cm_rnd_n": cm_rnd_n,
+         "wb.slips.cm_rnd_pct": zs["rnd"], "wb.slips.cm_low_pct": zs["low"], "wb.slips.cm_green_pct": zs["green"],
+         "wb.slips.cm_n_tasks": int(zs["n_tasks"]),
+         "wb.slips.low_paper_density": low["density"]}
+    return Section(values=v, tables={"paper_slips": t})

@@ -1,0 +1,232 @@
+"""Who is the sample? Desire and agency by demographic group, and the headline re-weighted to BLS.
+
+Beyond the paper. The HUMANE talk's point (who answers shapes what a survey "finds"), applied to
+WORKBank: (1) response-level mean desire and HAS by age band, gender, education, political affiliation
+and LLM familiarity, with worker-cluster bootstrap intervals; (2) the headline "46.1% of tasks have mean
+desire > 3" recomputed with worker weights raked to the BLS CPS 2024 margins of the employed (age bands;
+women share; race), under several documented mappings of the survey's categories to BLS's.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..stats.resampling import percentile_interval, stratified_resample_sums
+from ..stats.weighting import rake
+from .common import DESIRE, HAS, OCC, TASK, USER, pct, require_columns
+from .external import AGE_BANDS, bls_age_shares, bls_race_gender_shares
+
+__all__ = ["DEMOGRAPHIC_VARIABLES", "age_band", "demographic_groups", "GENDER_MAP", "RACE_MAPS",
+           "category_mapping_table", "raking_frame", "raking_margins", "weighted_task_share", "raked_headline", "RAKING_VARIANTS",
+           "sample_vs_bls_demographics"]
+
+DEMOGRAPHIC_VARIABLES = ("age_band", "Gender", "Education", "Political Affiliation", "LLM Familiarity")
+
+
+def age_band(age) -> pd.Series:
+    """BLS CPS age bands (16-19, 20-24, ..., 65+) for integer ages; ages below 16 raise."""
+    a = pd.Series(age, dtype=float)
+    if (a < 16).any() or a.isna().any():
+        raise ValueError("age_band: ages must be present and >= 16 (the BLS population is 16+)")
+    edges = [16, 20, 25, 35, 45, 55, 65, np.inf]
+    return pd.Series(pd.cut(a, edges, right=False, labels=list(AGE_BANDS)).astype(str).to_numpy(),
+                     index=a.index, name="age_band")
+
+
+def _worker_frame(desires: pd.DataFrame, metadata: pd.DataFrame) -> pd.DataFrame:
+    """Per worker who rated tasks: n ratings, sums of desire / HAS / desire minus task mean, + metadata."""
+    require_columns(desires, [USER, OCC, TASK, DESIRE, HAS], "worker desires")
+    require_columns(metadata, [USER, OCC, "Age"], "worker metadata")
+    d = desires[[USER, OCC, TASK, DESIRE, HAS]].copy()
+    d["dev"] = d[DESIRE] - d.groupby(TASK)[DESIRE].transform("mean")
+    g = d.groupby([USER, OCC])
+    w = pd.DataFrame({"n": g.size(), "desire": g[DESIRE].sum(), "has": g[HAS].sum(),
+                      "dev": g["dev"].sum()}).reset_index()
+    w = w.merge(metadata, on=[USER, OCC], how="left", validate="one_to_one", indicator=True)
+    if (w["_merge"] != "both").any():
+        bad = w.loc[w["_merge"] != "both", USER].iloc[0]
+        raise ValueError(f"worker {bad!r} rated tasks but has no row in the worker metadata")
+    w = w.drop(columns="_merge")
+    w["age_band"] = age_band(w["Age"]).to_numpy()
+    return w
+
+
+def demographic_groups(desires: pd.DataFrame, metadata: pd.DataFrame, variables=DEMOGRAPHIC_VARIABLES,
+                       n_draws: int = 1000, seed: int = 0, level: float = 0.95) -> pd.DataFrame:
+    """Response-level means by demographic group with worker-cluster bootstrap intervals.
+
+    Columns: variable, group, n_workers, n_responses, mean_desire (+ _lo/_hi), desire_vs_task (mean of
+    rating minus the task's mean desire: >0 = this group wants more automation than others rating the
+    same tasks; + _lo/_hi), mean_has (+ _lo/_hi), share_desire_gt3 (% of responses with rating > 3).
+    """
+    w = _worker_frame(desires, metadata)
+    rows = []
+    for vi, var in enumerate(variables):
+        require_columns(w, [var], "worker metadata")
+        grp = w[var].astype(str).to_numpy()
+        labels, sums = stratified_resample_sums(w[["desire", "dev", "has", "n"]].to_numpy(float), grp,
+                                                n_draws, np.random.default_rng([seed, vi]))
+        est = w.groupby(grp)[["desire", "dev", "has", "n"]].sum().reindex(labels)
+        ratios = {k: sums[..., j] / sums[..., 3] for j, k in enumerate(["desire", "dev", "has"])}
+        gt3 = desires.merge(w[[USER, OCC]].assign(g=grp), on=[USER, OCC]).groupby("g")[DESIRE].apply(
+            lambda x: pct(x > 3))
+        for i, lab in enumerate(labels):
+            row = {"variable": var, "group": lab, "n_workers": int((grp == lab).sum()),
+                   "n_responses": int(est.loc[lab, "n"])}
+            for k, name in [("desire", "mean_desire"), ("dev", "desire_vs_task"), ("has", "mean_has")]:
+                lo, hi = percentile_interval(ratios[k][:, i], level)
+                row[name] = float(est.loc[lab, k] / est.loc[lab, "n"])
+                row[f"{name}_lo"], row[f"{name}_hi"] = float(lo), float(hi)
+            row["share_desire_gt3"] = float(gt3.loc[lab])
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+# ------------------------------------------------------------------------------------------ raking
+
+#: Survey gender -> BLS. BLS reports only the women share; respondents answering "Other" or "Prefer not
+#: to say" are kept in a third category whose target is its own sample share (they are neither up- nor
+#: down-weighted on gender).
+GENDER_MAP = {"Female": "women", "Male": "men", "Other": "other_or_undisclosed",
+              "Prefer not to say": "other_or_undisclosed"}
+
+#: Survey race (one choice, with "Hispanic" offered *as a race*) -> BLS race groups. BLS reports White,
+#: Black or African American and Asian (the rest, 3.9%, we call "other_race"), and Hispanic or Latino
+#: separately as an ethnicity of any race. Two mappings of the survey's "Hispanic":
+#:   * ``hispanic_as_white``: the CPS counts Hispanic workers under the race they report, mostly White;
+#:   * ``hispanic_as_other``: treat it as a race outside the three BLS groups.
+RACE_MAPS = {
+    "hispanic_as_white": {"White": "white", "Black": "black", "Asian American and Pacific Islander": "asian",
+                          "Hispanic": "white", "Native American": "other_race", "Other": "other_race"},
+    "hispanic_as_other": {"White": "white", "Black": "black", "Asian American and Pacific Islander": "asian",
+                          "Hispanic": "other_race", "Native American": "other_race", "Other": "other_race"},
+}
+
+#: name -> (margins used, race mapping, drop the spike of workers aged exactly 18?)
+RAKING_VARIANTS = {
+    "age + gender + race (Hispanic as White)": (("age_band", "gender", "race"), "hispanic_as_white", False),
+    "age + gender + race (Hispanic as other race)": (("age_band", "gender", "race"), "hispanic_as_other", False),
+    "age + gender + Hispanic ethnicity": (("age_band", "gender", "hispanic"), "hispanic_as_white", False),
+    "age only": (("age_band",), "hispanic_as_white", False),
+    "gender only": (("gender",), "hispanic_as_white", False),
+    "race only (Hispanic as White)": (("race",), "hispanic_as_white", False),
+    "age + gender + race, without the age-18 spike": (("age_band", "gender", "race"), "hispanic_as_white", True),
+}
+
+
+def raking_frame(workers: pd.DataFrame, race_map: str = "hispanic_as_white") -> pd.DataFrame:
+    """Map worker metadata to BLS categories: age_band, gender, race, hispanic (one row per worker)."""
+    require_columns(workers, ["Age", "Gender", "Race"], "worker metadata")
+    if race_map not in RACE_MAPS:
+        raise ValueError(f"unknown race mapping {race_map!r}; expected one of {list(RACE_MAPS)}")
+    out = pd.DataFrame(index=workers.index)
+    out["age_band"] = age_band(workers["Age"]).to_numpy()
+    for col, mapping, name in [("Gender", GENDER_MAP, "gender"), ("Race", RACE_MAPS[race_map], "race")]:
+        m = workers[col].map(mapping)
+        if m.isna().any():
+            raise ValueError(f"worker metadata: column {col!r} has category {workers.loc[m.isna(), col].iloc[0]!r} "
+                             f"with no BLS mapping; expected one of {list(mapping)}")
+        out[name] = m
+    out["hispanic"] = np.where(workers["Race"] == "Hispanic", "hispanic", "not_hispanic")
+    return out
+
+
+def raking_margins(frame: pd.DataFrame, bls_age: pd.DataFrame, bls_race_gender: pd.DataFrame,
+                   variables) -> dict[str, dict[str, float]]:
+    """Target shares for the requested margins from the BLS total rows (see module docstring)."""
+    rg = bls_race_gender_shares(bls_race_gender)
+    margins = {}
+    for v in variables:
+        if v == "age_band":
+            margins[v] = bls_age_shares(bls_age).to_dict()
+        elif v == "gender":
+            other = float((frame["gender"] == "other_or_undisclosed").mean())
+            margins[v] = {"women": rg["women"] * (1 - other), "men": (1 - rg["women"]) * (1 - other),
+                          "other_or_undisclosed": other}
+        elif v == "race":
+            margins[v] = {k: rg[k] for k in ("white", "black", "asian", "other_race")}
+        elif v == "hispanic":
+            margins[v] = {"hispanic": rg["hispanic"], "not_hispanic": 1 - rg["hispanic"]}
+        else:
+            raise ValueError(f"unknown raking margin {v!r}; expected age_band, gender, race or hispanic")
+    return margins
+
+
+def weighted_task_share(desires: pd.DataFrame, worker_weights: pd.Series, cutoff: float = 3.0) -> tuple[float, pd.Series]:
+    """% of tasks whose *weighted* mean desire exceeds ``cutoff`` (strict), with weights per (User ID,
+    occupation); returns the share and the weighted task means. Tasks whose raters all have weight 0
+    are dropped (none are, with raking)."""
+    d = desires[[USER, OCC, TASK, DESIRE]].join(worker_weights.rename("w"), on=[USER, OCC])
+    if d["w"].isna().any():
+        raise ValueError("weighted_task_share: some ratings have no worker weight")
+    num = (d["w"] * d[DESIRE]).groupby(d[TASK]).sum()
+    den = d["w"].groupby(d[TASK]).sum()
+    m = (num / den)[den > 0]
+    return pct(m > cutoff), m
+
+
+def raked_headline(desires: pd.DataFrame, metadata: pd.DataFrame, bls_age: pd.DataFrame,
+                   bls_race_gender: pd.DataFrame, cutoff: float = 3.0, variants=None,
+                   max_iter: int = 1000, tol: float = 1e-10) -> tuple[pd.DataFrame, dict]:
+    """The share of tasks with mean desire > cutoff, unweighted and under each raking variant.
+
+    Unit of weighting: the workers who rated tasks (keyed by User ID and occupation). Returns
+    ``(table, weights)``: the table has variant, margins, n_workers, share_gt_cutoff, design_effect,
+    effective_n, max_weight, min_weight, iterations; ``weights`` maps variant -> weight Series.
+    """
+    variants = RAKING_VARIANTS if variants is None else variants
+    w = _worker_frame(desires, metadata).set_index([USER, OCC])
+    base, _ = weighted_task_share(desires, pd.Series(1.0, index=w.index), cutoff)
+    rows = [{"variant": "unweighted (the paper)", "margins": "", "n_workers": len(w), "share_gt_cutoff": base,
+             "design_effect": 1.0, "effective_n": float(len(w)), "max_weight": 1.0, "min_weight": 1.0,
+             "iterations": 0}]
+    weights = {}
+    for name, (variables, race_map, drop18) in variants.items():
+        frame = raking_frame(w, race_map)
+        keep = ~(w["Age"] == 18) if drop18 else pd.Series(True, index=w.index)
+        frame = frame[keep.to_numpy()]
+        margins = raking_margins(frame, bls_age, bls_race_gender, variables)
+        res = rake(frame[list(variables)], margins, max_iter=max_iter, tol=tol)
+        wt = pd.Series(res.weights, index=frame.index)
+        sub = desires.merge(frame.reset_index()[[USER, OCC]], on=[USER, OCC])
+        share, _ = weighted_task_share(sub, wt, cutoff)
+        rows.append({"variant": name, "margins": " + ".join(variables), "n_workers": len(frame),
+                     "share_gt_cutoff": share, "design_effect": res.design_effect, "effective_n": res.effective_n,
+                     "max_weight": float(wt.max()), "min_weight": float(wt.min()), "iterations": res.iterations})
+        weights[name] = wt
+    return pd.DataFrame(rows), weights
+
+
+def sample_vs_bls_demographics(desires: pd.DataFrame, metadata: pd.DataFrame, bls_age: pd.DataFrame,
+                               bls_race_gender: pd.DataFrame, race_map: str = "hispanic_as_white") -> pd.DataFrame:
+    """Sample shares (workers who rated tasks) vs BLS CPS 2024 shares (%) for age band, gender, race and
+    Hispanic ethnicity. Columns: variable, category, n_workers, sample_pct, bls_pct."""
+    w = _worker_frame(desires, metadata)
+    frame = raking_frame(w, race_map)
+    rg = bls_race_gender_shares(bls_race_gender)
+    targets = {"age_band": bls_age_shares(bls_age).to_dict(),
+               "gender": {"women": rg["women"], "men": 1 - rg["women"], "other_or_undisclosed": np.nan},
+               "race": {k: rg[k] for k in ("white", "black", "asian", "other_race")},
+               "hispanic": {"hispanic": rg["hispanic"], "not_hispanic": 1 - rg["hispanic"]}}
+    rows = []
+    for var, t in targets.items():
+        counts = frame[var].value_counts()
+        for cat, share in t.items():
+            n = int(counts.get(cat, 0))
+            rows.append({"variable": var, "category": cat, "n_workers": n, "sample_pct": 100 * n / len(frame),
+                         "bls_pct": 100 * share if np.isfinite(share) else np.nan})
+    return pd.DataFrame(rows)
+
+
+def category_mapping_table() -> pd.DataFrame:
+    """The mapping from the survey's categories to BLS CPS 2024 categories, as documented in the chapter."""
+    rows = [("age", "Age (integer)", "16 to 19 years ... 65 years and over (7 CPS bands)",
+             "cut at 20, 25, 35, 45, 55, 65; the survey's youngest workers are 18-19")]
+    rows += [("gender", k, v, "BLS gives % women; 'other' keeps its sample share as its target")
+             for k, v in GENDER_MAP.items()]
+    rows += [("race", k, f"{v} | {RACE_MAPS['hispanic_as_other'][k]}", "primary mapping | alternative")
+             for k, v in RACE_MAPS["hispanic_as_white"].items()]
+    rows += [("Hispanic ethnicity", "Race == 'Hispanic'", "hispanic (BLS: Hispanic or Latino, any race)",
+              "the survey offers Hispanic as a race, so Hispanic workers who are also White, Black, ... "
+              "cannot be told apart")]
+    return pd.DataFrame(rows, columns=["margin", "survey category", "BLS category", "note"])

@@ -1,0 +1,113 @@
+"""Rater agreement (Krippendorff's alpha) and the mixed model of paper Table 1.
+
+Definitions (METHODS, WORKBank):
+  * Krippendorff's alpha, **ordinal**, on the task x rater matrix (``krippendorff`` package), for expert
+    capability, expert HAS, worker desire and worker HAS.
+  * Mixed model: response-level desire ~ 22 demographic/attitude covariates (age numeric, the rest
+    categorical) + random intercept per task, REML (statsmodels ``MixedLM``), on the desires merged with
+    the worker metadata on (User ID, occupation), rows with NaN dropped (4,804 obs, 843 tasks).
+    ICC = sigma_u^2 / (sigma_u^2 + sigma_e^2). The default L-BFGS fit can stop at a singular
+    random-effects covariance on current statsmodels; ``method="bfgs"`` reproduces the paper.
+"""
+from __future__ import annotations
+
+import warnings
+
+import krippendorff
+import pandas as pd
+import statsmodels.api as sm
+
+from .common import DESIRE, OCC, TASK, USER, require_columns
+
+__all__ = ["MIXED_MODEL_COVARIATES", "krippendorff_alpha_ordinal", "mixed_model_data", "fit_mixed_model"]
+
+#: The 22 covariates of Table 1: every worker-metadata column except the IDs, occupation, zip code and
+#: recruitment source. Age is numeric, the rest are categorical (treatment coding, first level in sorted
+#: order as the reference, as patsy does).
+MIXED_MODEL_COVARIATES = (
+    "Gender", "Race", "Income", "Age", "Education", "Experience",
+    "AI Tedious Work Attitude", "AI Job Importance Attitude", "AI Daily Interest Attitude",
+    "AI Suffering Attitude", "Political Affiliation", "LLM Familiarity", "LLM Use in Work",
+    "LLM Usage by Type - Information Access", "LLM Usage by Type - Edit", "LLM Usage by Type - Idea Generation",
+    "LLM Usage by Type - Communication", "LLM Usage by Type - Analysis", "LLM Usage by Type - Decision",
+    "LLM Usage by Type - Coding", "LLM Usage by Type - System Design", "LLM Usage by Type - Data Processing",
+)
+NUMERIC_COVARIATES = ("Age",)
+
+
+def krippendorff_alpha_ordinal(ratings: pd.DataFrame, value: str, unit: str = TASK, rater: str = USER,
+                               levels=(1, 2, 3, 4, 5)) -> float:
+    """Krippendorff's alpha (ordinal) of ``value`` on the rater x unit matrix (missing = not rated).
+
+    Exact duplicate (rater, unit, value) rows count once; one rater giving one unit two different values
+    raises ``ValueError``.
+    """
+    require_columns(ratings, [unit, rater, value], "ratings for Krippendorff's alpha")
+    r = ratings[[rater, unit, value]].drop_duplicates()
+    dup = r.duplicated([rater, unit], keep=False)
+    if dup.any():
+        row = r.loc[dup].iloc[0]
+        raise ValueError(f"Krippendorff's alpha: rater {row[rater]!r} gave unit {row[unit]!r} two different "
+                         f"values of {value!r}")
+    bad = ~r[value].isin(levels)
+    if bad.any():
+        raise ValueError(f"Krippendorff's alpha: column {value!r} has values outside {list(levels)}, "
+                         f"e.g. {r.loc[bad, value].iloc[0]!r}")
+    m = r.pivot(index=rater, columns=unit, values=value).to_numpy(dtype=float)
+    return float(krippendorff.alpha(reliability_data=m, level_of_measurement="ordinal",
+                                    value_domain=list(levels)))
+
+
+def mixed_model_data(desires: pd.DataFrame, metadata: pd.DataFrame,
+                     covariates=MIXED_MODEL_COVARIATES) -> pd.DataFrame:
+    """Response-level rows for Table 1: desires merged with worker metadata on (User ID, occupation),
+    rows with any missing covariate dropped. Columns: desire, Task, covariates."""
+    covariates = list(covariates)
+    require_columns(desires, [USER, OCC, TASK, DESIRE], "worker desires")
+    require_columns(metadata, [USER, OCC, *covariates], "worker metadata")
+    m = desires[[USER, OCC, TASK, DESIRE]].merge(metadata[[USER, OCC, *covariates]], on=[USER, OCC],
+                                                 how="inner", validate="many_to_one")
+    m = m.dropna(subset=[DESIRE, *covariates]).reset_index(drop=True)
+    return m.rename(columns={DESIRE: "desire"})[["desire", TASK, *covariates]]
+
+
+def design_matrix(data: pd.DataFrame, covariates=MIXED_MODEL_COVARIATES) -> pd.DataFrame:
+    """Intercept + numeric covariates + treatment-coded dummies (reference = first level, sorted)."""
+    parts = [pd.Series(1.0, index=data.index, name="Intercept")]
+    for c in covariates:
+        if c in NUMERIC_COVARIATES:
+            parts.append(pd.to_numeric(data[c], errors="raise").astype(float).rename(c))
+        else:
+            cat = pd.Categorical(data[c].astype(str), categories=sorted(data[c].astype(str).unique()))
+            d = pd.get_dummies(cat, prefix=c, prefix_sep="[T.", dtype=float).iloc[:, 1:]
+            d.columns = [f"{col}]" for col in d.columns]
+            d.index = data.index
+            parts.append(d)
+    return pd.concat(parts, axis=1)
+
+
+def fit_mixed_model(data: pd.DataFrame, covariates=MIXED_MODEL_COVARIATES, method: str = "bfgs"):
+    """REML random-intercept model of desire (statsmodels ``MixedLM``), fit with ``method``.
+
+    Returns ``(summary, coefficients, result)``: ``summary`` a dict with sigma_u2, sigma_e2, icc, n_obs,
+    n_groups, converged, llf, singular_warning; ``coefficients`` a table term, coef, se, z, p, ci_low,
+    ci_high (fixed effects).
+    """
+    require_columns(data, ["desire", TASK, *covariates], "mixed-model data")
+    X = design_matrix(data, covariates)
+    model = sm.MixedLM(data["desire"].astype(float), X, groups=data[TASK])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        res = model.fit(reml=True, method=method)
+    singular = any("singular" in str(w.message).lower() for w in caught)
+    su2 = float(res.cov_re.iloc[0, 0])
+    se2 = float(res.scale)
+    summary = {"sigma_u2": su2, "sigma_e2": se2, "icc": su2 / (su2 + se2), "n_obs": int(res.nobs),
+               "n_groups": int(data[TASK].nunique()), "n_fixed": int(X.shape[1]),
+               "converged": bool(res.converged), "llf": float(res.llf), "singular_warning": singular}
+    fe = res.fe_params.index
+    ci = res.conf_int().loc[fe]
+    coefs = pd.DataFrame({"term": fe, "coef": res.fe_params.to_numpy(), "se": res.bse_fe.to_numpy(),
+                          "z": res.tvalues.loc[fe].to_numpy(), "p": res.pvalues.loc[fe].to_numpy(),
+                          "ci_low": ci.iloc[:, 0].to_numpy(), "ci_high": ci.iloc[:, 1].to_numpy()})
+    return summary, coefs, res

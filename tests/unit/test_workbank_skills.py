@@ -1,0 +1,34 @@
+"""Skill ranks by wage and by expert agency, on a hand-made join."""
+import numpy as np
+import pandas as pd
+import pytest
+
+from compendium.workbank import skills
+from compendium.workbank.common import HAS, SKILL, TASK, WAGE
+
+
+def test_skill_ranks_text_join_exclusion_and_nan_wages():
+    experts = pd.DataFrame({TASK: ["t1", "t1", "t2", "t3"], HAS: [2, 4, 5, 1]})
+    meta = pd.DataFrame({
+        TASK: ["t1", "t1", "t2", "t3", "t9"],          # t1 appears under two IDs: both rows join
+        WAGE: [100.0, 200.0, np.nan, 50.0, 999.0],
+        SKILL: ["['Getting Information']", "['Getting Information', 'Working with Computers']",
+                "['Getting Information', 'Thinking Creatively']", "['Thinking Creatively']", "['Getting Information']"]})
+    t = skills.skill_ranks(experts, meta)
+    assert list(t.columns) == ["skill", "n_tasks", "mean_wage", "wage_rank", "mean_has", "has_rank"]
+    t = t.set_index("skill")
+    assert "Working with Computers" not in t.index
+    gi = t.loc["Getting Information"]
+    assert gi["n_tasks"] == 3                                 # t1 twice + t2; t9 has no expert rating
+    assert gi["mean_has"] == pytest.approx((3 + 3 + 5) / 3)
+    assert gi["mean_wage"] == pytest.approx(150.0)            # NaN wage of t2 ignored
+    assert t.loc["Thinking Creatively", "mean_wage"] == 50.0
+    assert gi["wage_rank"] == 1 and t.loc["Thinking Creatively", "has_rank"] == 2
+    assert skills.n_joined_rows(experts, meta) == 4
+
+
+def test_bad_skill_cell_raises():
+    with pytest.raises(ValueError, match="list literal"):
+        skills.parse_skill_list("Getting Information, Thinking")
+    with pytest.raises(ValueError, match="list of skill names"):
+        skills.parse_skill_list("[1, 2]")
