@@ -1,0 +1,46 @@
+"""Numbered, captioned tables for the book.
+
+myst-nb numbers glued objects as figures. A table should be numbered as a table, so notebooks display
+:func:`table` instead: it prints a MyST ``{table}`` directive holding a Markdown pipe table, which the
+book (``nb_render_markdown_format: myst``) renders as "Table N" with its caption and a ``:name:`` to
+cross-reference with ``{numref}``.
+"""
+from __future__ import annotations
+
+import math
+from numbers import Number
+
+import pandas as pd
+from IPython.display import Markdown
+
+
+def _cell(v, floatfmt: str) -> str:
+    if v is None or (isinstance(v, float) and math.isnan(v)) or v is pd.NA:
+        return ""
+    if isinstance(v, bool):
+        return str(v)
+    if isinstance(v, Number) and not isinstance(v, int) and float(v) != int(float(v)) or isinstance(v, float):
+        return format(float(v), floatfmt)
+    return str(v).replace("|", "\\|").replace("\n", " ")
+
+
+def markdown_table(df: pd.DataFrame, floatfmt: str = ".3g", index: bool = False) -> str:
+    """A GitHub/MyST pipe table of ``df`` (numbers right-aligned, floats formatted with ``floatfmt``)."""
+    if index:
+        df = df.reset_index()
+    cols = [str(c) for c in df.columns]
+    num = [pd.api.types.is_numeric_dtype(df[c]) and not pd.api.types.is_bool_dtype(df[c]) for c in df.columns]
+    lines = ["| " + " | ".join(c.replace("|", "\\|") for c in cols) + " |",
+             "|" + "|".join("---:" if n else "---" for n in num) + "|"]
+    for row in df.itertuples(index=False):
+        lines.append("| " + " | ".join(_cell(v, floatfmt) for v in row) + " |")
+    return "\n".join(lines)
+
+
+def table(df: pd.DataFrame, name: str, caption: str, floatfmt: str = ".3g", index: bool = False) -> Markdown:
+    """Display ``df`` as a numbered table: ``{numref}`name``` refers to it as "Table N"."""
+    if not name.replace("-", "").replace("_", "").isalnum():
+        raise ValueError(f"table name {name!r}: use letters, digits, '-' and '_' only")
+    body = markdown_table(df, floatfmt=floatfmt, index=index)
+    caption = " ".join(caption.split())
+    return Markdown(f":::{{table}} {caption}\n:name: {name}\n:align: left\n\n{body}\n:::\n")
