@@ -1,0 +1,23 @@
+"""Human preferences: the autoresearch x Prolific study (Petrova & Marquez 2026) and the HUMANE method.
+
+METHODS.md, section Human preferences. Submodules:
+
+* :mod:`.report` -- the study's report from the pair counts: pair table with Wilson intervals and the
+  tracks / flips / noisy signal, pooled records, Bradley-Terry exactly as published (and its ``choix``
+  cross-check), Spearman rho against ``val_pref_acc``, per-category results, comment themes, claims.
+* :mod:`.uncertainty` -- bootstrap of the BT fit, rank probabilities, Davidson ties model, TrueSkill
+  over random orders.
+* :mod:`.simulation` -- active-sampling simulation (uniform, information gain, arena-like skew).
+* :mod:`.rowlevel` -- the Hugging Face row-level annotations (Fleiss' kappa, position bias,
+  participant activity, aggregation check), when ``data/hitl/annotations.parquet`` is present.
+"""
+from .report import (MODEL_LABELS, MODELS, TRAINED, VAL_PREF_ACC, bradley_terry_crosscheck, bradley_terry_table,
+                     category_bradley_terry, category_pair_table, category_sums_match, category_win_rates,
+                     check_claims, comment_themes_table, head_to_head, model_record, pair_table, report_claims, spearman_bt_vs_val,
+                     validate_pair_counts, win_matrix, winrate_vs_base)
+from .simulation import STRATEGIES, SimulationResult, compare_with_uniform, simulate_active_sampling, uniform_recovery_at
+from .uncertainty import (BootstrapBT, TrueSkillOrders, asymptotic_log_se, bootstrap_bradley_terry,
+                          bootstrap_pair_counts, davidson_comparison, expand_judgements, trueskill_library_check,
+                          trueskill_orders)
+
+__all__ = [n for n in dir() if not n.startswith("_")]

@@ -1,0 +1,243 @@
+"""Active-sampling simulation: how many judgements until the true ranking is recovered?
+
+The fitted Bradley-Terry strengths are taken as the truth and battles are simulated under three
+ways of choosing which pair to show next:
+
+* ``uniform``: every one of the 10 pairs equally likely (the study's own balanced design);
+* ``information_gain``: the pair whose outcome is expected to reduce rating uncertainty the most
+  (the HUMANE selection rule), computed from a Gaussian belief over the log-strengths
+  (:func:`compendium.stats.pairwise.bradley_terry_map` and
+  :func:`~compendium.stats.pairwise.expected_information_gain`);
+* ``arena``: arena-like skew, where a few popular models get most of the battles: model ``k`` of a
+  random popularity order has weight ``(k + 1) ** -arena_skew`` and a pair is drawn with probability
+  proportional to the product of its two weights (a new popularity order in every repetition).
+
+Judgements are decisive (win/loss) draws from the true BT probabilities. Every strategy is scored
+with the same estimator: the MAP BT log-strengths (weak ``N(0, prior_sd^2)`` prior, so a ranking
+exists from the first judgement) at checkpoints every ``checkpoint_every`` judgements. The curve is
+the share of repetitions whose estimated ranking equals the true one (all five places, or only the
+top model). Everything is vectorised over repetitions; uniform and arena sampling are drawn
+checkpoint-to-checkpoint in one go, information-gain sampling loops over selection rounds of
+``batch`` judgements with all repetitions batched.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy import special
+
+from ..stats import pairwise as pw
+
+STRATEGIES = ("uniform", "information_gain", "arena")
+
+
+@dataclass(frozen=True)
+class SimulationResult:
+    """``curves``: strategy x checkpoint recovery probabilities; ``allocation``: mean share of
+    judgements each pair received; ``recovered``: per strategy, boolean arrays ``(R, C)`` of exact
+    ranking / true top recovered in each repetition at each checkpoint; ``params``: the settings."""
+
+    curves: pd.DataFrame
+    allocation: pd.DataFrame
+    recovered: dict
+    params: dict
+
+    def judgements_needed(self, target: float = 0.95, n_boot: int = 200, seed: int = 0) -> pd.DataFrame:
+        """Per strategy: the first checkpoint at which P(exact ranking) and P(true top model) reach
+        ``target`` (NaN when not within the budget), a 90 % Monte Carlo interval for it (bootstrap over
+        repetitions; NaN bounds when some resamples never reach the target), and the probabilities
+        at the budget."""
+        ck = self.curves["n_judgements"].unique()
+        rng = np.random.default_rng(seed)
+        rows = []
+        for s in self.curves["strategy"].unique():
+            row = {"strategy": s}
+            for key, name in (("ranking", "ranking"), ("top", "top")):
+                rec = self.recovered[s][key]                                  # (R, C)
+                R = rec.shape[0]
+                p = rec.mean(0)
+                hit = np.nonzero(p >= target)[0]
+                row[f"n_for_{name}"] = float(ck[hit[0]]) if hit.size else np.nan
+                pb = rec[rng.integers(0, R, size=(n_boot, R))].mean(1)      # (B, C)
+                reached = pb >= target
+                first = np.where(reached.any(1), ck[reached.argmax(1)], np.nan)
+                lo, hi = (np.quantile(first, [0.05, 0.95], method="inverted_cdf") if np.isfinite(first).all()
+                          else (np.nan, np.nan))
+                row[f"n_for_{name}_mc_lo"] = float(lo)
+                row[f"n_for_{name}_mc_hi"] = float(hi)
+                row[f"p_{name}_at_budget"] = float(p[-1])
+            rows.append(row)
+        return pd.DataFrame(rows)
+
+    def recovery_at(self, n_judgements: int, z: float = 1.96) -> pd.DataFrame:
+        """Per strategy: P(exact ranking) and P(true top) at the first checkpoint >= ``n_judgements``,
+        with Wilson intervals over the repetitions (the strategies use independent random streams)."""
+        ck = np.sort(self.curves["n_judgements"].unique())
+        if n_judgements > ck[-1]:
+            raise ValueError(f"n_judgements={n_judgements} is beyond the budget ({ck[-1]})")
+        c = int(np.searchsorted(ck, n_judgements))
+        rows = []
+        for s, rec in self.recovered.items():
+            row = {"strategy": s, "n_judgements": int(ck[c])}
+            for key in ("ranking", "top"):
+                k, R = int(rec[key][:, c].sum()), rec[key].shape[0]
+                lo, hi = pw.wilson_interval(k, R, z=z)
+                row.update({f"p_{key}": k / R, f"p_{key}_lo": lo, f"p_{key}_hi": hi})
+            rows.append(row)
+        return pd.DataFrame(rows)
+
+
+def compare_with_uniform(result: SimulationResult, n_judgements: int, z: float = 1.96) -> pd.DataFrame:
+    """Difference in P(exact ranking) between each strategy and uniform sampling at the same budget,
+    with a normal-approximation interval (independent streams: SE^2 = p1 q1 / R1 + p0 q0 / R0) and a
+    verdict ``more`` / ``less`` / ``no detectable difference``."""
+    rec = result.recovery_at(n_judgements).set_index("strategy")
+    if "uniform" not in rec.index:
+        raise ValueError("compare_with_uniform: the simulation did not run the uniform strategy")
+    R = {s: v["ranking"].shape[0] for s, v in result.recovered.items()}
+    p0 = rec.loc["uniform", "p_ranking"]
+    rows = []
+    for s in rec.index:
+        p1 = rec.loc[s, "p_ranking"]
+        se = np.sqrt(p1 * (1 - p1) / R[s] + p0 * (1 - p0) / R["uniform"])
+        d = p1 - p0
+        lo, hi = d - z * se, d + z * se
+        verdict = "more" if lo > 0 else "less" if hi < 0 else "no detectable difference"
+        rows.append({"strategy": s, "n_judgements": int(rec.loc[s, "n_judgements"]), "p_ranking": p1,
+                     "p_ranking_uniform": p0, "difference": d, "diff_lo": lo, "diff_hi": hi, "verdict": verdict})
+    return pd.DataFrame(rows)
+
+
+def uniform_recovery_at(true_strengths, n_judgements: int, repetitions: int, seed: int,
+                        prior_sd: float = 1.0) -> dict[str, float]:
+    """P(exact ranking) and P(true top) after exactly ``n_judgements`` decisive judgements spread
+    uniformly over the pairs (e.g. the study's own size), same estimator as the simulation."""
+    pi = np.asarray(true_strengths, dtype=float)
+    K = pi.size
+    theta_true = np.log(pi)
+    i, j = pw.pair_index(K)
+    p_win = special.expit(theta_true[i] - theta_true[j])
+    rng = np.random.default_rng(seed)
+    W = _nonadaptive(rng, np.full((repetitions, i.size), 1.0 / i.size), p_win, K, 1, n_judgements)
+    exact, top = _recovery(W, theta_true, prior_sd)
+    return {"n_judgements": n_judgements, "p_ranking": float(exact.mean()), "p_top": float(top.mean())}
+
+
+def _pair_probs_arena(rng, repetitions: int, n_models: int, skew: float) -> np.ndarray:
+    i, j = pw.pair_index(n_models)
+    popularity = np.argsort(rng.random((repetitions, n_models)), axis=1)   # popularity rank of each model
+    weight = (popularity + 1.0) ** (-skew)
+    p = weight[:, i] * weight[:, j]
+    return p / p.sum(1, keepdims=True)
+
+
+def _recovery(W_snap: np.ndarray, true_theta: np.ndarray, prior_sd: float) -> tuple[np.ndarray, np.ndarray]:
+    theta, _ = pw.bradley_terry_map(W_snap, prior_sd=prior_sd, n_iter=50)
+    order = np.argsort(-theta, axis=-1)
+    true_order = np.argsort(-true_theta)
+    exact = (order == true_order).all(-1)
+    top = order[..., 0] == true_order[0]
+    return exact, top
+
+
+def _nonadaptive(rng, pair_probs: np.ndarray, p_win: np.ndarray, n_models: int, n_ck: int, every: int) -> np.ndarray:
+    """Win matrices at each checkpoint, shape (R, C, K, K), for pair probabilities (R, P)."""
+    R = pair_probs.shape[0]
+    i, j = pw.pair_index(n_models)
+    n_inc = rng.multinomial(every, pair_probs[:, None, :], size=(R, n_ck))        # (R, C, P)
+    w_inc = rng.binomial(n_inc, p_win)                                           # i beats j
+    n_cum = n_inc.cumsum(1)
+    w_cum = w_inc.cumsum(1)
+    return pw.win_matrix_from_counts(i, j, w_cum, n_cum - w_cum, np.zeros_like(w_cum), n_models)
+
+
+def _information_gain(rng, p_win: np.ndarray, n_models: int, repetitions: int, n_ck: int, every: int,
+                      batch: int, prior_sd: float) -> tuple[np.ndarray, np.ndarray]:
+    """Selection rounds of ``batch`` judgements; each round: Laplace belief at the current estimate
+    (one warm-started Newton step of :func:`~compendium.stats.pairwise.bradley_terry_map`, fused here so
+    one matrix inverse per round serves both the covariance and the step), the pair with the largest
+    expected information gain, ``batch`` outcomes for that pair."""
+    i, j = pw.pair_index(n_models)
+    R = repetitions
+    rows = np.arange(R)
+    W = np.zeros((R, n_models, n_models))
+    N = np.zeros((R, n_models, n_models))
+    theta = np.zeros((R, n_models))
+    snaps = np.empty((R, n_ck, n_models, n_models))
+    prec0 = 1.0 / (prior_sd * prior_sd)
+    eye = np.eye(n_models)
+    rounds_per_ck = every // batch
+    for c in range(n_ck):
+        for _ in range(rounds_per_ck):
+            P = special.expit(theta[:, :, None] - theta[:, None, :])
+            A = N * P * (1.0 - P)
+            cov = np.linalg.inv(eye * (A.sum(-1)[:, None, :] + prec0) - A)
+            var = cov[:, i, i] + cov[:, j, j] - 2.0 * cov[:, i, j]
+            pij = P[:, i, j]
+            pick = np.log1p(pij * (1.0 - pij) * var).argmax(1)     # = argmax of expected_information_gain
+            grad = (W - N * P).sum(-1) - prec0 * theta
+            theta = theta + np.einsum("rkl,rl->rk", cov, grad)     # Newton step (warm start)
+            k = rng.binomial(batch, p_win[pick])
+            a, b = i[pick], j[pick]
+            W[rows, a, b] += k
+            W[rows, b, a] += batch - k
+            N[rows, a, b] += batch
+            N[rows, b, a] += batch
+        snaps[:, c] = W
+    return snaps, N[:, i, j]
+
+
+def simulate_active_sampling(true_strengths, budget: int, repetitions: int, checkpoint_every: int, seed: int,
+                             batch: int = 10, arena_skew: float = 1.0, prior_sd: float = 1.0,
+                             strategies: tuple[str, ...] = STRATEGIES, labels: tuple[str, ...] | None = None
+                             ) -> SimulationResult:
+    """Run the simulation (see the module docstring). ``true_strengths``: BT strengths (ratio scale).
+
+    ``budget`` judgements per repetition, recorded every ``checkpoint_every`` (which must divide the
+    budget and be a multiple of ``batch``); ``seed`` seeds an independent stream per strategy (so a
+    strategy's result does not depend on which others run).
+    """
+    pi = np.asarray(true_strengths, dtype=float)
+    K = pi.size
+    if np.any(pi <= 0):
+        raise ValueError("true_strengths must be positive")
+    if budget < 1 or repetitions < 1 or checkpoint_every < 1 or batch < 1:
+        raise ValueError("budget, repetitions, checkpoint_every and batch must all be >= 1")
+    if budget % checkpoint_every:
+        raise ValueError(f"checkpoint_every ({checkpoint_every}) must divide budget ({budget})")
+    if checkpoint_every % batch:
+        raise ValueError(f"checkpoint_every ({checkpoint_every}) must be a multiple of batch ({batch})")
+    bad = [s for s in strategies if s not in STRATEGIES]
+    if bad:
+        raise ValueError(f"unknown strategy {bad}; expected some of {list(STRATEGIES)}")
+    theta_true = np.log(pi)
+    i, j = pw.pair_index(K)
+    p_win = special.expit(theta_true[i] - theta_true[j])
+    n_ck = budget // checkpoint_every
+    ck = np.arange(1, n_ck + 1) * checkpoint_every
+    streams = dict(zip(STRATEGIES, np.random.SeedSequence(seed).spawn(len(STRATEGIES))))
+    curves, alloc, recovered = [], [], {}
+    for s in strategies:
+        rng = np.random.default_rng(streams[s])
+        if s == "information_gain":
+            snaps, n_pair = _information_gain(rng, p_win, K, repetitions, n_ck, checkpoint_every, batch, prior_sd)
+        else:
+            probs = (np.full((repetitions, i.size), 1.0 / i.size) if s == "uniform"
+                     else _pair_probs_arena(rng, repetitions, K, arena_skew))
+            snaps = _nonadaptive(rng, probs, p_win, K, n_ck, checkpoint_every)
+            n_pair = (snaps[:, -1] + np.swapaxes(snaps[:, -1], 1, 2))[:, i, j]
+        exact, top = _recovery(snaps, theta_true, prior_sd)
+        recovered[s] = {"ranking": exact, "top": top}
+        curves.append(pd.DataFrame({"strategy": s, "n_judgements": ck, "p_ranking": exact.mean(0),
+                                    "p_top": top.mean(0)}))
+        share = (n_pair / n_pair.sum(1, keepdims=True)).mean(0)
+        names = labels or tuple(str(k) for k in range(K))
+        alloc.append(pd.DataFrame({"strategy": s, "model_i": [names[a] for a in i], "model_j": [names[b] for b in j],
+                                   "true_p_i_beats_j": p_win, "mean_share": share}))
+    params = {"budget": budget, "repetitions": repetitions, "checkpoint_every": checkpoint_every, "seed": seed,
+              "batch": batch, "arena_skew": arena_skew, "prior_sd": prior_sd}
+    return SimulationResult(curves=pd.concat(curves, ignore_index=True),
+                            allocation=pd.concat(alloc, ignore_index=True), recovered=recovered,
+                            params=params)

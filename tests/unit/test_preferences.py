@@ -1,0 +1,314 @@
+"""compendium.preferences: the report's numbers, the bootstrap, Davidson, TrueSkill orders, simulation."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+from scipy import stats
+from statsmodels.stats.proportion import proportion_confint
+
+from compendium import paths
+from compendium import preferences as pref
+from compendium.stats import pairwise as pw
+
+Z_ALPHA = 2 * (1 - stats.norm.cdf(1.96))
+
+
+@pytest.fixture(scope="module")
+def counts():
+    return pd.read_csv(paths.HITL / "published_pair_counts.csv")
+
+
+@pytest.fixture(scope="module")
+def by_category():
+    return pd.read_csv(paths.HITL / "published_pair_counts_by_category.csv")
+
+
+@pytest.fixture(scope="module")
+def published():
+    return yaml.safe_load((paths.PUBLISHED / "hitl.yaml").read_text())
+
+
+def small_counts(rows):
+    return pd.DataFrame(rows, columns=["model_x", "model_y", "x_wins", "y_wins", "ties"]).assign(
+        n=lambda d: d.x_wins + d.y_wins + d.ties)
+
+
+# ---------------------------------------------------------------- report claims
+
+def test_report_claims_reproduce_published(counts, published):
+    values = pref.report_claims(counts)
+    tab = pref.check_claims(values, published)
+    assert set(tab.loc[tab.status == "needs_data", "claim_id"]) == {"hitl.n_participants"}
+    assert (tab.loc[tab.status != "needs_data", "status"] == "reproduced").all(), tab
+    assert "hitl.n_participants" not in values
+
+
+def test_spearman_matches_scipy_and_report_value(counts):
+    bt = pref.bradley_terry_table(counts)
+    rho = pref.spearman_bt_vs_val(bt)
+    s = bt.set_index("model")["strength"]
+    ref = stats.spearmanr([s[m] for m in pref.TRAINED], [pref.VAL_PREF_ACC[m] for m in pref.TRAINED]).statistic
+    assert rho == pytest.approx(ref, abs=1e-12)
+    assert rho == 0.8                                       # the report's +0.80, exactly (sum d^2 = 2)
+    tied = bt.assign(strength=[1.0, 1.0, 1.0, 1.0, 2.0])
+    with pytest.raises(ValueError, match="tied"):
+        pref.spearman_bt_vs_val(tied)
+
+
+def test_pair_table_signal_and_wilson():
+    c = small_counts([("untrained", "recipe_c", 10, 40, 5),     # C (higher val) wins clearly -> tracks
+                      ("recipe_a", "recipe_b", 30, 5, 0),        # B higher val, loses clearly -> flips
+                      ("untrained", "recipe_a", 12, 10, 3)])     # untrained higher val, close -> noisy
+    t = pref.pair_table(c).set_index(["model_x", "model_y"])
+    assert list(t["signal"]) == ["tracks", "flips", "noisy"]
+    r = t.loc[("untrained", "recipe_c")]
+    assert r.higher_val_model == "recipe_c" and r.higher_val_wins == 40 and r.higher_val_win_rate == 0.8
+    lo, hi = proportion_confint(40, 50, alpha=Z_ALPHA, method="wilson")
+    assert (r.wilson_lo, r.wilson_hi) == (pytest.approx(lo, abs=1e-12), pytest.approx(hi, abs=1e-12))
+    r = t.loc[("untrained", "recipe_a")]
+    assert r.higher_val_model == "untrained" and r.higher_val_wins == 12       # orientation by val_pref_acc
+    assert r.delta_val_pref_acc == pytest.approx(0.036)
+
+
+def test_model_record_pools_both_orientations():
+    c = small_counts([("untrained", "recipe_c", 10, 40, 5), ("recipe_c", "recipe_d", 7, 3, 2)])
+    rec = pref.model_record(c).set_index("model")
+    assert rec.loc["recipe_c", ["wins", "losses", "ties", "n"]].tolist() == [47, 13, 7, 67]
+    assert rec.loc["recipe_a", "n"] == 0 and np.isnan(rec.loc["recipe_a", "win_rate"])
+
+
+@pytest.mark.parametrize("mutate,msg", [
+    (lambda d: d.drop(columns="ties"), "missing column"),
+    (lambda d: d.assign(model_x="recipe_z"), "unknown model"),
+    (lambda d: d.assign(n=d.n + 1), "'n' != x_wins"),
+    (lambda d: d.assign(x_wins=-1, n=d.n - d.x_wins - 1), "non-negative"),
+    (lambda d: pd.concat([d, d]), "more than once"),
+    (lambda d: d.assign(model_y=d.model_x), "itself"),
+])
+def test_validate_pair_counts_errors(counts, mutate, msg):
+    with pytest.raises(ValueError, match=msg):
+        pref.validate_pair_counts(mutate(counts.copy()))
+
+
+def test_bt_crosscheck_table(counts):
+    x = pref.bradley_terry_crosscheck(counts)
+    assert x["abs_diff_converged_vs_choix"].max() < 1e-10
+    assert x["abs_diff_procedure_vs_choix"].max() < 1e-6
+    bt = pref.bradley_terry_table(counts)
+    assert list(bt.columns) == ["model", "strength", "rank"]
+    assert bt.set_index("model")["rank"].to_dict() == {"recipe_c": 1, "recipe_d": 2, "recipe_b": 3, "recipe_a": 4,
+                                                        "untrained": 5}
+
+
+def test_winrate_vs_base_and_head_to_head(counts):
+    wr = pref.winrate_vs_base(counts)
+    assert wr["recipe_c"] == 81 / 122
+    h = pref.head_to_head(counts, "recipe_d", "recipe_c")
+    assert (h["wins"], h["losses"], h["ties"]) == (62, 57, 31)
+    assert h["binom_p"] == pytest.approx(stats.binomtest(62, 119).pvalue)
+    lo, hi = proportion_confint(62, 119, alpha=Z_ALPHA, method="wilson")
+    assert h["wilson_lo"] == pytest.approx(lo) and h["wilson_hi"] == pytest.approx(hi)
+    with pytest.raises(ValueError, match="not found"):
+        pref.head_to_head(counts.iloc[:3], "recipe_d", "recipe_c")
+
+
+# ---------------------------------------------------------------- categories and themes
+
+def test_category_tables(counts, by_category):
+    assert pref.category_sums_match(by_category, counts)["match"].all()
+    cat_bt = pref.category_bradley_terry(by_category)
+    assert cat_bt.shape == (8, 5)
+    np.testing.assert_allclose(cat_bt.sum(axis=1), 5.0)
+    one = by_category[by_category.category == "personal_advice"]
+    np.testing.assert_allclose(cat_bt.loc["personal_advice"].to_numpy(),
+                               pref.bradley_terry_table(one)["strength"].to_numpy())
+    wr = pref.category_win_rates(by_category)
+    rec = pref.model_record(one).set_index("model")["win_rate"]
+    np.testing.assert_allclose(wr.loc["personal_advice"].to_numpy(), rec.loc[list(pref.MODELS)].to_numpy())
+    broken = by_category.copy()
+    broken.loc[0, "x_wins"] += 1
+    broken.loc[0, "n"] += 1
+    assert not pref.category_sums_match(broken, counts)["match"].all()
+
+
+def test_comment_themes_count_gap():
+    themes = json.loads((paths.HITL / "comment_themes_llm.json").read_text())
+    tbl, check = pref.comment_themes_table(themes)
+    assert check == {"sum_counts": 788, "n_comments": 856, "difference": 68}
+    assert len(tbl) == 8 and tbl["count"].is_monotonic_decreasing
+    assert tbl["share_of_assigned"].sum() == pytest.approx(1.0)
+    with pytest.raises(ValueError, match="n_comments"):
+        pref.comment_themes_table({"themes": []})
+
+
+def test_check_claims_statuses():
+    pub = {"claims": [{"id": "a", "published": 1.0, "tol": 0.1}, {"id": "b", "published": 2, "tol": 0},
+                      {"id": "c", "published": 3, "tol": 0}]}
+    t = pref.check_claims({"a": 1.05, "b": 3}, pub).set_index("claim_id")
+    assert t["status"].to_dict() == {"a": "reproduced", "b": "differs", "c": "needs_data"}
+
+
+# ---------------------------------------------------------------- bootstrap
+
+def test_bootstrap_resamples_within_pairs(counts):
+    draws = pref.bootstrap_pair_counts(counts, 500, seed=1)
+    assert draws.shape == (500, 10, 3)
+    np.testing.assert_array_equal(draws.sum(-1), np.broadcast_to(counts["n"].to_numpy(), (500, 10)))
+    # mean of the resampled counts = observed counts (multinomial with the observed proportions)
+    np.testing.assert_allclose(draws.mean(0), counts[["x_wins", "y_wins", "ties"]].to_numpy(), rtol=0.05)
+    np.testing.assert_array_equal(draws, pref.bootstrap_pair_counts(counts, 500, seed=1))
+    with pytest.raises(ValueError, match="n_boot"):
+        pref.bootstrap_pair_counts(counts, 0, seed=1)
+
+
+def test_bootstrap_bt_summary(counts):
+    b = pref.bootstrap_bradley_terry(counts, 400, seed=2)
+    s = b.summary()
+    assert s["p_best"].sum() == pytest.approx(1.0)
+    assert ((s["ci_lo"] < s["strength"]) & (s["strength"] < s["ci_hi"])).all()
+    rp = b.rank_probabilities()
+    np.testing.assert_allclose(rp.sum(axis=1), 1.0)
+    np.testing.assert_allclose(rp.sum(axis=0), 1.0)
+    pg = b.prob_greater()
+    np.testing.assert_allclose((pg + pg.T).to_numpy()[~np.eye(5, dtype=bool)], 1.0)
+    cd = b.log_ratio_interval("recipe_c", "recipe_d")
+    assert cd["ci_lo"] < 0 < cd["ci_hi"] and not cd["separable"]
+    assert cd["p_greater"] == pytest.approx(pg.loc["recipe_c", "recipe_d"])
+
+
+def test_bootstrap_sd_matches_asymptotic_se_without_ties():
+    """No ties: the bootstrap SD of the log-strengths is the asymptotic (Fisher) SE, within MC error."""
+    rng = np.random.default_rng(8)
+    i, j = pw.pair_index(5)
+    n = 400
+    true = np.array([0.8, 0.9, 1.0, 1.1, 1.2])
+    xw = rng.binomial(n, true[i] / (true[i] + true[j]))
+    c = pd.DataFrame({"model_x": [pref.MODELS[k] for k in i], "model_y": [pref.MODELS[k] for k in j],
+                      "x_wins": xw, "y_wins": n - xw, "ties": 0, "n": n})
+    b = pref.bootstrap_bradley_terry(c, 3000, seed=9)
+    se = pref.asymptotic_log_se(c, b.point)
+    np.testing.assert_allclose(b.summary()["sd_log_strength"].to_numpy(), se, rtol=0.08)
+
+
+# ---------------------------------------------------------------- Davidson, TrueSkill orders
+
+def test_davidson_comparison(counts):
+    bt = pref.bradley_terry_table(counts)
+    tbl, info = pref.davidson_comparison(counts, bt)
+    assert info["same_ranking"] == 1
+    assert 0 < info["nu"] < 1
+    assert info["tie_prob_equal_models"] == pytest.approx(info["nu"] / (2 + info["nu"]))
+    assert abs(info["tie_prob_equal_models"] - info["observed_tie_share"]) < 0.01
+    assert tbl["davidson"].sum() == pytest.approx(5.0)
+
+
+def test_expand_judgements(counts):
+    w, l, d = pref.expand_judgements(counts)
+    assert len(w) == 1507 and d.sum() == 268
+    c_idx, d_idx = pref.MODELS.index("recipe_c"), pref.MODELS.index("recipe_d")
+    assert ((w == d_idx) & (l == c_idx) & ~d).sum() == 62
+    assert ((w == c_idx) & (l == d_idx) & ~d).sum() == 57
+
+
+def test_trueskill_orders_reproducible_and_match_library(counts):
+    a = pref.trueskill_orders(counts, n_orders=4, seed=5)
+    b = pref.trueskill_orders(counts, n_orders=4, seed=5)
+    np.testing.assert_array_equal(a.mu, b.mu)
+    assert a.draw_probability == pytest.approx(268 / 1507)
+    assert pref.trueskill_library_check(counts, a, n_check=1) < 1e-9
+    s = a.summary()
+    np.testing.assert_allclose(s["centred_mu_mean"].sum(), 0.0, atol=1e-9)
+    assert s["p_top"].sum() == pytest.approx(1.0)
+    with pytest.raises(ValueError, match="n_orders"):
+        pref.trueskill_orders(counts, n_orders=0, seed=1)
+
+
+def test_trueskill_without_drift_reproduces_bt_ranking(counts):
+    bt = pref.bradley_terry_table(counts).set_index("model").loc[list(pref.MODELS), "strength"].to_numpy()
+    static = pref.trueskill_orders(counts, n_orders=20, seed=3, tau=0.0)
+    assert static.share_matching_ranking(bt) >= 0.9
+
+
+# ---------------------------------------------------------------- simulation
+
+def test_simulation_two_models_matches_binomial():
+    """Two models, uniform: MAP ranks model 1 first iff it has more wins (ties -> model 0 first), so
+    P(top) = P(Binomial(n, p) > n/2) exactly; the simulation must agree within Monte Carlo error."""
+    pi = np.array([1.0, 1.3])
+    p = 1.3 / 2.3
+    R = 4000
+    res = pref.simulate_active_sampling(pi, budget=60, repetitions=R, checkpoint_every=20, seed=7, batch=10,
+                                        strategies=("uniform",))
+    for n in (20, 40, 60):
+        exact = stats.binom.sf(n // 2, n, p)          # P(wins > n/2)
+        got = res.curves.set_index("n_judgements").loc[n, "p_top"]
+        assert abs(got - exact) < 4 * np.sqrt(exact * (1 - exact) / R)
+
+
+def test_simulation_shapes_reproducibility_and_allocation():
+    pi = np.array([0.8, 0.9, 1.0, 1.2, 1.5])
+    kw = dict(budget=400, repetitions=60, checkpoint_every=100, seed=1, batch=10)
+    a = pref.simulate_active_sampling(pi, **kw)
+    b = pref.simulate_active_sampling(pi, **kw)
+    pd.testing.assert_frame_equal(a.curves, b.curves)
+    assert set(a.curves["strategy"]) == set(pref.STRATEGIES) and len(a.curves) == 3 * 4
+    share = a.allocation.groupby("strategy")["mean_share"].sum()
+    np.testing.assert_allclose(share.to_numpy(), 1.0)
+    uni = a.allocation[a.allocation.strategy == "uniform"]["mean_share"]
+    assert (uni.sub(0.1).abs() < 0.03).all()
+    # a strategy's result does not depend on which other strategies run
+    only = pref.simulate_active_sampling(pi, strategies=("arena",), **kw)
+    pd.testing.assert_frame_equal(only.curves.reset_index(drop=True),
+                                  a.curves[a.curves.strategy == "arena"].reset_index(drop=True))
+    need = a.judgements_needed(target=0.5, n_boot=20)
+    assert list(need["strategy"]) == list(pref.STRATEGIES)
+    cmp = pref.compare_with_uniform(a, 400)
+    assert cmp.set_index("strategy").loc["uniform", "difference"] == 0
+
+
+def test_simulation_recovers_easy_ranking():
+    res = pref.simulate_active_sampling(np.array([1.0, 3.0, 9.0]), budget=300, repetitions=200, checkpoint_every=100,
+                                        seed=2, batch=10)
+    last = res.curves.groupby("strategy")["p_ranking"].last()
+    assert (last > 0.97).all()
+
+
+def test_arena_sampling_is_skewed_within_repetitions():
+    from compendium.preferences.simulation import _pair_probs_arena
+    p = _pair_probs_arena(np.random.default_rng(0), 50, 5, skew=1.0)
+    np.testing.assert_allclose(p.sum(1), 1.0)
+    assert (p.max(1) / p.min(1) > 9.9).all()          # (1 * 1/2) / (1/4 * 1/5) = 10
+
+
+def test_information_gain_concentrates_on_uncertain_pairs():
+    """One lopsided pair and one close pair: information gain spends less on the lopsided one."""
+    pi = np.array([1.0, 1.05, 20.0])
+    res = pref.simulate_active_sampling(pi, budget=600, repetitions=50, checkpoint_every=200, seed=3, batch=10,
+                                        strategies=("information_gain",))
+    share = res.allocation.set_index(["model_i", "model_j"])["mean_share"]
+    assert share[("0", "1")] > share[("0", "2")]
+
+
+def test_uniform_recovery_at_study_size_is_low():
+    pi = np.array([0.8087, 0.8623, 1.0433, 1.1728, 1.1129])
+    r = pref.uniform_recovery_at(pi, 1239, repetitions=300, seed=1)
+    assert r["p_ranking"] < 0.5 < r["p_top"] < 0.8
+
+
+@pytest.mark.parametrize("kw,msg", [
+    (dict(budget=450), "divide"),
+    (dict(checkpoint_every=55, budget=550), "multiple of batch"),
+    (dict(strategies=("random",)), "unknown strategy"),
+    (dict(repetitions=0), ">= 1"),
+])
+def test_simulation_errors(kw, msg):
+    base = dict(budget=400, repetitions=5, checkpoint_every=100, seed=1, batch=10)
+    base.update(kw)
+    with pytest.raises(ValueError, match=msg):
+        pref.simulate_active_sampling(np.ones(3), **base)
+    with pytest.raises(ValueError, match="positive"):
+        pref.simulate_active_sampling(np.array([1.0, 0.0]), budget=100, repetitions=2, checkpoint_every=100, seed=1)

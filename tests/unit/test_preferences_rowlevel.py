@@ -1,0 +1,166 @@
+"""compendium.preferences.rowlevel on a generated row-level fixture (the HF annotations are not offline)."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from compendium import preferences as pref
+from compendium.preferences import rowlevel
+
+# Each scenario (prompt-pair instance): pair (X, Y) in canonical order, prompt, canonical outcomes of its
+# ratings, and whether X was shown in position A for each rating.
+SCENARIOS = [
+    # pair untrained (X) vs recipe_c (Y)
+    ("s1", "untrained", "recipe_c", "p1", ["y", "y", "y"], [True, False, True]),
+    ("s2", "untrained", "recipe_c", "p2", ["y", "x", "tie"], [False, False, True]),
+    ("s3", "untrained", "recipe_c", "p3", ["x", "x", "y"], [True, True, False]),
+    ("s4", "untrained", "recipe_c", "p4", ["tie", "tie", "y"], [False, True, True]),
+    ("s5", "untrained", "recipe_c", "p5", ["y", "y", "x"], [True, False, False]),
+    ("s6", "untrained", "recipe_c", "p6", ["y", "x"], [True, True]),            # only 2 ratings: not in kappa
+    # pair recipe_c (X) vs recipe_d (Y)
+    ("s7", "recipe_c", "recipe_d", "p1", ["x", "x", "x"], [False, False, True]),
+    ("s8", "recipe_c", "recipe_d", "p2", ["y", "y", "y"], [True, False, True]),
+    ("s9", "recipe_c", "recipe_d", "p3", ["x", "y", "tie"], [True, True, False]),
+    ("s10", "recipe_c", "recipe_d", "p4", ["x", "x", "y"], [False, True, False]),
+    ("s11", "recipe_c", "recipe_d", "p5", ["tie", "tie", "tie"], [True, False, False]),
+]
+PROMPTS = pd.DataFrame({"id": ["p1", "p2", "p3", "p4", "p5", "p6"],
+                        "category": ["advice", "advice", "advice", "factual", "factual", "factual"],
+                        "text": ["..."] * 6})
+
+
+def make_rows(choice_style: str = "letters") -> pd.DataFrame:
+    rows, k = [], 0
+    for sid, mx, my, prompt, outcomes, x_in_a in SCENARIOS:
+        for out, xa in zip(outcomes, x_in_a):
+            a, b = (mx, my) if xa else (my, mx)
+            if out == "tie":
+                choice = "tie"
+            else:
+                winner = mx if out == "x" else my
+                choice = "A" if winner == a else "B"
+            rows.append({"participant_id": f"P{k % 7 + 1:03d}", "scenario_id": sid, "prompt_id": prompt,
+                         "axis": f"{mx} vs {my}", "a_model": a, "b_model": b, "choice_canonical": choice})
+            k += 1
+    df = pd.DataFrame(rows)
+    if choice_style == "words":
+        df = df.rename(columns={"choice_canonical": "choice"})
+        df["choice"] = df["choice"].map({"A": "A is better", "B": "b", "tie": "About equal"})
+    elif choice_style == "winner":
+        win = np.where(df["choice_canonical"] == "A", df["a_model"],
+                       np.where(df["choice_canonical"] == "B", df["b_model"], "tie"))
+        df = df.drop(columns="choice_canonical").assign(winner_model=win)
+    return df
+
+
+def expected_counts():
+    out = {}
+    for _, mx, my, _, outcomes, _ in SCENARIOS:
+        c = out.setdefault((mx, my), {"x_wins": 0, "y_wins": 0, "ties": 0})
+        for o in outcomes:
+            c[{"x": "x_wins", "y": "y_wins", "tie": "ties"}[o]] += 1
+    return out
+
+
+def fleiss_by_hand(tables):
+    """Fleiss (1971) from its definition, for items x categories count tables with n raters each."""
+    t = np.asarray(tables, dtype=float)
+    N, n = t.shape[0], t[0].sum()
+    P_i = ((t ** 2).sum(1) - n) / (n * (n - 1))
+    p_j = t.sum(0) / (N * n)
+    Pe = (p_j ** 2).sum()
+    return (P_i.mean() - Pe) / (1 - Pe)
+
+
+@pytest.fixture
+def parquet_file(tmp_path):
+    path = tmp_path / "annotations.parquet"
+    make_rows().to_parquet(path, index=False)
+    return path
+
+
+def test_parquet_round_trip_and_aggregation(parquet_file):
+    ann = rowlevel.normalise_annotations(rowlevel.read_annotations(parquet_file), prompts=PROMPTS)
+    assert len(ann) == sum(len(s[4]) for s in SCENARIOS)
+    agg = rowlevel.aggregate_pair_counts(ann).set_index(["model_x", "model_y"])
+    for pair, c in expected_counts().items():
+        assert agg.loc[pair, ["x_wins", "y_wins", "ties"]].to_dict() == c
+    pub = agg.reset_index()
+    assert rowlevel.compare_with_published(rowlevel.aggregate_pair_counts(ann), pub)["match"].all()
+    wrong = pub.copy()
+    wrong.loc[0, ["x_wins", "n"]] += 1
+    assert not rowlevel.compare_with_published(rowlevel.aggregate_pair_counts(ann), wrong)["match"].all()
+    by_cat = rowlevel.aggregate_pair_counts(ann, by=("category",))
+    assert by_cat["n"].sum() == len(ann) and set(by_cat["category"]) == {"advice", "factual"}
+
+
+def test_aggregated_rows_feed_the_bt_fit(parquet_file):
+    ann = rowlevel.normalise_annotations(rowlevel.read_annotations(parquet_file))
+    agg = rowlevel.aggregate_pair_counts(ann)
+    counts = pd.DataFrame([{"model_x": mx, "model_y": my, **c, "n": sum(c.values())}
+                           for (mx, my), c in expected_counts().items()])
+    pd.testing.assert_frame_equal(pref.pair_table(agg), pref.pair_table(counts))
+
+
+def test_fleiss_kappa_per_pair_by_hand(parquet_file):
+    ann = rowlevel.normalise_annotations(rowlevel.read_annotations(parquet_file))
+    kappa = rowlevel.fleiss_kappa_per_pair(ann, min_items=5).set_index(["model_x", "model_y"])
+    for pair in expected_counts():
+        tables = [[o.count("x"), o.count("y"), o.count("tie")] for _, mx, my, _, o, _ in SCENARIOS
+                  if (mx, my) == pair and len(o) == 3]
+        assert kappa.loc[pair, "n_items"] == 5
+        assert kappa.loc[pair, "fleiss_kappa"] == pytest.approx(fleiss_by_hand(tables), abs=1e-12)
+    few = rowlevel.fleiss_kappa_per_pair(ann, min_items=6)
+    assert few["fleiss_kappa"].isna().all()
+
+
+def test_position_bias_and_activity(parquet_file):
+    ann = rowlevel.normalise_annotations(rowlevel.read_annotations(parquet_file))
+    raw = make_rows()
+    dec = raw[raw.choice_canonical != "tie"]
+    k, n = int((dec.choice_canonical == "A").sum()), len(dec)
+    bias = rowlevel.position_bias(ann)
+    assert (bias["chose_a"], bias["n_decisive"]) == (k, n)
+    assert bias["binom_p"] == pytest.approx(stats.binomtest(k, n).pvalue)
+    assert bias["tie_share"] == pytest.approx((raw.choice_canonical == "tie").mean())
+    per, summary = rowlevel.participant_activity(ann)
+    counts = raw["participant_id"].value_counts()
+    assert summary["n_participants"] == 7 == len(per)
+    assert summary["max"] == counts.max() and summary["min"] == counts.min()
+    assert per.set_index("participant_id")["n_judgements"].to_dict() == counts.to_dict()
+
+
+@pytest.mark.parametrize("style", ["words", "winner"])
+def test_other_choice_encodings_give_the_same_result(style):
+    a = rowlevel.aggregate_pair_counts(rowlevel.normalise_annotations(make_rows()))
+    b = rowlevel.aggregate_pair_counts(rowlevel.normalise_annotations(make_rows(style)))
+    pd.testing.assert_frame_equal(a, b)
+
+
+@pytest.mark.parametrize("mutate,msg", [
+    (lambda d: d.drop(columns="participant_id"), "missing column"),
+    (lambda d: d.drop(columns="choice_canonical"), "no choice column"),
+    (lambda d: d.assign(choice_canonical="maybe"), "not A, B, tie"),
+    (lambda d: d.assign(a_model="recipe_z"), "unknown or missing model"),
+    (lambda d: d.assign(b_model=d.a_model), "same model"),
+])
+def test_normalise_errors(mutate, msg):
+    with pytest.raises(ValueError, match=msg):
+        rowlevel.normalise_annotations(mutate(make_rows()))
+
+
+def test_unknown_prompt_and_missing_file(tmp_path):
+    with pytest.raises(ValueError, match="prompt_id"):
+        rowlevel.normalise_annotations(make_rows(), prompts=PROMPTS.iloc[:2])
+    with pytest.raises(FileNotFoundError, match="not present"):
+        rowlevel.read_annotations(tmp_path / "annotations.parquet")
+    with pytest.raises(ValueError, match="unsupported"):
+        (tmp_path / "x.txt").write_text("")
+        rowlevel.read_annotations(tmp_path / "x.txt")
+
+
+def test_annotations_path_is_under_the_project_root():
+    p = rowlevel.annotations_path()
+    assert p.parts[-3:] == ("data", "hitl", "annotations.parquet") and p.is_absolute()
