@@ -1,0 +1,404 @@
+"""What the released aggregates (``data/pwb/analysis_output``) can reproduce, computed exactly.
+
+The key step is :func:`reconstruct_cells`. Two released files describe each (model, condition,
+dimension) cell of run-level panel scores:
+
+- ``effect_sizes.csv``: the raw mean of the cell, ``round(mean, 2)`` (``Baseline_mean`` /
+  ``Prompted_mean``, written by the authors' ``run_analysis.py`` from ``compute_effect_size``), and
+  Cohen's d between the two conditions of a (model, dimension), ``round(d, 3)``;
+- ``dimension_scores.csv``: the cell's number of scored runs ``N`` and the *posterior* mean of a
+  Dirichlet(1, 1, 1, 1) model of the four score levels (``src/statistics.py``,
+  ``bayesian_score_estimate``), which is (S + 6) / (N + 4) up to Monte-Carlo error -- not the raw mean.
+
+A cell's score sum S is an integer in [0, 3N]. With N <= 100 the two-decimal raw mean fixes S
+uniquely (consecutive sums differ by 1/N >= 0.01); where it would not, the posterior mean breaks the
+tie. From the exact (S, N) of the 140 cells follow, with no approximation: the point PWI per model and
+condition, ΔPWI, the pooled Table 3 means, models improving, the Layer-1 means, the
+weight-sensitivity appendix and the v2.0 leaderboard. The reconstruction is checked against the two
+released files that carry pooled means at full precision (``dimension_diagnostics.csv``,
+``layer_summary.csv``).
+
+What stays approximate: d_pooled (needs the within-cell variances; recovered from the per-dimension
+d, which is rounded to 3 decimals -- :func:`d_pooled_approx` gives the value and its rounding bounds)
+and everything that needs individual runs (bootstrap CIs, paired tests, IRR, prompt-level
+correlations).
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from . import CONDITIONS, DIMENSIONS
+from .weights import MAX_SCORE, pwi_matrix
+
+#: Dirichlet prior pseudo-counts per score level used by the authors' posterior mean.
+DIRICHLET_PRIOR = (1.0, 1.0, 1.0, 1.0)
+
+__all__ = [
+    "reconstruct_cells", "cell_means_wide", "reconstruction_checks", "pwi_table", "table2",
+    "mean_delta", "d_pooled_approx", "dimension_diagnostics", "layer1_summary", "weight_sensitivity",
+    "leaderboard", "restore_grid", "model_dimension_matrix", "stale_table_comparison",
+    "incomplete_run_agreement_needed",
+]
+
+
+def _require(df: pd.DataFrame, cols: Sequence[str], name: str) -> None:
+    if not isinstance(df, pd.DataFrame):
+        raise ValueError(f"{name} must be a pandas DataFrame, got {type(df).__name__}")
+    missing = [c for c in cols if c not in df.columns]
+    if missing:
+        raise ValueError(f"{name}: missing column(s) {missing}; expected {list(cols)}")
+
+
+def reconstruct_cells(dimension_scores: pd.DataFrame, effect_sizes: pd.DataFrame,
+                      mean_decimals: int = 2, posterior_tolerance: float = 0.01) -> pd.DataFrame:
+    """Exact run-level score sum and count of every (model, condition, dimension) cell.
+
+    Returns one row per cell: ``model, condition, dimension, n, score_sum, mean`` (= score_sum / n,
+    the exact raw mean), ``cohens_d`` (released, per model x dimension), ``posterior_released`` and
+    ``posterior_implied`` = (score_sum + sum_k k*a_k) / (n + sum_k a_k) with the Dirichlet prior a.
+
+    Raises ``ValueError`` when a released mean is inconsistent with every integer sum, when the sum is
+    not identifiable, or when the implied posterior mean misses the released one by more than
+    ``posterior_tolerance`` (files from different runs).
+    """
+    _require(dimension_scores, ["Model", "Variant", "Dimension", "Mean", "N"], "dimension_scores")
+    _require(effect_sizes, ["Model", "Dimension", "Cohens_d", "Baseline_mean", "Prompted_mean"], "effect_sizes")
+    bad_var = sorted(set(dimension_scores["Variant"]) - set(CONDITIONS))
+    if bad_var:
+        raise ValueError(f"dimension_scores: column 'Variant' has unknown condition(s) {bad_var}; expected {list(CONDITIONS)}")
+    if dimension_scores.duplicated(["Model", "Variant", "Dimension"]).any():
+        raise ValueError("dimension_scores: duplicate (Model, Variant, Dimension) rows")
+    if effect_sizes.duplicated(["Model", "Dimension"]).any():
+        raise ValueError("effect_sizes: duplicate (Model, Dimension) rows")
+    es = pd.concat([
+        effect_sizes.assign(Variant="baseline", raw=effect_sizes["Baseline_mean"]),
+        effect_sizes.assign(Variant="with_system_prompt", raw=effect_sizes["Prompted_mean"]),
+    ])[["Model", "Variant", "Dimension", "raw", "Cohens_d"]]
+    m = dimension_scores.merge(es, on=["Model", "Variant", "Dimension"], how="outer", indicator=True)
+    if (m["_merge"] != "both").any():
+        odd = m.loc[m["_merge"] != "both", ["Model", "Variant", "Dimension", "_merge"]]
+        raise ValueError(f"dimension_scores and effect_sizes do not describe the same cells:\n{odd.to_string(index=False)}")
+    n = m["N"].to_numpy(dtype=float)
+    if np.any(n <= 0) or np.any(n != np.round(n)):
+        raise ValueError("dimension_scores: column 'N' must hold positive integers")
+    raw = m["raw"].to_numpy(dtype=float)
+    if np.any((raw < 0) | (raw > MAX_SCORE)):
+        raise ValueError(f"effect_sizes: raw means must lie in [0, {MAX_SCORE}]")
+    half = 0.5 * 10.0 ** (-mean_decimals) + 1e-9
+    kmin = np.clip(np.ceil((raw - half) * n - 1e-9), 0, MAX_SCORE * n)
+    kmax = np.clip(np.floor((raw + half) * n + 1e-9), 0, MAX_SCORE * n)
+    prior = np.asarray(DIRICHLET_PRIOR)
+    prior_sum, prior_score = prior.sum(), float(np.arange(prior.size) @ prior)
+    post = m["Mean"].to_numpy(dtype=float)
+    sums = np.empty(len(m), dtype=np.int64)
+    for i in range(len(m)):  # 140 cells; each has one or very few candidates
+        cand = np.arange(kmin[i], kmax[i] + 1)
+        if cand.size == 0:
+            r = m.iloc[i]
+            raise ValueError(f"cell ({r.Model}, {r.Variant}, {r.Dimension}): released mean {raw[i]} with N={int(n[i])} "
+                             f"matches no integer score sum")
+        if cand.size > 1:
+            implied = (cand + prior_score) / (n[i] + prior_sum)
+            # the posterior mean is printed to 2 decimals (±0.005) after a 10,000-draw Monte-Carlo
+            # average (error ~0.001): keep the sums whose implied posterior mean is within 0.008
+            cand = cand[np.abs(implied - post[i]) <= 0.008]
+            if cand.size != 1:
+                r = m.iloc[i]
+                raise ValueError(f"cell ({r.Model}, {r.Variant}, {r.Dimension}): score sum not identifiable from the "
+                                 f"released means (candidates {cand.tolist()})")
+        sums[i] = int(cand[0])
+    out = pd.DataFrame({
+        "model": m["Model"].astype(str).to_numpy(),
+        "condition": m["Variant"].astype(str).to_numpy(),
+        "dimension": m["Dimension"].astype(str).to_numpy(),
+        "n": n.astype(np.int64),
+        "score_sum": sums,
+    })
+    out["mean"] = out["score_sum"] / out["n"]
+    out["cohens_d"] = m["Cohens_d"].to_numpy(dtype=float)
+    out["posterior_released"] = post
+    out["posterior_implied"] = (out["score_sum"] + prior_score) / (out["n"] + prior_sum)
+    dev = np.abs(out["posterior_implied"] - out["posterior_released"])
+    if (dev > posterior_tolerance).any():
+        worst = out.loc[dev.idxmax()]
+        raise ValueError(f"cell ({worst.model}, {worst.condition}, {worst.dimension}): implied posterior mean "
+                         f"{worst.posterior_implied:.4f} vs released {worst.posterior_released} -- the two files "
+                         f"do not come from the same scores")
+    order = {d: i for i, d in enumerate(DIMENSIONS)}
+    out["_o"] = out["dimension"].map(order).fillna(len(order))
+    out = out.sort_values(["model", "condition", "_o", "dimension"]).drop(columns="_o").reset_index(drop=True)
+    return out
+
+
+def cell_means_wide(cells: pd.DataFrame) -> pd.DataFrame:
+    """Means as a (model, condition) x dimension table (NaN where a cell has no data)."""
+    _require(cells, ["model", "condition", "dimension", "mean"], "cells")
+    wide = cells.pivot(index=["model", "condition"], columns="dimension", values="mean")
+    cols = [d for d in DIMENSIONS if d in wide.columns] + [d for d in wide.columns if d not in DIMENSIONS]
+    return wide[cols]
+
+
+def reconstruction_checks(cells: pd.DataFrame, released_diagnostics: pd.DataFrame,
+                          released_layers: pd.DataFrame) -> pd.DataFrame:
+    """Compare the reconstruction with the released full-precision pooled means.
+
+    Rows: pooled baseline and prompted mean per dimension vs ``dimension_diagnostics.csv``; Layer-1
+    mean and N per condition vs ``layer_summary.csv``. Columns: check, reconstructed, released, abs_diff.
+    """
+    _require(released_diagnostics, ["Dimension", "Baseline", "Prompted"], "released_diagnostics")
+    _require(released_layers, ["Layer", "Variant", "Mean", "N"], "released_layers")
+    diag = dimension_diagnostics(cells).set_index("dimension")
+    rel = released_diagnostics.set_index("Dimension")
+    rows = []
+    for dim in diag.index:
+        if dim not in rel.index:
+            raise ValueError(f"released_diagnostics has no row for dimension {dim!r}")
+        for col, rcol in (("baseline", "Baseline"), ("prompted", "Prompted")):
+            rows.append({"check": f"pooled {col} mean, {dim}", "reconstructed": diag.loc[dim, col],
+                         "released": float(rel.loc[dim, rcol])})
+    l1 = layer1_summary(cells).set_index("condition")
+    lay = released_layers[released_layers["Layer"] == "Layer 1"].set_index("Variant")
+    for cond in CONDITIONS:
+        rows.append({"check": f"Layer-1 mean, {cond}", "reconstructed": l1.loc[cond, "mean"], "released": float(lay.loc[cond, "Mean"])})
+        rows.append({"check": f"Layer-1 N, {cond}", "reconstructed": float(l1.loc[cond, "n"]), "released": float(lay.loc[cond, "N"])})
+    out = pd.DataFrame(rows)
+    out["abs_diff"] = (out["reconstructed"] - out["released"]).abs()
+    return out
+
+
+def pwi_table(cells: pd.DataFrame, weights: Mapping[str, float]) -> pd.DataFrame:
+    """Point PWI of every (model, condition) from the exact cell means (N/A rule applies)."""
+    wide = cell_means_wide(cells)
+    return pwi_matrix(wide, weights).reset_index()
+
+
+def table2(cells: pd.DataFrame, weights: Mapping[str, float], decimals: int = 1) -> pd.DataFrame:
+    """Paper Table 2 from the aggregates: one row per model.
+
+    Columns: model, baseline, prompted (point PWI, unrounded), baseline_printed, prompted_printed
+    (rounded to ``decimals``), delta (unrounded prompted - baseline) and delta_printed (printed
+    prompted - printed baseline, the paper's ΔPWI). Sorted by prompted PWI, highest first.
+    """
+    p = pwi_table(cells, weights).pivot(index="model", columns="condition", values="pwi")
+    missing = [c for c in CONDITIONS if c not in p.columns]
+    if missing:
+        raise ValueError(f"cells lack condition(s) {missing}: Table 2 needs both conditions for every model")
+    out = pd.DataFrame({"model": p.index, "baseline": p["baseline"].to_numpy(), "prompted": p["with_system_prompt"].to_numpy()})
+    out["baseline_printed"] = out["baseline"].round(decimals)
+    out["prompted_printed"] = out["prompted"].round(decimals)
+    out["delta"] = out["prompted"] - out["baseline"]
+    out["delta_printed"] = (out["prompted_printed"] - out["baseline_printed"]).round(decimals)
+    return out.sort_values("prompted", ascending=False, kind="stable").reset_index(drop=True)
+
+
+def mean_delta(table: pd.DataFrame, printed: bool = True) -> float:
+    """Mean ΔPWI over models (the paper's +34.7 uses the printed deltas)."""
+    col = "delta_printed" if printed else "delta"
+    _require(table, [col], "table")
+    return float(table[col].mean())
+
+
+def _within_ss(delta_mean: np.ndarray, d: np.ndarray, dof: np.ndarray) -> np.ndarray:
+    """Within-cell sum of squares of a (model, dimension) from its Cohen's d: (Δm / d)^2 * dof."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ss = (delta_mean / d) ** 2 * dof
+    ss = np.where(d == 0, np.where(delta_mean == 0, np.nan, np.inf), ss)
+    return ss
+
+
+def d_pooled_approx(cells: pd.DataFrame, d_halfwidth: float = 0.0005) -> pd.DataFrame:
+    """Approximate d_pooled per model from the aggregates, with rounding bounds.
+
+    d_pooled (METHODS.md) = Cohen's d, independent samples, pooled SD (ddof 1), prompted vs baseline,
+    over the concatenation of the model's ten Layer-1 dimensions' run-level scores. Its numerator is
+    exact here (exact cell sums). Its pooled SD needs the within-condition sums of squares of the two
+    concatenations, which decompose exactly into
+
+    * the within-cell sums of squares, known per (model, dimension) only as the sum over the two
+      conditions, recovered from the released per-dimension d: SSW_d = (Δm_d / d_d)^2 (n_b + n_p - 2);
+    * the between-cell parts n_cell (m_cell - M_condition)^2, exact.
+
+    The only error is the rounding of the released d (3 decimals, ±``d_halfwidth``). ``d_lo`` /
+    ``d_hi`` take every d at the end of its rounding interval that makes d_pooled smallest / largest.
+    A dimension with d = 0 and Δm = 0 makes the SD unidentifiable (NaN).
+    """
+    _require(cells, ["model", "condition", "dimension", "n", "score_sum", "mean", "cohens_d"], "cells")
+    rows = []
+    for model, t in cells.groupby("model", sort=True):
+        b = t[t["condition"] == "baseline"].set_index("dimension")
+        p = t[t["condition"] == "with_system_prompt"].set_index("dimension")
+        dims = b.index.intersection(p.index)
+        if len(dims) != len(b) or len(dims) != len(p):
+            raise ValueError(f"model {model!r}: baseline and prompted cells cover different dimensions")
+        b, p = b.loc[dims], p.loc[dims]
+        dm = (p["mean"] - b["mean"]).to_numpy()
+        d = b["cohens_d"].to_numpy()
+        if np.any(np.sign(d) * np.sign(dm) < 0):
+            raise ValueError(f"model {model!r}: a released Cohen's d has the opposite sign of its mean difference")
+        dof = (b["n"] + p["n"] - 2).to_numpy(dtype=float)
+        nb, np_ = int(b["n"].sum()), int(p["n"].sum())
+        mb, mp = b["score_sum"].sum() / nb, p["score_sum"].sum() / np_
+        ssb = float((b["n"] * (b["mean"] - mb) ** 2).sum() + (p["n"] * (p["mean"] - mp) ** 2).sum())
+        ad = np.abs(d)
+        ss_mid = _within_ss(np.abs(dm), ad, dof)
+        ss_small = _within_ss(np.abs(dm), ad + d_halfwidth, dof)          # larger |d| -> smaller SSW
+        ss_large = _within_ss(np.abs(dm), np.maximum(ad - d_halfwidth, 0.0), dof)
+
+        def dpool(ssw):
+            tot = ssw.sum() + ssb
+            if not np.isfinite(tot):
+                return 0.0 if tot == np.inf else float("nan")
+            return float((mp - mb) / np.sqrt(tot / (nb + np_ - 2)))
+
+        rows.append({"model": model, "d_pooled": dpool(ss_mid), "d_lo": dpool(ss_large), "d_hi": dpool(ss_small),
+                     "n_baseline": nb, "n_prompted": np_, "mean_baseline": mb, "mean_prompted": mp,
+                     "sd_pooled": float(np.sqrt((ss_mid.sum() + ssb) / (nb + np_ - 2)))})
+    return pd.DataFrame(rows)
+
+
+def dimension_diagnostics(cells: pd.DataFrame) -> pd.DataFrame:
+    """Paper Table 3 columns computable from cell sums: all models' run scores pooled per condition.
+
+    Columns: dimension, baseline, prompted, delta (prompted - baseline), n_baseline, n_prompted,
+    models_improving (models whose prompted mean exceeds their baseline mean).
+    """
+    _require(cells, ["model", "condition", "dimension", "n", "score_sum", "mean"], "cells")
+    g = cells.groupby(["dimension", "condition"])[["score_sum", "n"]].sum()
+    pooled = (g["score_sum"] / g["n"]).unstack("condition")
+    ns = g["n"].unstack("condition")
+    wide = cells.pivot(index=["model", "dimension"], columns="condition", values="mean")
+    improving = (wide["with_system_prompt"] > wide["baseline"]).groupby("dimension").sum()
+    dims = [d for d in DIMENSIONS if d in pooled.index] + [d for d in pooled.index if d not in DIMENSIONS]
+    out = pd.DataFrame({
+        "dimension": dims,
+        "baseline": pooled.loc[dims, "baseline"].to_numpy(),
+        "prompted": pooled.loc[dims, "with_system_prompt"].to_numpy(),
+        "n_baseline": ns.loc[dims, "baseline"].astype(int).to_numpy(),
+        "n_prompted": ns.loc[dims, "with_system_prompt"].astype(int).to_numpy(),
+        "models_improving": improving.loc[dims].astype(int).to_numpy(),
+    })
+    out.insert(3, "delta", out["prompted"] - out["baseline"])
+    return out
+
+
+def layer1_summary(cells: pd.DataFrame) -> pd.DataFrame:
+    """Mean of all Layer-1 run-level scores per condition (pooled over models and dimensions), and N."""
+    _require(cells, ["condition", "n", "score_sum"], "cells")
+    g = cells.groupby("condition")[["score_sum", "n"]].sum()
+    return pd.DataFrame({"condition": g.index, "mean": (g["score_sum"] / g["n"]).to_numpy(), "n": g["n"].to_numpy()})
+
+
+def weight_sensitivity(cells: pd.DataFrame, schemes: Mapping[str, Mapping[str, float]],
+                       default: str = "default", top_k: int = 3) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The weight-sensitivity appendix: the 14 PWIs under each scheme against the default.
+
+    Returns (summary, pwis). summary columns: scheme, kendall_tau (Kendall's tau-b between the default
+    and the scheme's ranking of the prompted PWIs, scipy), max_dev (largest |PWI - default PWI| over
+    all model x condition), min_delta (smallest prompted - baseline over models, unrounded) and
+    top3_stable (the scheme's top-``top_k`` prompted set equals the default's). pwis: long table
+    scheme, model, condition, pwi.
+    """
+    if default not in schemes:
+        raise ValueError(f"schemes must include the default scheme {default!r}; got {list(schemes)}")
+    wide = cell_means_wide(cells)
+    pw = {name: pwi_matrix(wide, w) for name, w in schemes.items()}
+    base = pw[default]
+    base_p = base.xs("with_system_prompt", level="condition")
+    top_base = set(base_p.sort_values(ascending=False).index[:top_k])
+    rows, long = [], []
+    for name, s in pw.items():
+        sp = s.xs("with_system_prompt", level="condition")
+        sb = s.xs("baseline", level="condition")
+        tau = stats.kendalltau(base_p.loc[sp.index].to_numpy(), sp.to_numpy()).statistic
+        rows.append({"scheme": name, "kendall_tau": float(tau), "max_dev": float((s - base).abs().max()),
+                     "min_delta": float((sp - sb.loc[sp.index]).min()),
+                     "top3_stable": bool(set(sp.sort_values(ascending=False).index[:top_k]) == top_base)})
+        long.append(s.rename("pwi").reset_index().assign(scheme=name))
+    pwis = pd.concat(long, ignore_index=True)[["scheme", "model", "condition", "pwi"]]
+    return pd.DataFrame(rows), pwis
+
+
+def leaderboard(cells: pd.DataFrame, weights: Mapping[str, float]) -> pd.DataFrame:
+    """A leaderboard under ``weights``: model, baseline, prompted, delta (point PWIs, sorted by prompted)."""
+    t = table2(cells, weights)
+    return t[["model", "baseline", "prompted", "delta"]].copy()
+
+
+def restore_grid(cells: pd.DataFrame, base_weights: Mapping[str, float],
+                 grid: Sequence[float] = (0.0, 0.05, 0.10, 0.15),
+                 dims: tuple[str, str] = ("uncertainty_transparency", "appropriate_reliance")) -> pd.DataFrame:
+    """Minimum ΔPWI over models when ``dims`` are added to ``base_weights`` at each pair of grid weights.
+
+    Rows: weight of ``dims[0]``; columns: weight of ``dims[1]``. The (0.10, 0.10) cell is the
+    sensitivity appendix's "restore UT + AR_d" row.
+    """
+    wide = cell_means_wide(cells)
+    out = pd.DataFrame(index=pd.Index(list(grid), name=f"w_{dims[0]}"), columns=pd.Index(list(grid), name=f"w_{dims[1]}"), dtype=float)
+    for a in grid:
+        for b in grid:
+            w = {**{k: v for k, v in base_weights.items() if k not in dims}, dims[0]: a, dims[1]: b}
+            s = pwi_matrix(wide, w)
+            delta = s.xs("with_system_prompt", level="condition") - s.xs("baseline", level="condition")
+            out.loc[a, b] = float(delta.min())
+    return out
+
+
+def model_dimension_matrix(cells: pd.DataFrame, what: str = "delta") -> pd.DataFrame:
+    """Model x dimension matrix of the baseline mean, the prompted mean, or their difference."""
+    if what not in ("baseline", "prompted", "delta"):
+        raise ValueError(f"what must be 'baseline', 'prompted' or 'delta', got {what!r}")
+    wide = cells.pivot(index=["model", "dimension"], columns="condition", values="mean")
+    val = {"baseline": wide["baseline"], "prompted": wide["with_system_prompt"],
+           "delta": wide["with_system_prompt"] - wide["baseline"]}[what]
+    mat = val.unstack("dimension")
+    return mat[[d for d in DIMENSIONS if d in mat.columns]]
+
+
+def stale_table_comparison(cells: pd.DataFrame, printed: pd.DataFrame) -> pd.DataFrame:
+    """The appendix table of per-model prompted scores as printed vs regenerated from the CSVs.
+
+    ``printed``: model x dimension (the paper's values). Returns long rows model, dimension, printed,
+    data (exact raw prompted mean), diff = printed - data, sorted by |diff|.
+    """
+    data = model_dimension_matrix(cells, "prompted")
+    miss_m = sorted(set(printed.index) - set(data.index))
+    miss_d = sorted(set(printed.columns) - set(data.columns))
+    if miss_m or miss_d:
+        raise ValueError(f"printed table has models {miss_m} / dimensions {miss_d} absent from the data")
+    long = printed.stack().rename("printed").to_frame()
+    long.index.names = ["model", "dimension"]
+    long["data"] = [data.loc[m, d] for m, d in long.index]
+    long["diff"] = long["printed"] - long["data"]
+    return long.reset_index()
+
+
+def incomplete_run_agreement_needed(cells: pd.DataFrame, released_irr: pd.DataFrame,
+                                    printed_exact: Mapping[str, float], decimals: int = 1) -> pd.DataFrame:
+    """What a printed exact-agreement figure would require if it had been computed over *all* scored
+    runs (complete triples and runs with fewer judges) instead of complete triples only.
+
+    For each dimension: scored runs (cell counts), complete triples and their exact-agreement count
+    (released IRR table), and the share of the incomplete runs that would have to show exact agreement
+    for the overall rate to print as ``printed_exact`` (low / mid / high for the rounding interval).
+    A share outside [0, 1] means that explanation is impossible.
+    """
+    _require(released_irr, ["Dimension", "N", "exact"], "released_irr")
+    scored = cells.groupby("dimension")["n"].sum()
+    irr = released_irr.set_index("Dimension")
+    half = 0.5 * 10.0 ** (-decimals)
+    rows = []
+    for dim, p in printed_exact.items():
+        if dim not in scored.index or dim not in irr.index:
+            raise ValueError(f"dimension {dim!r} missing from the cells or the released IRR table")
+        n_all, n_tri = int(scored[dim]), int(irr.loc[dim, "N"])
+        e_tri = float(irr.loc[dim, "exact"]) * n_tri / 100.0
+        n_inc = n_all - n_tri
+        need = [((q / 100.0) * n_all - e_tri) / n_inc if n_inc > 0 else np.nan for q in (p - half, p, p + half)]
+        rows.append({"dimension": dim, "scored_runs": n_all, "complete_triples": n_tri, "incomplete_runs": n_inc,
+                     "exact_triples_pct": float(irr.loc[dim, "exact"]), "printed_exact": p,
+                     "needed_share_lo": need[0], "needed_share": need[1], "needed_share_hi": need[2]})
+    return pd.DataFrame(rows)

@@ -1,0 +1,503 @@
+"""The full paper pipeline on per-instance results (model x condition x prompt x run x judge).
+
+The per-instance results (~96,000 judge scores) are published only on the Hugging Face hub
+(``angelo-leone/pro-worker-ai-benchmark``, ``results/*.json``); ``python -m compendium.data.acquire
+pwb`` puts them under ``data/pwb/results/`` and the ``pwb`` stage then runs this path automatically.
+
+Tidy schema (one row per judge score): ``model, condition, layer, dimension, prompt_id, run, judge,
+score`` -- ``score`` in {0, 1, 2, 3}, NaN for a judge that returned no valid score. An optional
+``prompt_position`` column keeps the position of the prompt in the results file's list (the authors'
+correlation pairs prompts by that position). Layer 2 rows carry the released scenario average as a
+single ``panel_mean`` judge row (the JSON keeps no per-judge Layer-2 scores).
+
+Definitions (METHODS.md, PWB), each a function below:
+
+- panel score of a run = ``int(median(valid judge scores))`` (3 judges: the median; 2: the floor of
+  their mean; 1: that score); runs with no valid judge are dropped -- :func:`panel_scores`;
+- PWI bootstrap: per (model, condition) a fresh ``numpy.random.default_rng(seed)``; each of the
+  ``n_boot`` draws resamples every dimension's run scores with replacement, independently (dimensions
+  in the order of :data:`compendium.pwb.DIMENSIONS`, runs ordered by prompt_id then run); the
+  published PWI is the mean of the draws, the CI their 2.5/97.5 percentiles -- :func:`pwi_bootstrap`;
+- d_pooled: Cohen's d (independent samples, pooled SD, ddof 1) on the concatenation of the model's
+  Layer-1 run scores -- :func:`d_pooled`;
+- Table 3 diagnostics with a 2,000-draw bootstrap CI (``default_rng(0)``) -- :func:`dimension_diagnostics`;
+- paired tests (baseline vs prompted runs matched on model, dimension, prompt_id and run):
+  per-dimension Wilcoxon signed-rank and per-model paired t with Bonferroni -- :func:`paired_tests`;
+- IRR on complete three-judge triples -- :func:`irr_complete_triples`;
+- prompt-level Pearson correlations between dimensions -- :func:`prompt_level_correlation`.
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from ..stats.agreement import panel_agreement
+from . import CONDITIONS, DIMENSIONS, MODEL_KEYS
+from .weights import MAX_SCORE, pwi_matrix
+
+SCHEMA: tuple[str, ...] = ("model", "condition", "layer", "dimension", "prompt_id", "run", "judge", "score")
+RUN_KEYS: list[str] = ["model", "condition", "layer", "dimension", "prompt_id", "run"]
+
+__all__ = [
+    "SCHEMA", "RUN_KEYS", "validate_instances", "instances_from_results_json", "load_hf_results",
+    "panel_scores", "layer1_runs", "pwi_bootstrap", "cohens_d", "d_pooled", "dimension_diagnostics",
+    "paired_tests", "irr_complete_triples", "prompt_level_correlation", "layer_summary",
+    "completeness", "run_instance_pipeline", "synthetic_instances",
+]
+
+
+# --------------------------------------------------------------------------------------------------
+# schema and loading
+# --------------------------------------------------------------------------------------------------
+
+def validate_instances(df: pd.DataFrame, where: str = "instances") -> pd.DataFrame:
+    """Check a tidy instance table; return it with normalised dtypes. Raises ValueError naming the problem."""
+    if not isinstance(df, pd.DataFrame):
+        raise ValueError(f"{where} must be a pandas DataFrame, got {type(df).__name__}")
+    missing = [c for c in SCHEMA if c not in df.columns]
+    if missing:
+        raise ValueError(f"{where}: missing column(s) {missing}; expected {list(SCHEMA)}")
+    if df.empty:
+        raise ValueError(f"{where}: no rows")
+    out = df.copy()
+    bad = sorted(set(out["condition"].astype(str)) - set(CONDITIONS))
+    if bad:
+        raise ValueError(f"{where}: column 'condition' has {bad}; expected one of {list(CONDITIONS)}")
+    layer = pd.to_numeric(out["layer"], errors="coerce")
+    if layer.isna().any() or not layer.isin([1, 2, 3]).all():
+        raise ValueError(f"{where}: column 'layer' must be 1, 2 or 3, found {sorted(set(out['layer'].astype(str)))}")
+    out["layer"] = layer.astype(np.int8)
+    run = pd.to_numeric(out["run"], errors="coerce")
+    if run.isna().any() or (run < 0).any() or (run != np.round(run)).any():
+        raise ValueError(f"{where}: column 'run' must hold non-negative integers")
+    out["run"] = run.astype(np.int32)
+    score = pd.to_numeric(out["score"], errors="coerce")
+    if (score.isna() & out["score"].notna()).any():
+        raise ValueError(f"{where}: column 'score' holds non-numeric values")
+    judged = out["layer"] != 2
+    bad_score = score.notna() & (((score < 0) | (score > MAX_SCORE)) | (judged & (score != np.round(score))))
+    if bad_score.any():
+        raise ValueError(f"{where}: column 'score' must be an integer 0-{MAX_SCORE} (Layer 2 scenario "
+                         f"averages: a number in [0, {MAX_SCORE}]) or missing; bad values: "
+                         f"{sorted(set(score[bad_score].tolist()))[:10]}")
+    out["score"] = score.astype(float)
+    for c in ("model", "condition", "dimension", "prompt_id", "judge"):
+        if out[c].isna().any():
+            raise ValueError(f"{where}: column {c!r} has missing values")
+        out[c] = out[c].astype(str)
+    dup = out.duplicated(RUN_KEYS + ["judge"])
+    if dup.any():
+        first = out.loc[dup, RUN_KEYS + ["judge"]].iloc[0].to_dict()
+        raise ValueError(f"{where}: {int(dup.sum())} duplicate judge score(s), e.g. {first}")
+    return out
+
+
+def _judge_rows(base: dict, run: Mapping) -> list[dict]:
+    """Judge rows of one run record of the authors' results JSON (runner.py / judge.py format)."""
+    rows = []
+    results = run.get("individual_results")
+    if results:
+        for j, r in enumerate(results):
+            s = r.get("score", -1)
+            rows.append({**base, "judge": str(r.get("judge_model") or f"judge_{j}"),
+                         "score": float(s) if s is not None and 0 <= s <= MAX_SCORE else np.nan})
+        return rows
+    scores = run.get("individual_scores")
+    if scores:
+        for j, s in enumerate(scores):
+            rows.append({**base, "judge": f"judge_{j}",
+                         "score": float(s) if s is not None and 0 <= s <= MAX_SCORE else np.nan})
+        return rows
+    s = run.get("score", -1)
+    if s is not None and 0 <= s <= MAX_SCORE:  # single-judge record
+        rows.append({**base, "judge": "single", "score": float(s)})
+    return rows
+
+
+def instances_from_results_json(data: Mapping, model: str | None = None, condition: str | None = None) -> pd.DataFrame:
+    """Tidy rows of one results file of the HF release (one model x condition, all three layers)."""
+    model = model or data.get("model_name")
+    condition = condition or data.get("variant")
+    if not model or not condition:
+        raise ValueError("results JSON lacks 'model_name' / 'variant'")
+    rows: list[dict] = []
+    for dim, prompts in (data.get("layer1") or {}).items():
+        for pos, p in enumerate(prompts):
+            pid = str(p.get("prompt_id", f"{dim}_{pos:02d}"))
+            runs = p["runs"] if "runs" in p else [dict(p, run=0)]
+            for k, r in enumerate(runs):
+                base = {"model": model, "condition": condition, "layer": 1, "dimension": dim, "prompt_id": pid,
+                        "run": int(r.get("run", k)), "prompt_position": pos}
+                rows.extend(_judge_rows(base, r))
+    for pos, p in enumerate(data.get("layer3") or []):
+        base = {"model": model, "condition": condition, "layer": 3, "dimension": "adversarial_resilience",
+                "prompt_id": str(p.get("prompt_id", f"ar_{pos:02d}")), "run": 0, "prompt_position": pos}
+        rows.extend(_judge_rows(base, p))
+    for pos, sc in enumerate(data.get("layer2") or []):
+        if sc.get("average_score") is None:
+            continue
+        rows.append({"model": model, "condition": condition, "layer": 2, "dimension": "scenario",
+                     "prompt_id": str(sc.get("scenario_id", f"scenario_{pos:02d}")), "run": 0,
+                     "prompt_position": pos, "judge": "panel_mean", "score": float(sc["average_score"])})
+    cols = list(SCHEMA) + ["prompt_position"]
+    return pd.DataFrame(rows, columns=cols)
+
+
+def load_hf_results(results_dir: str | Path, models: Iterable[str] | None = tuple(MODEL_KEYS)) -> pd.DataFrame:
+    """Load the per-instance release from ``results_dir`` into the tidy schema (validated).
+
+    Accepts either tidy tables (``*.parquet`` / ``*.csv`` with the schema columns) or the authors'
+    results JSON files (``*.json``, one model x condition each, as written by their ``runner.py``).
+    Several JSON files for the same (model, variant) -- reruns -- resolve to the one with the latest
+    ``timestamp`` field (ties: the last file name), among files holding all three layers, as the
+    authors' ``run_analysis.py`` keeps the latest complete file (it sorts by file mtime, which a copy
+    does not preserve). ``models`` restricts to the paper's seven models (None: keep all).
+    """
+    d = Path(results_dir)
+    if not d.is_dir():
+        raise FileNotFoundError(f"{d}: per-instance results folder not found (acquire it with "
+                                f"`python -m compendium.data.acquire pwb` when the hub is reachable)")
+    tables = sorted(d.glob("*.parquet")) + sorted(d.glob("*.csv"))
+    frames: list[pd.DataFrame] = []
+    if tables:
+        for f in tables:
+            t = pd.read_parquet(f) if f.suffix == ".parquet" else pd.read_csv(f)
+            frames.append(validate_instances(t, where=str(f)))
+    else:
+        files = sorted(d.glob("*.json"))
+        if not files:
+            raise FileNotFoundError(f"{d}: no *.json, *.parquet or *.csv result files")
+        latest: dict[tuple[str, str], tuple[str, str, dict]] = {}
+        for f in files:
+            try:
+                data = json.loads(f.read_text())
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"{f}: not valid JSON ({exc})") from exc
+            name, variant = data.get("model_name"), data.get("variant")
+            if not name or variant not in CONDITIONS:
+                continue
+            if models is not None and name not in set(models):
+                continue
+            if not all(k in data for k in ("layer1", "layer2", "layer3")):
+                continue
+            key = (name, variant)
+            stamp = (str(data.get("timestamp", "")), f.name)
+            if key not in latest or stamp >= latest[key][:2]:
+                latest[key] = (*stamp, data)
+        if not latest:
+            raise ValueError(f"{d}: no complete (layer1 + layer2 + layer3) results file for the selected models")
+        for (name, variant), (_, _, data) in sorted(latest.items()):
+            frames.append(instances_from_results_json(data, name, variant))
+    out = pd.concat(frames, ignore_index=True)
+    return validate_instances(out, where=str(d))
+
+
+# --------------------------------------------------------------------------------------------------
+# panel rule
+# --------------------------------------------------------------------------------------------------
+
+def panel_scores(instances: pd.DataFrame, validate: bool = True) -> pd.DataFrame:
+    """Run-level panel scores: ``int(median(valid judge scores))``; runs with no valid judge dropped.
+
+    Returns RUN_KEYS + ``panel`` (float: integer-valued for Layers 1 and 3, the scenario average for
+    Layer 2), ``n_judges`` (valid judge scores), and ``prompt_position`` when the input has it.
+    """
+    inst = validate_instances(instances) if validate else instances
+    valid = inst[inst["score"].notna()]
+    g = valid.groupby(RUN_KEYS, sort=True, observed=True)["score"]
+    out = pd.DataFrame({"median": g.median(), "n_judges": g.size()})
+    layer = out.index.get_level_values("layer").to_numpy()
+    out["panel"] = np.where(layer == 2, out["median"], np.floor(out["median"]))
+    out = out.drop(columns="median").reset_index()
+    if "prompt_position" in inst.columns:
+        pos = inst.groupby(RUN_KEYS, sort=True, observed=True)["prompt_position"].first().rename("prompt_position")
+        out = out.merge(pos.reset_index(), on=RUN_KEYS, how="left")
+    return out
+
+
+def layer1_runs(panel: pd.DataFrame) -> pd.DataFrame:
+    """The Layer-1 rows of :func:`panel_scores`, sorted by model, condition, dimension, prompt_id, run."""
+    if "panel" not in panel.columns:
+        raise ValueError("panel: expected the output of panel_scores() (column 'panel' missing)")
+    l1 = panel[panel["layer"] == 1]
+    if l1.empty:
+        raise ValueError("panel: no Layer-1 runs")
+    return l1.sort_values(["model", "condition", "dimension", "prompt_id", "run"], kind="stable").reset_index(drop=True)
+
+
+def _ordered_dims(present: Iterable[str]) -> list[str]:
+    present = list(dict.fromkeys(present))
+    return [d for d in DIMENSIONS if d in present] + sorted(d for d in present if d not in DIMENSIONS)
+
+
+# --------------------------------------------------------------------------------------------------
+# PWI bootstrap and effect sizes
+# --------------------------------------------------------------------------------------------------
+
+def pwi_bootstrap(runs: pd.DataFrame, weights: Mapping[str, float], n_boot: int = 10_000, seed: int = 42,
+                  ci: float = 0.95) -> pd.DataFrame:
+    """Bootstrap PWI per (model, condition) (METHODS.md; authors' ``bootstrap_pwi_ci``), vectorised.
+
+    Each (model, condition) gets ``default_rng(seed)``; for every dimension with data (in DIMENSIONS
+    order) one ``(n_boot, n_d)`` matrix of resampling indices is drawn and the draw means are formed
+    at once; the PWI of each draw applies the weights with the N/A rule. Returns model, condition,
+    pwi (mean of the draws: the published statistic), pwi_point (from the sample means), ci_lower,
+    ci_upper (percentiles), boot_sd, n_runs.
+    """
+    if n_boot < 1:
+        raise ValueError(f"n_boot must be >= 1, got {n_boot}")
+    if not 0 < ci < 1:
+        raise ValueError(f"ci must lie in (0, 1), got {ci}")
+    if "panel" not in runs.columns:
+        raise ValueError("runs: expected Layer-1 panel scores (column 'panel' missing); use layer1_runs(panel_scores(...))")
+    lo_q, hi_q = 50 * (1 - ci), 50 * (1 + ci)
+    rows = []
+    for (model, cond), t in runs.groupby(["model", "condition"], sort=True):
+        rng = np.random.default_rng(seed)
+        t = t.sort_values(["dimension", "prompt_id", "run"], kind="stable")
+        dims = _ordered_dims(t["dimension"])
+        draws = np.empty((n_boot, len(dims)))
+        point = np.empty(len(dims))
+        for j, d in enumerate(dims):
+            x = t.loc[t["dimension"] == d, "panel"].to_numpy()
+            n = x.size
+            xi = x.astype(np.int8) if np.all(x == np.round(x)) else x
+            idx = rng.integers(0, n, size=(n_boot, n), dtype=np.int32)
+            draws[:, j] = np.take(xi, idx).sum(axis=1, dtype=np.float64) / n
+            point[j] = x.mean()
+        mat = pd.DataFrame(draws, columns=dims)
+        pwis = pwi_matrix(mat, weights).to_numpy()
+        p_point = float(pwi_matrix(pd.DataFrame([point], columns=dims), weights).iloc[0])
+        rows.append({"model": model, "condition": cond, "pwi": float(pwis.mean()), "pwi_point": p_point,
+                     "ci_lower": float(np.percentile(pwis, lo_q)), "ci_upper": float(np.percentile(pwis, hi_q)),
+                     "boot_sd": float(pwis.std()), "n_runs": int(len(t))})
+    return pd.DataFrame(rows)
+
+
+def cohens_d(baseline, prompted) -> float:
+    """Cohen's d, independent samples, pooled SD with ddof 1: (mean_p - mean_b) / s_pooled."""
+    b = np.asarray(baseline, dtype=float)
+    p = np.asarray(prompted, dtype=float)
+    if b.size < 2 or p.size < 2:
+        raise ValueError(f"Cohen's d needs >= 2 scores per group, got {b.size} and {p.size}")
+    if np.isnan(b).any() or np.isnan(p).any():
+        raise ValueError("Cohen's d: scores contain NaN")
+    sp2 = ((b.size - 1) * b.var(ddof=1) + (p.size - 1) * p.var(ddof=1)) / (b.size + p.size - 2)
+    if sp2 == 0:
+        return float("nan")
+    return float((p.mean() - b.mean()) / np.sqrt(sp2))
+
+
+def d_pooled(runs: pd.DataFrame) -> pd.DataFrame:
+    """d_pooled per model on the concatenation of its Layer-1 run scores (not paired, not weighted)."""
+    rows = []
+    for model, t in runs.groupby("model", sort=True):
+        b = t.loc[t["condition"] == "baseline", "panel"].to_numpy()
+        p = t.loc[t["condition"] == "with_system_prompt", "panel"].to_numpy()
+        rows.append({"model": model, "d_pooled": cohens_d(b, p), "n_baseline": b.size, "n_prompted": p.size,
+                     "mean_baseline": float(b.mean()), "mean_prompted": float(p.mean())})
+    return pd.DataFrame(rows)
+
+
+def dimension_diagnostics(runs: pd.DataFrame, n_boot: int = 2000, seed: int = 0, ci: float = 0.95) -> pd.DataFrame:
+    """Table 3 from runs: pooled baseline / prompted means per dimension, Δ and its bootstrap CI.
+
+    One ``default_rng(seed)`` for all dimensions (DIMENSIONS order); per dimension the prompted pool
+    is resampled, then the baseline pool, ``n_boot`` times each (vectorised).
+    """
+    rng = np.random.default_rng(seed)
+    lo_q, hi_q = 50 * (1 - ci), 50 * (1 + ci)
+    cm = runs.groupby(["model", "dimension", "condition"])["panel"].mean().unstack("condition")
+    improving = (cm["with_system_prompt"] > cm["baseline"]).groupby("dimension").sum()
+    rows = []
+    for d in _ordered_dims(runs["dimension"]):
+        t = runs[runs["dimension"] == d]
+        b = t.loc[t["condition"] == "baseline", "panel"].to_numpy()
+        p = t.loc[t["condition"] == "with_system_prompt", "panel"].to_numpy()
+        if b.size == 0 or p.size == 0:
+            continue
+        pi = p.astype(np.int8) if np.all(p == np.round(p)) else p
+        bi = b.astype(np.int8) if np.all(b == np.round(b)) else b
+        bp = np.take(pi, rng.integers(0, p.size, size=(n_boot, p.size), dtype=np.int32)).sum(axis=1, dtype=np.float64) / p.size
+        bb = np.take(bi, rng.integers(0, b.size, size=(n_boot, b.size), dtype=np.int32)).sum(axis=1, dtype=np.float64) / b.size
+        lo, hi = np.percentile(bp - bb, [lo_q, hi_q])
+        rows.append({"dimension": d, "baseline": b.mean(), "prompted": p.mean(), "delta": p.mean() - b.mean(),
+                     "ci_lower": lo, "ci_upper": hi, "n_baseline": b.size, "n_prompted": p.size,
+                     "models_improving": int(improving.get(d, 0))})
+    return pd.DataFrame(rows)
+
+
+def paired_tests(runs: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """Baseline vs prompted paired on (model, dimension, prompt_id, run), both conditions scored.
+
+    Returns ``per_dimension`` (Wilcoxon signed-rank over all models' pairs, zero differences dropped
+    as in scipy's default; Bonferroni over the dimensions), ``per_model`` (paired t over all the
+    model's pairs, d_z = mean diff / SD diff; Bonferroni over models) and ``pooled`` (paired t, d_z).
+    The paper's pairing rule is not in the released code; this one matches runs by prompt and run
+    index, which is what the design (5 runs per prompt per condition) pairs.
+    """
+    w = runs.set_index(["model", "dimension", "prompt_id", "run", "condition"])["panel"].unstack("condition")
+    w = w.dropna(subset=[c for c in CONDITIONS if c in w.columns])
+    if not set(CONDITIONS) <= set(w.columns) or w.empty:
+        raise ValueError("paired_tests: no run is scored under both conditions")
+    w = w.reset_index()
+    w["diff"] = w["with_system_prompt"] - w["baseline"]
+    dims = _ordered_dims(w["dimension"])
+    per_dim = []
+    for d in dims:
+        t = w[w["dimension"] == d]
+        res = stats.wilcoxon(t["with_system_prompt"], t["baseline"]) if (t["diff"] != 0).any() else None
+        p = float(res.pvalue) if res is not None else 1.0
+        per_dim.append({"dimension": d, "n_pairs": len(t), "mean_diff": t["diff"].mean(),
+                        "wilcoxon_stat": float(res.statistic) if res is not None else np.nan,
+                        "p": p, "p_bonferroni": min(1.0, p * len(dims))})
+    models = sorted(w["model"].unique())
+    per_model = []
+    for m in models:
+        t = w[w["model"] == m]
+        res = stats.ttest_rel(t["with_system_prompt"], t["baseline"])
+        sd = t["diff"].std(ddof=1)
+        per_model.append({"model": m, "n_pairs": len(t), "mean_diff": t["diff"].mean(), "t": float(res.statistic),
+                          "p": float(res.pvalue), "p_bonferroni": min(1.0, float(res.pvalue) * len(models)),
+                          "d_z": t["diff"].mean() / sd if sd > 0 else np.nan})
+    res = stats.ttest_rel(w["with_system_prompt"], w["baseline"])
+    sd = w["diff"].std(ddof=1)
+    pooled = pd.DataFrame([{"n_pairs": len(w), "mean_diff": w["diff"].mean(), "t": float(res.statistic),
+                            "p": float(res.pvalue), "d_z": w["diff"].mean() / sd if sd > 0 else np.nan}])
+    return {"per_dimension": pd.DataFrame(per_dim), "per_model": pd.DataFrame(per_model), "pooled": pooled}
+
+
+def irr_complete_triples(instances: pd.DataFrame, layer: int = 1, n_judges: int = 3,
+                         validate: bool = True) -> pd.DataFrame:
+    """Panel IRR per dimension (and POOLED) on runs with exactly ``n_judges`` valid judge scores.
+
+    Judges are put in columns by the sorted judge label within each run (the same panel everywhere).
+    Columns: dimension, n, exact, adjacent, qwk, alpha, spread (see :func:`panel_agreement`), and
+    n_excluded (runs of that dimension with fewer valid scores).
+    """
+    inst = validate_instances(instances) if validate else instances
+    inst = inst[(inst["layer"] == layer) & inst["score"].notna()]
+    keys = ["model", "condition", "dimension", "prompt_id", "run"]
+    inst = inst.sort_values(keys + ["judge"], kind="stable")
+    cnt = inst.groupby(keys)["score"].transform("size")
+    full = inst[cnt == n_judges].copy()
+    full["slot"] = full.groupby(keys).cumcount()
+    wide = full.pivot(index=keys, columns="slot", values="score")
+    n_runs = inst.groupby(keys).size()
+    excl = (n_runs != n_judges).groupby(level="dimension").sum()
+    rows = []
+    for d in _ordered_dims(wide.index.get_level_values("dimension")):
+        arr = wide.xs(d, level="dimension").to_numpy()
+        rows.append({"dimension": d, **panel_agreement(arr), "n_excluded": int(excl.get(d, 0))})
+    if rows:
+        rows.append({"dimension": "POOLED", **panel_agreement(wide.to_numpy()), "n_excluded": int(excl.sum())})
+    return pd.DataFrame(rows)
+
+
+def prompt_level_correlation(runs: pd.DataFrame) -> tuple[pd.DataFrame, int]:
+    """Pearson r between dimensions over prompt-level means (mean of a prompt's run scores).
+
+    Within each model x condition the prompts of two dimensions are paired by list position --
+    ``prompt_position`` when the table has it (the order of the authors' results file), else the
+    prompt_id order -- and truncated to the shortest dimension; the pairs of all model x condition
+    keys are pooled. Returns (matrix, number of paired positions).
+    """
+    order_col = "prompt_position" if "prompt_position" in runs.columns and runs["prompt_position"].notna().all() else "prompt_id"
+    pm = runs.groupby(["model", "condition", "dimension", "prompt_id"], sort=True).agg(
+        mean=("panel", "mean"), order=(order_col, "first")).reset_index()
+    dims = _ordered_dims(pm["dimension"])
+    blocks = []
+    for _, t in pm.groupby(["model", "condition"], sort=True):
+        cols = {}
+        for d in dims:
+            s = t[t["dimension"] == d].sort_values("order", kind="stable")["mean"].to_numpy()
+            cols[d] = s
+        k = min((len(v) for v in cols.values()), default=0)
+        if k == 0:
+            continue
+        blocks.append(pd.DataFrame({d: v[:k] for d, v in cols.items()}))
+    if not blocks:
+        raise ValueError("prompt_level_correlation: no model x condition has prompt means for every dimension")
+    allp = pd.concat(blocks, ignore_index=True)
+    return allp.corr(method="pearson"), len(allp)
+
+
+def layer_summary(panel: pd.DataFrame) -> pd.DataFrame:
+    """Pooled mean and N per layer and condition (Layer 1: run scores; 2: scenario averages; 3: prompt scores)."""
+    g = panel.groupby(["layer", "condition"])["panel"]
+    out = pd.DataFrame({"mean": g.mean(), "n": g.size()}).reset_index()
+    out["layer"] = "Layer " + out["layer"].astype(str)
+    return out
+
+
+def completeness(panel: pd.DataFrame, n_prompts: int = 20, n_runs: int = 5) -> pd.DataFrame:
+    """Layer-1 runs with a panel score per dimension, vs the design's models x conditions x prompts x runs."""
+    l1 = panel[panel["layer"] == 1]
+    n_mc = l1.groupby(["model", "condition"]).ngroups
+    g = l1.groupby("dimension").agg(scored=("panel", "size"), three_judges=("n_judges", lambda s: int((s == 3).sum())))
+    g["expected"] = n_mc * n_prompts * n_runs
+    g["share"] = g["scored"] / g["expected"]
+    return g.reindex(_ordered_dims(g.index)).reset_index()
+
+
+def run_instance_pipeline(instances: pd.DataFrame, weights: Mapping[str, float], n_boot: int = 10_000,
+                          seed: int = 42, ci: float = 0.95, diag_n_boot: int = 2000, diag_seed: int = 0) -> dict:
+    """Everything the paper computes from per-instance data, as a dict of DataFrames.
+
+    Keys: panel, runs (Layer 1), pwi, d_pooled, diagnostics, tests (dict), irr, correlation,
+    n_corr_pairs, layers, completeness.
+    """
+    instances = validate_instances(instances)
+    panel = panel_scores(instances, validate=False)
+    runs = layer1_runs(panel)
+    corr, n_pairs = prompt_level_correlation(runs)
+    return {
+        "panel": panel,
+        "runs": runs,
+        "pwi": pwi_bootstrap(runs, weights, n_boot=n_boot, seed=seed, ci=ci),
+        "d_pooled": d_pooled(runs),
+        "diagnostics": dimension_diagnostics(runs, n_boot=diag_n_boot, seed=diag_seed, ci=ci),
+        "tests": paired_tests(runs),
+        "irr": irr_complete_triples(instances, validate=False),
+        "correlation": corr,
+        "n_corr_pairs": n_pairs,
+        "layers": layer_summary(panel),
+        "completeness": completeness(panel),
+    }
+
+
+# --------------------------------------------------------------------------------------------------
+# synthetic data (tests and benchmark)
+# --------------------------------------------------------------------------------------------------
+
+def synthetic_instances(n_models: int = 7, n_prompts: int = 20, n_runs: int = 5, n_judges: int = 3,
+                        dimensions: Sequence[str] = DIMENSIONS, seed: int = 0, missing_rate: float = 0.0) -> pd.DataFrame:
+    """A random Layer-1 instance table of the paper's shape (defaults: 7 x 2 x 200 x 5 x 3 = 42,000 rows).
+
+    Each (model, condition, dimension) has its own score distribution over 0-3 (prompted shifted up);
+    judges add independent noise of +-1 around a run's latent score. ``missing_rate`` blanks that share
+    of judge scores at random. Deterministic given ``seed``.
+    """
+    rng = np.random.default_rng(seed)
+    models = [f"model_{i:02d}" for i in range(n_models)]
+    idx = pd.MultiIndex.from_product(
+        [models, list(CONDITIONS), list(dimensions), [f"p{j:03d}" for j in range(n_prompts)], range(n_runs)],
+        names=["model", "condition", "dimension", "prompt_id", "run"]).to_frame(index=False)
+    n_cells = n_models * 2 * len(dimensions)
+    cell_level = rng.uniform(0, 2.2, size=n_cells) + np.tile(np.repeat([0.0, 0.8], len(dimensions)), n_models)
+    per_cell = n_prompts * n_runs
+    latent = np.clip(np.round(np.repeat(cell_level, per_cell) + rng.normal(0, 0.8, size=len(idx))), 0, 3)
+    judge_noise = rng.choice([-1, 0, 0, 0, 1], size=(len(idx), n_judges))
+    scores = np.clip(latent[:, None] + judge_noise, 0, 3).astype(float)
+    if missing_rate > 0:
+        scores[rng.random(scores.shape) < missing_rate] = np.nan
+    out = idx.loc[idx.index.repeat(n_judges)].reset_index(drop=True)
+    out.insert(2, "layer", 1)
+    out["judge"] = np.tile([f"judge_{j}" for j in range(n_judges)], len(idx))
+    out["score"] = scores.ravel()
+    return out[list(SCHEMA)]
