@@ -1,8 +1,9 @@
 """Progress of long steps, shown in the terminal that runs the pipeline, never in the book.
 
-Inside a papermill-run notebook, ``sys.stderr`` is captured into the notebook (and so would appear in
-the rendered chapter), but ``sys.__stderr__`` is still the terminal of ``dvc repro``. Long steps
-(bootstraps, simulations) report there:
+Inside a papermill-run notebook, ipykernel captures ``sys.stderr`` *and* file descriptor 2 into the
+notebook (so it would appear in the rendered chapter); it keeps a duplicate of the original descriptor,
+the terminal of ``dvc repro``, as ``sys.stderr._original_stdstream_copy``. Long steps (bootstraps,
+simulations) report there, and outside a kernel to ``sys.__stderr__``:
 
     with step("workbank", "zone bootstrap", n=2000, unit="draws"):
         ...
@@ -18,7 +19,17 @@ import time
 from contextlib import contextmanager
 
 
+_terminal = None
+
+
 def _out():
+    """The pipeline's terminal: the kernel's copy of the original fd 2 if in a kernel, else stderr."""
+    global _terminal
+    fd = getattr(sys.stderr, "_original_stdstream_copy", None)
+    if fd is not None:
+        if _terminal is None:
+            _terminal = os.fdopen(os.dup(fd), "w", buffering=1)
+        return _terminal
     return sys.__stderr__ or sys.stderr
 
 

@@ -19,3 +19,26 @@ def test_quiet(monkeypatch, capsys):
     with step("demo", "x"):
         pass
     assert capsys.readouterr().err == ""
+
+
+def test_inside_a_kernel_it_writes_to_the_original_fd_copy(monkeypatch, tmp_path):
+    import os
+
+    from compendium import progress
+
+    target = tmp_path / "terminal.txt"
+    fd = os.open(target, os.O_WRONLY | os.O_CREAT)
+
+    class KernelStream:  # what ipykernel's OutStream exposes
+        _original_stdstream_copy = fd
+
+        def write(self, s):
+            raise AssertionError("progress must not go into the notebook's captured stderr")
+
+    monkeypatch.delenv("COMPENDIUM_QUIET", raising=False)
+    monkeypatch.setattr(sys, "stderr", KernelStream())
+    monkeypatch.setattr(progress, "_terminal", None)
+    progress.say("demo", "hello")
+    progress._terminal.flush()
+    os.close(fd)
+    assert target.read_text() == "[demo] hello\n"
