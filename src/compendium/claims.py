@@ -110,7 +110,8 @@ def check(published: pd.DataFrame, values: dict[str, dict], notes: dict[str, dic
             status, text = "reproduced", note.get("note", "") if note.get("kind") == "differs" else ""
         elif rep is not None:
             status = "differs" if note.get("kind") == "differs" else "unexplained"
-            text = note.get("note", f"outside tolerance and not explained in published/notes.yaml")
+            text = note.get("note", "outside tolerance and not explained in published/notes.yaml "
+                                    "(expected if a parameter was moved off the paper's setting, e.g. by dvc exp run -S)")
         else:
             status = "needs_data" if note.get("kind") == "needs_data" else "unexplained"
             text = note.get("note", f"no value {c.claim_id!r} in results/{stage}/values.json "
