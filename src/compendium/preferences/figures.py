@@ -62,10 +62,10 @@ def plot_pair_forest(pairs: pd.DataFrame) -> plt.Figure:
 
 @_styled
 def plot_bt_uncertainty(summary: pd.DataFrame, rank_probs: pd.DataFrame, level: float = 0.95) -> plt.Figure:
-    """Left: BT strengths with bootstrap intervals. Right: probability of each rank."""
+    """Top: BT strengths with bootstrap intervals. Bottom: probability of each rank."""
     s = summary.set_index("model").loc[list(MODELS)]
     order = s["strength"].sort_values().index.tolist()
-    fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 3.8), gridspec_kw={"width_ratios": [1.2, 1]})
+    fig, (a1, a2) = plt.subplots(2, 1, figsize=(7, 7), gridspec_kw={"height_ratios": [1, 1], "hspace": 0.45})
     for k, m in enumerate(order):
         r = s.loc[m]
         a1.plot([r["ci_lo"], r["ci_hi"]], [k, k], color=MODEL_COLOURS[m], lw=3, solid_capstyle="butt")
@@ -80,14 +80,13 @@ def plot_bt_uncertainty(summary: pd.DataFrame, rank_probs: pd.DataFrame, level: 
     im = a2.imshow(rp.to_numpy(), cmap="Blues", vmin=0, vmax=1, aspect="auto")
     for (i, j), v in np.ndenumerate(rp.to_numpy()):
         if v >= 0.005:
-            a2.text(j, i, f"{v:.2f}", ha="center", va="center", fontsize=8.5, color="white" if v > 0.55 else "k")
+            a2.text(j, i, f"{v:.2f}", ha="center", va="center", fontsize=9.5, color="white" if v > 0.55 else "k")
     a2.set_xticks(range(rp.shape[1]), [str(k + 1) for k in range(rp.shape[1])])
     a2.set_yticks(range(rp.shape[0]), [_lab(m) for m in rp.index])
     a2.set_xlabel("rank (1 = most preferred)")
     a2.set_title("Probability of each rank")
     a2.spines[:].set_visible(False)
-    fig.colorbar(im, ax=a2, shrink=0.8)
-    fig.tight_layout()
+    fig.colorbar(im, ax=a2, shrink=0.9, label="share of replicates")
     return fig
 
 
@@ -112,27 +111,25 @@ def plot_bt_vs_val(bt: pd.DataFrame, rho: float) -> plt.Figure:
 @_styled
 def plot_category_heatmaps(cat_bt: pd.DataFrame, cat_wr: pd.DataFrame) -> plt.Figure:
     """Per prompt category: BT strength (log colour scale centred on 1) and pooled win rate."""
-    fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4.2))
+    fig, (a1, a2) = plt.subplots(2, 1, figsize=(7, 8.6), gridspec_kw={"hspace": 0.35})
     cats = [c.replace("_", " ") for c in cat_bt.index]
     lim = float(np.abs(np.log(cat_bt.to_numpy())).max())
     im1 = a1.imshow(np.log(cat_bt.to_numpy()), cmap="RdBu_r", vmin=-lim, vmax=lim, aspect="auto")
     for (i, j), v in np.ndenumerate(cat_bt.to_numpy()):
-        a1.text(j, i, f"{v:.2f}", ha="center", va="center", fontsize=8.5)
+        a1.text(j, i, f"{v:.2f}", ha="center", va="center", fontsize=9.5)
     a1.set_title("Bradley–Terry strength within each category")
-    cb1 = fig.colorbar(im1, ax=a1, shrink=0.85)
+    cb1 = fig.colorbar(im1, ax=a1, shrink=0.9, label="strength (log scale)")
     ticks = np.log([0.5, 0.7, 1.0, 1.4, 2.0])
     cb1.set_ticks(ticks[np.abs(ticks) <= lim + 1e-9], labels=[f"{np.exp(t):.1f}" for t in ticks[np.abs(ticks) <= lim + 1e-9]])
     im2 = a2.imshow(cat_wr.to_numpy(), cmap="RdBu_r", vmin=0.2, vmax=0.8, aspect="auto")
     for (i, j), v in np.ndenumerate(cat_wr.to_numpy()):
-        a2.text(j, i, f"{v:.2f}", ha="center", va="center", fontsize=8.5)
+        a2.text(j, i, f"{v:.2f}", ha="center", va="center", fontsize=9.5)
     a2.set_title("Win rate against all others (ties excluded)")
-    fig.colorbar(im2, ax=a2, shrink=0.85)
+    fig.colorbar(im2, ax=a2, shrink=0.9, label="win rate")
     for a in (a1, a2):
-        a.set_xticks(range(len(MODELS)), [_lab(m) for m in MODELS], rotation=30, ha="right")
+        a.set_xticks(range(len(MODELS)), [_lab(m) for m in MODELS])
         a.set_yticks(range(len(cats)), cats)
         a.spines[:].set_visible(False)
-    a2.set_yticklabels([])
-    fig.tight_layout()
     return fig
 
 
@@ -140,7 +137,7 @@ def plot_category_heatmaps(cat_bt: pd.DataFrame, cat_wr: pd.DataFrame) -> plt.Fi
 def plot_trueskill(results: dict[str, object], bt: pd.DataFrame) -> plt.Figure:
     """Centred TrueSkill mu after each random order of the same judgements, one panel per environment;
     black bars: +/- the mean sigma TrueSkill itself reports."""
-    fig, axes = plt.subplots(1, len(results), figsize=(5.2 * len(results), 3.8), sharex=True)
+    fig, axes = plt.subplots(len(results), 1, figsize=(7, 3.4 * len(results)), sharex=True)
     axes = np.atleast_1d(axes)
     order = bt.sort_values("strength")["model"].tolist()
     for ax, (title, r) in zip(axes, results.items()):
@@ -158,6 +155,7 @@ def plot_trueskill(results: dict[str, object], bt: pd.DataFrame) -> plt.Figure:
         ax.set_yticks(range(1, len(order) + 1), [_lab(m) for m in order])
         ax.axvline(0, color="k", lw=0.6, ls=":")
         ax.set_xlabel("TrueSkill μ minus the five models' mean μ")
+        ax.tick_params(axis="x", labelbottom=True)
         share = r.share_matching_ranking(bt.set_index("model").loc[list(MODELS), "strength"].to_numpy())
         ax.set_title(f"{title}\n{share:.0%} of orders reproduce the BT ranking", fontsize=10)
     fig.tight_layout()
@@ -167,7 +165,7 @@ def plot_trueskill(results: dict[str, object], bt: pd.DataFrame) -> plt.Figure:
 @_styled
 def plot_simulation(curves: pd.DataFrame, needed: pd.DataFrame, target: float, study_n: int) -> plt.Figure:
     """Recovery probability against the number of (decisive) judgements, per sampling strategy."""
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
+    fig, axes = plt.subplots(2, 1, figsize=(7, 7.2), sharex=True)
     nd = needed.set_index("strategy")
     for ax, col, title, key in ((axes[0], "p_ranking", "all five places in the true order", "n_for_ranking"),
                                 (axes[1], "p_top", "the true top model", "n_for_top")):
@@ -178,11 +176,11 @@ def plot_simulation(curves: pd.DataFrame, needed: pd.DataFrame, target: float, s
                 ax.plot(n / 1000, target, "o", color=STRATEGY_COLOURS[s], ms=6)
         ax.axhline(target, color="k", lw=0.8, ls=":")
         ax.axvline(study_n / 1000, color="#999999", lw=1, ls="--")
-        ax.text(study_n / 1000, 0.02, " this study", color="#666666", fontsize=8.5, rotation=90, va="bottom")
-        ax.set_xlabel("decisive judgements (thousands)")
+        ax.text(study_n / 1000, 0.04, "  ← this study", color="#666666", fontsize=9, va="bottom", ha="left")
         ax.set_title(f"P(recover {title})")
+        ax.set_ylabel("share of simulated studies")
         ax.set_ylim(0, 1.01)
-    axes[0].set_ylabel("share of simulated studies")
+    axes[-1].set_xlabel("decisive judgements (thousands)")
     axes[0].legend(frameon=False, loc="lower right")
     fig.tight_layout()
     return fig

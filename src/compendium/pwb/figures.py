@@ -56,22 +56,24 @@ def plot_pwi_dumbbell(t2: pd.DataFrame, released: pd.DataFrame | None = None):
 def plot_model_dimension_heatmaps(base: pd.DataFrame, prompted: pd.DataFrame, delta: pd.DataFrame):
     """Three model x dimension heatmaps: baseline mean, prompted mean (0-3) and their difference."""
     order = prompted.mean(axis=1).sort_values(ascending=False).index
-    fig, axes = plt.subplots(1, 3, figsize=(13, 3.9), sharey=True, gridspec_kw={"wspace": 0.08})
+    # stacked (not side by side) so each panel is shown at the page's full width and its numbers stay legible
+    fig, axes = plt.subplots(3, 1, figsize=(7.4, 10.5), sharex=True, gridspec_kw={"hspace": 0.22})
     for ax, mat, title, cmap, lim in ((axes[0], base, "baseline", "RdYlGn", (0, 3)),
                                       (axes[1], prompted, "with system prompt", "RdYlGn", (0, 3)),
                                       (axes[2], delta, "difference (prompted − baseline)", "PuOr", (-3, 3))):
         m = mat.loc[order, [d for d in DIMENSIONS if d in mat.columns]]
         im = ax.imshow(m.to_numpy(), cmap=cmap, vmin=lim[0], vmax=lim[1], aspect="auto")
-        ax.set_xticks(range(m.shape[1]), [dim_label(d) for d in m.columns], fontsize=8)
-        ax.set_yticks(range(m.shape[0]), m.index, fontsize=8)
+        ax.set_xticks(range(m.shape[1]), [dim_label(d) for d in m.columns], fontsize=9)
+        ax.tick_params(axis="x", labelbottom=True)
+        ax.set_yticks(range(m.shape[0]), m.index, fontsize=9)
         ax.set_title(title, fontsize=10)
         for i in range(m.shape[0]):
             for j in range(m.shape[1]):
                 v = m.iat[i, j]
                 txt = f"{v:+.1f}" if lim[0] < 0 else f"{v:.1f}"
                 dark = abs(v) > 2.0 if lim[0] < 0 else (v < 0.6 or v > 2.4)
-                ax.text(j, i, txt, ha="center", va="center", fontsize=7, color="white" if dark else "black")
-        fig.colorbar(im, ax=ax, shrink=0.8, pad=0.02)
+                ax.text(j, i, txt, ha="center", va="center", fontsize=8.5, color="white" if dark else "black")
+        fig.colorbar(im, ax=ax, shrink=0.9, pad=0.02, label="score difference" if lim[0] < 0 else "mean score (0–3)")
     return fig
 
 
@@ -121,7 +123,7 @@ def plot_effect_vs_reliability(diag: pd.DataFrame, kappa_threshold: float = 0.70
 def plot_weight_sensitivity(pwis: pd.DataFrame):
     """The 14 PWIs under each weighting scheme: one line per model and condition."""
     schemes = list(dict.fromkeys(pwis["scheme"]))
-    fig, ax = plt.subplots(figsize=(7.5, 4.4))
+    fig, ax = plt.subplots(figsize=(7.5, 4.8))
     x = np.arange(len(schemes))
     last = {}
     for (model, cond), t in pwis.groupby(["model", "condition"], sort=True):
@@ -133,18 +135,18 @@ def plot_weight_sensitivity(pwis: pd.DataFrame):
     # labels of the prompted lines at the right edge, nudged apart so they do not overlap
     ys, prev = {}, None
     for model, v in sorted(last.items(), key=lambda kv: kv[1]):
-        ys[model] = v if prev is None else max(v, prev + 3.2)
+        ys[model] = v if prev is None else max(v, prev + 3.8)
         prev = ys[model]
     for model, v in ys.items():
-        ax.annotate(model, (x[-1], last[model]), xytext=(x[-1] + 0.15, v), fontsize=7, va="center", color=PROMPT,
+        ax.annotate(model, (x[-1], last[model]), xytext=(x[-1] + 0.15, v), fontsize=8.5, va="center", color=PROMPT,
                     arrowprops={"arrowstyle": "-", "color": "#bbb", "lw": 0.6})
-    ax.set_xticks(x, [SCHEME_LABELS.get(s, s) for s in schemes], fontsize=8)
-    ax.set_xlim(-0.2, len(schemes) + 0.8)
+    ax.set_xticks(x, [SCHEME_LABELS.get(s, s) for s in schemes], fontsize=9)
+    ax.set_xlim(-0.2, len(schemes) + 1.0)
     ax.set_ylim(0, 100)
     ax.set_ylabel("PWI")
     ax.plot([], [], "o-", color=PROMPT, label="with system prompt")
     ax.plot([], [], "o-", color=BASE, label="baseline")
-    ax.legend(loc="lower right", frameon=False, fontsize=8)
+    ax.legend(loc="lower right", frameon=False, fontsize=9)
     _style(ax)
     fig.tight_layout()
     return fig
