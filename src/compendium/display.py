@@ -44,3 +44,41 @@ def table(df: pd.DataFrame, name: str, caption: str, floatfmt: str = ".3g", inde
     body = markdown_table(df, floatfmt=floatfmt, index=index)
     caption = " ".join(caption.split())
     return Markdown(f":::{{table}} {caption}\n:name: {name}\n:align: left\n\n{body}\n:::\n")
+
+
+def plain(value):
+    """``value`` as a plain Python number/bool (numpy scalars would be glued as ``np.float64(...)``)."""
+    import numpy as np
+
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        return float(value)
+    return value
+
+
+def glue_value(name: str, value, display: bool = False) -> None:
+    """myst-nb ``glue`` of a number for the prose (``{glue:text}`name:.1f```), as a plain Python type."""
+    from myst_nb import glue
+
+    glue(name, plain(value), display=display)
+
+
+def glue_figure(stage: str, name: str, fig, key: str):
+    """Save ``fig`` as ``results/<stage>/figures/<name>.png``, close it, and glue *that PNG* under ``key``.
+
+    The page then shows exactly the file a reader finds in ``results/`` (``{glue:figure} key``).
+    Returns the PNG's path.
+    """
+    import matplotlib.pyplot as plt
+    from IPython.display import Image
+    from myst_nb import glue
+
+    from .results import save_figure
+
+    path = save_figure(stage, name, fig)
+    plt.close(fig)
+    glue(key, Image(filename=str(path)), display=False)
+    return path
