@@ -12,7 +12,9 @@ and each stage's ``results/<stage>/values.json``. Output: one row per claim with
   level that would (e.g. the PWB per-instance results on the Hugging Face hub).
 
 A claim that differs or is missing *without* an explanation gets status ``unexplained``: the claims test
-fails on it, so a change that breaks a reproduced number cannot pass unnoticed.
+fails on it, so a change that breaks a reproduced number cannot pass unnoticed. A note of kind
+``caveat`` never changes a status; it tells the reader how a reproduced number was obtained (e.g. a
+point estimate standing in for a published bootstrap mean) and is shown beside it.
 """
 from __future__ import annotations
 
@@ -61,8 +63,8 @@ def load_notes(published_dir: Path | None = None) -> dict[str, dict]:
         return {}
     notes = yaml.safe_load(f.read_text()) or {}
     for cid, n in notes.items():
-        if not isinstance(n, dict) or "note" not in n or n.get("kind") not in ("differs", "needs_data"):
-            raise ValueError(f"{f}: entry {cid!r} needs 'kind' (differs | needs_data) and 'note'")
+        if not isinstance(n, dict) or "note" not in n or n.get("kind") not in ("differs", "needs_data", "caveat"):
+            raise ValueError(f"{f}: entry {cid!r} needs 'kind' (differs | needs_data | caveat) and 'note'")
     return notes
 
 
@@ -107,7 +109,7 @@ def check(published: pd.DataFrame, values: dict[str, dict], notes: dict[str, dic
         rep = stage_values.get(c.claim_id)
         note = notes.get(c.claim_id, {})
         if rep is not None and within_tolerance(c.published, rep, c.tolerance):
-            status, text = "reproduced", note.get("note", "") if note.get("kind") == "differs" else ""
+            status, text = "reproduced", note.get("note", "") if note.get("kind") == "caveat" else ""
         elif rep is not None:
             status = "differs" if note.get("kind") == "differs" else "unexplained"
             text = note.get("note", "outside tolerance and not explained in published/notes.yaml "

@@ -70,3 +70,14 @@ def test_project_published_files_load():
     assert set(pub["study"]) == {"workbank", "pwb", "hitl"}
     assert len(pub) == pub["claim_id"].nunique()
     assert isinstance(pub, pd.DataFrame)
+
+
+def test_caveat_is_shown_but_never_changes_a_status(tmp_path):
+    pub = _published(tmp_path, [
+        {"id": "p", "what": "p", "published": 40.7, "tol": 0.1},
+        {"id": "q", "what": "q", "published": 40.7, "tol": 0.1},
+    ])
+    notes = {"p": {"kind": "caveat", "note": "point estimate"}, "q": {"kind": "caveat", "note": "point estimate"}}
+    t = claims.check(pub, {"workbank": {"p": 40.75, "q": 41.0}}, notes).set_index("claim_id")
+    assert t.loc["p", "status"] == "reproduced" and t.loc["p", "note"] == "point estimate"
+    assert t.loc["q", "status"] == "unexplained"
