@@ -69,11 +69,15 @@ def load_notes(published_dir: Path | None = None) -> dict[str, dict]:
 
 
 def load_values(results_dir: Path | None = None) -> dict[str, dict]:
-    """``{stage: values}`` for every ``results/<stage>/values.json`` that exists."""
-    results_dir = Path(results_dir) if results_dir is not None else paths.RESULTS
+    """``{stage: values}`` for the study stages (:data:`STUDY_STAGE`) whose ``values.json`` exists."""
+    from .results import read_values
+
     out = {}
-    for f in sorted(results_dir.glob("*/values.json")):
-        out[f.parent.name] = json.loads(f.read_text())
+    for stage in sorted(set(STUDY_STAGE.values())):
+        try:
+            out[stage] = read_values(stage, root=None if results_dir is None else Path(results_dir) / stage)
+        except FileNotFoundError:
+            continue
     return out
 
 
