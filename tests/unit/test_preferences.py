@@ -40,8 +40,10 @@ def small_counts(rows):
 # ---------------------------------------------------------------- report claims
 
 def test_report_claims_reproduce_published(counts, published):
+    from compendium import claims
     values = pref.report_claims(counts)
-    tab = pref.check_claims(values, published)
+    pub = claims.load_published().query("study == 'hitl'")
+    tab = claims.check(pub, {"preferences": values}, claims.load_notes())
     assert set(tab.loc[tab.status == "needs_data", "claim_id"]) == {"hitl.n_participants"}
     assert (tab.loc[tab.status != "needs_data", "status"] == "reproduced").all(), tab
     assert "hitl.n_participants" not in values
@@ -143,13 +145,6 @@ def test_comment_themes_count_gap():
     assert tbl["share_of_assigned"].sum() == pytest.approx(1.0)
     with pytest.raises(ValueError, match="n_comments"):
         pref.comment_themes_table({"themes": []})
-
-
-def test_check_claims_statuses():
-    pub = {"claims": [{"id": "a", "published": 1.0, "tol": 0.1}, {"id": "b", "published": 2, "tol": 0},
-                      {"id": "c", "published": 3, "tol": 0}]}
-    t = pref.check_claims({"a": 1.05, "b": 3}, pub).set_index("claim_id")
-    assert t["status"].to_dict() == {"a": "reproduced", "b": "differs", "c": "needs_data"}
 
 
 # ---------------------------------------------------------------- bootstrap
@@ -312,3 +307,9 @@ def test_simulation_errors(kw, msg):
         pref.simulate_active_sampling(np.ones(3), **base)
     with pytest.raises(ValueError, match="positive"):
         pref.simulate_active_sampling(np.array([1.0, 0.0]), budget=100, repetitions=2, checkpoint_every=100, seed=1)
+
+
+def test_winrate_vs_base_rejects_a_ties_only_pair():
+    c = small_counts([("untrained", "recipe_a", 0, 0, 5)])
+    with pytest.raises(ValueError, match="untrained vs recipe_a has no decisive judgement"):
+        pref.winrate_vs_base(c)

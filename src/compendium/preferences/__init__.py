@@ -13,7 +13,7 @@ METHODS.md, section Human preferences. Submodules:
 """
 from .report import (MODEL_LABELS, MODELS, TRAINED, VAL_PREF_ACC, bradley_terry_crosscheck, bradley_terry_table,
                      category_bradley_terry, category_pair_table, category_sums_match, category_win_rates,
-                     check_claims, comment_themes_table, head_to_head, model_record, pair_table, report_claims, spearman_bt_vs_val,
+                     comment_themes_table, head_to_head, model_record, pair_table, report_claims, spearman_bt_vs_val,
                      validate_pair_counts, win_matrix, winrate_vs_base)
 from .simulation import STRATEGIES, SimulationResult, compare_with_uniform, simulate_active_sampling, uniform_recovery_at
 from .uncertainty import (BootstrapBT, TrueSkillOrders, asymptotic_log_se, bootstrap_bradley_terry,

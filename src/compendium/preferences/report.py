@@ -180,10 +180,16 @@ def winrate_vs_base(counts: pd.DataFrame, base: str = "untrained") -> dict[str, 
     df = validate_pair_counts(counts)
     out = {}
     for r in df.itertuples(index=False):
+        if base not in (r.model_x, r.model_y):
+            continue
+        decisive = r.x_wins + r.y_wins
+        if decisive == 0:
+            raise ValueError(f"winrate_vs_base: pair {r.model_x} vs {r.model_y} has no decisive judgement "
+                             "(only ties), so its win rate with ties excluded is undefined")
         if r.model_x == base:
-            out[r.model_y] = r.y_wins / (r.x_wins + r.y_wins)
-        elif r.model_y == base:
-            out[r.model_x] = r.x_wins / (r.x_wins + r.y_wins)
+            out[r.model_y] = r.y_wins / decisive
+        else:
+            out[r.model_x] = r.x_wins / decisive
     return out
 
 
@@ -305,24 +311,3 @@ def comment_themes_table(themes: dict) -> tuple[pd.DataFrame, dict[str, int]]:
 # Claims check (published numbers are targets, never inputs)
 # ----------------------------------------------------------------------------------------------
 
-def check_claims(values: dict, published: dict, notes: dict[str, str] | None = None) -> pd.DataFrame:
-    """Compare computed values with the claims of a ``published/<study>.yaml`` document.
-
-    One row per claim: ``claim_id, what, published, tol, value, abs_diff, status`` where status is
-    ``reproduced`` (|value - published| <= tol), ``differs`` or ``needs_data`` (no value computed),
-    plus a free-text ``note`` from ``notes``.
-    """
-    notes = notes or {}
-    rows = []
-    for c in published.get("claims", []):
-        cid, pub, tol = c["id"], c["published"], float(c.get("tol", 0))
-        v = values.get(cid)
-        if v is None or (isinstance(v, float) and np.isnan(v)):
-            status, diff = "needs_data", np.nan
-        else:
-            diff = abs(float(v) - float(pub))
-            status = "reproduced" if diff <= tol else "differs"
-        rows.append({"claim_id": cid, "what": c.get("what", ""), "published": pub, "tol": tol,
-                     "value": v if v is not None else np.nan, "abs_diff": diff, "status": status,
-                     "note": notes.get(cid, "")})
-    return pd.DataFrame(rows)
