@@ -242,3 +242,19 @@ def test_synthetic_table_has_the_paper_shape_and_the_pipeline_runs():
     res = I.run_instance_pipeline(small, W, n_boot=200, diag_n_boot=100)
     assert set(res) >= {"pwi", "d_pooled", "diagnostics", "tests", "irr", "correlation", "layers", "completeness"}
     assert len(res["pwi"]) == 4 and res["irr"]["dimension"].iloc[-1] == "POOLED"
+
+
+def test_prompt_level_correlation_pairs_by_position_not_rank():
+    """A prompt missing from one dimension must not shift the pairing of the others (hand case: r = 1)."""
+    from compendium.pwb import instances as inst
+
+    rows = []
+    for k, v in enumerate([0.0, 1.0, 2.0, 3.0, 1.5], start=1):
+        rows.append({"model": "m", "condition": "baseline", "dimension": "cognitive_forcing",
+                     "prompt_id": f"cf_{k:02d}", "panel": v})
+        if k != 2:  # complementarity lacks its 2nd prompt entirely
+            rows.append({"model": "m", "condition": "baseline", "dimension": "complementarity",
+                         "prompt_id": f"co_{k:02d}", "panel": 2 * v + 1})
+    r, n = inst.prompt_level_correlation(pd.DataFrame(rows))
+    assert n == 4
+    assert r.loc["cognitive_forcing", "complementarity"] == pytest.approx(1.0)

@@ -402,29 +402,28 @@ def irr_complete_triples(instances: pd.DataFrame, layer: int = 1, n_judges: int 
 def prompt_level_correlation(runs: pd.DataFrame) -> tuple[pd.DataFrame, int]:
     """Pearson r between dimensions over prompt-level means (mean of a prompt's run scores).
 
-    Within each model x condition the prompts of two dimensions are paired by list position --
-    ``prompt_position`` when the table has it (the order of the authors' results file), else the
-    prompt_id order -- and truncated to the shortest dimension; the pairs of all model x condition
-    keys are pooled. Returns (matrix, number of paired positions).
+    Within each model x condition the prompts of two dimensions are paired by their position in the
+    dimension's prompt list: ``prompt_position`` when the table has it (the order of the authors'
+    results file), else the number at the end of ``prompt_id`` (``cf_07`` -> 7), else the rank of the
+    prompt id. Pairing is by that position *value*, so a prompt missing from one dimension drops only
+    its own position, never shifts the others; positions not present in every dimension are dropped.
+    The pairs of all model x condition keys are pooled. Returns (matrix, number of paired positions).
     """
-    order_col = "prompt_position" if "prompt_position" in runs.columns and runs["prompt_position"].notna().all() else "prompt_id"
-    pm = runs.groupby(["model", "condition", "dimension", "prompt_id"], sort=True).agg(
-        mean=("panel", "mean"), order=(order_col, "first")).reset_index()
-    dims = _ordered_dims(pm["dimension"])
-    blocks = []
-    for _, t in pm.groupby(["model", "condition"], sort=True):
-        cols = {}
-        for d in dims:
-            s = t[t["dimension"] == d].sort_values("order", kind="stable")["mean"].to_numpy()
-            cols[d] = s
-        k = min((len(v) for v in cols.values()), default=0)
-        if k == 0:
-            continue
-        blocks.append(pd.DataFrame({d: v[:k] for d, v in cols.items()}))
-    if not blocks:
+    pm = runs.groupby(["model", "condition", "dimension", "prompt_id"], sort=True)["panel"].mean().reset_index(name="mean")
+    if "prompt_position" in runs.columns and runs["prompt_position"].notna().all():
+        pos = runs.groupby(["model", "condition", "dimension", "prompt_id"], sort=True)["prompt_position"].first()
+        pm["position"] = pos.to_numpy()
+    else:
+        suffix = pm["prompt_id"].astype(str).str.extract(r"(\d+)$")[0]
+        if suffix.notna().all():
+            pm["position"] = suffix.astype(int)
+        else:
+            pm["position"] = pm.groupby(["model", "condition", "dimension"])["prompt_id"].rank(method="first")
+    wide = pm.pivot_table(index=["model", "condition", "position"], columns="dimension", values="mean")
+    wide = wide[[d for d in _ordered_dims(pm["dimension"]) if d in wide.columns]].dropna(how="any")
+    if wide.empty:
         raise ValueError("prompt_level_correlation: no model x condition has prompt means for every dimension")
-    allp = pd.concat(blocks, ignore_index=True)
-    return allp.corr(method="pearson"), len(allp)
+    return wide.corr(method="pearson"), len(wide)
 
 
 def layer_summary(panel: pd.DataFrame) -> pd.DataFrame:
