@@ -393,12 +393,12 @@ def finding_row(key: str, study: str, finding: str, holds, values, fmt: str = "{
 
 _STYLE = {"font.size": 10, "axes.titlesize": 11, "axes.labelsize": 10, "figure.dpi": 100,
           "axes.spines.top": False, "axes.spines.right": False}
-_ZONE_COLOURS = {"green": "#1b9e77", "red": "#d62728", "rnd": "#7570b3", "low": "#8c8c8c"}
 _ZONE_LABELS = {"green": "Green Light", "red": "Red Light", "rnd": "R&D Opportunity", "low": "Low Priority"}
 
 
 def plot_zone_sweep(zones: pd.DataFrame):
     """Tasks per zone against the cut-off; solid = mean at the cut-off counts as high (paper), dashed = low."""
+    from .workbank.common import ZONE_COLORS  # the WORKBank chapter's zone colours
     import matplotlib.pyplot as plt
 
     with plt.rc_context(_STYLE):
@@ -408,7 +408,7 @@ def plot_zone_sweep(zones: pd.DataFrame):
             if d.empty:
                 continue
             for z in ZONE_NAMES:
-                ax.plot(d["cutoff"], d[z], ls=ls, marker=mk, ms=4, color=_ZONE_COLOURS[z],
+                ax.plot(d["cutoff"], d[z], ls=ls, marker=mk, ms=4, color=ZONE_COLORS[z],
                         label=_ZONE_LABELS[z] if b == "ge" or zones["boundary"].nunique() == 1 else None)
         ref = zones[zones["reference"]]
         if len(ref):

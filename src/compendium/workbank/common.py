@@ -43,6 +43,8 @@ TASK_CHARACTERISTICS = {
 
 HAS_LEVELS = (1, 2, 3, 4, 5)
 ZONES = ("green", "red", "rnd", "low")
+#: one colour per zone, shared by every figure that shows zones (WORKBank and robustness chapters)
+ZONE_COLORS = {"green": "#2ca02c", "red": "#d62728", "rnd": "#1f77b4", "low": "#7f7f7f"}
 ZONE_LABELS = {"green": "Automation 'Green Light'", "red": "Automation 'Red Light'",
                "rnd": "R&D Opportunity", "low": "Low Priority"}
 

@@ -114,7 +114,7 @@ def desire_by_sector(tasks: pd.DataFrame, sectors: pd.DataFrame, cutoff: float =
 
 
 def spearman(x, y) -> tuple[float, float]:
-    """Spearman rho and its exact (asymptotic-t) p-value from scipy, across tasks."""
+    """Spearman rho across tasks and its p-value from scipy (t-distribution approximation, not exact)."""
     r = stats.spearmanr(np.asarray(x, float), np.asarray(y, float))
     return float(r.statistic), float(r.pvalue)
 

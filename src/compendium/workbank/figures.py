@@ -7,9 +7,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from .common import ZONE_LABELS, ZONES
+from .common import ZONE_COLORS, ZONE_LABELS, ZONES
 
-ZONE_COLORS = {"green": "#2ca02c", "red": "#d62728", "rnd": "#1f77b4", "low": "#7f7f7f"}
 plt.rcParams.update({"font.size": 10, "axes.titlesize": 11, "axes.labelsize": 10, "figure.dpi": 100,
                      "axes.spines.top": False, "axes.spines.right": False, "svg.hashsalt": "workbank"})
 
