@@ -105,3 +105,9 @@ LEADERBOARD_V2_0 = pd.DataFrame({
     "prompted": [82.3, 71.4, 69.6, 61.9, 58.5, 57.1, 56.9],
     "delta": [46.2, 32.2, 40.5, 34.0, 26.1, 24.6, 31.4],
 })
+
+#: Smaller printed numbers the chapter checks against the data (``SOURCE_TEX``): the DeepSeek ΔPWI of
+#: Table 2, the scored Layer-1 runs and per-dimension completeness of Appendix A, the paired N and the
+#: paired t of Sec. 5.4 (t / sqrt(N) is the paired d_z the figure caption's d range may come from).
+SMALLER_PRINTED = {"deepseek_delta_pwi": 42.4, "scored_layer1_runs": 13961, "completeness_min_pct": 99.21,
+                   "completeness_max_pct": 100.0, "paired_n": 6972, "paired_t": 54.11}
