@@ -159,3 +159,13 @@ def test_unparseable_json_is_reported(data_copy):
 def test_unknown_table_name():
     with pytest.raises(KeyError, match="unknown table 'nope'"):
         d.load_table("nope")
+
+
+def test_require_columns_names_what_is_missing():
+    from compendium.data.errors import require_columns
+    df = pd.DataFrame({"a": [1], "b": [2]})
+    require_columns(df, ["a", "b"], "frame")  # passes
+    with pytest.raises(d.DataValidationError, match=r"pair counts: missing column\(s\) \['ties'\]; expected \['a', 'ties'\]"):
+        require_columns(df, ["a", "ties"], "pair counts")
+    with pytest.raises(d.DataValidationError, match="expected a pandas DataFrame, got list"):
+        require_columns([1, 2], ["a"], "frame")

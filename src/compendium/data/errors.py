@@ -15,3 +15,22 @@ class DataValidationError(DataError):
 
 class MissingDataError(DataError, FileNotFoundError):
     """A required raw file is absent (restore it with `dvc pull`)."""
+
+
+def require_columns(df, columns, what: str, hint: str = "") -> None:
+    """Raise :class:`DataValidationError` naming ``what`` and the missing columns if ``df`` lacks any.
+
+    The one column check every analysis function uses on the frames it is given (``hint`` adds what
+    else is expected, e.g. "plus a choice column").
+    """
+    import pandas as pd
+
+    if not isinstance(df, pd.DataFrame):
+        raise DataValidationError(f"{what}: expected a pandas DataFrame, got {type(df).__name__}")
+    columns = list(columns)
+    missing = [c for c in columns if c not in df.columns]
+    if missing:
+        shown = list(df.columns)[:10]
+        raise DataValidationError(
+            f"{what}: missing column(s) {missing}; expected {columns}{hint} "
+            f"(the frame has {shown}{'...' if df.shape[1] > 10 else ''})")

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+
+from ..data.errors import require_columns
 from scipy import stats
 
 from ..stats import pairwise as pw
@@ -34,9 +36,7 @@ def validate_pair_counts(counts: pd.DataFrame, by: tuple[str, ...] = ()) -> pd.D
     model paired with itself, negative counts, ``n != x_wins + y_wins + ties``, or a pair listed
     twice (within the ``by`` groups, e.g. ``("category",)``).
     """
-    missing = [c for c in (*by, *COUNT_COLUMNS) if c not in counts.columns]
-    if missing:
-        raise ValueError(f"pair counts: missing column(s) {missing}; expected {list(by) + list(COUNT_COLUMNS)}")
+    require_columns(counts, (*by, *COUNT_COLUMNS), "pair counts")
     df = counts.copy()
     for c in ("model_x", "model_y"):
         bad = sorted(set(df[c]) - set(MODELS))

@@ -20,6 +20,8 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
+from ..data.errors import require_columns
 from scipy import stats
 from statsmodels.stats.inter_rater import fleiss_kappa
 
@@ -67,10 +69,7 @@ def normalise_annotations(df: pd.DataFrame, prompts: pd.DataFrame | None = None)
     ``model_x, model_y`` (the earlier and later model in :data:`MODELS` order) and ``outcome``
     (``x``/``y``/``tie``). Raises ``ValueError`` naming the column and the offending values.
     """
-    missing = [c for c in REQUIRED if c not in df.columns]
-    if missing:
-        raise ValueError(f"annotations: missing column(s) {missing}; expected {list(REQUIRED)} plus a choice column "
-                         f"(one of {list(CHOICE_COLUMNS)})")
+    require_columns(df, REQUIRED, "annotations", hint=f" plus a choice column (one of {list(CHOICE_COLUMNS)})")
     col = next((c for c in CHOICE_COLUMNS if c in df.columns), None)
     if col is None:
         raise ValueError(f"annotations: no choice column; expected one of {list(CHOICE_COLUMNS)}, "

@@ -29,6 +29,8 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
+
+from ..data.errors import require_columns
 from scipy import stats
 
 from . import CONDITIONS, DIMENSIONS
@@ -45,12 +47,7 @@ __all__ = [
 ]
 
 
-def _require(df: pd.DataFrame, cols: Sequence[str], name: str) -> None:
-    if not isinstance(df, pd.DataFrame):
-        raise ValueError(f"{name} must be a pandas DataFrame, got {type(df).__name__}")
-    missing = [c for c in cols if c not in df.columns]
-    if missing:
-        raise ValueError(f"{name}: missing column(s) {missing}; expected {list(cols)}")
+_require = require_columns
 
 
 def reconstruct_cells(dimension_scores: pd.DataFrame, effect_sizes: pd.DataFrame,

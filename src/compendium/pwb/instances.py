@@ -34,6 +34,8 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
+from ..data.errors import require_columns
 from scipy import stats
 
 from ..stats.agreement import panel_agreement
@@ -57,11 +59,7 @@ __all__ = [
 
 def validate_instances(df: pd.DataFrame, where: str = "instances") -> pd.DataFrame:
     """Check a tidy instance table; return it with normalised dtypes. Raises ValueError naming the problem."""
-    if not isinstance(df, pd.DataFrame):
-        raise ValueError(f"{where} must be a pandas DataFrame, got {type(df).__name__}")
-    missing = [c for c in SCHEMA if c not in df.columns]
-    if missing:
-        raise ValueError(f"{where}: missing column(s) {missing}; expected {list(SCHEMA)}")
+    require_columns(df, SCHEMA, where)
     if df.empty:
         raise ValueError(f"{where}: no rows")
     out = df.copy()

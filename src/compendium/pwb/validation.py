@@ -21,6 +21,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..data.errors import require_columns
+
 from ..stats.agreement import pairwise_agreement, panel_agreement
 from . import DIMENSIONS
 
@@ -31,12 +33,7 @@ __all__ = ["LOW_IRR_DIMENSIONS", "DEDUPE_RULES", "panel_median", "pilot_agreemen
            "fourth_judge_agreement", "dedupe_sensitivity", "sample_panel_irr"]
 
 
-def _need(df: pd.DataFrame, cols, name: str) -> None:
-    if not isinstance(df, pd.DataFrame):
-        raise ValueError(f"{name} must be a pandas DataFrame, got {type(df).__name__}")
-    miss = [c for c in cols if c not in df.columns]
-    if miss:
-        raise ValueError(f"{name}: missing column(s) {miss}")
+_need = require_columns
 
 
 def panel_median(scores) -> int:

@@ -10,6 +10,8 @@ from collections.abc import Iterable
 import numpy as np
 import pandas as pd
 
+from ..data.errors import require_columns  # noqa: F401  (the WORKBank modules import it from here)
+
 TASK = "Task"
 TASK_ID = "Task ID"
 OCC = "Occupation (O*NET-SOC Title)"
@@ -49,14 +51,6 @@ ZONE_LABELS = {"green": "Automation 'Green Light'", "red": "Automation 'Red Ligh
                "rnd": "R&D Opportunity", "low": "Low Priority"}
 
 
-def require_columns(df: pd.DataFrame, columns: Iterable[str], what: str) -> None:
-    """Raise ``ValueError`` naming ``what`` and the missing columns if ``df`` lacks any of ``columns``."""
-    if not isinstance(df, pd.DataFrame):
-        raise TypeError(f"{what}: expected a pandas DataFrame, got {type(df).__name__}")
-    missing = [c for c in columns if c not in df.columns]
-    if missing:
-        raise ValueError(f"{what}: missing column(s) {missing}; expected columns {list(columns)} "
-                         f"(the frame has {list(df.columns)[:10]}{'...' if df.shape[1] > 10 else ''})")
 
 
 def require_ratings(df: pd.DataFrame, column: str, what: str, lo: int = 1, hi: int = 5) -> None:
