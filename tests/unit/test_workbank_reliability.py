@@ -58,3 +58,19 @@ def test_mixed_model_data_and_design_matrix():
     assert X["Gender[T.Male]"].tolist() == [1.0, 1.0, 0.0]
     with pytest.raises(ValueError, match="missing column"):
         reliability.mixed_model_data(desires, meta, covariates=("Income",))
+
+
+def test_mixed_model_data_counts_what_it_leaves_out():
+    import numpy as np
+    import pandas as pd
+
+    from compendium.workbank import reliability as rel
+    from compendium.workbank.common import DESIRE, OCC, TASK, USER
+    cov = ["Age", "Gender"]
+    desires = pd.DataFrame({USER: ["u1", "u2", "u3", "u4"], OCC: ["o"] * 4, TASK: ["t1", "t1", "t2", "t2"],
+                            DESIRE: [1, 2, 3, 4]})
+    meta = pd.DataFrame({USER: ["u1", "u2", "u3"], OCC: ["o"] * 3, "Age": [30, np.nan, 50],
+                         "Gender": ["F", "M", "F"]})
+    m = rel.mixed_model_data(desires, meta, covariates=cov)
+    assert len(m) == 2
+    assert m.attrs == {"n_responses": 4, "n_unmatched": 1, "n_dropped_missing": 1}

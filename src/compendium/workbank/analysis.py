@@ -188,7 +188,9 @@ def reliability_section(desires: pd.DataFrame, experts: pd.DataFrame, metadata: 
     v.update({"wb.mixed.sigma_u2": summ["sigma_u2"], "wb.mixed.sigma_e2": summ["sigma_e2"],
               "wb.mixed.icc": summ["icc"], "wb.mixed.n_obs": summ["n_obs"], "wb.mixed.n_tasks": summ["n_groups"],
               "wb.mixed.n_fixed_effects": summ["n_fixed"], "wb.mixed.converged": int(summ["converged"]),
-              "wb.mixed.n_significant_05": int((coefs["p"].iloc[1:] < 0.05).sum())})
+              "wb.mixed.n_significant_05": int((coefs["p"].iloc[1:] < 0.05).sum()),
+              "wb.mixed.n_responses": data.attrs["n_responses"], "wb.mixed.n_unmatched": data.attrs["n_unmatched"],
+              "wb.mixed.n_dropped_missing": data.attrs["n_dropped_missing"]})
     return Section(values=v, tables={"mixed_model_coefficients": coefs}, extra={"summary": summ})
 
 

@@ -61,14 +61,22 @@ def krippendorff_alpha_ordinal(ratings: pd.DataFrame, value: str, unit: str = TA
 def mixed_model_data(desires: pd.DataFrame, metadata: pd.DataFrame,
                      covariates=MIXED_MODEL_COVARIATES) -> pd.DataFrame:
     """Response-level rows for Table 1: desires merged with worker metadata on (User ID, occupation),
-    rows with any missing covariate dropped. Columns: desire, Task, covariates."""
+    rows with any missing covariate dropped. Columns: desire, Task, covariates.
+
+    What is left out is counted, never silent: ``.attrs`` holds ``n_responses`` (desire rows given),
+    ``n_unmatched`` (no metadata row for the worker and occupation) and ``n_dropped_missing`` (a
+    missing covariate)."""
     covariates = list(covariates)
     require_columns(desires, [USER, OCC, TASK, DESIRE], "worker desires")
     require_columns(metadata, [USER, OCC, *covariates], "worker metadata")
     m = desires[[USER, OCC, TASK, DESIRE]].merge(metadata[[USER, OCC, *covariates]], on=[USER, OCC],
                                                  how="inner", validate="many_to_one")
+    n_merged = len(m)
     m = m.dropna(subset=[DESIRE, *covariates]).reset_index(drop=True)
-    return m.rename(columns={DESIRE: "desire"})[["desire", TASK, *covariates]]
+    out = m.rename(columns={DESIRE: "desire"})[["desire", TASK, *covariates]]
+    out.attrs.update(n_responses=len(desires), n_unmatched=len(desires) - n_merged,
+                     n_dropped_missing=n_merged - len(m))
+    return out
 
 
 def design_matrix(data: pd.DataFrame, covariates=MIXED_MODEL_COVARIATES) -> pd.DataFrame:
