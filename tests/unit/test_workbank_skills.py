@@ -32,3 +32,18 @@ def test_bad_skill_cell_raises():
         skills.parse_skill_list("Getting Information, Thinking")
     with pytest.raises(ValueError, match="list of skill names"):
         skills.parse_skill_list("[1, 2]")
+
+
+def test_wage_coverage_counts_rows_without_wage_or_skill():
+    import numpy as np
+    import pandas as pd
+
+    from compendium.workbank import skills
+    from compendium.workbank.common import TASK
+    experts = pd.DataFrame({TASK: ["t1", "t2", "t3"], "Human Agency Scale Rating": [1, 2, 3]})
+    meta = pd.DataFrame({TASK: ["t1", "t2", "t3", "t4"],
+                         "Occupation Mean Annual Wage": [100.0, np.nan, 50.0, 10.0],
+                         "Skill (O*NET Work Activity)": ["['A', 'B']", "['A']", "[]", "['A']"]})
+    per_skill, left_out = skills.wage_coverage(experts, meta, exclude=())
+    assert per_skill.set_index("skill")["n_with_wage"].to_dict() == {"A": 1, "B": 1}
+    assert left_out == {"rows_without_wage": 1, "rows_without_skill": 1}

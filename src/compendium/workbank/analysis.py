@@ -172,7 +172,9 @@ def skills_section(experts: pd.DataFrame, task_metadata: pd.DataFrame) -> Sectio
          "wb.skills.n_under_7_tasks": int((t["n_tasks"] < 7).sum())}
     r = stats.spearmanr(t["mean_wage"], t["mean_has"])
     v["wb.skills.rho_wage_has"], v["wb.skills.p_wage_has"] = float(r.statistic), float(r.pvalue)
-    return Section(values=v, tables={"skill_ranks": t})
+    coverage, left_out = skills.wage_coverage(experts, task_metadata)
+    v.update({f"wb.skills.{k}": n for k, n in left_out.items()})
+    return Section(values=v, tables={"skill_ranks": t, "skill_wage_coverage": coverage})
 
 
 def reliability_section(desires: pd.DataFrame, experts: pd.DataFrame, metadata: pd.DataFrame,

@@ -63,6 +63,22 @@ def skill_ranks(experts: pd.DataFrame, task_metadata: pd.DataFrame,
     return out[["skill", "n_tasks", "mean_wage", "wage_rank", "mean_has", "has_rank"]].reset_index(drop=True)
 
 
+def wage_coverage(experts: pd.DataFrame, task_metadata: pd.DataFrame,
+                  exclude=EXCLUDED_SKILLS) -> tuple[pd.DataFrame, dict[str, int]]:
+    """What the skill means rest on: per skill, ``n_with_wage`` (task rows with a wage, the rows the
+    mean wage averages; ``n_tasks`` of :func:`skill_ranks` also counts rows without one), and the
+    joined rows that carry no wage or no skill at all (left out of the wage means / of every skill)."""
+    require_columns(experts, [TASK, HAS], "expert ratings")
+    require_columns(task_metadata, [TASK, WAGE, SKILL], "task metadata")
+    j = task_metadata[[TASK, WAGE, SKILL]][task_metadata[TASK].isin(experts[TASK])]
+    parsed = j[SKILL].map(parse_skill_list)
+    no_skill = int(parsed.map(lambda xs: len([x for x in xs if x]) == 0 if isinstance(xs, list) else True).sum())
+    e = j.assign(skill=parsed).explode("skill")
+    e = e[e["skill"].notna() & ~e["skill"].isin(exclude)]
+    per_skill = e.groupby("skill")[WAGE].count().rename("n_with_wage").reset_index()
+    return per_skill, {"rows_without_wage": int(j[WAGE].isna().sum()), "rows_without_skill": no_skill}
+
+
 def n_joined_rows(experts: pd.DataFrame, task_metadata: pd.DataFrame) -> int:
     """Rows of the text join of expert task means with the task metadata (METHODS: 897)."""
     he = experts.groupby(TASK)[HAS].mean()
