@@ -23,5 +23,11 @@ def test_each_breakage_is_reported(tmp_path):
     assert "a.html: broken link missing.html" in text
     assert "no anchor #nowhere in b.html" in text
     assert "a.html: missing image gone.png" in text
-    assert "raw markup in text: '{glue:text}`'" in text
+    assert "raw markup in text: '{glue:text}'" in text
     assert "unresolved markup (problematic)" in text
+
+
+def test_a_role_broken_inside_inline_code_is_caught(tmp_path):
+    # "`{glue:text}`key``" renders as <code>{glue:text}</code>key``: the role never ran
+    site = _site(tmp_path, "<p>commit <code>{glue:text}</code>repro_commit``</p>")
+    assert any("raw markup in text: '{glue:text}'" in p for p in static_problems(site))
