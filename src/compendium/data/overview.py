@@ -59,8 +59,9 @@ def quirks(root: Path | None = None) -> pd.DataFrame:
     workers = load_table("worker_desires", root=root)
     meta = load_table("worker_metadata", root=root)
     fourth = load_table("pwb_fourth_judge_scores", root=root)
-    themes_total = sum(t["count"] for t in __import__("json").loads(
-        verify_file("hitl/comment_themes_llm.json", root).read_text())["themes"])
+    from . import load_hitl_comment_themes  # the validated loader, not a second read of the file
+
+    themes_total = sum(t["count"] for t in load_hitl_comment_themes(root)["themes"])
     per_text = tasks.groupby("Task")["Task ID"].nunique()
     experts_per_task = experts.groupby("Task")["User ID"].nunique()
     rows = [
