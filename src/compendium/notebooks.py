@@ -43,10 +43,22 @@ def timing_file(stage: str) -> Path:
     return paths.RESULTS / ".timings" / f"{stage}.json"
 
 
-def finalize(notebook: Path, stage: str | None = None) -> float | None:
+def strip_environment(nb) -> None:
+    """Remove what depends on the machine rather than the analysis: the interpreter's patch version, the
+    kernel's display name and papermill's input/output paths (absolute on the machine that ran it)."""
+    nb.metadata.pop("language_info", None)
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    pm = nb.metadata.get("papermill", {})
+    for k in ("input_path", "output_path", "version"):
+        pm.pop(k, None)
+
+
+def finalize(notebook: Path, stage: str | None = None, seconds: float | None = None) -> float | None:
     """Strip volatile metadata from ``notebook``; record its run time for ``stage`` if given."""
     nb = nbformat.read(notebook, as_version=4)
     duration = strip_timestamps(nb)
+    strip_environment(nb)
+    duration = seconds if seconds is not None else duration
     nbformat.write(nb, notebook)
     if stage is not None:
         out = timing_file(stage)

@@ -1,4 +1,4 @@
-"""The `data` stage, run as DVC runs it (papermill), on the real data, into a temporary results folder."""
+"""The `datasheet` stage, run as DVC runs it (compendium.stage), on the real data, into a temporary results folder."""
 import json
 import os
 import subprocess
@@ -17,15 +17,13 @@ pytestmark = pytest.mark.pipeline
 def data_stage(tmp_path_factory):
     out = tmp_path_factory.mktemp("data_stage")
     env = dict(os.environ, COMPENDIUM_RESULTS=str(out / "results"))
-    papermill = Path(sys.executable).with_name("papermill")
-    subprocess.run([str(papermill), str(paths.NOTEBOOKS / "00_data.ipynb"), str(out / "00_data.ipynb"),
-                    "--cwd", str(paths.NOTEBOOKS), "-k", "python3", "--log-level", "WARNING"],
+    subprocess.run([sys.executable, "-m", "compendium.stage", "run", "datasheet", "--executed-dir", str(out)],
                    env=env, check=True, capture_output=True, text=True)
     return out
 
 
 def test_values_report_the_real_row_counts(data_stage):
-    v = json.loads((data_stage / "results" / "data" / "values.json").read_text())
+    v = json.loads((data_stage / "results" / "datasheet" / "values.json").read_text())
     assert v["data.rows.worker_desires"] == 5731
     assert v["data.rows.worker_metadata"] == 1500
     assert v["data.rows.expert_ratings"] == 2057
@@ -34,10 +32,10 @@ def test_values_report_the_real_row_counts(data_stage):
 
 
 def test_tables_are_written(data_stage):
-    files = pd.read_csv(data_stage / "results" / "data" / "tables" / "files.csv")
+    files = pd.read_csv(data_stage / "results" / "datasheet" / "tables" / "files.csv")
     assert files["sha256"].str.fullmatch(r"[0-9a-f]{64}").all()
     assert set(files["dataset"]) == {"workbank", "pwb", "hitl"}
-    quirks = pd.read_csv(data_stage / "results" / "data" / "tables" / "quirks.csv")
+    quirks = pd.read_csv(data_stage / "results" / "datasheet" / "tables" / "quirks.csv")
     assert quirks.set_index("quirk").loc["distinct expert IDs (the paper says 52)", "count"] == 53
 
 

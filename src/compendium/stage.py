@@ -1,0 +1,162 @@
+"""Run one DVC stage: its MyST text notebook, executed by papermill, outputs swapped in only on success.
+
+    python -m compendium.stage run workbank
+
+Each stage of ``dvc.yaml`` is one chapter notebook, ``notebooks/<NN_name>.md`` (a MyST Markdown text
+notebook, paired by jupytext), and one parameter section of ``params.yaml``. This runner
+
+1. reads the stage's section of ``params.yaml`` (the stage's notebook gets it as papermill parameters);
+2. converts the text notebook to a notebook in memory (jupytext) and executes it with papermill, with the
+   stage's artifacts written to ``results/.staging/<stage>/`` and the executed notebook to
+   ``book/executed/.staging/``;
+3. strips what would change on every run (timestamps, interpreter version; :mod:`compendium.notebooks`);
+4. only if every step succeeded, swaps the new artifacts in place of ``results/<stage>/`` and
+   ``book/executed/<NN_name>.ipynb``.
+
+A failure (an error in a cell, a killed run) therefore leaves the last good results and chapter in place,
+and prints one line naming the stage and the error.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import paths
+from .params import ParamsError
+
+STAGING_ENV = "COMPENDIUM_STAGING"
+
+
+@dataclass(frozen=True)
+class Stage:
+    name: str
+    notebook: str  # stem under notebooks/ (NN_name)
+    params: str | None  # section of params.yaml passed to the notebook, if any
+
+    @property
+    def source(self) -> Path:
+        return paths.NOTEBOOKS / f"{self.notebook}.md"
+
+    @property
+    def executed(self) -> Path:
+        return paths.BOOK / "executed" / f"{self.notebook}.ipynb"
+
+
+STAGES: dict[str, Stage] = {s.name: s for s in (
+    Stage("datasheet", "00_data", None),
+    Stage("claims", "05_claims", None),
+    Stage("pwb", "10_pwb", "pwb"),
+    Stage("pwb_benchmark", "11_pwb_benchmark", None),
+    Stage("workbank", "20_workbank", "workbank"),
+    Stage("preferences", "30_preferences", "preferences"),
+    Stage("robustness", "40_robustness", "robustness"),
+    Stage("reproducibility", "90_reproducibility", None),
+)}
+
+
+class StageError(RuntimeError):
+    """A stage failed; the message is one sentence for the user."""
+
+
+def _swap(new: Path, dest: Path) -> None:
+    """Replace ``dest`` (file or folder) by ``new`` with renames, so that ``dest`` is never half-written."""
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    old = dest.with_name(f".{dest.name}.old")
+    if old.is_dir():
+        shutil.rmtree(old)
+    elif old.exists():
+        old.unlink()
+    if dest.exists():
+        dest.rename(old)
+    new.rename(dest)
+    if old.is_dir():
+        shutil.rmtree(old)
+    elif old.exists():
+        old.unlink()
+
+
+def _rel(p: Path) -> str:
+    try:
+        return str(p.relative_to(paths.ROOT))
+    except ValueError:
+        return str(p)
+
+
+def _first_error_line(exc: BaseException) -> str:
+    ename = getattr(exc, "ename", None)
+    evalue = getattr(exc, "evalue", None)
+    if ename:
+        return f"{ename}: {evalue}".strip()
+    return f"{type(exc).__name__}: {exc}".strip()
+
+
+def run(name: str, quiet: bool = False, executed_dir: Path | None = None) -> float:
+    """Execute stage ``name``; return its run time in seconds. Raises :class:`StageError` on failure."""
+    import jupytext
+    import papermill
+
+    from . import notebooks
+    from .params import load_section
+
+    if name not in STAGES:
+        raise StageError(f"unknown stage {name!r}; the stages are {', '.join(STAGES)}")
+    st = STAGES[name]
+    parameters = load_section(st.params) if st.params else {}
+    staging_results = paths.RESULTS / ".staging" / name
+    executed = Path(executed_dir) / st.executed.name if executed_dir else st.executed
+    staging_nb = executed.parent / ".staging" / executed.name
+    for p in (staging_results,):
+        if p.exists():
+            shutil.rmtree(p)
+    staging_results.mkdir(parents=True)
+    staging_nb.parent.mkdir(parents=True, exist_ok=True)
+    nb = jupytext.read(st.source)
+    env_before = os.environ.get(STAGING_ENV)
+    os.environ[STAGING_ENV] = f"{name}={staging_results}"
+    t0 = time.perf_counter()
+    try:
+        papermill.execute_notebook(nb, str(staging_nb), parameters=parameters, cwd=str(paths.NOTEBOOKS),
+                                   kernel_name="python3", progress_bar=False, log_output=False)
+    except Exception as exc:  # noqa: BLE001 - every failure becomes one sentence
+        raise StageError(
+            f"stage {name!r} failed in {st.source.relative_to(paths.ROOT)}: {_first_error_line(exc)}. "
+            f"The last good results/{name}/ and chapter are unchanged; the failed notebook is "
+            f"{_rel(staging_nb)}.") from exc
+    finally:
+        if env_before is None:
+            os.environ.pop(STAGING_ENV, None)
+        else:
+            os.environ[STAGING_ENV] = env_before
+    seconds = time.perf_counter() - t0
+    notebooks.finalize(staging_nb, name, seconds=seconds)
+    _swap(staging_results, paths.stage_dir(name))
+    _swap(staging_nb, executed)
+    if not quiet:
+        print(f"[{name}] done in {seconds:.1f} s", file=sys.stderr)
+    return seconds
+
+
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+
+    ap = argparse.ArgumentParser(prog="python -m compendium.stage", description="Run one DVC stage.")
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    r = sub.add_parser("run", help="execute a stage's notebook and swap its outputs in on success")
+    r.add_argument("stage", choices=sorted(STAGES))
+    r.add_argument("--executed-dir", type=Path, default=None,
+                   help="write the executed notebook here instead of book/executed/ (tests)")
+    args = ap.parse_args(sys.argv[1:] if argv is None else argv)
+    try:
+        run(args.stage, executed_dir=args.executed_dir)
+    except (StageError, ParamsError) as exc:
+        print(f"ERROR: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
