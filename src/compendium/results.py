@@ -4,9 +4,11 @@ Every stage writes through these functions so that the artifacts are byte-identi
 floats in CSVs are written with a fixed number of significant digits, JSON keys are sorted, and PNGs
 carry no timestamp or software metadata.
 
-``values.json`` is one flat JSON object ``{key: number}`` (a list of numbers is allowed where a
-published claim is itself an array, e.g. the 5x5 HAS matrix). Where a value reproduces a published
-claim, its key is the claim id from ``published/*.yaml``.
+``values.json`` is one flat JSON object ``{key: value}``: a number, a list of numbers where a published
+claim is itself an array (e.g. the 5x5 HAS matrix), a string for a label claim (``kind: label`` in the
+register), or ``null`` for a cell whose inputs are absent. Where a value is a cell of a register table or
+a published claim, its key is the id from ``published/*.yaml``. Every ``null`` is explained in
+``missing.json`` (``{key: the missing input}``, :func:`write_missing`).
 """
 from __future__ import annotations
 
@@ -37,11 +39,13 @@ def _clean(value: Any, key: str) -> Any:
         return float(FLOAT_FORMAT % v)
     if isinstance(value, Number):
         return value
+    if isinstance(value, str):
+        return value
     if isinstance(value, (list, tuple, np.ndarray)):
         return [_clean(v, key) for v in (value.tolist() if isinstance(value, np.ndarray) else value)]
     if value is None:
         return None
-    raise TypeError(f"values.json entry {key!r} must be a number or a list of numbers, got {type(value).__name__}")
+    raise TypeError(f"values.json entry {key!r} must be a number, a string, null or a list of numbers, got {type(value).__name__}")
 
 
 def write_values(stage: str, values: Mapping[str, Any], root: Path | None = None) -> Path:
@@ -51,6 +55,22 @@ def write_values(stage: str, values: Mapping[str, Any], root: Path | None = None
     clean = {str(k): _clean(v, str(k)) for k, v in values.items()}
     out.write_text(json.dumps(clean, indent=1, sort_keys=True) + "\n")
     return out
+
+
+def write_missing(stage: str, missing: Mapping[str, str], root: Path | None = None) -> Path:
+    """Write ``results/<stage>/missing.json``: for each key published as ``null``, the input it needs
+    (e.g. ``"data/pwb/results/ (per-instance scores, Hugging Face)"``)."""
+    out = (root or paths.stage_dir(stage)) / "missing.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    clean = {str(k): " ".join(str(v).split()) for k, v in missing.items()}
+    out.write_text(json.dumps(clean, indent=1, sort_keys=True) + "\n")
+    return out
+
+
+def read_missing(stage: str, root: Path | None = None) -> dict[str, str]:
+    """A stage's missing.json (empty if the stage wrote none)."""
+    p = (root or paths.stage_dir(stage)) / "missing.json"
+    return json.loads(p.read_text()) if p.exists() else {}
 
 
 def read_values(stage: str, root: Path | None = None) -> dict[str, Any]:

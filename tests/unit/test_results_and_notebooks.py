@@ -10,14 +10,21 @@ from compendium import book, results
 from compendium.notebooks import strip_timestamps
 
 
-def test_write_values_is_flat_sorted_and_rejects_non_numbers(tmp_path):
+def test_write_values_is_flat_sorted_and_rejects_other_types(tmp_path):
     out = results.write_values("x", {"b": np.float64(1 / 3), "a": np.int64(2), "m": [[1, 2], [3, 4]],
                                      "n": float("nan")}, root=tmp_path)
     text = out.read_text()
     assert list(json.loads(text)) == ["a", "b", "m", "n"]
     assert json.loads(text) == {"a": 2, "b": 0.3333333333, "m": [[1, 2], [3, 4]], "n": None}
     with pytest.raises(TypeError, match="'bad' must be a number"):
-        results.write_values("x", {"bad": "text"}, root=tmp_path)
+        results.write_values("x", {"bad": {"a": 1}}, root=tmp_path)
+    assert json.loads(results.write_values("x", {"lbl": "Recipe C"}, root=tmp_path).read_text()) == {"lbl": "Recipe C"}
+
+
+def test_missing_names_the_input_of_each_null(tmp_path):
+    results.write_missing("x", {"k": "data/pwb/results/  (per-instance)"}, root=tmp_path)
+    assert results.read_missing("x", root=tmp_path) == {"k": "data/pwb/results/ (per-instance)"}
+    assert results.read_missing("y", root=tmp_path) == {}
 
 
 def test_write_table_is_byte_identical_on_rewrite(tmp_path):
