@@ -25,17 +25,23 @@ help:
 	@echo "make freeze      re-pin requirements.txt from the current .venv"
 
 $(STAMP): requirements.txt pyproject.toml
+	@test -w . || { echo "ERROR: this checkout is read-only ($(CURDIR)); the pipeline writes .venv, results/ and the book here. Copy it somewhere writable (cp -r $(CURDIR) ~/compendium) and run make there."; exit 1; }
+	@test -n "$(PYTHON)" && $(PYTHON) -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' 2>/dev/null || \
+	  { echo "ERROR: Python 3.11 is needed, but '$(or $(PYTHON),python3)' is $$($(or $(PYTHON),python3) --version 2>&1). Install Python 3.11 and run: make setup PYTHON=/path/to/python3.11"; exit 1; }
+	@if [ -x $(BIN)/python ] && ! $(BIN)/python -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))'; then \
+	  echo "ERROR: $(VENV) was made with another Python ($$($(BIN)/python --version 2>&1)); remove it (rm -rf $(VENV)) and run make setup again"; exit 1; fi
 	@echo ">> setting up $(VENV) (Python: $(PYTHON))"
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps -e .
+	@new=0; test -x $(BIN)/python || { $(PYTHON) -m venv $(VENV) && new=1; }; \
+	{ $(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.txt && \
+	  $(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps -e . ; } || \
+	{ [ $$new = 1 ] && rm -rf $(VENV); echo "ERROR: installing the pinned packages failed (see pip's message above); nothing was left half-installed, run make setup again once the package index is reachable"; exit 1; }
 	touch $(STAMP)
 
 setup: $(STAMP)
 
 data: setup
-	@echo ">> restoring data/ from the bundled DVC remote"
-	dvc pull --quiet
+	@echo ">> restoring data/ from the bundled DVC remote (dvc pull data.dvc)"
+	dvc pull data.dvc || { echo "ERROR: dvc could not restore data/ from the bundled remote dvc-remote/ (DVC's message above). Check that dvc-remote/ exists in this checkout (git status) and is readable."; exit 1; }
 	python -m compendium.data.manifest
 
 reproduce: data
@@ -50,7 +56,7 @@ test-unit: setup
 	python -m pytest tests/unit -q
 
 book: setup
-	python -m compendium.book build
+	python -m compendium.book build   # built aside and swapped in only on success
 
 browser-test: setup
 	test -n "$${CHROMIUM:-}" || command -v chromium >/dev/null || { echo "installing Debian's chromium for the browser test"; \

@@ -4,9 +4,15 @@
     python -m compendium.book check    # only the offline check of book/_build/html
 
 The build never executes notebooks (``execute_notebooks: off``): it renders what the DVC stages
-stored in ``book/executed/``. ``--all`` rebuilds every page, so no stale page survives from a previous
-build. Warnings are errors. The check fails if any page loads a script, stylesheet, font or image
-from another host (the book must render with no network).
+stored in ``book/executed/``, and refuses to start if one of them holds an error output. ``--all``
+rebuilds every page, so no stale page survives from a previous build. Warnings are errors. The check
+fails if any page loads a script, stylesheet, font or image from another host (the book must render
+with no network).
+
+The book is built aside, in ``book/_build/.staging``, and swapped into ``book/_build/html`` only when
+the build and the checks succeeded: a failed build leaves the last good book in place. After the swap,
+:func:`write_provenance` writes ``_static/provenance.js`` (commit, interpreter, stage times): facts of
+the machine and the moment, which DVC must not hash (``.dvcignore``), read by the Reproducibility page.
 """
 from __future__ import annotations
 
@@ -37,37 +43,116 @@ def remote_assets(html_dir: Path = HTML) -> list[tuple[str, str]]:
     return hits
 
 
+def failed_chapters(executed_dir: Path | None = None) -> list[str]:
+    """One line per executed notebook that holds an error output (a stage that failed half-way)."""
+    import nbformat
+
+    from .stage import STAGES
+
+    executed_dir = Path(executed_dir) if executed_dir is not None else paths.BOOK / "executed"
+    stage_of = {st.notebook: st.name for st in STAGES.values()}
+    problems = []
+    for nb_path in sorted(executed_dir.glob("*.ipynb")):
+        nb = nbformat.read(nb_path, as_version=4)
+        for k, cell in enumerate(nb.cells):
+            errs = [o for o in cell.get("outputs", []) if o.get("output_type") == "error"]
+            if errs:
+                stage = stage_of.get(nb_path.stem, "?")
+                problems.append(f"{nb_path.relative_to(paths.ROOT) if nb_path.is_relative_to(paths.ROOT) else nb_path}"
+                                f" cell {k} holds an error ({errs[0].get('ename')}: {errs[0].get('evalue')}); "
+                                f"re-run its stage with `dvc repro {stage}`")
+                break
+    return problems
+
+
 def build() -> int:
     build_dir = paths.BOOK / "_build"
-    if build_dir.exists():
-        shutil.rmtree(build_dir)  # no stale pages or doctrees from earlier builds
+    staging = build_dir / ".staging"
+    broken = failed_chapters()
+    if broken:
+        print("ERROR: the book was not built, a chapter holds an error output:\n  " + "\n  ".join(broken)
+              + "\nThe last good book is unchanged.", file=sys.stderr)
+        return 1
+    if staging.exists():
+        shutil.rmtree(staging)  # no stale pages or doctrees from earlier builds
     t0 = time.perf_counter()
     print("building the book (render only, warnings are errors) ...", flush=True)
     proc = subprocess.run([str(Path(sys.executable).with_name("jupyter-book")), "build", str(paths.BOOK), "--all",
-                           "-W", "-n", "--keep-going"], cwd=paths.ROOT, text=True,
+                           "-W", "-n", "--keep-going", "--path-output", str(staging)], cwd=paths.ROOT, text=True,
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     out = proc.stdout
+    new_html = staging / "_build" / "html"
     lines = [ln for ln in out.splitlines() if ln.strip()]
     for ln in lines:
         if "WARNING" in ln or "ERROR" in ln or "reading sources" in ln and ln.endswith("100%"):
             print(ln)
-    if proc.returncode != 0 or not (HTML / "index.html").exists():
+    if proc.returncode != 0 or not (new_html / "index.html").exists():
         print("\n".join(lines[-40:]), file=sys.stderr)
-        print(f"book build FAILED (exit {proc.returncode})", file=sys.stderr)
+        print(f"ERROR: the book build failed (exit {proc.returncode}); the last good book in {HTML} is unchanged.",
+              file=sys.stderr)
         return proc.returncode or 1
-    rc = check()
-    print(f"book built in {time.perf_counter() - t0:.1f} s: {HTML / 'index.html'}")
-    return rc
+    rc = check(new_html)
+    if rc != 0:
+        print(f"ERROR: the new book failed the offline check; the last good book in {HTML} is unchanged.",
+              file=sys.stderr)
+        return rc
+    from .stage import _swap
+
+    _swap(new_html, HTML)
+    shutil.rmtree(staging)
+    seconds = time.perf_counter() - t0
+    write_provenance(HTML, book_seconds=seconds)
+    print(f"book built in {seconds:.1f} s: {HTML / 'index.html'}")
+    return 0
 
 
-def check() -> int:
-    hits = remote_assets()
+PROVENANCE_JS = Path("_static") / "provenance.js"
+
+
+def write_provenance(html_dir: Path = HTML, book_seconds: float | None = None) -> Path:
+    """Write ``_static/provenance.js``: the commit, interpreter, platform and stage times of this build.
+
+    These facts differ between machines and runs, so they stay out of every file DVC hashes (the file is
+    listed in ``.dvcignore``); the Reproducibility page loads them with ``<script src>`` (which, unlike
+    ``fetch()``, also works when the book is opened from disk)."""
+    import json
+
+    from . import reproducibility as r
+
+    times = {row.stage: (None if row.seconds != row.seconds or row.seconds is None else float(row.seconds))
+             for row in r.stage_times().itertuples()}
+    facts = {**r.git_state(), **r.environment(), "stage_seconds": times,
+             "book_seconds": round(book_seconds, 1) if book_seconds else None}
+    out = html_dir / PROVENANCE_JS
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text("window.COMPENDIUM_PROVENANCE = " + json.dumps(facts, indent=1, sort_keys=True) + ";\n"
+                   + _FILL_JS)
+    return out
+
+
+_FILL_JS = """document.addEventListener("DOMContentLoaded", function () {
+  var p = window.COMPENDIUM_PROVENANCE;
+  document.querySelectorAll("[data-provenance]").forEach(function (el) {
+    var key = el.getAttribute("data-provenance"), v = p[key];
+    if (key === "commit" && v) { v = v.slice(0, 12); }
+    if (key === "stage_seconds") {
+      var rows = Object.keys(v).map(function (s) { return s + ": " + (v[s] === null ? "not run" : v[s].toFixed(1) + " s"); });
+      v = rows.join("; ");
+    }
+    if (v !== undefined && v !== null) { el.textContent = v; }
+  });
+});
+"""
+
+
+def check(html_dir: Path = HTML) -> int:
+    hits = remote_assets(html_dir)
     for page, tag in hits:
         print(f"remote asset in {page}: {tag}", file=sys.stderr)
     if hits:
         print(f"{len(hits)} remote asset(s): the book would not render offline", file=sys.stderr)
         return 1
-    print(f"offline check: {len(list(HTML.rglob('*.html')))} pages load no remote assets")
+    print(f"offline check: {len(list(html_dir.rglob('*.html')))} pages load no remote assets")
     return 0
 
 

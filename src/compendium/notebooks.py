@@ -53,11 +53,42 @@ def strip_environment(nb) -> None:
         pm.pop(k, None)
 
 
-def finalize(notebook: Path, stage: str | None = None, seconds: float | None = None) -> float | None:
-    """Strip volatile metadata from ``notebook``; record its run time for ``stage`` if given."""
+def strip_paths(nb, replacements: dict[str, str]) -> int:
+    """Replace machine-specific paths in every text output (e.g. the repr of a ``Path`` a cell returned):
+    ``{absolute: relative}``, longest first. Returns the number of outputs changed."""
+    order = sorted(replacements, key=len, reverse=True)
+    changed = 0
+
+    def fix(text: str) -> str:
+        for old in order:
+            text = text.replace(old, replacements[old])
+        return text
+
+    for cell in nb.cells:
+        for o in cell.get("outputs", []):
+            before = json.dumps(o, sort_keys=True)
+            if "text" in o:
+                o["text"] = fix(o["text"] if isinstance(o["text"], str) else "".join(o["text"]))
+            for mime, val in o.get("data", {}).items():
+                if not mime.startswith("image/") and isinstance(val, (str, list)):
+                    o["data"][mime] = fix(val if isinstance(val, str) else "".join(val))
+            changed += json.dumps(o, sort_keys=True) != before
+    return changed
+
+
+def finalize(notebook: Path, stage: str | None = None, seconds: float | None = None,
+             staging: Path | None = None) -> float | None:
+    """Strip volatile metadata from ``notebook``; record its run time for ``stage`` if given.
+
+    Absolute paths in outputs (a stage's staging folder, the checkout) become repository-relative, so the
+    executed notebook does not depend on where the repository was cloned."""
     nb = nbformat.read(notebook, as_version=4)
     duration = strip_timestamps(nb)
     strip_environment(nb)
+    repl = {str(paths.ROOT) + "/": ""}
+    if staging is not None and stage is not None:
+        repl[str(staging)] = f"results/{stage}"
+    strip_paths(nb, repl)
     duration = seconds if seconds is not None else duration
     nbformat.write(nb, notebook)
     if stage is not None:

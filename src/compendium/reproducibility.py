@@ -31,7 +31,7 @@ def git_state() -> dict[str, str]:
 
 
 def package_versions(names=KEY_PACKAGES) -> pd.DataFrame:
-    rows = [{"package": "python", "version": platform.python_version()}]
+    rows = []  # the interpreter's patch version is a fact of the machine: see provenance.js
     for n in names:
         try:
             rows.append({"package": n, "version": metadata.version(n)})

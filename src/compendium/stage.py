@@ -132,8 +132,11 @@ def run(name: str, quiet: bool = False, executed_dir: Path | None = None) -> flo
         else:
             os.environ[STAGING_ENV] = env_before
     seconds = time.perf_counter() - t0
-    notebooks.finalize(staging_nb, name, seconds=seconds)
-    _swap(staging_results, paths.stage_dir(name))
+    notebooks.finalize(staging_nb, name, seconds=seconds, staging=staging_results)
+    if any(staging_results.iterdir()):
+        _swap(staging_results, paths.stage_dir(name))
+    else:
+        staging_results.rmdir()  # a stage without artifacts (the Reproducibility page)
     _swap(staging_nb, executed)
     if not quiet:
         print(f"[{name}] done in {seconds:.1f} s", file=sys.stderr)

@@ -78,3 +78,49 @@ def test_invalid_download_is_rejected_before_anything_is_written(monkeypatch, tm
     with pytest.raises(DataValidationError, match="missing required column"):
         acq.acquire("hitl", data_root=tmp_path, downloader=_fake_download({rel: "model_x,model_y\na,b\n"}))
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.fixture
+def silent_hub(monkeypatch):
+    """A server on loopback that accepts connections and never answers (the case per-request time-outs
+    and retries do not bound)."""
+    import socket
+    import threading
+
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(16)
+    held, stop = [], threading.Event()
+
+    def accept():
+        srv.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                held.append(srv.accept()[0])
+            except OSError:
+                continue
+
+    t = threading.Thread(target=accept, daemon=True)
+    t.start()
+    monkeypatch.setenv("HF_ENDPOINT", f"http://127.0.0.1:{srv.getsockname()[1]}")
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    yield
+    stop.set()
+    t.join(2)
+    for c in held:
+        c.close()
+    srv.close()
+
+
+def test_a_hub_that_never_answers_hits_the_total_deadline(silent_hub, tmp_path):
+    before = sorted(p.as_posix() for p in tmp_path.rglob("*"))
+    t0 = time.perf_counter()
+    with pytest.raises(acq.HubUnreachable, match="did not finish within the 1.5 s deadline"):
+        acq.acquire("workbank", data_root=tmp_path, deadline=1.5)  # the real downloader, against the silent server
+    assert time.perf_counter() - t0 < 6
+    assert sorted(p.as_posix() for p in tmp_path.rglob("*")) == before
+
+
+def test_deadline_must_be_positive(tmp_path):
+    with pytest.raises(ValueError, match="deadline must be positive"):
+        acq.acquire("workbank", data_root=tmp_path, deadline=0)

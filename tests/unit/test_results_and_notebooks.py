@@ -60,3 +60,21 @@ def test_offline_check_flags_cdn_scripts_and_styles(tmp_path):
     hits = book.remote_assets(tmp_path)
     assert [h[1][:7] for h in hits] == ["<script", "<link r"]
     assert all("a.html" == h[0] for h in hits)
+
+
+def test_strip_paths_makes_outputs_independent_of_the_checkout():
+    import nbformat
+
+    from compendium.notebooks import strip_paths
+
+    nb = nbformat.v4.new_notebook()
+    cell = nbformat.v4.new_code_cell("p")
+    cell.outputs = [nbformat.v4.new_output("execute_result", {"text/plain": "PosixPath('/x/repo/results/.staging/s/f.png')"}),
+                    nbformat.v4.new_output("stream", name="stdout", text="wrote /x/repo/results/.staging/s/t.csv\n"),
+                    nbformat.v4.new_output("display_data", {"image/png": "/x/repo/AAAA"})]
+    nb.cells = [cell]
+    n = strip_paths(nb, {"/x/repo/": "", "/x/repo/results/.staging/s": "results/s"})
+    assert n == 2
+    assert cell.outputs[0]["data"]["text/plain"] == "PosixPath('results/s/f.png')"
+    assert cell.outputs[1]["text"] == "wrote results/s/t.csv\n"
+    assert cell.outputs[2]["data"]["image/png"] == "/x/repo/AAAA"  # images untouched

@@ -1,6 +1,6 @@
 """Refresh ``data/`` from the canonical Hugging Face datasets (needs network).
 
-    python -m compendium.data.acquire workbank|pwb|hitl [--revision REV] [--timeout S]
+    python -m compendium.data.acquire workbank|pwb|hitl [--revision REV] [--timeout S] [--deadline S]
 
 Steps: (1) probe the hub within ``--timeout`` seconds and stop with a clear message if it cannot be
 reached, changing nothing; (2) download the dataset at ``--revision`` (default ``main``) into a
@@ -86,16 +86,49 @@ def _validate_downloaded(dataset: str, staged: Path) -> None:
             load_table(name, root=staged, verify=False)
 
 
+def _within(deadline: float, fn, *args):
+    """Run ``fn(*args)`` and return its result, or raise :class:`HubUnreachable` after ``deadline`` seconds.
+
+    Per-request time-outs do not bound a download: a server that accepts connections and then trickles or
+    never answers can keep a client waiting through retry after retry. The work runs in a daemon thread,
+    abandoned (and ended with the process) when the deadline passes."""
+    import threading
+
+    box: dict = {}
+
+    def target():
+        try:
+            box["value"] = fn(*args)
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread
+            box["error"] = exc
+
+    t = threading.Thread(target=target, name="acquire-download", daemon=True)
+    t.start()
+    t.join(deadline)
+    if t.is_alive():
+        raise HubUnreachable(f"the download did not finish within the {deadline:g} s deadline "
+                             f"({hub_endpoint()} accepted the connection but did not deliver)")
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
 def acquire(dataset: str, revision: str = "main", timeout: float = 5.0, data_root: Path | None = None,
-            downloader=_download) -> str:
-    """Refresh ``data/<dataset>`` from the hub; return the resolved revision. Changes nothing on failure."""
+            downloader=_download, deadline: float = 900.0) -> str:
+    """Refresh ``data/<dataset>`` from the hub; return the resolved revision. Changes nothing on failure.
+
+    ``timeout`` bounds the first connection; ``deadline`` bounds the whole download (seconds)."""
     if dataset not in DATASETS:
         raise ValueError(f"unknown dataset {dataset!r}; choose one of {sorted(DATASETS)}")
+    if deadline <= 0:
+        raise ValueError(f"deadline must be positive, got {deadline}")
     data_root = Path(data_root) if data_root is not None else paths.DATA
     probe_hub(timeout)
-    with tempfile.TemporaryDirectory(prefix=f"acquire-{dataset}-") as tmp:
+    os.environ.setdefault("HF_HUB_ETAG_TIMEOUT", str(max(1, int(timeout))))
+    os.environ.setdefault("HF_HUB_DOWNLOAD_TIMEOUT", str(max(1, int(timeout))))
+    with tempfile.TemporaryDirectory(prefix=f"acquire-{dataset}-", ignore_cleanup_errors=True) as tmp:
         staged = Path(tmp)
-        sha = downloader(dataset, revision, staged)
+        sha = _within(deadline, downloader, dataset, revision, staged)
         _validate_downloaded(dataset, staged)
         moved = []
         for f in sorted(p for p in staged.rglob("*") if p.is_file()):
@@ -115,12 +148,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("dataset", choices=sorted(DATASETS))
     ap.add_argument("--revision", default="main", help="hub branch, tag or commit (default: main)")
     ap.add_argument("--timeout", type=float, default=5.0, help="seconds to wait for the hub (default 5)")
+    ap.add_argument("--deadline", type=float, default=900.0,
+                    help="seconds the whole download may take before it is abandoned (default 900)")
     args = ap.parse_args(argv)
     try:
-        sha = acquire(args.dataset, args.revision, args.timeout)
+        sha = acquire(args.dataset, args.revision, args.timeout, deadline=args.deadline)
     except HubUnreachable as exc:
         print(f"error: {exc}.\nNothing in data/ was changed. Offline, restore the bundled copy with "
-              "`dvc pull` (the DVC remote ships with the repository).", file=sys.stderr)
+              "`dvc pull data.dvc` (the DVC remote ships with the repository).", file=sys.stderr)
         return 2
     print(f"{args.dataset}: refreshed from {DATASETS[args.dataset]['hf_id']} at revision {sha}.\n"
           "Next: review `git diff`/`dvc diff`, then `python -m compendium.data.manifest --write` and `dvc add data`.")

@@ -14,7 +14,7 @@ class DataValidationError(DataError):
 
 
 class MissingDataError(DataError, FileNotFoundError):
-    """A required raw file is absent (restore it with `dvc pull`)."""
+    """A required raw file is absent (restore it with `dvc pull --force data.dvc`)."""
 
 
 def require_columns(df, columns, what: str, hint: str = "") -> None:

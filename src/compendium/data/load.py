@@ -38,6 +38,9 @@ def manifest() -> dict:
     return json.loads(MANIFEST.read_text())["files"]
 
 
+RESTORE = "Restore the recorded raw data with `dvc pull --force data.dvc` (run from the repository root)."
+
+
 @lru_cache(maxsize=256)
 def _verified(path: str, mtime_ns: int, size: int, expected: str) -> bool:
     got = sha256_file(Path(path))
@@ -45,7 +48,7 @@ def _verified(path: str, mtime_ns: int, size: int, expected: str) -> bool:
         raise ChecksumError(
             f"{path}: sha256 {got[:16]}... does not match the recorded {expected[:16]}... "
             f"(size {size} bytes): the file is corrupt, truncated or modified. "
-            "Restore it with `dvc checkout data` or `dvc pull`."
+            "Restore the recorded data with `dvc pull --force data.dvc` (run from the repository root)."
         )
     return True
 
@@ -55,7 +58,7 @@ def verify_file(relpath: str, root: Path | None = None) -> Path:
     root = Path(root) if root is not None else paths.DATA
     path = root / relpath
     if not path.exists():
-        raise MissingDataError(f"{path}: missing. Restore the raw data with `dvc pull` (see README).")
+        raise MissingDataError(f"{path}: missing. {RESTORE}")
     rec = manifest().get(relpath)
     if rec is None:
         raise ChecksumError(f"{relpath}: no sha256 recorded in {MANIFEST}; refusing to use an unrecorded file")
@@ -159,5 +162,5 @@ def load_table(name: str, root: Path | None = None, verify: bool = True) -> pd.D
     root = Path(root) if root is not None else paths.DATA
     path = verify_file(spec.relpath, root) if verify else root / spec.relpath
     if not path.exists():
-        raise MissingDataError(f"{path}: missing. Restore the raw data with `dvc pull` (see README).")
+        raise MissingDataError(f"{path}: missing. {RESTORE}")
     return validate(_read(spec, path), spec, where=str(path))

@@ -57,6 +57,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"MISMATCH {k}: recorded {recorded.get(k, {}).get('sha256', 'none')[:16]} "
               f"found {files.get(k, {}).get('sha256', 'missing')[:16]}")
     print(f"{len(files) - len(bad)} of {len(recorded)} recorded files verified")
+    if bad:
+        print(f"ERROR: {len(bad)} raw file(s) under data/ differ from the recorded data (corrupt, truncated, "
+              "modified, missing or unrecorded). Restore the recorded data with `dvc pull --force data.dvc`.",
+              file=sys.stderr)
     return 1 if bad else 0
 
 
