@@ -13,11 +13,12 @@ export PATH := $(BIN):$(PATH)
 export PYTHONDONTWRITEBYTECODE := 1
 export MPLBACKEND := Agg
 
-.PHONY: help setup data reproduce test test-unit book browser-test book-archive benchmark freeze clean
+.PHONY: help setup data reproduce test test-reliability test-unit book browser-test book-archive benchmark freeze clean
 
 help:
 	@echo "make reproduce   set up, restore data, run every stage (dvc repro), build the book"
 	@echo "make test        set up, restore data, run the whole test suite"
+	@echo "make test-reliability  failure cases (bad data, bad params, killed stages) on a scratch clone"
 	@echo "make book        rebuild the book from the stored notebook outputs"
 	@echo "make browser-test open every built page in headless Chromium (screenshots in book/_build/screenshots)"
 	@echo "make book-archive pack the built book with its checksum for a release"
@@ -51,6 +52,9 @@ reproduce: data
 
 test: data
 	python -m pytest
+
+test-reliability: data
+	python -m pytest tests/reliability -m reliability -v
 
 test-unit: setup
 	python -m pytest tests/unit -q
