@@ -115,6 +115,8 @@ def run(name: str, quiet: bool = False, executed_dir: Path | None = None) -> flo
     staging_results.mkdir(parents=True)
     staging_nb.parent.mkdir(parents=True, exist_ok=True)
     nb = jupytext.read(st.source)
+    for k, cell in enumerate(nb.cells):
+        cell["id"] = f"cell-{k}"  # jupytext makes random ids; the executed notebook must be byte-stable
     env_before = os.environ.get(STAGING_ENV)
     os.environ[STAGING_ENV] = f"{name}={staging_results}"
     t0 = time.perf_counter()
