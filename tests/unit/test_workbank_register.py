@@ -354,7 +354,7 @@ def test_text_claims_on_real_data(reg_out, real):
 def test_disagreements_and_summary():
     assert R.disagreements({"a": 1.0, "b": [1, 2], "c": None}, {"a": 1.0 + 1e-12, "b": [1, 3], "c": None}) == ["b"]
     s = R.register_summary({"wb.zones.green": 1, "wb.zones.red": None})
-    z = s.set_index("table").loc["notebook output (counts) / paper text"]
+    z = s.set_index("table").loc["zones"]
     assert z["cells"] == 4 and z["computed"] == 1
 
 
@@ -377,3 +377,27 @@ def test_printed_slips_evidence(reg_out):
     assert v["wb.fig5c.low.mappings"] / v["wb.zones.low"] == pytest.approx(v["wb.fig5c.low.per_task"])
     # experts: 53 distinct IDs (paper: 52); 21 tasks rated by one expert (paper: at least two)
     assert v["wb.counts.experts"] == 53 and v["wb.counts.min_experts_per_task"] == 1
+
+
+def test_has_matrix_loop(reg_out, real):
+    """Fig 6a and the shares, against the authors' loop (human_agency_scale.ipynb cell 2) on the release:
+    per task, the worker ratings of the occupation's metadata users and every expert row, value_counts,
+    ``list.index(max)`` (lowest level on ties)."""
+    v, _ = reg_out
+    d, m, e = real["d"], real["m"], real["e"]
+    task_to_occupation = dict(zip(d[TASK], d[OCC]))
+    users = m.groupby(OCC)[USER].apply(set)
+    w_by_task = {t: g for t, g in d.groupby(TASK)}
+    e_by_task = {t: g for t, g in e.groupby(TASK)}
+    mat = [[0] * 5 for _ in range(5)]
+    for task, occ in task_to_occupation.items():
+        w = w_by_task[task]
+        w = w[w[USER].isin(users[occ])][HAS].value_counts(normalize=True)
+        x = e_by_task[task][HAS].value_counts(normalize=True)
+        wy = [w.get(i, 0) for i in range(1, 6)]
+        ey = [x.get(i, 0) for i in range(1, 6)]
+        mat[wy.index(max(wy))][ey.index(max(ey))] += 1
+    assert v["wb.has.matrix"] == mat
+    n = sum(map(sum, mat))
+    assert v["wb.has.diagonal"] == pytest.approx(100 * sum(mat[i][i] for i in range(5)) / n)
+    assert v["wb.has.workers_more"] == pytest.approx(100 * sum(mat[i][j] for i in range(5) for j in range(i)) / n)

@@ -673,14 +673,14 @@ def register_values(desires: pd.DataFrame, metadata: pd.DataFrame, experts: pd.D
 
 
 def register_summary(values: Mapping, register: dict | None = None) -> pd.DataFrame:
-    """Per register table: its label, number of cells (whole-table ids count once per cell) and how many
+    """Per register table: its slug and label, number of cells (whole-table ids count once per cell) and how many
     of them have a value (not ``None``) in ``values``."""
     reg = register or load_register()
     rows = []
     for t in reg["tables"]:
         ids = cell_ids(t)
         null = sum(values.get(v) is None for v in ids.values())
-        rows.append({"table": t["label"], "rows": len(t["rows"]), "cols": len(t["cols"]), "cells": len(ids),
+        rows.append({"table": t["slug"], "label": t["label"], "rows": len(t["rows"]), "cols": len(t["cols"]), "cells": len(ids),
                      "computed": len(ids) - null, "null": null})
     return pd.DataFrame(rows)
 
