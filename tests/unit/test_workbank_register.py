@@ -8,10 +8,22 @@ import pandas as pd
 import pytest
 import statsmodels.formula.api as smf
 
-import compendium.data as data
+from compendium import data
 from compendium.workbank import register as R
-from compendium.workbank.common import (CAPABILITY, DESIRE, DESIRE_REASONS, ENJOYMENT, HAS, JOB_SECURITY, OCC,
-                                        SKILL, TASK, TASK_CHARACTERISTICS, USER, WAGE)
+from compendium.workbank.common import (
+    CAPABILITY,
+    DESIRE,
+    DESIRE_REASONS,
+    ENJOYMENT,
+    HAS,
+    JOB_SECURITY,
+    OCC,
+    SKILL,
+    TASK,
+    TASK_CHARACTERISTICS,
+    USER,
+    WAGE,
+)
 from compendium.workbank.reliability import MIXED_MODEL_COVARIATES
 
 CHAR = list(TASK_CHARACTERISTICS.values())
@@ -153,7 +165,7 @@ def authors_occupation_loop(d, m, e):
         wy = [w.get(i, 0) for i in range(1, 6)]
         ey = [x.get(i, 0) for i in range(1, 6)]
         mid = [(a + b) / 2 for a, b in zip(wy, ey)]
-        kl = lambda p, q: sum(pi * math.log2(pi / qi) for pi, qi in zip(p, q) if pi > 0)  # noqa: E731
+        kl = lambda p, q: sum(pi * math.log2(pi / qi) for pi, qi in zip(p, q) if pi > 0)
         out[occ] = (wy.index(max(wy)) + 1, ey.index(max(ey)) + 1, math.sqrt(kl(wy, mid) / 2 + kl(ey, mid) / 2))
     return out
 
@@ -217,13 +229,14 @@ def test_mapping_frames_hand_case():
     papers = pd.DataFrame({"task": ["t2", "t4"], "occupation": ["A", "D"], "paper_count": [3, 4],
                            "paper_ids": ["1, 2,3", "3"]})
     f5b, f5c, nbu, tot = R.mapping_frames(land, yc, papers)
+    assert f5c.loc["low", "mappings"] == 4 and f5c.loc["low", "per_task"] == 4
     # green: t1 twice (2 + 1) over 2 tasks; the row for an unknown task (tx) is ignored
     assert f5b.loc["green", "mappings"] == 3 and f5b.loc["green", "per_task"] == 1.5
     assert f5b.loc["red", "per_task"] == 5 and f5b.loc["rnd", "mappings"] == 0
     assert nbu.loc["green", "yc"] == 2 and nbu.loc["red", "yc"] == 2 and nbu.loc["green", "papers"] == 3
     assert nbu.loc["low", "papers_per_task"] == 1
     assert tot == {"yc": 3, "papers": 3}
-    f5b, f5c, nbu, tot = R.mapping_frames(land, None, papers)
+    f5b, _f5c, nbu, tot = R.mapping_frames(land, None, papers)
     assert f5b is None and nbu["yc"].isna().all() and tot["yc"] is None
 
 

@@ -13,7 +13,7 @@ import pandas as pd
 from scipy import stats
 
 from . import agency, demographics, desire, external, landscape, reliability, skills, slips
-from .common import CAPABILITY, DESIRE, HAS, OCC, TASK, TASK_CHARACTERISTICS, USER, drop_repeated_rows
+from .common import HAS, OCC, TASK, TASK_CHARACTERISTICS, USER, drop_repeated_rows
 
 __all__ = ["Section", "counts_section", "desire_section", "landscape_section", "agency_section",
            "skills_section", "reliability_section", "external_section", "demographics_section",

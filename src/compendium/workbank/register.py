@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Mapping
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -25,14 +26,50 @@ from scipy.spatial.distance import jensenshannon
 
 from .. import paths
 from . import agency, desire, landscape, reliability, skills
-from .common import (CAPABILITY, DESIRE, DESIRE_REASONS, ENJOYMENT, HAS, JOB_SECURITY, OCC, SKILL, TASK,
-                     TASK_CHARACTERISTICS, USER, ZONES, require_columns)
+from .common import (
+    CAPABILITY,
+    DESIRE,
+    DESIRE_REASONS,
+    ENJOYMENT,
+    HAS,
+    JOB_SECURITY,
+    OCC,
+    SKILL,
+    TASK,
+    TASK_CHARACTERISTICS,
+    USER,
+    ZONES,
+    require_columns,
+)
 
-__all__ = ["PROVENANCE", "load_register", "cell_ids", "norm_text", "table1_frame", "table2_frame",
-           "ranked_desire_frame", "table5_frame", "fig4b_frame", "fig5a_frame", "mapping_frames",
-           "fig6b_frame", "fig7_frame", "nb_claude_frame", "nb_has_avg_frame", "nb_h5_frame",
-           "zones_frame", "alpha_authors", "alpha_values", "mixed_model_stats", "text_claims",
-           "register_values", "register_summary", "disagreements", "expert_sd_max", "design_checks"]
+__all__ = [
+    "PROVENANCE",
+    "alpha_authors",
+    "alpha_values",
+    "cell_ids",
+    "design_checks",
+    "disagreements",
+    "expert_sd_max",
+    "fig4b_frame",
+    "fig5a_frame",
+    "fig6b_frame",
+    "fig7_frame",
+    "load_register",
+    "mapping_frames",
+    "mixed_model_stats",
+    "nb_claude_frame",
+    "nb_h5_frame",
+    "nb_has_avg_frame",
+    "norm_text",
+    "ranked_desire_frame",
+    "register_summary",
+    "register_values",
+    "table1_frame",
+    "table2_frame",
+    "table5_frame",
+    "text_claims",
+    "zones_frame",
+]
 
 T = "tests/unit/test_workbank_register.py"
 #: id prefix -> "function (test)"; the claims engine links each claim to the longest matching prefix.
@@ -96,7 +133,7 @@ AUDIO = ("the audio mini-interview transcripts and their LLooM concept assignmen
 def load_register(path=None) -> dict:
     """The WORKBank register (``published/workbank.yaml``)."""
     p = path or paths.PUBLISHED / "workbank.yaml"
-    reg = yaml.safe_load(open(p, encoding="utf-8"))
+    reg = yaml.safe_load(Path(p).read_text(encoding="utf-8"))
     if not isinstance(reg, dict) or "tables" not in reg or "claims" not in reg:
         raise ValueError(f"{p}: expected a mapping with 'tables' and 'claims'")
     return reg
@@ -185,11 +222,7 @@ def table1_frame(desires: pd.DataFrame, metadata: pd.DataFrame, row_labels: Mapp
 
 def _group_var_se(res) -> float:
     """Standard error of the random-intercept variance as statsmodels' summary prints it ("Group Var")."""
-    try:
-        bse_re = res.bse_re
-        return float(np.asarray(bse_re)[0])
-    except Exception:  # pragma: no cover - statsmodels versions without bse_re
-        return float("nan")
+    return float(np.asarray(res.bse_re)[0])
 
 
 def mixed_model_stats(summary: Mapping) -> dict[str, float]:
@@ -442,7 +475,7 @@ def nb_h5_frame(desires: pd.DataFrame, metadata: pd.DataFrame, experts: pd.DataF
     m = _merged_task_means(desires, experts)
     pools = _occupation_pools(desires, metadata, experts)
     w5, e5 = set(), set()
-    for occ, (ts, w, e) in pools.items():
+    for (ts, w, e) in pools.values():
         if np.argmax(_hist(w)) == 4:
             w5 |= ts
         if np.argmax(_hist(e)) == 4:
@@ -520,7 +553,7 @@ def text_claims(desires, metadata, experts, task_metadata, sectors, land, occ_ha
     v.update({"wb.counts.tasks": int(desires[TASK].nunique()), "wb.counts.occupations": int(desires[OCC].nunique()),
               "wb.counts.workers": int(metadata[USER].nunique()),
               "wb.counts.experts": int(experts[USER].nunique()),
-              "wb.counts.onet_tasks": int(len(task_metadata)),
+              "wb.counts.onet_tasks": len(task_metadata),
               "wb.counts.onet_occupations": int(task_metadata[OCC].nunique()),
               "wb.counts.min_participants_per_occupation": int(metadata.groupby(OCC)[USER].nunique().min()),
               "wb.counts.min_experts_per_task": int(experts.drop_duplicates().groupby(TASK)[USER].nunique().min()),
@@ -616,7 +649,7 @@ def register_values(desires: pd.DataFrame, metadata: pd.DataFrame, experts: pd.D
 
     ext = paths.WORKBANK_EXTERNAL
     f5b, f5c, nbu, totals = mapping_frames(land, yc, papers)
-    claude, claude_total = nb_claude_frame(desires, usage, tables["nb_claude"].get("row_labels", {}))
+    claude, _claude_total = nb_claude_frame(desires, usage, tables["nb_claude"].get("row_labels", {}))
     if totals["yc"] is not None:
         values["wb.nb.unique_companies_total"] = totals["yc"]
     if totals["papers"] is not None:
@@ -634,8 +667,8 @@ def register_values(desires: pd.DataFrame, metadata: pd.DataFrame, experts: pd.D
         "fig5a": (fig5a, "data/workbank (landscape) and the SOC codes of task_statement_with_metadata.csv"),
         "fig5b": (f5b, f"{ext.relative_to(paths.ROOT)}/company_to_workflow_aggregation.csv (YC mappings)"),
         "fig5c": (f5c, f"{ext.relative_to(paths.ROOT)}/paper_to_workflow_mapping_aggregated.csv (arXiv mappings)"),
-        "nb_unique": (nbu, f"{ext.relative_to(paths.ROOT)}/company_to_workflow_aggregation.csv and "
-                           "paper_to_workflow_mapping_aggregated.csv"),
+        "nb_unique": (nbu, (f"{ext.relative_to(paths.ROOT)}/company_to_workflow_aggregation.csv and "
+                           "paper_to_workflow_mapping_aggregated.csv")),
         "fig6b": (fig6b_frame(occ_has), "data/workbank (worker HAS)"),
         "fig7": (fig7_frame(experts, task_metadata, tables["fig7"]["row_labels"]), "data/workbank (expert HAS, task metadata)"),
         "nb_claude": (claude, f"{ext.relative_to(paths.ROOT)}/usage_from_anthropic.csv (Anthropic Economic Index)"),
