@@ -13,7 +13,7 @@ import pandas as pd
 from scipy import stats
 
 from . import agency, demographics, desire, external, landscape, reliability, skills, slips
-from .common import CAPABILITY, DESIRE, HAS, OCC, TASK, TASK_CHARACTERISTICS, USER, drop_repeated_rows
+from .common import HAS, OCC, TASK, TASK_CHARACTERISTICS, USER, drop_repeated_rows
 
 __all__ = ["Section", "counts_section", "desire_section", "landscape_section", "agency_section",
            "skills_section", "reliability_section", "external_section", "demographics_section",
@@ -180,11 +180,9 @@ def skills_section(experts: pd.DataFrame, task_metadata: pd.DataFrame) -> Sectio
 def reliability_section(desires: pd.DataFrame, experts: pd.DataFrame, metadata: pd.DataFrame,
                         method: str = "bfgs") -> Section:
     """Krippendorff's alpha (ordinal) and the Table 1 mixed model."""
-    uniq, _ = drop_repeated_rows(experts)
-    v = {"wb.alpha.expert_capability": reliability.krippendorff_alpha_ordinal(uniq, CAPABILITY),
-         "wb.alpha.expert_has": reliability.krippendorff_alpha_ordinal(uniq, HAS),
-         "wb.alpha.worker_desire": reliability.krippendorff_alpha_ordinal(desires, DESIRE),
-         "wb.alpha.worker_has": reliability.krippendorff_alpha_ordinal(desires, HAS)}
+    # the paper's alpha keeps every row (the authors' construction); the variant drops the repeated rows
+    from .register import alpha_values
+    v = alpha_values(desires, experts)
     data = reliability.mixed_model_data(desires, metadata)
     summ, coefs, _ = reliability.fit_mixed_model(data, method=method)
     v.update({"wb.mixed.sigma_u2": summ["sigma_u2"], "wb.mixed.sigma_e2": summ["sigma_e2"],
