@@ -25,9 +25,9 @@ import pandas as pd
 from . import paths
 
 FLOAT_FORMAT = "%.10g"
-#: values.json keeps 15 significant digits: some register claims (notebook-printed densities and p-values) carry
+#: values.json keeps 12 significant digits: some register claims (notebook-printed densities and p-values) carry
 #: a relative tolerance of 1e-10, finer than FLOAT_FORMAT
-JSON_FLOAT_FORMAT = "%.15g"
+JSON_FLOAT_FORMAT = "%.12g"
 
 
 def _clean(value: Any, key: str) -> Any:
@@ -52,7 +52,7 @@ def _clean(value: Any, key: str) -> Any:
 
 
 def write_values(stage: str, values: Mapping[str, Any], root: Path | None = None) -> Path:
-    """Write ``results/<stage>/values.json`` (sorted keys, numbers rounded to 15 significant digits)."""
+    """Write ``results/<stage>/values.json`` (sorted keys, numbers rounded to 12 significant digits)."""
     out = (root or paths.stage_dir(stage)) / "values.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     clean = {str(k): _clean(v, str(k)) for k, v in values.items()}

@@ -39,10 +39,12 @@ def run(clone: Path, *cmd: str, timeout: float = 900, **env) -> subprocess.Compl
 
 
 def tree_hash(*roots: Path) -> dict[str, str]:
-    """sha256 of every file under the given folders (or the files themselves)."""
+    """sha256 of every file under the given folders (or the files themselves), staging folders left out
+    (a failed stage leaves its half-run notebook there for the user to read)."""
     out = {}
     for root in roots:
-        files = [root] if root.is_file() else sorted(p for p in root.rglob("*") if p.is_file())
+        files = [root] if root.is_file() else sorted(p for p in root.rglob("*")
+                                                      if p.is_file() and ".staging" not in p.parts)
         for p in files:
             out[str(p)] = hashlib.sha256(p.read_bytes()).hexdigest()
     return out

@@ -15,7 +15,7 @@ def test_write_values_is_flat_sorted_and_rejects_other_types(tmp_path):
                                      "n": float("nan")}, root=tmp_path)
     text = out.read_text()
     assert list(json.loads(text)) == ["a", "b", "m", "n"]
-    assert json.loads(text) == {"a": 2, "b": 0.333333333333333, "m": [[1, 2], [3, 4]], "n": None}
+    assert json.loads(text) == {"a": 2, "b": 0.333333333333, "m": [[1, 2], [3, 4]], "n": None}
     with pytest.raises(TypeError, match="'bad' must be a number"):
         results.write_values("x", {"bad": {"a": 1}}, root=tmp_path)
     assert json.loads(results.write_values("x", {"lbl": "Recipe C"}, root=tmp_path).read_text()) == {"lbl": "Recipe C"}
