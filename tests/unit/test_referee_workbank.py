@@ -122,3 +122,26 @@ def test_same_rule_range_ignores_lopsided_mixed_rules():
     r = agency.same_rule_range(grid)
     assert (r["min"], r["max"], r["min_rule"], r["max_rule"]) == (39.1, 47.5, "highest", "lowest")
     assert grid["workers_more"].min() < r["min"]          # the old range reached into the mixed cells
+
+
+def test_unconditional_icc_matches_anova_on_balanced_data_and_statsmodels():
+    """Balanced one-way layout: REML equals the ANOVA estimator (MSB - MSW) / n when positive."""
+    import statsmodels.api as sm
+
+    from compendium.workbank.icc import icc_reml_intercept_only
+
+    rng = np.random.default_rng(4)
+    k, n = 60, 5
+    g = np.repeat(np.arange(k), n)
+    y = 3 + rng.normal(0, 0.5, k)[g] + rng.normal(0, 1.0, k * n)
+    ybar = np.bincount(g, weights=y) / n
+    msb = n * ((ybar - y.mean()) ** 2).sum() / (k - 1)
+    msw = ((y - ybar[g]) ** 2).sum() / (k * (n - 1))
+    r = icc_reml_intercept_only(y, g)
+    assert r["sigma_u2"] == pytest.approx((msb - msw) / n, rel=1e-5)
+    assert r["sigma_e2"] == pytest.approx(msw, rel=1e-5)
+    # unbalanced: agrees with statsmodels' REML (Powell converges on this fit)
+    keep = rng.random(k * n) > 0.3
+    fit = sm.MixedLM(y[keep], np.ones((keep.sum(), 1)), groups=g[keep]).fit(reml=True, method="powell")
+    su2, se2 = float(np.asarray(fit.cov_re)[0, 0]), float(fit.scale)
+    assert icc_reml_intercept_only(y[keep], g[keep])["icc"] == pytest.approx(su2 / (su2 + se2), abs=1e-4)

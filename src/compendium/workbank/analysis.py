@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from . import agency, demographics, desire, external, landscape, reliability, skills, slips
+from . import agency, demographics, icc, desire, external, landscape, reliability, skills, slips
 from .common import CAPABILITY, DESIRE, HAS, OCC, TASK, TASK_CHARACTERISTICS, USER, drop_repeated_rows
 
 __all__ = ["Section", "counts_section", "desire_section", "landscape_section", "agency_section",
@@ -204,8 +204,7 @@ def reliability_section(desires: pd.DataFrame, experts: pd.DataFrame, metadata: 
     data = reliability.mixed_model_data(desires, metadata)
     summ, coefs, _ = reliability.fit_mixed_model(data, method=method)
     # the same rows without covariates: the ICC above is conditional on them
-    summ0, _, _ = reliability.fit_mixed_model(data, covariates=(), method=method)
-    v["wb.mixed.icc_unconditional"] = summ0["icc"]
+    v["wb.mixed.icc_unconditional"] = icc.icc_reml_intercept_only(data["desire"], data[TASK])["icc"]
     v.update({"wb.mixed.sigma_u2": summ["sigma_u2"], "wb.mixed.sigma_e2": summ["sigma_e2"],
               "wb.mixed.icc": summ["icc"], "wb.mixed.n_obs": summ["n_obs"], "wb.mixed.n_tasks": summ["n_groups"],
               "wb.mixed.n_fixed_effects": summ["n_fixed"], "wb.mixed.converged": int(summ["converged"]),
