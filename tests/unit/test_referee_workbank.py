@@ -110,7 +110,7 @@ def test_cluster_bootstrap_widens_zone_totals_when_raters_repeat_across_tasks():
     land = landscape.task_landscape(des, exp)
     _, per_task_draws = landscape.zone_bootstrap(des, exp, land, 3.0, n_draws=1000, seed=1)
     cl = landscape.zone_cluster_bootstrap(des, exp, land, 3.0, n_draws=1000, seed=1)
-    width = lambda s: s.quantile(0.975) - s.quantile(0.025)  # noqa: E731
+    width = lambda s: s.quantile(0.975) - s.quantile(0.025)
     assert width(cl["green"]) > 1.5 * width(per_task_draws["green"])
     assert (cl[["green", "red", "rnd", "low"]].sum(axis=1).round(6) == n).all()
 
