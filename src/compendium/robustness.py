@@ -19,7 +19,11 @@ statistic:
   model (:func:`compendium.preferences.davidson_comparison`).
 
 :func:`finding_row` turns a finding evaluated at every setting of a sweep into one row of the summary
-table ("holds under all settings?", range). Every grid always contains the paper's own setting
+table ("holds under all settings?", range, and a "how sure is this?" note). A sweep varies an
+*analysis choice* with the data fixed: holding at every setting says nothing about sampling noise
+(a tie credit given to both sides cannot reorder a Bradley-Terry ranking, whatever the data). The
+sampling checks :func:`zone_sampling_check` and :func:`bt_sampling_check` resample the data at the
+paper's setting, so the summary can say how often a finding survives a re-run as well. Every grid always contains the paper's own setting
 (:func:`with_reference`), so each table shows the published result beside the alternatives.
 
 Grids arrive from papermill as comma-separated strings (DVC cannot template lists into a command);
@@ -36,7 +40,7 @@ import pandas as pd
 __all__ = [
     "PAPER_CUTOFF", "PAPER_BOUNDARY", "BOUNDARIES", "PAPER_TIE_RULE", "PAPER_TIE_WEIGHT", "DEFAULT_SCHEME",
     "parse_grid", "with_reference", "zone_sweep", "has_sweep", "pwb_named_schemes", "random_schemes",
-    "pwb_sweep", "pwb_lead", "bt_sweep", "ranking_string", "finding_row",
+    "pwb_sweep", "pwb_lead", "bt_sweep", "ranking_string", "finding_row", "zone_sampling_check", "bt_sampling_check",
     "plot_zone_sweep", "plot_has_sweep", "plot_pwb_sweep", "plot_bt_sweep",
 ]
 
@@ -363,13 +367,16 @@ def bt_sweep(counts: pd.DataFrame, tie_weights: Iterable[float], davidson: bool 
 # ----------------------------------------------------------------------------------------------
 
 def finding_row(key: str, study: str, finding: str, holds, values, fmt: str = "{:.1f}",
-                settings: str = "", measure: str = "", reference_value: float | None = None) -> dict:
+                settings: str = "", measure: str = "", reference_value: float | None = None,
+                how_sure: str = "") -> dict:
     """One row of the summary table: does ``finding`` hold at every setting, and the range of its number.
 
     ``holds``: one bool per setting; ``values``: the quantity behind the finding at each setting
     (same length). Returns ``key, study, finding, settings, n_settings, n_hold, holds_all, verdict``
     (``"yes (n/n)"`` or ``"no (k/n)"``), ``measure`` (what ``values`` are), ``min, max, range``
-    (formatted with ``fmt``) and ``paper_setting`` (``reference_value`` formatted; empty if None).
+    (formatted with ``fmt``), ``paper_setting`` (``reference_value`` formatted; empty if None) and
+    ``how_sure``: what else was checked (a resampling of the data, a count of comparisons) and what
+    would overturn the finding; a sweep alone varies only the analysis choice.
     """
     h = np.asarray(list(holds), dtype=bool)
     v = np.asarray(list(values), dtype=float)
@@ -384,7 +391,67 @@ def finding_row(key: str, study: str, finding: str, holds, values, fmt: str = "{
     return {"key": key, "study": study, "finding": finding, "settings": settings, "n_settings": n, "n_hold": k,
             "holds_all": bool(k == n), "verdict": f"{'yes' if k == n else 'no'} ({k}/{n})", "measure": measure,
             "min": lo, "max": hi, "range": f"{fmt.format(lo)} to {fmt.format(hi)}",
-            "paper_setting": "" if reference_value is None else fmt.format(reference_value)}
+            "paper_setting": "" if reference_value is None else fmt.format(reference_value), "how_sure": how_sure}
+
+
+def zone_sampling_check(desires: pd.DataFrame, experts: pd.DataFrame, cutoff: float = PAPER_CUTOFF,
+                        n_draws: int = 1000, seed: int = 0) -> dict[str, float]:
+    """How often the zone findings survive resampling the *raters* at one cut-off (``>=`` is high).
+
+    Calls :func:`compendium.workbank.landscape.zone_cluster_bootstrap` (workers resampled within their
+    occupation, experts from all experts) and returns the share of draws in which Green Light is the
+    largest zone (``p_green_largest``) and Red Light outnumbers R&D Opportunity (``p_red_gt_rnd``),
+    with ``n_draws``.
+    """
+    from .workbank import landscape as wl
+    from .workbank.common import drop_repeated_rows
+
+    uniq, _ = drop_repeated_rows(experts)
+    land = wl.task_landscape(desires, uniq)
+    cl = wl.zone_cluster_bootstrap(desires, uniq, land, cutoff, n_draws, seed)
+    other = cl[["red", "rnd", "low"]].max(axis=1)
+    return {"p_green_largest": float((cl["green"] > other).mean()), "p_red_gt_rnd": float((cl["red"] > cl["rnd"]).mean()),
+            "n_draws": int(n_draws)}
+
+
+def bt_sampling_check(counts: pd.DataFrame, by_category: pd.DataFrame | None, n_boot: int, seed: int) -> dict[str, float]:
+    """How often the preference findings survive resampling, at the published tie credit.
+
+    Two bootstraps of the published Bradley-Terry fit: judgements resampled within pairs
+    (:func:`compendium.preferences.bootstrap_bradley_terry`; suffix ``_judgements``) and, with
+    ``by_category``, prompt categories resampled as clusters too
+    (:func:`compendium.preferences.bootstrap_bradley_terry_clustered`; suffix ``_categories``). For each:
+    ``p_c_top`` (Recipe C strongest), ``p_c_beats_d``, ``p_same_ranking`` (the published order exactly)
+    and ``p_same_rho`` (Spearman rho over the trained recipes equal to the published one). These are
+    shares of replicates, a measure of sampling spread, not probabilities that a finding is true.
+    """
+    from . import preferences as pref
+
+    models = list(pref.MODELS)
+    ci, di = models.index("recipe_c"), models.index("recipe_d")
+    published = pref.bradley_terry_table(counts).set_index("model").loc[models, "strength"].to_numpy()
+    order = np.argsort(-published)
+    trained = [models.index(m) for m in pref.TRAINED]
+    val = np.array([pref.VAL_PREF_ACC[m] for m in pref.TRAINED])
+
+    def rho(s):  # Spearman over the trained recipes, rows of s
+        a = s[:, trained].argsort(1).argsort(1)
+        b = val.argsort().argsort()
+        n = len(trained)
+        return 1 - 6 * ((a - b) ** 2).sum(1) / (n * (n * n - 1))
+
+    out = {}
+    boots = [("judgements", pref.bootstrap_bradley_terry(counts, n_boot, seed).strengths)]
+    if by_category is not None:
+        boots.append(("categories", pref.bootstrap_bradley_terry_clustered(by_category, n_boot, seed + 1).strengths))
+    rho0 = rho(published[None, :])[0]
+    for name, S in boots:
+        out[f"p_c_top_{name}"] = float((S.argmax(1) == ci).mean())
+        out[f"p_c_beats_d_{name}"] = float((S[:, ci] > S[:, di]).mean())
+        out[f"p_same_ranking_{name}"] = float((np.argsort(-S, axis=1) == order).all(1).mean())
+        out[f"p_same_rho_{name}"] = float(np.isclose(rho(S), rho0).mean())
+    out["n_boot"] = int(n_boot)
+    return out
 
 
 # ----------------------------------------------------------------------------------------------

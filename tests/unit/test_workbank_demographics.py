@@ -40,7 +40,8 @@ def test_demographic_groups_point_estimates_are_response_means():
     d = pd.DataFrame({USER: ["a", "a", "b", "c"], OCC: ["o"] * 4, TASK: ["t1", "t2", "t1", "t2"],
                       DESIRE: [5, 3, 1, 4], HAS: [1, 2, 3, 4]})
     meta = pd.DataFrame({USER: ["a", "b", "c"], OCC: ["o"] * 3, "Age": [30, 40, 50], "Gender": ["F", "M", "M"]})
-    g = demographics.demographic_groups(d, meta, variables=("Gender",), n_draws=200, seed=1).set_index("group")
+    g = demographics.demographic_groups(d, meta, variables=("Gender",), n_draws=200, seed=1,
+                                       min_workers=1).set_index("group")
     assert g.loc["F", "mean_desire"] == 4.0 and g.loc["M", "mean_desire"] == 2.5
     assert g.loc["F", "n_responses"] == 2 and g.loc["M", "n_workers"] == 2
     # desire minus task mean: t1 mean 3, t2 mean 3.5 -> F: (2 + -0.5)/2 = 0.75

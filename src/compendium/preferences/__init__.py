@@ -15,9 +15,11 @@ from .report import (MODEL_LABELS, MODELS, TRAINED, VAL_PREF_ACC, bradley_terry_
                      category_bradley_terry, category_pair_table, category_sums_match, category_win_rates,
                      comment_themes_table, head_to_head, model_record, pair_table, report_claims, spearman_bt_vs_val,
                      validate_pair_counts, win_matrix, winrate_vs_base)
-from .simulation import STRATEGIES, SimulationResult, compare_with_uniform, simulate_active_sampling, uniform_recovery_at
+from .simulation import (STRATEGIES, TRUTHS, SimulationResult, compare_with_uniform, decisive_truth, detectable_difference,
+                         detectable_saving, needed_by_gap, simulate_active_sampling, uniform_recovery_at)
 from .uncertainty import (BootstrapBT, TrueSkillOrders, asymptotic_log_se, bootstrap_bradley_terry,
-                          bootstrap_pair_counts, davidson_comparison, expand_judgements, trueskill_library_check,
+                          bootstrap_bradley_terry_clustered, bootstrap_category_counts, bootstrap_pair_counts,
+                          category_heterogeneity, davidson_comparison, holm_pair_tests, expand_judgements, trueskill_library_check,
                           trueskill_orders)
 
 __all__ = [n for n in dir() if not n.startswith("_")]

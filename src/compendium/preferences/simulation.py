@@ -12,7 +12,10 @@ ways of choosing which pair to show next:
   random popularity order has weight ``(k + 1) ** -arena_skew`` and a pair is drawn with probability
   proportional to the product of its two weights (a new popularity order in every repetition).
 
-Judgements are decisive (win/loss) draws from the true BT probabilities. Every strategy is scored
+Judgements are decisive (win/loss) draws from the true BT probabilities. The truth must be a model of
+*decisive* judgements: the strengths fitted with ties as half-wins are pulled towards 50/50 by the
+ties and would understate every gap; :func:`decisive_truth` gives the Davidson (or ties-dropped)
+strengths, whose ``pi_i / (pi_i + pi_j)`` is the probability that ``i`` wins a decisive judgement. Every strategy is scored
 with the same estimator: the MAP BT log-strengths (weak ``N(0, prior_sd^2)`` prior, so a ranking
 exists from the first judgement) at checkpoints every ``checkpoint_every`` judgements. The curve is
 the share of repetitions whose estimated ranking equals the true one (all five places, or only the
@@ -31,6 +34,80 @@ from scipy import special
 from ..stats import pairwise as pw
 
 STRATEGIES = ("uniform", "information_gain", "arena")
+TRUTHS = ("davidson", "ties_dropped")
+
+
+def decisive_truth(counts: pd.DataFrame, model: str = "davidson") -> np.ndarray:
+    """Strengths (in :data:`compendium.preferences.MODELS` order, sum K) whose BT probability is the
+    chance of winning a *decisive* judgement: the Davidson (1970) fit (``davidson``), under which
+    P(i beats j | not a tie) = pi_i / (pi_i + pi_j) exactly, or BT with the ties dropped
+    (``ties_dropped``). Not the half-win fit, which the ties shrink towards equality."""
+    from .report import MODELS, _indices, validate_pair_counts, win_matrix
+
+    if model not in TRUTHS:
+        raise ValueError(f"decisive_truth: unknown model {model!r}; expected one of {TRUTHS}")
+    df = validate_pair_counts(counts)
+    if model == "ties_dropped":
+        res = pw.bradley_terry_mm(win_matrix(df, tie_weight=0.0), tol=1e-12, max_iter=100_000)
+        return np.asarray(res.strengths, dtype=float)
+    i, j = _indices(df)
+    K = len(MODELS)
+    zeros = np.zeros(len(df))
+    wins = pw.win_matrix_from_counts(i, j, df["x_wins"].to_numpy(), df["y_wins"].to_numpy(), zeros, K)
+    ties = pw.win_matrix_from_counts(i, j, zeros, zeros, df["ties"].to_numpy(), K, tie_weight=1.0)
+    fit = pw.davidson_fit(wins, ties)
+    if not fit.converged:
+        raise RuntimeError("decisive_truth: Davidson fit did not converge")
+    return np.asarray(fit.strengths, dtype=float)
+
+
+def needed_by_gap(n_at_estimate: float, gap_estimate: float, gaps) -> pd.DataFrame:
+    """Judgements needed if the closest pair's log-strength gap were ``g`` instead of the estimate.
+
+    To tell two strengths apart the number of judgements grows as 1 / gap^2 (the standard error of
+    a log-ratio falls as 1 / sqrt(n)), so ``n(g) = n_at_estimate * (gap_estimate / g)^2``: an
+    approximation that holds when that pair is the one that limits recovery of the full ranking
+    (here Recipes C and D). A gap of 0 needs an unbounded number (``inf``)."""
+    g = np.asarray(gaps, dtype=float)
+    if gap_estimate <= 0 or not np.isfinite(n_at_estimate):
+        raise ValueError("needed_by_gap: need a positive estimated gap and a finite number needed at it")
+    with np.errstate(divide="ignore"):
+        n = np.where(g > 0, n_at_estimate * (gap_estimate / np.where(g > 0, g, 1.0)) ** 2, np.inf)
+    return pd.DataFrame({"log_gap": g, "ratio_to_estimate": g / gap_estimate, "n_needed": n})
+
+
+def detectable_difference(p0: float, repetitions: int, alpha: float = 0.05, power: float = 0.8) -> float:
+    """Smallest difference in a recovery probability (around ``p0``) that two independent sets of
+    ``repetitions`` simulated studies detect with the given two-sided ``alpha`` and ``power``
+    (normal approximation: (z_{1-alpha/2} + z_power) * sqrt(2 p0 (1 - p0) / R))."""
+    from scipy import stats
+
+    if not 0 < p0 < 1 or repetitions < 1:
+        raise ValueError("detectable_difference: need 0 < p0 < 1 and repetitions >= 1")
+    z = stats.norm.ppf(1 - alpha / 2) + stats.norm.ppf(power)
+    return float(z * np.sqrt(2 * p0 * (1 - p0) / repetitions))
+
+
+def detectable_saving(curves: pd.DataFrame, n_judgements: int, repetitions: int, alpha: float = 0.05,
+                      power: float = 0.8, strategy: str = "uniform") -> dict[str, float]:
+    """How large a saving of judgements the comparison at ``n_judgements`` could detect.
+
+    A design that needs a share ``s`` fewer judgements than ``strategy`` reaches, at ``n``, the
+    recovery ``strategy`` has at ``n / (1 - s)``; the comparison detects it when that gain exceeds
+    :func:`detectable_difference`. Returns ``mdd`` (probability) and the smallest detectable ``saving``
+    (share of judgements; NaN when even the budget's curve does not rise by ``mdd``), from the
+    strategy's recovery curve (linear interpolation between checkpoints)."""
+    c = curves[curves["strategy"] == strategy].sort_values("n_judgements")
+    if c.empty:
+        raise ValueError(f"detectable_saving: no curve for strategy {strategy!r}")
+    x, y = c["n_judgements"].to_numpy(float), c["p_ranking"].to_numpy(float)
+    p0 = float(np.interp(n_judgements, x, y))
+    mdd = detectable_difference(min(max(p0, 1e-6), 1 - 1e-6), repetitions, alpha, power)
+    grid = np.linspace(n_judgements, x[-1], 2001)
+    gain = np.interp(grid, x, y) - p0
+    hit = np.nonzero(gain >= mdd)[0]
+    saving = float(1 - n_judgements / grid[hit[0]]) if hit.size else float("nan")
+    return {"p0": p0, "mdd": mdd, "saving": saving}
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from scipy.spatial.distance import jensenshannon
 from .common import HAS, HAS_LEVELS, OCC, TASK, TASK_CHARACTERISTICS, pct, require_columns, require_ratings
 
 __all__ = ["TIE_RULES", "has_counts", "dominant_level", "has_matrix", "agency_comparison",
-           "tie_rule_sensitivity", "untied_only", "occupation_levels", "jsd_top", "h5_profiles", "has_task_means",
+           "tie_rule_sensitivity", "same_rule_range", "untied_only", "occupation_levels", "jsd_top", "h5_profiles", "has_task_means",
            "n_tied"]
 
 #: Tie rules for the dominant level. ``lowest`` is the authors'; ``highest`` the mirror image;
@@ -120,6 +120,22 @@ def tie_rule_sensitivity(worker_counts: pd.DataFrame, expert_counts: pd.DataFram
             if wr == er == "random":
                 both_random = more
     return pd.DataFrame(rows), both_random
+
+
+def same_rule_range(grid: pd.DataFrame) -> dict[str, float]:
+    """The range of "workers want more agency" over the tie rules applied to *both* sides (the grid's
+    diagonal), with the rule at each end. The paper uses one rule for both groups; a mixed cell
+    (lowest for one group, highest for the other) pushes the two groups' levels apart on purpose and
+    is a lopsided bound, not a reasonable alternative analysis. Experts, with 2-3 ratings a task, have
+    far more tied modes than workers, so a rule that moves tied modes down (``lowest``) lowers the
+    experts' level more often and raises the share."""
+    require_columns(grid, ["worker_rule", "expert_rule", "workers_more"], "tie-rule grid")
+    same = grid[grid["worker_rule"] == grid["expert_rule"]]
+    if same.empty:
+        raise ValueError("same_rule_range: the grid has no cell with the same rule for both groups")
+    lo, hi = same.loc[same["workers_more"].idxmin()], same.loc[same["workers_more"].idxmax()]
+    return {"min": float(lo["workers_more"]), "max": float(hi["workers_more"]), "min_rule": str(lo["worker_rule"]),
+            "max_rule": str(hi["worker_rule"]), "n_rules": int(len(same))}
 
 
 def untied_only(worker_counts: pd.DataFrame, expert_counts: pd.DataFrame) -> dict[str, float]:

@@ -12,8 +12,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from . import agency, demographics, desire, external, landscape, reliability, skills, slips
-from .common import HAS, OCC, TASK, TASK_CHARACTERISTICS, USER, drop_repeated_rows
+from . import agency, demographics, desire, external, icc, landscape, reliability, skills, slips
+from .common import CAPABILITY, DESIRE, HAS, OCC, TASK, TASK_CHARACTERISTICS, USER, drop_repeated_rows
 
 __all__ = ["Section", "counts_section", "desire_section", "landscape_section", "agency_section",
            "skills_section", "reliability_section", "external_section", "demographics_section",
@@ -105,11 +105,24 @@ def landscape_section(desires: pd.DataFrame, experts: pd.DataFrame, sectors: pd.
         v[f"wb.robust.zone_{z}_uncertain_share"] = 100 * float((~per_task.loc[per_task["zone"] == z, "stable"]).mean())
     single = per_task["n_experts"] == 1
     v["wb.robust.zone_uncertain_share_single_expert"] = 100 * float((~per_task.loc[single, "stable"]).mean())
+    # referee checks: why zones are "not stable", and zone totals with the raters as clusters
+    for k, x in landscape.zone_uncertainty_breakdown(per_task, stable_level).items():
+        v[f"wb.robust.zone_breakdown.{k}"] = x
+    cl = landscape.zone_cluster_bootstrap(desires, uniq, land, cutoff, n_boot, seed)
+    for z in ("green", "red", "rnd", "low"):
+        v[f"wb.robust.zone_{z}_ci_cluster"] = [float(np.quantile(cl[z], 0.025)), float(np.quantile(cl[z], 0.975))]
+    w_task = sum(np.quantile(draws[z], 0.975) - np.quantile(draws[z], 0.025) for z in ("green", "red", "rnd", "low"))
+    w_clu = sum(np.quantile(cl[z], 0.975) - np.quantile(cl[z], 0.025) for z in ("green", "red", "rnd", "low"))
+    v["wb.robust.zone_ci_cluster_widening"] = float(w_clu / w_task)
+    v["wb.robust.zone_cluster_mean_tasks_defined"] = float(cl["n_defined"].mean())
     stab = (per_task.reset_index().rename(columns={TASK: "task"})
-            [["task", "zone", "p_observed", "stable", "n_workers", "n_experts", "p_green", "p_red", "p_rnd", "p_low"]])
+            [["task", "zone", "p_observed", "stable", "n_workers", "n_experts", "p_green", "p_red", "p_rnd", "p_low",
+              "p_desire_side", "p_capability_side"]])
     lt = land.reset_index().rename(columns={TASK: "task"})
     return Section(values=v, tables={"landscape": lt, "zones_by_sector": zs, "cutoff_sweep": sw,
-                                     "zone_stability": stab}, extra={"landscape": land, "boot_counts": draws})
+                                     "zone_stability": stab, "zone_totals_cluster_bootstrap": cl.describe(
+                                         percentiles=[0.025, 0.5, 0.975]).reset_index().rename(columns={"index": "stat"})},
+                   extra={"landscape": land, "boot_counts": draws, "cluster_counts": cl})
 
 
 def agency_section(desires: pd.DataFrame, experts: pd.DataFrame, tie_rule: str = "lowest", seed: int = 0,
@@ -139,6 +152,9 @@ def agency_section(desires: pd.DataFrame, experts: pd.DataFrame, tie_rule: str =
     v["wb.robust.workers_more_max"] = float(grid["workers_more"].max())
     v["wb.robust.workers_more_random_mean"] = float(rnd.mean())
     v["wb.robust.workers_more_random_ci"] = [float(np.quantile(rnd, 0.025)), float(np.quantile(rnd, 0.975))]
+    sr = agency.same_rule_range(grid)
+    v["wb.robust.workers_more_same_rule_min"], v["wb.robust.workers_more_same_rule_max"] = sr["min"], sr["max"]
+    v["wb.robust.workers_more_same_rule_min_rule"] = sr["min_rule"]
     ut = agency.untied_only(wc, ec)
     v["wb.robust.workers_more_untied"], v["wb.robust.untied_tasks"] = ut["workers_more"], ut["n_tasks"]
     for _, r in grid[grid["worker_rule"] == grid["expert_rule"]].iterrows():
@@ -185,6 +201,8 @@ def reliability_section(desires: pd.DataFrame, experts: pd.DataFrame, metadata: 
     v = alpha_values(desires, experts)
     data = reliability.mixed_model_data(desires, metadata)
     summ, coefs, _ = reliability.fit_mixed_model(data, method=method)
+    # the same rows without covariates: the ICC above is conditional on them
+    v["wb.mixed.icc_unconditional"] = icc.icc_reml_intercept_only(data["desire"], data[TASK])["icc"]
     v.update({"wb.mixed.sigma_u2": summ["sigma_u2"], "wb.mixed.sigma_e2": summ["sigma_e2"],
               "wb.mixed.icc": summ["icc"], "wb.mixed.n_obs": summ["n_obs"], "wb.mixed.n_tasks": summ["n_groups"],
               "wb.mixed.n_fixed_effects": summ["n_fixed"], "wb.mixed.converged": int(summ["converged"]),
@@ -219,8 +237,9 @@ def external_section(tasks: pd.DataFrame, land: pd.DataFrame, usage: pd.DataFram
 
 def demographics_section(desires: pd.DataFrame, metadata: pd.DataFrame, bls_age: pd.DataFrame,
                          bls_race_gender: pd.DataFrame, n_boot: int = 1000, seed: int = 0,
-                         max_iter: int = 1000, tol: float = 1e-10) -> Section:
-    """Desire/agency by demographic group; the 46.1% raked to BLS CPS 2024 margins."""
+                         max_iter: int = 1000, tol: float = 1e-10, null_spread: float = 0.01) -> Section:
+    """Desire/agency by demographic group; the 46.1% raked to BLS CPS 2024 margins, read against a
+    random-weights null (weights unrelated to demographics move the strict share by breaking ties)."""
     groups = demographics.demographic_groups(desires, metadata, n_draws=n_boot, seed=seed)
     raked, weights = demographics.raked_headline(desires, metadata, bls_age, bls_race_gender, 3.0,
                                                  max_iter=max_iter, tol=tol)
@@ -231,7 +250,28 @@ def demographics_section(desires: pd.DataFrame, metadata: pd.DataFrame, bls_age:
          "wb.raking.share_gt3_max": float(r.iloc[1:].max()),
          "wb.raking.design_effect": float(raked.set_index("variant").loc[primary, "design_effect"]),
          "wb.demo.age18_workers": int((metadata["Age"] == 18).sum()),
+         "wb.raking.share_ge3": float(raked.set_index("variant").loc[primary, "share_ge_cutoff"]),
+         "wb.raking.share_mid3": float(raked.set_index("variant").loc[primary, "share_mid"]),
+         "wb.raking.share_mid3_min": float(raked["share_mid"].iloc[1:].min()),
+         "wb.raking.share_mid3_max": float(raked["share_mid"].iloc[1:].max()),
+         "wb.raking.unweighted_share_ge3": float(raked["share_ge_cutoff"].iloc[0]),
+         "wb.raking.unweighted_share_mid3": float(raked["share_mid"].iloc[0]),
+         "wb.raking.mean_of_task_means": float(raked.set_index("variant").loc[primary, "mean_of_task_means"]),
+         "wb.raking.unweighted_mean_of_task_means": float(raked["mean_of_task_means"].iloc[0]),
          "wb.demo.age19_workers": int((metadata["Age"] == 19).sum())}
+    workers = weights[primary].index
+    null = demographics.random_weights_null(desires, workers, n_boot, seed + 7, 3.0, spread=null_spread)
+    perm = demographics.random_weights_null(desires, workers, n_boot, seed + 8, 3.0, template=weights[primary])
+    for name, nd in (("random", null), ("permuted", perm)):
+        for col in ("share_gt", "share_mid"):
+            v[f"wb.raking.null_{name}.{col}"] = [float(np.quantile(nd[col], 0.025)), float(np.quantile(nd[col], 0.975))]
+        v[f"wb.raking.null_{name}.share_gt_median"] = float(np.median(nd["share_gt"]))
+    v["wb.raking.null_spread"] = null_spread
+    v["wb.raking.n_at_cutoff"] = int(demographics.tie_robust_share(
+        demographics.weighted_task_share(desires, pd.Series(1.0, index=workers), 3.0)[1])["n_at"])
+    v["wb.demo.n_groups"] = len(groups)
+    v["wb.demo.n_small_groups"] = int(groups["small_group"].sum())
+    v["wb.demo.min_group_workers"] = demographics.MIN_GROUP_WORKERS
     for _, row in comp.iterrows():
         if np.isfinite(row["bls_pct"]):
             v[f"wb.demo.sample_pct.{row['variable']}.{row['category']}"] = row["sample_pct"]

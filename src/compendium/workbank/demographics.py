@@ -18,7 +18,11 @@ from .external import AGE_BANDS, bls_age_shares, bls_race_gender_shares
 
 __all__ = ["DEMOGRAPHIC_VARIABLES", "age_band", "demographic_groups", "GENDER_MAP", "RACE_MAPS",
            "category_mapping_table", "raking_frame", "raking_margins", "weighted_task_share", "raked_headline", "RAKING_VARIANTS",
-           "sample_vs_bls_demographics"]
+           "sample_vs_bls_demographics", "tie_robust_share", "random_weights_null", "MIN_GROUP_WORKERS"]
+
+#: groups with fewer workers than this get no bootstrap interval: a percentile bootstrap over a
+#: handful of people cannot show its own uncertainty (2 workers give at most 3 distinct means)
+MIN_GROUP_WORKERS = 10
 
 DEMOGRAPHIC_VARIABLES = ("age_band", "Gender", "Education", "Political Affiliation", "LLM Familiarity")
 
@@ -52,12 +56,16 @@ def _worker_frame(desires: pd.DataFrame, metadata: pd.DataFrame) -> pd.DataFrame
 
 
 def demographic_groups(desires: pd.DataFrame, metadata: pd.DataFrame, variables=DEMOGRAPHIC_VARIABLES,
-                       n_draws: int = 1000, seed: int = 0, level: float = 0.95) -> pd.DataFrame:
+                       n_draws: int = 1000, seed: int = 0, level: float = 0.95,
+                       min_workers: int = MIN_GROUP_WORKERS) -> pd.DataFrame:
     """Response-level means by demographic group with worker-cluster bootstrap intervals.
 
     Columns: variable, group, n_workers, n_responses, mean_desire (+ _lo/_hi), desire_vs_task (mean of
     rating minus the task's mean desire: >0 = this group wants more automation than others rating the
-    same tasks; + _lo/_hi), mean_has (+ _lo/_hi), share_desire_gt3 (% of responses with rating > 3).
+    same tasks; + _lo/_hi), mean_has (+ _lo/_hi), share_desire_gt3 (% of responses with rating > 3),
+    ``small_group`` (fewer than ``min_workers`` workers). A small group's intervals are NaN: a
+    bootstrap over 2 people resamples 3 possible means and gives intervals that are far too narrow.
+    The intervals are per group and unadjusted for the number of groups compared.
     """
     w = _worker_frame(desires, metadata)
     rows = []
@@ -78,6 +86,10 @@ def demographic_groups(desires: pd.DataFrame, metadata: pd.DataFrame, variables=
                 row[name] = float(est.loc[lab, k] / est.loc[lab, "n"])
                 row[f"{name}_lo"], row[f"{name}_hi"] = float(lo), float(hi)
             row["share_desire_gt3"] = float(gt3.loc[lab])
+            row["small_group"] = bool(row["n_workers"] < min_workers)
+            if row["small_group"]:
+                for name in ("mean_desire", "desire_vs_task", "mean_has"):
+                    row[f"{name}_lo"] = row[f"{name}_hi"] = float("nan")
             rows.append(row)
     return pd.DataFrame(rows)
 
@@ -165,19 +177,90 @@ def weighted_task_share(desires: pd.DataFrame, worker_weights: pd.Series, cutoff
     return pct(m > cutoff), m
 
 
+def tie_robust_share(task_means: pd.Series, cutoff: float = 3.0, atol: float = 1e-9) -> dict[str, float]:
+    """Shares of tasks (%) above / at / at-or-above ``cutoff`` and the *mid* share (above + half of at).
+
+    Task means of a handful of integer ratings sit exactly on the cut-off often (82 WORKBank tasks at
+    3.0). Any non-integer weights move those ties off 3.0, about half of them upwards, so the strict
+    share ``> cutoff`` jumps by about half the ties whatever the weights are. The mid share counts a
+    tie as half above, so it does not jump when weights break ties at random; compare weighted and
+    unweighted shares on it (and on the mean of task means), never on the strict share alone.
+    """
+    m = np.asarray(task_means, dtype=float)
+    if m.size == 0 or np.isnan(m).any():
+        raise ValueError("tie_robust_share: task means must be non-empty and free of NaN")
+    at = np.abs(m - cutoff) <= atol
+    above = (m > cutoff) & ~at
+    return {"share_gt": 100 * float(above.mean()), "share_at": 100 * float(at.mean()),
+            "share_ge": 100 * float((above | at).mean()), "share_mid": 100 * float(above.mean() + 0.5 * at.mean()),
+            "n_at": int(at.sum()), "mean_of_task_means": float(m.mean())}
+
+
+def _rating_matrices(desires: pd.DataFrame, workers: pd.Index):
+    """Sparse task x worker matrices of summed ratings and rating counts (rows: sorted task texts)."""
+    from scipy import sparse
+
+    d = desires[[USER, OCC, TASK, DESIRE]]
+    col = workers.get_indexer(pd.MultiIndex.from_frame(d[[USER, OCC]]))
+    if (col < 0).any():
+        raise ValueError("random_weights_null: some ratings come from workers missing from the weights")
+    row, tasks = pd.factorize(d[TASK], sort=True)
+    shape = (len(tasks), len(workers))
+    num = sparse.csr_matrix((d[DESIRE].to_numpy(float), (row, col)), shape=shape)
+    den = sparse.csr_matrix((np.ones(len(d)), (row, col)), shape=shape)
+    return pd.Index(tasks), num, den
+
+
+def random_weights_null(desires: pd.DataFrame, workers: pd.Index, n_draws: int, seed: int,
+                        cutoff: float = 3.0, spread: float = 0.01, template: pd.Series | None = None) -> pd.DataFrame:
+    """What weights *unrelated to demographics* do to the share of tasks above ``cutoff``: the null
+    against which a raked share must be read.
+
+    Each draw gives every worker (a ``(User ID, occupation)`` in ``workers``) a weight: uniform on
+    ``[1 - spread, 1 + spread]``, or, with ``template`` (e.g. a raking's weights), a random
+    permutation of the template's weights (the same weight distribution, assigned at random). Returns
+    one row per draw with the tie-robust shares of :func:`tie_robust_share` (``share_gt``, ``share_ge``,
+    ``share_mid``, ``mean_of_task_means``). Vectorised (sparse rating matrix times a weight matrix), seeded.
+    """
+    if n_draws < 1:
+        raise ValueError(f"random_weights_null: n_draws must be >= 1, got {n_draws}")
+    _, num, den = _rating_matrices(desires, workers)
+    rng = np.random.default_rng(seed)
+    if template is None:
+        if not 0 < spread < 1:
+            raise ValueError(f"random_weights_null: spread must be in (0, 1), got {spread}")
+        W = 1.0 + spread * (2.0 * rng.random((len(workers), n_draws)) - 1.0)
+    else:
+        t = template.reindex(workers).to_numpy(float)
+        if np.isnan(t).any():
+            raise ValueError("random_weights_null: the template has no weight for some workers")
+        W = t[np.argsort(rng.random((n_draws, len(workers))), axis=1)].T
+    m = np.asarray(num @ W) / np.asarray(den @ W)                      # (tasks, draws)
+    at = np.abs(m - cutoff) <= 1e-9
+    above = (m > cutoff) & ~at
+    return pd.DataFrame({"share_gt": 100 * above.mean(0), "share_ge": 100 * (above | at).mean(0),
+                         "share_mid": 100 * (above.mean(0) + 0.5 * at.mean(0)), "mean_of_task_means": m.mean(0)})
+
+
 def raked_headline(desires: pd.DataFrame, metadata: pd.DataFrame, bls_age: pd.DataFrame,
                    bls_race_gender: pd.DataFrame, cutoff: float = 3.0, variants=None,
                    max_iter: int = 1000, tol: float = 1e-10) -> tuple[pd.DataFrame, dict]:
     """The share of tasks with mean desire > cutoff, unweighted and under each raking variant.
 
     Unit of weighting: the workers who rated tasks (keyed by User ID and occupation). Returns
-    ``(table, weights)``: the table has variant, margins, n_workers, share_gt_cutoff, design_effect,
-    effective_n, max_weight, min_weight, iterations; ``weights`` maps variant -> weight Series.
+    ``(table, weights)``: the table has variant, margins, n_workers, share_gt_cutoff, the tie-robust
+    ``share_ge_cutoff``, ``share_mid`` (ties at the cut-off count half) and ``mean_of_task_means``
+    (:func:`tie_robust_share`), design_effect, effective_n, max_weight, min_weight, iterations;
+    ``weights`` maps variant -> weight Series. Read ``share_gt_cutoff`` of a weighted row only against
+    :func:`random_weights_null`: non-integer weights break the ties at the cut-off by themselves.
     """
     variants = RAKING_VARIANTS if variants is None else variants
     w = _worker_frame(desires, metadata).set_index([USER, OCC])
-    base, _ = weighted_task_share(desires, pd.Series(1.0, index=w.index), cutoff)
+    base, m0 = weighted_task_share(desires, pd.Series(1.0, index=w.index), cutoff)
+    tr0 = tie_robust_share(m0, cutoff)
     rows = [{"variant": "unweighted (the paper)", "margins": "", "n_workers": len(w), "share_gt_cutoff": base,
+             "share_ge_cutoff": tr0["share_ge"], "share_mid": tr0["share_mid"],
+             "mean_of_task_means": tr0["mean_of_task_means"],
              "design_effect": 1.0, "effective_n": float(len(w)), "max_weight": 1.0, "min_weight": 1.0,
              "iterations": 0}]
     weights = {}
@@ -189,9 +272,11 @@ def raked_headline(desires: pd.DataFrame, metadata: pd.DataFrame, bls_age: pd.Da
         res = rake(frame[list(variables)], margins, max_iter=max_iter, tol=tol)
         wt = pd.Series(res.weights, index=frame.index)
         sub = desires.merge(frame.reset_index()[[USER, OCC]], on=[USER, OCC])
-        share, _ = weighted_task_share(sub, wt, cutoff)
+        share, m = weighted_task_share(sub, wt, cutoff)
+        tr = tie_robust_share(m, cutoff)
         rows.append({"variant": name, "margins": " + ".join(variables), "n_workers": len(frame),
-                     "share_gt_cutoff": share, "design_effect": res.design_effect, "effective_n": res.effective_n,
+                     "share_gt_cutoff": share, "share_ge_cutoff": tr["share_ge"], "share_mid": tr["share_mid"],
+                     "mean_of_task_means": tr["mean_of_task_means"], "design_effect": res.design_effect, "effective_n": res.effective_n,
                      "max_weight": float(wt.max()), "min_weight": float(wt.min()), "iterations": res.iterations})
         weights[name] = wt
     return pd.DataFrame(rows), weights

@@ -166,8 +166,12 @@ def demographic_groups(groups: pd.DataFrame, overall_desire: float, overall_has:
         if kind == "title":
             labels.append(f"— {v.replace('_', ' ')} —")
             continue
-        labels.append(f"{_wrap(r['group'], 40)} (n={r['n_workers']})")
+        small = bool(r.get("small_group", False))
+        labels.append(f"{_wrap(r['group'], 40)} (n={r['n_workers']}{', no interval' if small else ''})")
         for ax, (col, _, _) in zip(axes, specs):
+            if small:   # too few workers for a bootstrap interval: an open marker, no bar
+                ax.plot(r[col], yi, "o", ms=4, mfc="none", color="#999999")
+                continue
             ax.errorbar(r[col], yi, xerr=[[r[col] - r[f'{col}_lo']], [r[f'{col}_hi'] - r[col]]], fmt="o", ms=4,
                         color="#4c72b0", ecolor="#4c72b0", capsize=2)
     for ax, (col, lab, ref) in zip(axes, specs):
@@ -176,7 +180,8 @@ def demographic_groups(groups: pd.DataFrame, overall_desire: float, overall_has:
         ax.tick_params(axis="x", labelsize=8)
         ax.xaxis.set_major_locator(plt.MaxNLocator(4))
     axes[0].set_yticks(y, labels, fontsize=8)
-    fig.suptitle("Desire and agency by worker group\n(95% worker-bootstrap intervals)", fontsize=10)
+    fig.suptitle("Desire and agency by worker group\n(95% worker-bootstrap intervals, per group, unadjusted; "
+                 "open grey = too few workers)", fontsize=10)
     fig.tight_layout()
     return fig
 
