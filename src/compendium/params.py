@@ -154,6 +154,7 @@ class Robustness(_Section):
     pwb_random_schemes: Count
     pwb_random_concentration: Annotated[float, Field(gt=0, le=1e6, description="the Dirichlet concentration")]
     bt_tie_weights: str
+    n_sampling: Count
 
     @field_validator("zone_cutoffs")
     @classmethod

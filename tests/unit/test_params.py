@@ -55,6 +55,7 @@ BAD = [
     ("robustness", "pwb_random_schemes", 0, "greater than or equal to 1"),
     ("robustness", "pwb_random_concentration", 0, "greater than 0"),
     ("robustness", "bt_tie_weights", "0,1.5", "outside [0, 1]"),
+    ("robustness", "n_sampling", 0, "greater than or equal to 1"),
 ]
 
 
