@@ -105,10 +105,9 @@ def test_table3_cis_follow_the_authors_stream():
     for d in DIMENSIONS:                                   # authors: DIMENSIONS order, models sorted
         b_all, p_all = [], []
         for m in sorted(runs["model"].unique()):
-            sel = lambda c: runs[(runs.model == m) & (runs.condition == c) & (runs.dimension == d)] \
-                .sort_values(["prompt_position", "run_position"])["panel"].tolist()
-            b_all += sel("baseline")
-            p_all += sel("with_system_prompt")
+            for c, acc in (("baseline", b_all), ("with_system_prompt", p_all)):
+                acc += runs[(runs.model == m) & (runs.condition == c) & (runs.dimension == d)] \
+                    .sort_values(["prompt_position", "run_position"])["panel"].tolist()
         pools.append((p_all, b_all))
         assert got.loc[d, "baseline"] == pytest.approx(np.mean(b_all))
     ref = B.reference_delta_ci(pools, n_boot=300, seed=0)

@@ -3,8 +3,6 @@ comes from the input that determines it (checked against independent computation
 files), and per-instance cells are null with the missing input named until the instance data exist."""
 import copy
 
-import numpy as np
-import pandas as pd
 import pytest
 import yaml
 

@@ -35,8 +35,15 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-__all__ = ["Uint32Stream", "bounded_indices", "pwi_bootstrap_exact", "delta_ci_exact",
-           "reference_pwi_bootstrap", "reference_delta_ci", "percentile_mc_se"]
+__all__ = [
+    "Uint32Stream",
+    "bounded_indices",
+    "delta_ci_exact",
+    "percentile_mc_se",
+    "pwi_bootstrap_exact",
+    "reference_delta_ci",
+    "reference_pwi_bootstrap",
+]
 
 _MASK32 = np.uint64(0xFFFFFFFF)
 _SHIFT32 = np.uint64(32)
@@ -204,7 +211,7 @@ def _resampled_sums_fast(xs: list[np.ndarray], n_boot: int, stream: Uint32Stream
 def _resampled_means(score_lists: Sequence[np.ndarray], n_boot: int, rng: np.random.Generator | Uint32Stream,
                      chunk_reps: int = 256) -> np.ndarray:
     """(n_boot, n_lists) means of the resamples, in the draw-major order of the authors' loop."""
-    sizes = [int(len(x)) for x in score_lists]
+    sizes = [len(x) for x in score_lists]
     if any(n == 0 for n in sizes):
         raise ValueError("every resampled score list must be non-empty")
     stream = rng if isinstance(rng, Uint32Stream) else Uint32Stream(rng)

@@ -36,7 +36,7 @@ from . import aggregates as agg
 from . import validation as val
 from . import weights as wts
 
-__all__ = ["PROVENANCE", "REGISTER", "INSTANCES_INPUT", "load_inputs", "register_ids", "register_values"]
+__all__ = ["INSTANCES_INPUT", "PROVENANCE", "REGISTER", "load_inputs", "register_ids", "register_values"]
 
 REGISTER = "pwb.yaml"
 INSTANCES_INPUT = ("data/pwb/results/ (per-instance run and judge scores, Hugging Face angelo-leone/"
@@ -103,7 +103,7 @@ def register_ids(register: Mapping | None = None) -> tuple[dict[str, tuple[str, 
 
 def load_inputs() -> dict[str, Any]:
     """Every released PWB input the register needs (validated loaders of :mod:`compendium.data`)."""
-    import compendium.data as data
+    from compendium import data
 
     prompts = paths.PWB / "prompts"
     return {
@@ -467,7 +467,7 @@ def _instance_text_claims(v: dict, need, res: Mapping | None, delta: pd.Series) 
     v["pwb.irr.n_kappa_below_070"] = int((irr["qwk"] < 0.70).sum())
     ratio = (delta.reindex(irr.index) / irr["spread"]).dropna()
     above = ratio[ratio > 1]
-    v["pwb.irr.n_delta_gt_spread"] = int(len(above))
+    v["pwb.irr.n_delta_gt_spread"] = len(above)
     if len(above):
         v["pwb.irr.delta_spread_ratio_min"], v["pwb.irr.delta_spread_ratio_max"] = float(above.min()), float(above.max())
     v["pwb.irr.text_exact_max"] = float(irr["exact"].max())
