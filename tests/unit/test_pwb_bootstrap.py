@@ -30,12 +30,14 @@ def test_bounded_indices_equal_generator_integers_including_rejections():
     assert np.array_equal(ref, got)
 
 
-def test_value_lookup_path_equals_choice_with_a_forced_rejection():
-    # a list of length n near 2**16 makes rejected words likely within a few thousand draws
-    x = np.random.default_rng(0).integers(0, 4, 60_001).astype(float)
-    rng = np.random.default_rng(11)
-    ref = np.array([rng.choice(x, size=x.size).mean() for _ in range(40)])
-    got = B._resampled_means([x], 40, np.random.default_rng(11), chunk_reps=7)[:, 0]
+@pytest.mark.parametrize("n, reps", [(9714, 600), (60_001, 40)])
+def test_value_lookup_path_equals_choice_with_rejected_words(n, reps):
+    # n = 9714 has the largest rejection threshold below 10,000 (9,622 of 2**32): about 13 rejected words
+    # in 600 draws, all on the lookup path; n = 60,001 takes the element-wise path (sums too large for it)
+    x = np.random.default_rng(0).integers(0, 4, n).astype(float)
+    rng = np.random.default_rng(0)
+    ref = np.array([rng.choice(x, size=x.size).mean() for _ in range(reps)])
+    got = B._resampled_means([x], reps, np.random.default_rng(0), chunk_reps=7)[:, 0]
     assert np.array_equal(ref, got)
 
 

@@ -46,6 +46,7 @@ __all__ = [
 ]
 
 _MASK32 = np.uint64(0xFFFFFFFF)
+_SENTINEL = -30000          # LUT marker of an ambiguous bin; valid only while max score x list length < 30000 (checked)
 _SHIFT32 = np.uint64(32)
 
 
@@ -71,12 +72,11 @@ class Uint32Stream:
         """A view of the next ``k`` words (not consumed; do not keep it across calls)."""
         avail = self._buf.size - self._pos
         if avail < k:
+            # a new block; only the few words left of the old one are copied in front of it
             n_new = max(k - avail, self.BLOCK)
-            raw = self._bg.random_raw((n_new + 1) // 2)
-            buf = np.empty(avail + 2 * raw.size, dtype=np.uint32)
-            buf[:avail] = self._buf[self._pos:]
-            buf[avail:] = np.asarray(raw, dtype="<u8").view("<u4")   # low half first
-            self._buf, self._pos = buf, 0
+            words = np.asarray(self._bg.random_raw((n_new + 1) // 2), dtype="<u8").view("<u4")  # low half first
+            self._buf = np.concatenate([self._buf[self._pos:], words]) if avail else words
+            self._pos = 0
         return self._buf[self._pos:self._pos + k]
 
     def advance(self, k: int) -> None:
@@ -136,8 +136,9 @@ def bounded_indices(stream: Uint32Stream, bounds: Sequence[int], reps: int, chun
 
 
 def _value_lut(x: np.ndarray) -> np.ndarray:
-    """int8 table over the top 16 bits of a word: the resampled value x[(u * n) >> 32] where that is
-    the same for every word of the bin and no word of the bin can be rejected; -1 elsewhere."""
+    """int16 table over the top 16 bits of a word: the resampled value x[(u * n) >> 32] where that is
+    the same for every word of the bin and no word of the bin can be rejected; ``_SENTINEL`` elsewhere
+    (so large that any row holding one has a negative sum)."""
     n = np.uint64(x.size)
     b = np.arange(65536, dtype=np.uint64)
     lo = (b << np.uint64(16)) * n
@@ -145,8 +146,8 @@ def _value_lut(x: np.ndarray) -> np.ndarray:
     i_lo, i_hi = lo >> _SHIFT32, hi >> _SHIFT32
     thr = (np.uint64(2**32) - n) % n
     ambiguous = (i_lo != i_hi) | ((lo & _MASK32) < thr)
-    lut = np.asarray(x, dtype=np.int8)[np.minimum(i_lo, n - np.uint64(1)).astype(np.int64)]
-    lut[ambiguous] = -1
+    lut = np.asarray(x, dtype=np.int16)[np.minimum(i_lo, n - np.uint64(1)).astype(np.int64)]
+    lut[ambiguous] = _SENTINEL
     return lut
 
 
@@ -161,7 +162,8 @@ def _resampled_sums_fast(xs: list[np.ndarray], n_boot: int, stream: Uint32Stream
 
     Most resampled values come from a 64 K-entry lookup on each word's top 16 bits (no multiply, no
     index array); words in the few bins where the index or the rejection test depends on the low bits
-    are resolved exactly; a chunk holding a rejected word is redone by the element-wise path.
+    carry a large negative sentinel, so only rows with a negative sum are revisited and resolved
+    exactly; a chunk holding a rejected word is redone by the element-wise path.
     """
     sizes = np.array([x.size for x in xs])
     live = [j for j in range(len(xs)) if sizes[j] > 1]
@@ -187,15 +189,17 @@ def _resampled_sums_fast(xs: list[np.ndarray], n_boot: int, stream: Uint32Stream
             s0, s1 = int(cols[c]), int(cols[c + 1])
             v = luts[j][w16[:, 2 * s0 + 1:2 * s1:2]]
             tot = v.sum(axis=1, dtype=np.int64)
-            f = np.flatnonzero(v.ravel() < 0)
-            if f.size:
-                r, cc = np.divmod(f, s1 - s0)
+            rows = np.flatnonzero(tot < 0)                 # rows holding an ambiguous word (few)
+            if rows.size:
+                sub = v[rows]
+                rr, cc = np.nonzero(sub == _SENTINEL)
+                r = rows[rr]
                 n = np.uint64(sizes[j])
                 m = words[r, s0 + cc].astype(np.uint64) * n
                 if np.any((m & _MASK32) < (np.uint64(2**32) - n) % n):
                     rejected = True
                     break
-                np.add.at(tot, r, xs[j][(m >> _SHIFT32).astype(np.int64)].astype(np.int64) + 1)
+                np.add.at(tot, r, xs[j][(m >> _SHIFT32).astype(np.int64)].astype(np.int64) - _SENTINEL)
             block[:, c] = tot
         if rejected:   # rare: redo this chunk element by element, following the skipped word
             idx = _chunk_indices(stream, bl, thr, k)
@@ -218,9 +222,9 @@ def _resampled_means(score_lists: Sequence[np.ndarray], n_boot: int, rng: np.ran
     arrs = [np.asarray(x, dtype=float) for x in score_lists]
     flat = np.concatenate(arrs)
     n = np.asarray(sizes, dtype=float)
-    if np.all(flat == np.round(flat)) and flat.min() >= 0 and flat.max() <= 126:
+    if np.all(flat == np.round(flat)) and flat.min() >= 0 and flat.max() * max(sizes) < -_SENTINEL:
         # integer scores: exact integer sums, so sum / n equals np.mean of the resample bit for bit
-        sums = _resampled_sums_fast([a.astype(np.int8) for a in arrs], n_boot, stream, chunk_reps)
+        sums = _resampled_sums_fast([a.astype(np.int16) for a in arrs], n_boot, stream, chunk_reps)
         return sums / n
     # other scores: element-wise indices and numpy's mean of each resample (pairwise summation)
     starts, ns = _segments(sizes)
