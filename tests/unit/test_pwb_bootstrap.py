@@ -120,16 +120,17 @@ def test_table3_cis_follow_the_authors_stream():
 # ---------------------------------------------------------------- r(CF, CO): paper's rule and the variant
 
 def _corr_runs(empty_prompt: bool):
-    """Two models x 2 conditions x CF and CO, 20 prompts x 5 runs; CO tracks CF prompt by prompt. With
-    ``empty_prompt`` one CF prompt of the first file has no valid run."""
+    """The paper's shape for CF and CO: 7 models x 2 conditions x 20 prompts x 5 runs; the condition
+    moves both dimensions, a shared prompt effect ties them prompt by prompt. With ``empty_prompt`` the
+    4th CF prompt of model D's baseline file has no valid run."""
     rng = np.random.default_rng(7)
     rows = []
-    for m in ("A", "B"):
-        for c in ("baseline", "with_system_prompt"):
-            level = rng.uniform(0, 3, 20)
+    for m in "ABCDEFG":
+        for c, shift in (("baseline", 0.3), ("with_system_prompt", 2.0)):
+            level = shift + rng.normal(0, 0.3, 20)
             for d in ("cognitive_forcing", "complementarity"):
                 for p in range(20):
-                    if empty_prompt and (m, c, d, p) == ("A", "baseline", "cognitive_forcing", 3):
+                    if empty_prompt and (m, c, d, p) == ("D", "baseline", "cognitive_forcing", 3):
                         continue
                     for r in range(5):
                         s = float(np.clip(np.round(level[p] + rng.normal(0, 0.9)), 0, 3))
@@ -144,18 +145,23 @@ def test_cf_co_authors_rule_concatenates_and_cuts_and_differs_from_pairing():
     mat, min_len = I.prompt_level_correlation_authors(runs)
     # independent construction of the paper's lists: file after file, prompt means in prompt order
     lists = {}
-    for m in ("A", "B"):
+    for m in "ABCDEFG":
         for c in ("baseline", "with_system_prompt"):
             for d in ("cognitive_forcing", "complementarity"):
                 t = runs[(runs.model == m) & (runs.condition == c) & (runs.dimension == d)]
                 lists.setdefault(d, []).extend(t.groupby("prompt_position")["panel"].mean().tolist())
-    assert min_len == 79 == len(lists["cognitive_forcing"])
-    r_ref = stats.pearsonr(lists["cognitive_forcing"][:79], lists["complementarity"][:79]).statistic
-    assert mat.loc["cognitive_forcing", "complementarity"] == pytest.approx(r_ref, abs=1e-12)
+    assert min_len == 279 == len(lists["cognitive_forcing"])
+    r_ref = stats.pearsonr(lists["cognitive_forcing"][:279], lists["complementarity"][:279]).statistic
+    r_paper = mat.loc["cognitive_forcing", "complementarity"]
+    assert r_paper == pytest.approx(r_ref, abs=1e-12)
     paired, n = I.prompt_level_correlation(runs)
-    assert n == 79
-    gap = paired.loc["cognitive_forcing", "complementarity"] - mat.loc["cognitive_forcing", "complementarity"]
-    assert gap > 0.05                                       # the shift after the empty prompt costs r
+    r_paired = paired.loc["cognitive_forcing", "complementarity"]
+    assert n == 279
+    assert r_paired == pytest.approx(stats.pearsonr(                     # pairing by (file, prompt)
+        *[runs[runs.dimension == d].groupby(["model", "condition", "prompt_position"])["panel"].mean()
+          .drop(("D", "baseline", 3), errors="ignore") for d in ("cognitive_forcing", "complementarity")]).statistic)
+    # one empty prompt: every later pair shifts; here the rules give 0.750 and 0.833
+    assert 0.05 < r_paired - r_paper < 0.15
     # without an empty prompt the two rules agree
     full = _corr_runs(empty_prompt=False)
     a, _ = I.prompt_level_correlation_authors(full)

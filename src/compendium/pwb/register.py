@@ -422,12 +422,13 @@ def register_values(inputs: Mapping[str, Any] | None = None, *, instances: Mappi
             v[cid] = None
             miss[cid] = "no computation for this raw claim yet"
         # level none: a design constant the project's inputs do not hold -> not published (quoted)
-    for cid in cell_ids:
+    for cid in cell_ids:      # a table cell is always a key (the values contract), even a design constant
         if cid not in v:
-            level = claims.get(cid, {}).get("level")
-            if level == "none":
-                continue
-            need(cid)
+            if claims.get(cid, {}).get("level") == "none":
+                v[cid] = None
+                miss[cid] = "a design constant that the project's inputs (config.yaml, prompts, params) do not hold"
+            else:
+                need(cid)
     return v, {k: s for k, s in miss.items() if v.get(k) is None}
 
 
