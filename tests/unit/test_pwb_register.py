@@ -71,7 +71,7 @@ def test_design_constants_from_config(inputs):
     cfg = copy.deepcopy(inputs["config"])
     cfg["scoring"]["weights"]["draft_annotation"] = 0.0
     v2, _ = R.register_values({**inputs, "config": cfg})
-    assert "pwb.table1.draft_annotation.weight" not in v2 and v2["pwb.table4.draft_annotation.tier"] == "excl."
+    assert v2["pwb.table1.draft_annotation.weight"] is None and v2["pwb.table4.draft_annotation.tier"] == "excl."
     assert v2["pwb.pwi.n_contributing"] == 7 and v2["pwb.pwi.weight_sum"] == pytest.approx(0.75)
 
 
