@@ -204,3 +204,19 @@ def test_anomalous_judge_values_count_through_the_stored_score(tmp_path):
     # the IRR follows the authors: a run with a value above 3 is no complete triple, 2.5 counts as 2
     irr = I.irr_complete_triples(inst).set_index("dimension")
     assert irr.loc["cognitive_forcing", "n"] == 2 * 3     # runs 1 and 3 of cf_01, run 0 of cf_02, x 2 files
+
+
+def test_layer2_and_3_paired_effects_by_hand():
+    rows = []
+    sc = {"baseline": [0.4, 1.0, 0.8, 1.2], "with_system_prompt": [1.6, 2.0, 1.9, 2.6]}
+    for c, xs in sc.items():
+        for i, x in enumerate(xs):
+            rows.append({"model": "GLM 5.1", "condition": c, "layer": 2, "dimension": "scenario",
+                         "prompt_id": f"s{i}", "run": 0, "panel": x,
+                         "behavior_pass_rate": 0.5 + 0.1 * i if c == "with_system_prompt" else 0.2})
+    eff = I.layer_paired_effects(pd.DataFrame(rows), 2).set_index("model")
+    diff = np.array(sc["with_system_prompt"]) - np.array(sc["baseline"])
+    assert eff.loc["GLM 5.1", "d"] == pytest.approx(diff.mean() / diff.std(ddof=1))
+    assert eff.loc["GLM 5.1", "delta"] == pytest.approx(diff.mean())
+    assert eff.loc["GLM 5.1", "behavior_pct"] == pytest.approx(65.0)
+    assert eff.loc["POOLED", "n_pairs"] == 4

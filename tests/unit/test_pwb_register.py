@@ -123,5 +123,5 @@ def test_instances_fill_the_per_instance_cells(inputs):
     assert values["pwb.table3.complementarity.ci_low.mc_se"] > 0
     assert values["pwb.cf_co.r"] == res["correlation_authors"].loc["cognitive_forcing", "complementarity"]
     assert values["pwb.cf_co.r.variant.paired"] == res["correlation"].loc["cognitive_forcing", "complementarity"]
-    # what stays null names why (no released code for the paired Layer-2/3 d)
-    assert values["pwb.table5.gemma4.d"] is None and "not released" in missing["pwb.table5.gemma4.d"]
+    # the synthetic table has no Layer 2: those cells stay null and name the input
+    assert values["pwb.table5.gemma4.d"] is None and "data/pwb/results/" in missing["pwb.table5.gemma4.d"]

@@ -45,13 +45,14 @@ from .weights import MAX_SCORE, pwi_matrix
 SCHEMA: tuple[str, ...] = ("model", "condition", "layer", "dimension", "prompt_id", "run", "judge", "score")
 RUN_KEYS: list[str] = ["model", "condition", "layer", "dimension", "prompt_id", "run"]
 #: Optional columns the JSON loader adds (file order and the stored values; see instances_from_results_json).
-EXTRA_COLUMNS: tuple[str, ...] = ("dim_position", "prompt_position", "run_position", "stored_score", "score_raw")
+EXTRA_COLUMNS: tuple[str, ...] = ("dim_position", "prompt_position", "run_position", "stored_score", "score_raw",
+                                   "behavior_pass_rate")
 
 __all__ = [
     "SCHEMA", "RUN_KEYS", "validate_instances", "instances_from_results_json", "load_hf_results",
     "panel_scores", "layer1_runs", "pwi_bootstrap", "cohens_d", "d_pooled", "dimension_diagnostics",
     "paired_tests", "irr_complete_triples", "prompt_level_correlation", "prompt_level_correlation_authors",
-    "judge_anomalies", "EXTRA_COLUMNS", "layer_summary",
+    "judge_anomalies", "layer_paired_effects", "EXTRA_COLUMNS", "layer_summary",
     "completeness", "run_instance_pipeline", "synthetic_instances",
 ]
 
@@ -192,7 +193,8 @@ def instances_from_results_json(data: Mapping, model: str | None = None, conditi
                      "prompt_id": str(sc.get("scenario_id", f"scenario_{pos:02d}")), "run": 0, "dim_position": 0,
                      "prompt_position": pos, "run_position": 0, "judge": "panel_mean",
                      "score": float(sc["average_score"]), "score_raw": float(sc["average_score"]),
-                     "stored_score": float(sc["average_score"])})
+                     "stored_score": float(sc["average_score"]),
+                     "behavior_pass_rate": _raw_value(sc.get("behavior_pass_rate"))})
     cols = list(SCHEMA) + list(EXTRA_COLUMNS)
     return pd.DataFrame(rows, columns=cols)
 
@@ -269,7 +271,8 @@ def panel_scores(instances: pd.DataFrame, validate: bool = True) -> pd.DataFrame
     layer = rec.index.get_level_values("layer").to_numpy()
     rec["recomputed"] = np.where(layer == 2, rec["median"], np.floor(rec["median"]))
     rec = rec.drop(columns="median")
-    extra = [c for c in ("dim_position", "prompt_position", "run_position", "stored_score") if c in inst.columns]
+    extra = [c for c in ("dim_position", "prompt_position", "run_position", "stored_score", "behavior_pass_rate")
+             if c in inst.columns]
     if "stored_score" in inst.columns and inst["stored_score"].notna().any():
         allruns = inst.groupby(RUN_KEYS, sort=True, observed=True)[extra].first()
         out = allruns.join(rec, how="left")
@@ -495,6 +498,33 @@ def paired_tests(runs: pd.DataFrame) -> dict[str, pd.DataFrame]:
     return {"per_dimension": pd.DataFrame(per_dim), "per_model": pd.DataFrame(per_model), "pooled": pooled}
 
 
+def layer_paired_effects(panel: pd.DataFrame, layer: int) -> pd.DataFrame:
+    """Layer 2 (scenarios) or Layer 3 (adversarial prompts) per model and pooled: baseline and prompted
+    means, their difference, and the paired Cohen's d (d_z = mean / SD of the differences, ddof 1) over
+    the units scored in both conditions, matched by prompt / scenario id; for Layer 2 also the mean
+    behaviour pass rate (%) of the prompted condition. The paper's code for the d is not released;
+    d_z is the paired d the text describes ("paired Cohen's d on N = 16 scenarios")."""
+    t = panel[panel["layer"] == layer]
+    rows = []
+    for model, g in list(t.groupby("model", sort=True)) + [("POOLED", t)]:
+        w = g.pivot_table(index=["model", "prompt_id"], columns="condition", values="panel", aggfunc="first")
+        b = g.loc[g["condition"] == "baseline", "panel"]
+        p = g.loc[g["condition"] == "with_system_prompt", "panel"]
+        row = {"model": model, "base": float(b.mean()) if len(b) else np.nan,
+               "prompted": float(p.mean()) if len(p) else np.nan}
+        row["delta"] = row["prompted"] - row["base"]
+        if set(CONDITIONS) <= set(w.columns):
+            diff = (w["with_system_prompt"] - w["baseline"]).dropna()
+            sd = diff.std(ddof=1) if len(diff) > 1 else np.nan
+            row["d"] = float(diff.mean() / sd) if sd and np.isfinite(sd) and sd > 0 else np.nan
+            row["n_pairs"] = int(len(diff))
+        if "behavior_pass_rate" in g.columns:
+            rates = g.loc[g["condition"] == "with_system_prompt", "behavior_pass_rate"].dropna()
+            row["behavior_pct"] = float(100 * rates.mean()) if len(rates) else np.nan
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
 def irr_complete_triples(instances: pd.DataFrame, layer: int = 1, n_judges: int = 3,
                          validate: bool = True) -> pd.DataFrame:
     """Panel IRR per dimension (and POOLED) on runs with exactly ``n_judges`` valid judge scores.
@@ -613,6 +643,8 @@ def run_instance_pipeline(instances: pd.DataFrame, weights: Mapping[str, float],
     corr, n_pairs = prompt_level_correlation(runs)
     corr_a, min_len = prompt_level_correlation_authors(runs)
     return {
+        "layer2": layer_paired_effects(panel, 2),
+        "layer3": layer_paired_effects(panel, 3),
         "anomalies": judge_anomalies(instances),
         "correlation_authors": corr_a,
         "corr_min_len": min_len,

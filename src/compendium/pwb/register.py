@@ -279,21 +279,22 @@ def register_values(inputs: Mapping[str, Any] | None = None, *, instances: Mappi
         v[f"pwb.{table}.mean_pooled.delta"] = p - b
     v["pwb.sig.l2_n"] = int(lays.loc[("Layer 2", "baseline"), "N"])
     v["pwb.sig.l3_n"] = int(lays.loc[("Layer 3", "baseline"), "N"])
-    per_model = _layer_per_model(res) if res is not None else None
     for table, layer, cols in (("table5", 2, ("base", "prompted", "delta", "d", "behavior_pct")),
                                ("table6", 3, ("base", "prompted", "delta", "d"))):
+        eff = res[f"layer{layer}"].set_index("model") if res is not None and f"layer{layer}" in res else None
         for k in list(MODEL_KEYS.values()) + ["mean_pooled"]:
+            m = "POOLED" if k == "mean_pooled" else _KEY_MODEL[k]
             for col in cols:
                 key = f"pwb.{table}.{k}.{col}"
                 if key in v:
                     continue
-                if per_model is not None and k != "mean_pooled" and col in ("base", "prompted", "delta"):
-                    pm = per_model.get((layer, _KEY_MODEL[k]))
-                    if pm is not None:
-                        v[key] = pm[col]
-                        continue
-                # paired d and the behaviour pass rate: per-instance data, and no released code
-                need(key, _NO_CODE if col in ("d", "behavior_pct") else "")
+                x = eff.loc[m, col] if eff is not None and m in eff.index and col in eff.columns else np.nan
+                if col == "behavior_pct" and k == "mean_pooled" and eff is not None and col in eff.columns:
+                    x = eff.drop(index="POOLED", errors="ignore")[col].mean()   # mean over models
+                if pd.notna(x):
+                    v[key] = float(x)
+                else:
+                    need(key)
 
     # ---------------- Table 7: IRR on complete triples
     t7 = next(t for t in (register or _register())["tables"] if t["slug"] == "table7")
@@ -459,20 +460,6 @@ def _cell_id(cell_ids: Mapping[str, tuple[str, str, str]], table: str, row: str,
         if (t, r, c) == (table, row, col):
             return cid
     return f"pwb.{table}.{row}.{col}"   # a blank cell: published anyway, harmless
-
-
-def _layer_per_model(res: Mapping) -> dict:
-    """(layer, model) -> base, prompted, delta: mean Layer-2 scenario averages / Layer-3 prompt scores."""
-    p = res["panel"]
-    out = {}
-    for layer in (2, 3):
-        t = p[p["layer"] == layer]
-        g = t.groupby(["model", "condition"])["panel"].mean()
-        for m in t["model"].unique():
-            if (m, "baseline") in g.index and (m, "with_system_prompt") in g.index:
-                b, q = float(g[(m, "baseline")]), float(g[(m, "with_system_prompt")])
-                out[(layer, m)] = {"base": b, "prompted": q, "delta": q - b}
-    return out
 
 
 def _instance_text_claims(v: dict, need, res: Mapping | None, delta: pd.Series) -> None:
