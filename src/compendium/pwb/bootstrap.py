@@ -213,7 +213,7 @@ def _resampled_sums_fast(xs: list[np.ndarray], n_boot: int, stream: Uint32Stream
 
 
 def _resampled_means(score_lists: Sequence[np.ndarray], n_boot: int, rng: np.random.Generator | Uint32Stream,
-                     chunk_reps: int = 256) -> np.ndarray:
+                     chunk_reps: int = 1000) -> np.ndarray:
     """(n_boot, n_lists) means of the resamples, in the draw-major order of the authors' loop."""
     sizes = [len(x) for x in score_lists]
     if any(n == 0 for n in sizes):
