@@ -220,3 +220,4 @@ def test_layer2_and_3_paired_effects_by_hand():
     assert eff.loc["GLM 5.1", "delta"] == pytest.approx(diff.mean())
     assert eff.loc["GLM 5.1", "behavior_pct"] == pytest.approx(65.0)
     assert eff.loc["POOLED", "n_pairs"] == 4
+    assert eff.loc["POOLED", "t"] == pytest.approx(stats.ttest_rel(sc["with_system_prompt"], sc["baseline"]).statistic)

@@ -3,6 +3,7 @@ comes from the input that determines it (checked against independent computation
 files), and per-instance cells are null with the missing input named until the instance data exist."""
 import copy
 
+import numpy as np
 import pytest
 import yaml
 
@@ -123,5 +124,44 @@ def test_instances_fill_the_per_instance_cells(inputs):
     assert values["pwb.table3.complementarity.ci_low.mc_se"] > 0
     assert values["pwb.cf_co.r"] == res["correlation_authors"].loc["cognitive_forcing", "complementarity"]
     assert values["pwb.cf_co.r.variant.paired"] == res["correlation"].loc["cognitive_forcing", "complementarity"]
+    pm = res["tests"]["per_model"]
+    assert values["pwb.sig.l1_models_p_bound"] == pm["p"].max()
+    assert values["pwb.fig_sig_models.d_glm51"] == pm.set_index("model").loc["GLM 5.1", "d_z"]
     # the synthetic table has no Layer 2: those cells stay null and name the input
     assert values["pwb.table5.gemma4.d"] is None and "data/pwb/results/" in missing["pwb.table5.gemma4.d"]
+
+
+def test_results_json_end_to_end(tmp_path, inputs):
+    """The authors' results files (7 models x 2 variants, all three layers, with judge anomalies) through
+    the loader, the instance pipeline and the register: no crash, and the per-instance cells filled."""
+    import json
+    rng = np.random.default_rng(3)
+    for m in MODEL_KEYS:
+        for variant, shift in (("baseline", 0), ("with_system_prompt", 1)):
+            l1 = {}
+            for d in I.DIMENSIONS:
+                prompts = []
+                for p in range(3):
+                    runs = []
+                    for r in range(2):
+                        js = [int(np.clip(rng.integers(0, 3) + shift, 0, 3)) for _ in range(3)]
+                        if rng.random() < 0.05:
+                            js[0] = 4                          # an anomalous judge value
+                        runs.append({"run": r, "score": int(np.median([x for x in js if x <= 3])), "individual_scores": js})
+                    prompts.append({"prompt_id": f"{d[:2]}_{p:02d}", "runs": runs})
+                l1[d] = prompts
+            l2 = [{"scenario_id": f"s{i}", "average_score": float(rng.uniform(0, 2) + shift * 0.8),
+                   "behavior_pass_rate": float(rng.uniform(0.5, 1))} for i in range(4)]
+            l3 = [{"prompt_id": f"ar_{i:02d}", "score": int(np.clip(rng.integers(0, 3) + shift, 0, 3)),
+                   "individual_scores": [1, 2, 2]} for i in range(5)]
+            (tmp_path / f"{MODEL_KEYS[m]}_{variant}.json").write_text(json.dumps(
+                {"model_name": m, "variant": variant, "timestamp": "20260501_000000", "layer1": l1, "layer2": l2, "layer3": l3}))
+    inst = I.load_hf_results(tmp_path)
+    res = I.run_instance_pipeline(inst, {d: 0.1 for d in I.DIMENSIONS}, n_boot=30, diag_n_boot=20)
+    assert (res["anomalies"]["kind"] == "above 3").sum() == (inst["score_raw"] == 4).sum() > 0
+    values, missing = R.register_values(inputs, instances=res)
+    for k in MODEL_KEYS.values():
+        for key in (f"pwb.table5.{k}.d", f"pwb.table5.{k}.behavior_pct", f"pwb.table6.{k}.base", f"pwb.d_pooled.{k}"):
+            assert values[key] is not None, key
+    assert values["pwb.sig.l2_t"] is not None and values["pwb.text.l3_n_prompted_gt_2_4"] is not None
+    assert set(k for k, x in values.items() if x is None) == set(missing)

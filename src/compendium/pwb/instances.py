@@ -518,6 +518,9 @@ def layer_paired_effects(panel: pd.DataFrame, layer: int) -> pd.DataFrame:
             sd = diff.std(ddof=1) if len(diff) > 1 else np.nan
             row["d"] = float(diff.mean() / sd) if sd and np.isfinite(sd) and sd > 0 else np.nan
             row["n_pairs"] = int(len(diff))
+            if len(diff) > 1 and sd > 0:
+                res_t = stats.ttest_1samp(diff.to_numpy(), 0.0)
+                row["t"], row["p"] = float(res_t.statistic), float(res_t.pvalue)
         if "behavior_pass_rate" in g.columns:
             rates = g.loc[g["condition"] == "with_system_prompt", "behavior_pass_rate"].dropna()
             row["behavior_pct"] = float(100 * rates.mean()) if len(rates) else np.nan

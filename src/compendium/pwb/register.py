@@ -467,11 +467,17 @@ def _instance_text_claims(v: dict, need, res: Mapping | None, delta: pd.Series) 
     keys_irr = ["pwb.irr.n_kappa_ge_070", "pwb.irr.n_kappa_below_070", "pwb.irr.n_delta_gt_spread",
                 "pwb.irr.delta_spread_ratio_min", "pwb.irr.delta_spread_ratio_max", "pwb.irr.text_exact_max",
                 "pwb.irr.text_exact_min", "pwb.irr.text_exact_ard", "pwb.irr.text_n_exact_gt60", "pwb.irr.text_n_exact_lt20"]
-    keys_sig = ["pwb.sig.l1_t", "pwb.sig.l1_pooled_d", "pwb.sig.l1_raw_shift"]
+    keys_sig = ["pwb.sig.l1_t", "pwb.sig.l1_pooled_d", "pwb.sig.l1_raw_shift", "pwb.sig.l1_models_p_bound",
+                "pwb.sig.l1_dims_p_bound", "pwb.fig_sig_dims.p_bound", "pwb.sig.l1_cf_co_p",
+                "pwb.fig_sig_models.d_gptoss", "pwb.fig_sig_models.d_glm51", "pwb.sig.l2_t", "pwb.sig.l2_p",
+                "pwb.sig.l3_t", "pwb.sig.l3_p", "pwb.sig.abstract_p_bound", "pwb.sig.l2_models_p_bound",
+                "pwb.sig.l3_models_p_bound", "pwb.sig.permodel_l2l3_bound", "pwb.sig.l3_baseline_zero_pct",
+                "pwb.text.glm51_l2_prompted", "pwb.text.l2_top_prompted", "pwb.text.l3_n_prompted_gt_2_4"]
     if res is None:
         for k in keys_irr + keys_sig:
             need(k)
         return
+    _significance_claims(v, res)
     irr = res["irr"].set_index("dimension").drop(index="POOLED", errors="ignore")
     v["pwb.irr.n_kappa_ge_070"] = int((irr["qwk"] >= 0.70).sum())
     v["pwb.irr.n_kappa_below_070"] = int((irr["qwk"] < 0.70).sum())
@@ -490,3 +496,47 @@ def _instance_text_claims(v: dict, need, res: Mapping | None, delta: pd.Series) 
     v["pwb.sig.l1_t"] = float(pooled["t"])
     v["pwb.sig.l1_pooled_d"] = float(pooled["d_z"])
     v["pwb.sig.l1_raw_shift"] = float(pooled["mean_diff"])
+
+
+def _significance_claims(v: dict, res: Mapping) -> None:
+    """Section 5.4 / App B / forest-plot claims from the paired tests of the instance path. Bounds
+    ("p < x" for every model or dimension) get the largest p; "≈" orders of magnitude get the p itself."""
+    tests = res["tests"]
+    pm = tests["per_model"].set_index("model")
+    pdim = tests["per_dimension"].set_index("dimension")
+    v["pwb.sig.l1_models_p_bound"] = float(pm["p"].max())
+    v["pwb.sig.l1_dims_p_bound"] = float(pdim["p_bonferroni"].max())
+    v["pwb.fig_sig_dims.p_bound"] = float(pdim["p_bonferroni"].max())
+    cfco = [d for d in ("cognitive_forcing", "complementarity") if d in pdim.index]
+    if cfco:
+        v["pwb.sig.l1_cf_co_p"] = float(pdim.loc[cfco, "p"].max())
+    for k, m in (("gptoss", "GPT-oss 120B"), ("glm51", "GLM 5.1")):
+        if m in pm.index:
+            v[f"pwb.fig_sig_models.d_{k}"] = float(pm.loc[m, "d_z"])
+    eff = {layer: res.get(f"layer{layer}") for layer in (2, 3)}
+    for layer, e in eff.items():
+        if e is None or e.empty or "t" not in e.columns:
+            continue
+        e = e.set_index("model")
+        if "POOLED" in e.index:
+            v[f"pwb.sig.l{layer}_t"] = float(e.loc["POOLED", "t"])
+            v[f"pwb.sig.l{layer}_p"] = float(e.loc["POOLED", "p"])
+        models = e.drop(index="POOLED", errors="ignore")
+        if len(models):
+            v[f"pwb.sig.l{layer}_models_p_bound"] = float(models["p"].max())
+    if "pwb.sig.l2_p" in v and "pwb.sig.l3_p" in v:
+        v["pwb.sig.abstract_p_bound"] = max(v["pwb.sig.l2_p"], v["pwb.sig.l3_p"])
+    if "pwb.sig.l2_models_p_bound" in v and "pwb.sig.l3_models_p_bound" in v:
+        v["pwb.sig.permodel_l2l3_bound"] = max(v["pwb.sig.l2_models_p_bound"], v["pwb.sig.l3_models_p_bound"])
+    panel = res["panel"]
+    l3b = panel[(panel["layer"] == 3) & (panel["condition"] == "baseline")]["panel"]
+    if len(l3b):
+        v["pwb.sig.l3_baseline_zero_pct"] = float(100 * (l3b == 0).mean())
+    if eff[2] is not None and not eff[2].empty:
+        e2 = eff[2].set_index("model").drop(index="POOLED", errors="ignore")
+        if "GLM 5.1" in e2.index:
+            v["pwb.text.glm51_l2_prompted"] = float(e2.loc["GLM 5.1", "prompted"])
+        v["pwb.text.l2_top_prompted"] = float(e2["prompted"].max())
+    if eff[3] is not None and not eff[3].empty:
+        e3 = eff[3].set_index("model").drop(index="POOLED", errors="ignore")
+        v["pwb.text.l3_n_prompted_gt_2_4"] = int((e3["prompted"] > 2.4).sum())
