@@ -164,4 +164,4 @@ def test_results_json_end_to_end(tmp_path, inputs):
         for key in (f"pwb.table5.{k}.d", f"pwb.table5.{k}.behavior_pct", f"pwb.table6.{k}.base", f"pwb.d_pooled.{k}"):
             assert values[key] is not None, key
     assert values["pwb.sig.l2_t"] is not None and values["pwb.text.l3_n_prompted_gt_2_4"] is not None
-    assert set(k for k, x in values.items() if x is None) == set(missing)
+    assert {k for k, x in values.items() if x is None} == set(missing)
