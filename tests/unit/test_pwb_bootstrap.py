@@ -180,7 +180,7 @@ def _anomalous_file(variant):
                                                 run(1, 2, [2.5, 2, 3]),      # non-integer judge value
                                                 run(2, -1, [-1, -1, -1]),    # every judge failed
                                                 run(3, 1, [2, 2, 2])]},      # stored score disagrees
-                {"prompt_id": "cf_02", "runs": [run(0, 0, [0, 0, 1])]}]},
+                {"prompt_id": "cf_02", "runs": [run(0, 0, [0, 0, 1]), run(1, 1.5, [1, 2])]}]},
             "layer2": [], "layer3": [{"prompt_id": "ar_01", "score": 2, "individual_scores": [2, 2, 3]}]}
 
 
@@ -193,14 +193,14 @@ def test_anomalous_judge_values_count_through_the_stored_score(tmp_path):
     authors = [float(r["score"]) for p in _anomalous_file("baseline")["layer1"]["cognitive_forcing"]
                for r in p["runs"] if r["score"] >= 0]
     base = runs[runs.condition == "baseline"]
-    assert base["panel"].tolist() == authors == [3.0, 2.0, 1.0, 0.0]
+    assert base["panel"].tolist() == authors == [3.0, 2.0, 1.0, 0.0, 1.5]
     an = I.judge_anomalies(inst)
-    kinds = an[an.condition == "baseline"].set_index(["prompt_id", "run"])["kind"]
-    assert kinds.loc[("cf_01", 0)] == "above 3"
-    assert (kinds.loc[("cf_01", 1)] == "not an integer") if np.ndim(kinds.loc[("cf_01", 1)]) == 0 else \
-        "not an integer" in set(kinds.loc[("cf_01", 1)])
-    assert kinds.loc[("cf_01", 3)].startswith("stored score differs")
+    kinds = an[an.condition == "baseline"].groupby(["prompt_id", "run"])["kind"].agg(set)
+    assert kinds[("cf_01", 0)] == {"above 3"}
+    assert kinds[("cf_01", 1)] == {"not an integer"}
+    assert kinds[("cf_01", 3)] == {"stored score differs from int(median) of the valid judge values"}
     assert ("cf_01", 2) not in kinds.index                # -1 is the runner's failure code, not an anomaly
+    assert "stored score not an integer" in kinds[("cf_02", 1)]
     # the IRR follows the authors: a run with a value above 3 is no complete triple, 2.5 counts as 2
     irr = I.irr_complete_triples(inst).set_index("dimension")
     assert irr.loc["cognitive_forcing", "n"] == 2 * 3     # runs 1 and 3 of cf_01, run 0 of cf_02, x 2 files

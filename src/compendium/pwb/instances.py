@@ -320,7 +320,8 @@ def judge_anomalies(instances: pd.DataFrame) -> pd.DataFrame:
 
     Rows: one per anomaly, with model, condition, layer, dimension, prompt_id, run, judge, value,
     stored_score, kind: ``above 3``, ``below 0`` (other than the runner's -1 failure code),
-    ``not an integer`` (e.g. 2.5), ``stored score differs from int(median) of the valid judge values``.
+    ``not an integer`` (e.g. 2.5), ``stored score differs from int(median) of the valid judge values``,
+    ``stored score not an integer``, ``stored score but no valid judge value``.
     The analysis follows the stored score regardless (METHODS.md); this table is for the reader.
     """
     cols = ["model", "condition", "layer", "dimension", "prompt_id", "run", "judge", "value", "stored_score", "kind"]
@@ -343,6 +344,10 @@ def judge_anomalies(instances: pd.DataFrame) -> pd.DataFrame:
         diff = diff.reset_index().assign(judge="(panel)", value=lambda x: x["rec"],
                                          kind="stored score differs from int(median) of the valid judge values")
         rows.append(diff.reindex(columns=cols))
+        odd = both[both["stored_score"].ge(0) & (both["stored_score"] != np.round(both["stored_score"]))].reset_index()
+        if len(odd):
+            rows.append(odd.assign(judge="(panel)", value=odd["stored_score"],
+                                   kind="stored score not an integer").reindex(columns=cols))
         lost = both[both["stored_score"].ge(0) & both["rec"].isna()].reset_index()
         if len(lost):
             rows.append(lost.assign(judge="(panel)", value=np.nan,
