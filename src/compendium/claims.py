@@ -75,7 +75,11 @@ MC_SIGMAS = 3.0
 # "≈": the relative half-width of "approximately" (see approx_equal)
 APPROX_REL = 0.05
 APPROX_DECADES = 0.5
-_EPS = 1e-9  # absorbs binary rounding in |a - b| <= tol
+_EPS = 1e-9  # relative: absorbs binary rounding in |a - b| <= tol (scaled, so that p-values of 1e-95 keep their meaning)
+
+
+def _eps(a, b):
+    return _EPS * np.maximum(np.abs(a), np.abs(b))
 COLUMNS = ["study", "claim_id", "level", "what", "source", "printed", "published", "reproduced", "tolerance",
            "relation", "kind", "status", "reason", "note", "evidence", "gap", "mc_se", "variants", "provenance",
            "register_note", "table", "row", "col"]
@@ -440,7 +444,7 @@ def within_tolerance(published, reproduced, tol: float) -> bool:
         return False
     if a.shape != b.shape or np.isnan(b).any():
         return False
-    return bool(np.all(np.abs(a - b) <= tol + _EPS))
+    return bool(np.all(np.abs(a - b) <= tol + _eps(a, b)))
 
 
 def _is_power_of_ten_token(printed: str) -> bool:
@@ -470,7 +474,7 @@ def approx_equal(published, value, tol: float = 0.0, printed: str = "") -> bool:
             return False
         return bool(np.all(np.abs(np.log10(b) - np.log10(a)) <= APPROX_DECADES + _EPS))
     width = np.maximum(tol, APPROX_REL * np.abs(a))
-    return bool(np.all(np.abs(b - a) <= width + _EPS))
+    return bool(np.all(np.abs(b - a) <= width + _eps(a, b)))
 
 
 def relation_holds(relation: str, value, published, tol: float = 0.0, printed: str = "") -> bool:
@@ -495,11 +499,11 @@ def relation_holds(relation: str, value, published, tol: float = 0.0, printed: s
     if relation == "<":
         ok = b < a + tol
     elif relation == "≤":
-        ok = b <= a + tol + _EPS
+        ok = b <= a + tol + _eps(a, b)
     elif relation == ">":
         ok = b > a - tol
     elif relation == "≥":
-        ok = b >= a - tol - _EPS
+        ok = b >= a - tol - _eps(a, b)
     else:
         raise ValueError(f"unknown relation {relation!r}; expected one of {' '.join(RELATIONS)}")
     return bool(np.all(ok))
@@ -553,7 +557,7 @@ def _mc_gate(published, value, mc_se) -> tuple[bool, str]:
     if a.shape != b.shape or np.isnan(se).any():
         return False, "the value or <id>.mc_se is missing or misshapen"
     g = np.abs(a - b)
-    if bool(np.all(g <= MC_SIGMAS * se + _EPS)):
+    if bool(np.all(g <= MC_SIGMAS * se + _eps(a, b))):
         return True, ""
     return False, (f"|gap| {float(np.max(g)):.4g} exceeds 3 Monte-Carlo standard errors "
                    f"(3 x {float(np.max(se)):.4g})")
@@ -631,7 +635,7 @@ def check(published: pd.DataFrame, values: dict[str, dict], notes: dict[str, dic
                     if not ok:
                         status, text = "unexplained", f"monte_carlo note, but {why}. Note: {text}"
                 elif reason == "rounding_boundary":
-                    if g is None or g > 2 * c.tolerance + _EPS:
+                    if g is None or g > 2 * c.tolerance * (1 + _EPS) + _EPS * abs(g):
                         status = "unexplained"
                         text = (f"rounding_boundary note, but the gap {_fmt(g) or '(n/a)'} exceeds one printed unit "
                                 f"(2 x tol = {2 * c.tolerance:.4g}). Note: {text}")
@@ -762,8 +766,10 @@ def change_lines(changes: pd.DataFrame, first_run: bool = False) -> list[str]:
 
 # -------------------------------------------------------------------------------------------- one evaluation
 
-@dataclass
+@dataclass(repr=False)
 class Evaluation:
+    """One run of the check: the claims table, the register's tables, notes, values and what changed."""
+
     table: pd.DataFrame
     tables: list[RegisterTable]
     notes: dict[str, dict]
@@ -773,6 +779,9 @@ class Evaluation:
     previous: dict[str, str] | None
     changes: pd.DataFrame
     missing_cells: dict[str, list[str]]
+
+    def __repr__(self) -> str:
+        return f"Evaluation({len(self.table)} claims: {self.counts})"
 
     @property
     def counts(self) -> dict[str, int]:
