@@ -451,6 +451,23 @@ def _is_power_of_ten_token(printed: str) -> bool:
     return bool(re.fullmatch(r"\s*\$?\s*10\s*\^\s*\{?\s*[-−]?\d+\s*\}?\s*\$?\s*", printed or ""))
 
 
+def _bound_and_values(published, value):
+    """(published, value) as float arrays for a relation, or None if not comparable. A single printed
+    bound applies to each element of a list of values ("all seven models p < 10^-3")."""
+    if value is None or isinstance(value, str):
+        return None
+    try:
+        a = np.asarray(published, dtype=float)
+        b = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        return None
+    if a.ndim == 0 and b.ndim > 0 and b.size:
+        a = np.broadcast_to(a, b.shape)
+    if a.shape != b.shape or np.isnan(b).any():
+        return None
+    return a, b
+
+
 def approx_equal(published, value, tol: float = 0.0, printed: str = "") -> bool:
     """``value ≈ published``, as the register's ``relation: ≈`` ("about", "~", "roughly") is read here.
 
@@ -460,15 +477,10 @@ def approx_equal(published, value, tol: float = 0.0, printed: str = "") -> bool:
       (or the claim's tolerance, if wider). "~47" holds for 47.9 (a truncation, 1.9 % off) and fails for
       50 (6.4 %).
     """
-    if value is None:
+    ab = _bound_and_values(published, value)
+    if ab is None:
         return False
-    try:
-        a = np.asarray(published, dtype=float)
-        b = np.asarray(value, dtype=float)
-    except (TypeError, ValueError):
-        return False
-    if a.shape != b.shape or np.isnan(b).any():
-        return False
+    a, b = ab
     if _is_power_of_ten_token(printed):
         if (a <= 0).any() or (b <= 0).any():
             return False
@@ -478,7 +490,8 @@ def approx_equal(published, value, tol: float = 0.0, printed: str = "") -> bool:
 
 
 def relation_holds(relation: str, value, published, tol: float = 0.0, printed: str = "") -> bool:
-    """Whether ``value <relation> published`` holds, element-wise for arrays.
+    """Whether ``value <relation> published`` holds, element-wise for arrays (a single printed bound
+    applies to every element of a list of values: "all seven models p < 10^-3").
 
     The printed bound carries its own rounding, so the tolerance widens it on the side the relation
     allows: ``<``: value < published + tol; ``≤``: value <= published + tol; ``>``: value > published - tol;
@@ -487,15 +500,10 @@ def relation_holds(relation: str, value, published, tol: float = 0.0, printed: s
     """
     if relation == "≈":
         return approx_equal(published, value, tol, printed)
-    if value is None:
+    ab = _bound_and_values(published, value)
+    if ab is None:
         return False
-    try:
-        a = np.asarray(published, dtype=float)
-        b = np.asarray(value, dtype=float)
-    except (TypeError, ValueError):
-        return False
-    if a.shape != b.shape or np.isnan(b).any():
-        return False
+    a, b = ab
     if relation == "<":
         ok = b < a + tol
     elif relation == "≤":
@@ -1079,7 +1087,8 @@ def why_html(rows: pd.DataFrame, labels: dict[str, str]) -> str:
             head += " — caveat"
         ev = _evidence_html(evidence, labels)
         ids = ", ".join(f'<code id="{anchor(r["claim_id"])}">{_e(r["claim_id"])}</code>'
-                        + (f' <span class="cl-small">(paper {paper_html(r)}, ours {fmt_number(r["_ours"])})</span>'
+                        + (f' <span class="cl-small">(paper {paper_html(r)}, ours '
+                           f'{fmt_number(r["_ours"], _decimals(r["_published"]))})</span>'
                            if r["_ours"] is not None else "") for r in grp)
         out.append(f"<li>{head}: {_e(note)}" + (f' <span class="cl-small">Evidence: {ev}.</span>' if ev else "")
                    + f"<br>{ids}</li>")

@@ -106,6 +106,8 @@ def test_tolerance_is_inclusive_and_elementwise():
     (">", 99.5, 99, 0, True), (">", 99, 99, 0, False), (">", 98.996, 99, 0.005, True),
     ("≥", 10, 10, 0, True), ("≥", 9.99, 10, 0, False), ("≥", 0.196, 0.2, 0.005, True),
     ("≥", [10, 12], [10, 10], 0, True), ("≥", [10, 9], [10, 10], 0, False),
+    ("<", [1e-4, 5e-5], 1e-3, 0, True), ("<", [1e-4, 2e-3], 1e-3, 0, False),   # one bound for every element
+    ("<", [], 1e-3, 0, False), ("<", "1e-4", 1e-3, 0, False), ("<", None, 1e-3, 0, False),
 ])
 def test_relations_at_their_edges(relation, value, published, tol, holds):
     assert claims.relation_holds(relation, value, published, tol) is holds
@@ -121,6 +123,7 @@ def test_approx_is_five_percent_or_the_tolerance():
     assert claims.approx_equal(10, 11, tol=1) and not claims.approx_equal(10, 11, tol=0)  # tol wider than 5 %
     assert not claims.approx_equal(47, None) and not claims.approx_equal(47, float("nan"))
     assert claims.approx_equal([47, 100], [47.9, 104]) and not claims.approx_equal([47, 100], [47.9, 106])
+    assert claims.approx_equal(700, [691, 700, 695]) and not claims.approx_equal(700, [691, 600])  # "N ≈ 700" each
 
 
 def test_approx_of_a_printed_power_of_ten_is_an_order_of_magnitude():
