@@ -859,8 +859,13 @@ table.cl td.n b{color:#1f2328;font-weight:600}
 table.cl small{font-size:.7rem;white-space:nowrap}
 .cl .reproduced{background:#eef8ee}.cl .differs{background:#fff3d6}.cl .needs_data{background:#f2f2f2}
 .cl .quoted{background:#f3eefb}.cl .unexplained{background:#ffe0e0}
-.cl-why li{margin-bottom:.35rem}.cl-small{font-size:.8rem;color:#57606a}
+.cl-why li{margin-bottom:.35rem;content-visibility:auto;contain-intrinsic-size:auto 4rem}.cl-small{font-size:.8rem;color:#57606a}
 h3.cl-h{font-size:1.15rem;margin:1.6rem 0 .3rem}
+html[data-theme=dark] table.cl th{background:#262b33}html[data-theme=dark] table.cl td.n{color:#a8b1bb}
+html[data-theme=dark] table.cl td.n b{color:#e6edf3}html[data-theme=dark] .cl-small{color:#a8b1bb}
+html[data-theme=dark] .cl .reproduced{background:#17301c}html[data-theme=dark] .cl .differs{background:#3a2f12}
+html[data-theme=dark] .cl .needs_data{background:#2a2d31}html[data-theme=dark] .cl .quoted{background:#2c2440}
+html[data-theme=dark] .cl .unexplained{background:#4a1c1c}
 </style>"""
 
 
