@@ -69,6 +69,7 @@ NOTE_KEYS = {"kind", "reason", "note", "evidence"}
 MARK = {"reproduced": ("✓", "reproduced"), "differs": ("≠", "differs"), "needs_data": ("∅", "needs data"),
         "quoted": ("“", "quoted"), "unexplained": ("✗", "unexplained")}
 NO_CLAIM = ("·", "no claim")
+STALE = "(the differs note in"
 VARIANT = ".variant."
 MC_SE = ".mc_se"
 MC_SIGMAS = 3.0
@@ -111,7 +112,7 @@ def _yaml(f: Path):
     st = Path(f).stat()
     key = (str(Path(f).resolve()), st.st_size, st.st_mtime_ns)
     if key not in _DOCS:
-        _DOCS[key] = yaml.load(Path(f).read_text(), Loader=_SafeLoader)  # noqa: S506 - a safe loader
+        _DOCS[key] = yaml.load(Path(f).read_text(), Loader=_SafeLoader)
     return _DOCS[key]
 
 
@@ -634,7 +635,7 @@ def check(published: pd.DataFrame, values: dict[str, dict], notes: dict[str, dic
                 text = note.get("note", "") if note.get("kind") == "caveat" else ""
                 evidence = note.get("evidence", "") if note.get("kind") == "caveat" else ""
                 if note.get("kind") == "differs":
-                    text = f"(the differs note in {note['file']} is no longer needed: the value reproduces)"
+                    text = f"{STALE} {note['file']} is no longer needed: the value reproduces)"
             elif note.get("kind") == "differs":
                 reason, evidence, text = note["reason"], note["evidence"], note["note"]
                 status = "differs"
@@ -642,11 +643,10 @@ def check(published: pd.DataFrame, values: dict[str, dict], notes: dict[str, dic
                     ok, why = _mc_gate(c.published, ours, mcs.get(cid))
                     if not ok:
                         status, text = "unexplained", f"monte_carlo note, but {why}. Note: {text}"
-                elif reason == "rounding_boundary":
-                    if g is None or g > 2 * c.tolerance * (1 + _EPS) + _EPS * abs(g):
-                        status = "unexplained"
-                        text = (f"rounding_boundary note, but the gap {_fmt(g) or '(n/a)'} exceeds one printed unit "
-                                f"(2 x tol = {2 * c.tolerance:.4g}). Note: {text}")
+                elif reason == "rounding_boundary" and (g is None or g > 2 * c.tolerance * (1 + _EPS) + _EPS * abs(g)):
+                    status = "unexplained"
+                    text = (f"rounding_boundary note, but the gap {_fmt(g) or '(n/a)'} exceeds one printed unit "
+                            f"(2 x tol = {2 * c.tolerance:.4g}). Note: {text}")
             else:
                 status = "unexplained"
                 why = ("the relation does not hold" if relation else "the label differs" if kind == "label"
@@ -998,8 +998,8 @@ def table_html(t: RegisterTable, claims_by_id: dict[str, dict], values: dict) ->
     claim for shows our value only ("· no claim"); a blank cell of the paper stays empty."""
     by_cell = {(c.row, c.col): c for c in t.cells}
     head = "".join(f"<th>{_e(t.col_labels.get(c, c))}</th>" for c in t.cols)
-    out = [f'<div class="cl-wrap"><table class="cl"><thead><tr><th class="cl-small">paper<br><b>ours</b></th>'
-           f"{head}</tr></thead><tbody>"]
+    out = [(f'<div class="cl-wrap"><table class="cl"><thead><tr><th class="cl-small">paper<br><b>ours</b></th>'
+            f"{head}</tr></thead><tbody>")]
     needs: dict[str, int] = {}
     counted: set[str] = set()
     for r in t.rows:
@@ -1047,8 +1047,8 @@ def table_provenance_html(t: RegisterTable, claims_by_id: dict[str, dict], prove
 def text_claims_html(rows: pd.DataFrame) -> str:
     """The claims that are not table cells: one row each with the status, the claim (id, what, where, the
     function that computes it), the paper's value, ours (with any variants) and the note."""
-    out = ['<div class="cl-wrap"><table class="cl"><thead><tr><th>status</th><th>claim</th><th>paper</th>'
-           "<th>ours</th><th>note</th></tr></thead><tbody>"]
+    out = [('<div class="cl-wrap"><table class="cl"><thead><tr><th>status</th><th>claim</th><th>paper</th>'
+            "<th>ours</th><th>note</th></tr></thead><tbody>")]
     for r in rows.to_dict("records"):
         st = r["status"]
         dec = _decimals(r["_published"]) if r["_published"] is not None else None
@@ -1058,10 +1058,9 @@ def text_claims_html(rows: pd.DataFrame) -> str:
             mark = f'<a href="#{anchor(r["claim_id"])}">{mark}</a>'
         if st == "differs":
             note = f'<a href="#{anchor(r["claim_id"])}">{_e(REASONS[r["reason"]].split(" (")[0])}</a>'
-        elif st == "quoted":
-            note = _e(r["register_note"])
         else:
-            note = _e(r["note"])
+            # the status's own note (missing input, caveat, what is wrong), else the register's note
+            note = _e(r["note"] if st not in ("quoted",) and r["note"] else r["register_note"])
         prov = _prov_html(r["provenance"])
         out.append(
             f'<tr><td class="{st}"><span class="cl-st">{mark}</span></td>'
@@ -1089,7 +1088,7 @@ def why_html(rows: pd.DataFrame, labels: dict[str, str]) -> str:
         if st == "differs":
             head += f" — {_e(REASONS[reason])}"
         elif st == "reproduced":
-            head += " — caveat"
+            head += " — note no longer needed" if note.startswith(STALE) else " — caveat"
         ev = _evidence_html(evidence, labels)
         ids = ", ".join(f'<code id="{anchor(r["claim_id"])}">{_e(r["claim_id"])}</code>'
                         + (f' <span class="cl-small">(paper {paper_html(r)}, ours '
@@ -1124,7 +1123,7 @@ def changes_html(changes: pd.DataFrame, first_run: bool) -> str:
     return "".join(parts)
 
 
-_LABEL_RE = re.compile(r"^\(([A-Za-z0-9_.:-]+)\)=\s*$|^:(?:name|label):\s*([A-Za-z0-9_.:-]+)\s*$", re.M)
+_LABEL_RE = re.compile(r"^\(([A-Za-z0-9_.:-]+)\)=\s*$|^:(?:name|label):\s*([A-Za-z0-9_.:-]+)\s*$", re.MULTILINE)
 
 
 def sphinx_labels(notebooks_dir: Path | None = None, book_dir: Path | None = None) -> dict[str, str]:
@@ -1151,18 +1150,18 @@ def chapter_sections(ev: Evaluation, provenance: dict[str, dict[str, str]] | Non
         provenance, _ = load_provenance()
     by_id = {r["claim_id"]: r for r in ev.table.to_dict("records")}
     in_tables = {c.id for t in ev.tables for c in t.cells} | {c.same_as for t in ev.tables for c in t.cells if c.same_as}
-    for study in [study] if study else STUDIES:
-        stage = STUDY_STAGE[study]
+    for st in [study] if study else STUDIES:
+        stage = STUDY_STAGE[st]
         vals = ev.values.get(stage, {})
-        for t in [t for t in ev.tables if t.study == study]:
+        for t in [t for t in ev.tables if t.study == st]:
             head = t.caption or t.label
             intro = (f'<p class="cl-small">{_e(t.where)} ({_e(t.label)}; ids <code>{_e(t.cells[0].id if t.cells else "")}'
                      f"</code> …)" + (f". {_e(t.note)}" if t.note else "") + "</p>")
-            body = intro + table_html(t, by_id, vals) + table_provenance_html(t, by_id, provenance.get(study, {}))
-            yield study, t.slug, head, body
-        text = ev.table[(ev.table["study"] == study) & ~ev.table["claim_id"].isin(in_tables)]
+            body = intro + table_html(t, by_id, vals) + table_provenance_html(t, by_id, provenance.get(st, {}))
+            yield st, t.slug, head, body
+        text = ev.table[(ev.table["study"] == st) & ~ev.table["claim_id"].isin(in_tables)]
         if len(text):
-            yield study, "text", f"Text claims ({len(text)})", text_claims_html(text)
+            yield st, "text", f"Text claims ({len(text)})", text_claims_html(text)
 
 
 def summary_display(table: pd.DataFrame) -> pd.DataFrame:

@@ -227,6 +227,8 @@ def test_a_differs_note_on_a_reproduced_claim_is_flagged_stale(tmp_path):
     _notes(tmp_path, {"pwb.s": DIFFERS})
     t = _check(tmp_path, {"pwb.s": 13.31})
     assert t.loc["pwb.s", "status"] == "reproduced" and "no longer needed" in t.loc["pwb.s", "note"]
+    why = claims.why_html(claims.reason_rows(t.reset_index().assign(_ours=13.31)), {})
+    assert "note no longer needed" in why and "caveat" not in why
 
 
 # ---------------------------------------------------------------------------------------- notes validation
@@ -525,3 +527,11 @@ def test_project_register_loads():
     assert len(tables) == 45
     notes = claims.load_notes()
     assert claims.note_problems(notes, pub) == []
+
+
+def test_text_claims_show_the_register_note_where_the_status_has_none(tmp_path):
+    _register(tmp_path, [_claim("pwb.q", 320, level="none", note="the 16 multi-turn scenarios are not all released"),
+                         _claim("pwb.r", 1.0, 0.05, note="register remark")])
+    t = _check(tmp_path, {"pwb.r": 1.01}).reset_index()
+    text = BeautifulSoup(claims.text_claims_html(t), "html.parser").get_text(" ")
+    assert "not all released" in text and "register remark" in text and "“ quoted" in text
