@@ -1072,6 +1072,17 @@ def text_claims_html(rows: pd.DataFrame) -> str:
     return "".join(out)
 
 
+def _why_id_html(r: dict) -> str:
+    """A claim id in the reasons list (the anchor its cell links to) with the paper's value, ours and the
+    Monte-Carlo standard error where one was published."""
+    out = f'<code id="{anchor(r["claim_id"])}">{_e(r["claim_id"])}</code>'
+    if r["_ours"] is None:
+        return out
+    extra = f", Monte-Carlo s.e. {_e(r['mc_se'])}" if r["mc_se"] else ""
+    ours = fmt_number(r["_ours"], _decimals(r["_published"]))
+    return out + f' <span class="cl-small">(paper {paper_html(r)}, ours {ours}{extra})</span>'
+
+
 def why_html(rows: pd.DataFrame, labels: dict[str, str]) -> str:
     """The reasons, grouped by (status, reason, note, evidence): every differs (the kind of reason, the note
     with its numbers, the evidence), every unexplained claim (what is wrong) and every caveat. Each claim id
@@ -1090,10 +1101,7 @@ def why_html(rows: pd.DataFrame, labels: dict[str, str]) -> str:
         elif st == "reproduced":
             head += " — note no longer needed" if note.startswith(STALE) else " — caveat"
         ev = _evidence_html(evidence, labels)
-        ids = ", ".join(f'<code id="{anchor(r["claim_id"])}">{_e(r["claim_id"])}</code>'
-                        + (f' <span class="cl-small">(paper {paper_html(r)}, ours '
-                           f'{fmt_number(r["_ours"], _decimals(r["_published"]))})</span>'
-                           if r["_ours"] is not None else "") for r in grp)
+        ids = ", ".join(_why_id_html(r) for r in grp)
         out.append(f"<li>{head}: {_e(note)}" + (f' <span class="cl-small">Evidence: {ev}.</span>' if ev else "")
                    + f"<br>{ids}</li>")
     out.append("</ul>")

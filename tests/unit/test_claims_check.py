@@ -187,6 +187,8 @@ def test_monte_carlo_reason_holds_only_within_three_standard_errors(tmp_path):
     assert "exceeds 3 Monte-Carlo standard errors" in t.loc["pwb.mc2", "note"]
     assert "no Monte-Carlo standard error" in t.loc["pwb.mc3", "note"]
     assert t.loc["pwb.mc0", "mc_se"] == "0.1"
+    why = claims.why_html(claims.reason_rows(t.reset_index()), {})
+    assert "Monte-Carlo noise" in why and "Monte-Carlo s.e. 0.1" in why
 
 
 def test_rounding_boundary_holds_only_within_one_printed_unit(tmp_path):
