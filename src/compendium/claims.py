@@ -891,7 +891,7 @@ def legend_html() -> str:
     items = [f"<span>{sym} {word}</span>" for sym, word in MARK.values()]
     items += [f"<span>{NO_CLAIM[0]} {NO_CLAIM[1]}</span> (a cell the register has no claim for: ours only)",
               "<span>† a caveat on a reproduced number</span>"]
-    return ('<p class="cl-legend">Key: ' + " · ".join(items) + ". In each table cell: the paper's value, "
+    return ('<p class="cl-legend">Key: ' + "; ".join(items) + ". In each table cell: the paper's value, "
             "<b>ours</b> in bold, then the status; a differs or unexplained status links to its reason.</p>")
 
 
