@@ -361,21 +361,60 @@ def load_missing(results_dir: Path | None = None) -> dict[str, dict]:
 
 
 def _literal_provenance(path: Path) -> dict | None:
-    """``PROVENANCE`` of a module read without importing it, when it is a literal dict (else None)."""
+    """``PROVENANCE`` of a module read without importing it (None if it is not a plain dict of strings).
+
+    Besides literals, the strings may use module-level string constants by name, in f-strings or with
+    ``+`` (``f"compendium.x.f ({T}::test_f)"`` with ``T = "tests/unit/test_x.py"``)."""
     import ast
 
     try:
         tree = ast.parse(path.read_text())
     except (OSError, SyntaxError):
         return None
+    consts: dict[str, str] = {}
+
+    def value(node):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return node.value
+        if isinstance(node, ast.Name) and node.id in consts:
+            return consts[node.id]
+        if isinstance(node, ast.JoinedStr):
+            parts = []
+            for v in node.values:
+                if isinstance(v, ast.FormattedValue):
+                    if v.format_spec is not None or v.conversion != -1:
+                        raise ValueError("formatted value")
+                    parts.append(value(v.value))
+                else:
+                    parts.append(value(v))
+            return "".join(parts)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+            return value(node.left) + value(node.right)
+        if isinstance(node, ast.Dict):
+            return {value(k): value(v) for k, v in zip(node.keys, node.values)}
+        raise ValueError(f"not a plain string: {ast.dump(node)[:60]}")
+
     for node in tree.body:
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
-        if any(isinstance(t, ast.Name) and t.id == "PROVENANCE" for t in targets) and node.value is not None:
+        if isinstance(node, ast.Assign):
+            targets, rhs = node.targets, node.value
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            targets, rhs = [node.target], node.value
+        else:
+            continue
+        names = [t.id for t in targets if isinstance(t, ast.Name)]
+        if "PROVENANCE" in names:
             try:
-                value = ast.literal_eval(node.value)
-            except ValueError:
+                out = value(rhs)
+            except (ValueError, TypeError, KeyError):
                 return None
-            return value if isinstance(value, dict) else None
+            return out if isinstance(out, dict) else None
+        if len(names) == 1:
+            try:
+                v = value(rhs)
+            except (ValueError, TypeError, KeyError):
+                continue
+            if isinstance(v, str):
+                consts[names[0]] = v
     return None
 
 
@@ -861,6 +900,8 @@ table.cl small{font-size:.7rem;white-space:nowrap}
 .cl .quoted{background:#f3eefb}.cl .unexplained{background:#ffe0e0}
 .cl-why li{margin-bottom:.35rem;content-visibility:auto;contain-intrinsic-size:auto 4rem}.cl-small{font-size:.8rem;color:#57606a}
 h3.cl-h{font-size:1.15rem;margin:1.6rem 0 .3rem}
+table.cl.tc{width:100%;table-layout:fixed}table.cl.tc td{overflow-wrap:anywhere}
+table.cl.tc td:first-child{overflow-wrap:normal}table.cl.tc .cl-st{white-space:normal}
 html[data-theme=dark] table.cl th{background:#262b33}html[data-theme=dark] table.cl td.n{color:#a8b1bb}
 html[data-theme=dark] table.cl td.n b{color:#e6edf3}html[data-theme=dark] .cl-small{color:#a8b1bb}
 html[data-theme=dark] .cl .reproduced{background:#17301c}html[data-theme=dark] .cl .differs{background:#3a2f12}
@@ -917,6 +958,26 @@ def _decimals(v) -> int:
     return 0
 
 
+_NUMBER_TOKEN = re.compile(r"[~≈<>≤≥+\-−\s$]*\d[\d,{}]*(?:\.(\d+))?\s*(?:\\?%)?\s*\$?")
+
+
+def claim_decimals(row) -> int:
+    """How many decimals the paper printed: from the printed token if it is a plain number ("+44.0" -> 1),
+    else from the tolerance when it is half a unit of a decimal place (0.05 -> 1), else from the value."""
+    m = _NUMBER_TOKEN.fullmatch(str(row.get("printed") or ""))
+    if m:
+        return len(m.group(1) or "")
+    try:
+        tol = float(row.get("tolerance") or 0)
+    except (TypeError, ValueError):
+        tol = 0.0
+    if 0 < tol < 1:
+        d = round(-math.log10(2 * tol))
+        if math.isclose(0.5 * 10 ** -d, tol, rel_tol=1e-9):
+            return d
+    return max(_decimals(row.get("_published")), 0)
+
+
 def fmt_number(v, decimals: int | None = None) -> str:
     """A computed value for the page: one decimal more than the printed number (6 at most); tiny or huge
     numbers in 3 significant digits; integers as integers. The CSV keeps every digit."""
@@ -944,8 +1005,12 @@ def paper_html(row) -> str:
     pub = row["_published"]
     if row["printed"]:
         txt = clean_printed(row["printed"])
+    elif isinstance(pub, str):
+        txt = _e(pub)
+    elif isinstance(pub, float) and math.isfinite(pub) and not (pub != 0 and abs(pub) < 1e-3):
+        txt = f"{pub:.{min(claim_decimals(row), 6)}f}"
     else:
-        txt = fmt_number(pub, _decimals(pub) - 1) if not isinstance(pub, str) else _e(pub)
+        txt = fmt_number(pub, 0)
     return (f"{_e(rel)} " if rel else "") + txt
 
 
@@ -976,7 +1041,7 @@ def _variants_html(variants_json: str, decimals: int | None) -> str:
 def _cell_html(claim: dict, index: tuple[int, int] | None) -> tuple[str, str]:
     """(status, inner HTML) of one table cell: paper's value, ours (bold), status symbol and word."""
     status = claim["status"]
-    dec = _decimals(claim["_published"]) if claim["_published"] is not None else None
+    dec = claim_decimals(claim)
     if index is None:
         paper, ours = paper_html(claim), fmt_number(claim["_ours"], dec)
     else:
@@ -1047,11 +1112,12 @@ def table_provenance_html(t: RegisterTable, claims_by_id: dict[str, dict], prove
 def text_claims_html(rows: pd.DataFrame) -> str:
     """The claims that are not table cells: one row each with the status, the claim (id, what, where, the
     function that computes it), the paper's value, ours (with any variants) and the note."""
-    out = [('<div class="cl-wrap"><table class="cl"><thead><tr><th>status</th><th>claim</th><th>paper</th>'
-            "<th>ours</th><th>note</th></tr></thead><tbody>")]
+    out = [('<div class="cl-wrap"><table class="cl tc"><colgroup><col style="width:13%"><col style="width:39%">'
+            '<col style="width:10%"><col style="width:11%"><col style="width:27%"></colgroup>'
+            "<thead><tr><th>status</th><th>claim</th><th>paper</th><th>ours</th><th>note</th></tr></thead><tbody>")]
     for r in rows.to_dict("records"):
         st = r["status"]
-        dec = _decimals(r["_published"]) if r["_published"] is not None else None
+        dec = claim_decimals(r)
         sym, word = MARK[st]
         mark = f"{sym} {word}"
         if st in ("differs", "unexplained"):
@@ -1079,7 +1145,7 @@ def _why_id_html(r: dict) -> str:
     if r["_ours"] is None:
         return out
     extra = f", Monte-Carlo s.e. {_e(r['mc_se'])}" if r["mc_se"] else ""
-    ours = fmt_number(r["_ours"], _decimals(r["_published"]))
+    ours = fmt_number(r["_ours"], claim_decimals(r))
     return out + f' <span class="cl-small">(paper {paper_html(r)}, ours {ours}{extra})</span>'
 
 

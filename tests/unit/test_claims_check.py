@@ -316,6 +316,10 @@ def test_provenance_tolerates_missing_modules_and_reads_literals(tmp_path, monke
     f = tmp_path / "register.py"
     f.write_text('PROVENANCE: dict[str, str] = {"pwb.table2.": "compendium.pwb.f (tests/unit/t.py::test_f)"}\n')
     assert claims._literal_provenance(f) == {"pwb.table2.": "compendium.pwb.f (tests/unit/t.py::test_f)"}
+    f.write_text('T = "tests/unit/test_r.py"\nU: str = T + "::"\n'
+                 'PROVENANCE: dict[str, str] = {"wb.t1.": f"compendium.workbank.r.t1 ({U}test_t1)", "wb.": "x (" + T + ")"}\n')
+    assert claims._literal_provenance(f) == {"wb.t1.": "compendium.workbank.r.t1 (tests/unit/test_r.py::test_t1)",
+                                             "wb.": "x (tests/unit/test_r.py)"}
     f.write_text('PROVENANCE = {k: "x" for k in ("a", "b")}\n')
     assert claims._literal_provenance(f) is None  # not a literal: the module would be imported instead
 
@@ -493,6 +497,14 @@ def test_number_formatting():
     assert claims.fmt_number("<x>") == "&lt;x&gt;"
     assert claims.clean_printed("96{,}000") == "96,000" and claims.clean_printed("$10^{-3}$") == "10<sup>-3</sup>"
     assert claims.clean_printed("46.1\\%") == "46.1%"
+    row = {"printed": "+44.0", "tolerance": "0.05", "_published": 44.0}
+    assert claims.claim_decimals(row) == 1 and claims.fmt_number(44.0, 1) == "44.00"
+    assert claims.claim_decimals({"printed": "", "tolerance": "0.05", "_published": 60.0}) == 1
+    assert claims.paper_html({"printed": "", "tolerance": "0.05", "_published": 60.0, "relation": ""}) == "60.0"
+    assert claims.claim_decimals({"printed": "46.1\\%", "tolerance": "0.05", "_published": 46.1}) == 1
+    assert claims.claim_decimals({"printed": "96{,}000", "tolerance": "0", "_published": 96000}) == 0
+    assert claims.claim_decimals({"printed": "10^{-37}", "tolerance": "0", "_published": 1e-37}) == 0
+    assert claims.claim_decimals({"printed": "", "tolerance": "0", "_published": 0.628}) == 3
 
 
 def test_sphinx_labels_link_to_their_page(tmp_path):
