@@ -892,7 +892,7 @@ CSS = """<style>
 .cl-wrap{overflow-x:auto;max-width:100%;content-visibility:auto;contain-intrinsic-size:auto 700px}
 table.cl{border-collapse:collapse;font-size:.78rem;line-height:1.25;margin:.3rem 0 .8rem}
 table.cl th,table.cl td{border:1px solid #d0d7de;padding:.12rem .35rem;vertical-align:top}
-table.cl th{background:#f6f8fa;text-align:left;font-weight:600}
+table.cl th{background:#f6f8fa;text-align:left;font-weight:600}table.cl tbody th{max-width:14rem}
 table.cl td.n{text-align:right;font-variant-numeric:tabular-nums;color:#57606a}
 table.cl td.n b{color:#1f2328;font-weight:600}
 table.cl small{font-size:.7rem;white-space:nowrap}
