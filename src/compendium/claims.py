@@ -826,6 +826,7 @@ class Evaluation:
     previous: dict[str, str] | None
     changes: pd.DataFrame
     missing_cells: dict[str, list[str]]
+    provenance: dict[str, dict[str, str]] = field(default_factory=dict)
 
     def __repr__(self) -> str:
         return f"Evaluation({len(self.table)} claims: {self.counts})"
@@ -855,7 +856,8 @@ def evaluate(published_dir: Path | None = None, results_dir: Path | None = None,
     previous = read_statuses(previous_csv) if previous_csv else None
     return Evaluation(table=table, tables=tables, notes=notes, values=values, missing=missing,
                       provenance_problems=prov_problems, previous=previous,
-                      changes=status_changes(previous, table), missing_cells=missing_cell_ids(tables, values))
+                      changes=status_changes(previous, table), missing_cells=missing_cell_ids(tables, values),
+                      provenance=prov)
 
 
 def write_outputs(ev: Evaluation, stage: str = "claims") -> dict[str, Path]:
@@ -1221,7 +1223,7 @@ def chapter_sections(ev: Evaluation, provenance: dict[str, dict[str, str]] | Non
     register table, then the text claims. ``provenance``: ``{study: PROVENANCE}`` (default:
     :func:`load_provenance`)."""
     if provenance is None:
-        provenance, _ = load_provenance()
+        provenance = ev.provenance
     by_id = {r["claim_id"]: r for r in ev.table.to_dict("records")}
     in_tables = {c.id for t in ev.tables for c in t.cells} | {c.same_as for t in ev.tables for c in t.cells if c.same_as}
     for st in [study] if study else STUDIES:
