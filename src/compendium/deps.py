@@ -2,6 +2,7 @@
 through the package's own imports.
 
     python -m compendium.deps            # print, per stage, the src/compendium paths its dvc.yaml deps need
+    python -m compendium.deps --write    # write them into dvc.yaml
 
 ``dvc.yaml`` lists these paths as each stage's code dependencies (a study's subpackage as a folder, shared
 modules as files), so editing ``compendium/workbank/`` re-runs the WORKBank stages and what reads them, not
@@ -19,6 +20,11 @@ from . import paths
 PACKAGE = paths.ROOT / "src" / "compendium"
 #: the runner every stage's command starts (compendium.stage and what it imports)
 RUNNER = ("compendium.stage",)
+#: package files a stage reads as text rather than imports (the claims stage reads each study's PROVENANCE)
+READS: dict[str, tuple[str, ...]] = {
+    "claims": ("src/compendium/pwb/register.py", "src/compendium/workbank/register.py",
+               "src/compendium/preferences/register.py"),
+}
 #: subpackages listed as a whole folder (a study's code, the data layer, the shared statistics)
 FOLDERS = ("compendium.workbank", "compendium.pwb", "compendium.preferences", "compendium.data", "compendium.stats")
 
@@ -122,11 +128,35 @@ def stage_dep_paths() -> dict[str, list[str]]:
     """For every notebook stage, the src/compendium paths its deps must list."""
     from .stage import STAGES
 
-    return {name: dep_paths(notebook_modules(st.source)) for name, st in STAGES.items()}
+    return {name: sorted(set(dep_paths(notebook_modules(st.source))) | set(READS.get(name, ())))
+            for name, st in STAGES.items()}
 
 
-def main() -> int:
-    for name, deps in stage_dep_paths().items():
+def rewrite_dvc_yaml(text: str, wanted: dict[str, list[str]]) -> str:
+    """``dvc.yaml`` with each stage's ``src/compendium`` deps replaced by ``wanted[stage]`` (inserted
+    after the stage's notebook dep), everything else kept as written."""
+    out, stage = [], None
+    for line in text.splitlines():
+        head = line[2:-1] if line.startswith("  ") and not line.startswith("   ") and line.endswith(":") else None
+        if head is not None:
+            stage = head
+        if stage in wanted and line.startswith("      - src/compendium"):
+            continue
+        out.append(line)
+        if stage in wanted and line.startswith("      - notebooks/"):
+            out += [f"      - {d}" for d in wanted[stage]]
+    return "\n".join(out) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    wanted = stage_dep_paths()
+    if argv == ["--write"]:
+        f = paths.ROOT / "dvc.yaml"
+        f.write_text(rewrite_dvc_yaml(f.read_text(), wanted))
+        print(f"updated the package deps of {len(wanted)} stages in {f}")
+        return 0
+    for name, deps in wanted.items():
         print(f"{name}:")
         for d in deps:
             print(f"  - {d}")

@@ -40,3 +40,11 @@ def test_closure_follows_package_imports():
     mods = deps.closure({"compendium.stage"})
     assert {"compendium.stage", "compendium.paths", "compendium.params", "compendium.notebooks",
             "compendium.metrics"} <= mods
+
+
+def test_rewrite_replaces_only_the_package_deps():
+    text = ("stages:\n  a:\n    cmd: x\n    deps:\n      - notebooks/a.md\n      - src/compendium/old.py\n"
+            "      - data.txt\n    outs:\n      - results/a\n")
+    new = deps.rewrite_dvc_yaml(text, {"a": ["src/compendium/x.py", "src/compendium/y"]})
+    assert new == ("stages:\n  a:\n    cmd: x\n    deps:\n      - notebooks/a.md\n      - src/compendium/x.py\n"
+                   "      - src/compendium/y\n      - data.txt\n    outs:\n      - results/a\n")
