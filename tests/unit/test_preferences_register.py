@@ -6,16 +6,15 @@ import math
 import re
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import pytest
 import yaml
 from scipy.stats import norm as normal
 from statsmodels.stats.proportion import proportion_confint
 
-import compendium.data as data
-from compendium import paths
-from compendium.preferences import register, rowlevel
+from compendium import data, paths
+from compendium.preferences import register
+from compendium.preferences.report import VAL_PREF_ACC
 from compendium.stats import pairwise as pw
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -23,8 +22,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.fixture(scope="module")
 def inputs():
-    return dict(counts=data.load_hitl_pair_counts(), by_category=data.load_hitl_pair_counts_by_category(),
-                prompts=data.load_hitl_prompts(), themes=data.load_hitl_comment_themes())
+    return {"counts": data.load_hitl_pair_counts(), "by_category": data.load_hitl_pair_counts_by_category(),
+                "prompts": data.load_hitl_prompts(), "themes": data.load_hitl_comment_themes()}
 
 
 @pytest.fixture(scope="module")
@@ -89,7 +88,7 @@ def test_values_do_not_depend_on_the_published_numbers(inputs, tmp_path):
 def test_pairs_table_by_hand(inputs, built):
     values, _ = built
     raw = pd.read_csv(ROOT / "data/hitl/published_pair_counts.csv")
-    val = register.VAL_PREF_ACC
+    val = VAL_PREF_ACC
     alpha = 2 * (1 - normal.cdf(1.96))   # the report's z = 1.96, not 1.959964
     for r in raw.itertuples():
         key = f"hitl.pairs.{r.model_x}__{r.model_y}"
@@ -134,7 +133,7 @@ def test_bt_table_matches_choix(inputs, built):
 def test_category_tables_by_hand(built):
     values, _ = built
     raw = pd.read_csv(ROOT / "data/hitl/published_pair_counts_by_category.csv")
-    val = register.VAL_PREF_ACC
+    val = VAL_PREF_ACC
     assert raw["category"].nunique() == 8
     for r in raw.itertuples():
         key = f"hitl.cat_{r.category}.{r.model_x}__{r.model_y}"
@@ -191,7 +190,7 @@ def test_design_constants_from_inputs(inputs, built):
 
 
 def test_provenance_points_at_real_functions_and_tests():
-    for prefix, ref in register.PROVENANCE.items():
+    for ref in register.PROVENANCE.values():
         m = re.fullmatch(r"(compendium\.[\w.]+)\.(\w+) \((tests/unit/\w+\.py)::(\w+)\)", ref)
         assert m, ref
         mod, fn, test_file, test_name = m.groups()

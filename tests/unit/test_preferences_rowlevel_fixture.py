@@ -17,8 +17,7 @@ import pytest
 import yaml
 from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss_kappa
 
-import compendium.data as data
-from compendium import paths
+from compendium import data, paths
 from compendium.preferences import register, rowlevel
 from compendium.preferences.report import MODELS, VAL_PREF_ACC
 

@@ -36,7 +36,7 @@ import yaml
 
 from .. import paths
 from . import report, rowlevel
-from .report import MODELS, VAL_PREF_ACC
+from .report import MODELS
 
 #: The register of the study (layout only).
 REGISTER = "hitl.yaml"
@@ -318,9 +318,7 @@ def register_values(counts: pd.DataFrame, by_category: pd.DataFrame, prompts: pd
         frame, reasons = tables[spec["slug"]]
         for (r, c), key in cell_ids(spec).items():
             why = reasons.get(c, reasons[""]) if isinstance(reasons, dict) else reasons
-            if frame is None:
-                put(key, None, why)
-            elif r not in frame.index or c not in frame.columns:
+            if frame is None or r not in frame.index or c not in frame.columns:
                 put(key, None, why)
             else:
                 put(key, frame.at[r, c], why)
@@ -344,3 +342,31 @@ def register_values(counts: pd.DataFrame, by_category: pd.DataFrame, prompts: pd
         if "comment" in norm.columns:
             values["hitl.comments.n.variant.rows"] = int((norm["comment"].str.len() > 0).sum())
     return values, missing
+
+
+# ----------------------------------------------------------------------------------------------
+# The chapter's comparison (the claims stage decides the official statuses)
+# ----------------------------------------------------------------------------------------------
+
+def _agrees(published, ours, tol: float, relation: str | None, kind: str | None) -> bool:
+    if kind == "label" or isinstance(published, str) or isinstance(ours, str):
+        return str(ours) == str(published)
+    a, b = float(published), float(ours)
+    if relation in ("<", ">", "≤", "≥", "<=", ">="):
+        return {"<": b < a, ">": b > a, "≤": b <= a, "<=": b <= a, "≥": b >= a, ">=": b >= a}[relation]
+    return abs(a - b) <= tol + 1e-9
+
+
+def compare_with_register(values: dict, missing: dict, path: str | Path | None = None) -> pd.DataFrame:
+    """Every claim of the register beside this stage's value: ``claim_id, level, published, ours, tol,
+    agrees`` (True / False; None when our value is empty) and ``missing`` (the input an empty value waits
+    for). Labels are compared as text, a ``relation`` (``<``, ``≥``...) as a relation, else ``|ours -
+    published| <= tol``."""
+    p = Path(path) if path is not None else paths.PUBLISHED / REGISTER
+    rows = []
+    for c in yaml.safe_load(p.read_text())["claims"]:
+        ours = values.get(c["id"])
+        agrees = None if ours is None else _agrees(c["published"], ours, c["tol"], c.get("relation"), c.get("kind"))
+        rows.append({"claim_id": c["id"], "level": c["level"], "published": c["published"], "ours": ours,
+                     "tol": c["tol"], "agrees": agrees, "missing": missing.get(c["id"], "")})
+    return pd.DataFrame(rows)

@@ -445,6 +445,6 @@ def participant_activity(norm: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, fl
     per = pd.DataFrame({"n_judgements": g.size(), "n_ties": g["side_choice"].apply(lambda s: int((s == "tie").sum())),
                         "share_chose_side_a": g["side_choice"].apply(lambda s: float((s == "A").mean()))}).reset_index()
     n = per["n_judgements"]
-    summary = {"n_participants": int(len(per)), "min": int(n.min()), "median": float(n.median()),
+    summary = {"n_participants": len(per), "min": int(n.min()), "median": float(n.median()),
                "mean": float(n.mean()), "max": int(n.max())}
     return per, summary
