@@ -793,16 +793,22 @@ def status_changes(previous: dict[str, str] | None, table: pd.DataFrame) -> pd.D
     return pd.DataFrame(rows, columns=cols)
 
 
-def change_lines(changes: pd.DataFrame, first_run: bool = False) -> list[str]:
-    """Human-readable lines for the terminal: every claim whose status changed; new claims counted by status."""
+def change_lines(changes: pd.DataFrame, first_run: bool = False, most: int = 25) -> list[str]:
+    """Human-readable lines for the terminal: each claim whose status changed (the first ``most``, then a
+    count by transition, the full list being in changes.csv); new claims counted by status."""
     if first_run:
         return ["first run: no earlier results/claims/claims.csv to compare with"]
     if changes.empty:
         return ["no claim changed status since the last run"]
     lines = []
     changed = changes[changes["before"] != ""]
-    for r in changed.itertuples(index=False):
+    for r in changed.head(most).itertuples(index=False):
         lines.append(f"status changed: {r.claim_id}: {r.before} -> {r.after}")
+    if len(changed) > most:
+        rest = changed.iloc[most:]
+        by = rest.groupby(["before", "after"]).size()
+        lines.append(f"... and {len(rest)} more (results/claims/changes.csv): "
+                     + ", ".join(f"{n} {b} -> {a}" for (b, a), n in by.items()))
     new = changes[changes["before"] == ""]
     if len(new):
         by = new["after"].value_counts()

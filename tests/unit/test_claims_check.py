@@ -549,3 +549,11 @@ def test_text_claims_show_the_register_note_where_the_status_has_none(tmp_path):
     t = _check(tmp_path, {"pwb.r": 1.01}).reset_index()
     text = BeautifulSoup(claims.text_claims_html(t), "html.parser").get_text(" ")
     assert "not all released" in text and "register remark" in text and "“ quoted" in text
+
+
+def test_change_lines_are_capped_with_a_count_of_the_rest():
+    ch = pd.DataFrame({"claim_id": [f"c{k}" for k in range(30)], "study": "x",
+                       "before": ["unexplained"] * 30, "after": ["reproduced"] * 28 + ["differs"] * 2})
+    lines = claims.change_lines(ch, most=5)
+    assert len(lines) == 6
+    assert lines[-1] == "... and 25 more (results/claims/changes.csv): 2 unexplained -> differs, 23 unexplained -> reproduced"
