@@ -136,7 +136,8 @@ _FILL_JS = """document.addEventListener("DOMContentLoaded", function () {
     var key = el.getAttribute("data-provenance"), v = p[key];
     if (key === "commit" && v) { v = v.slice(0, 12); }
     if (key === "stage_seconds") {
-      var rows = Object.keys(v).map(function (s) { return s + ": " + (v[s] === null ? "not run" : v[s].toFixed(1) + " s"); });
+      var rows = Object.keys(v).filter(function (s) { return v[s] !== null; })
+        .map(function (s) { return s + ": " + v[s].toFixed(1) + " s"; });
       v = rows.join("; ");
     }
     if (v !== undefined && v !== null) { el.textContent = v; }
