@@ -37,10 +37,22 @@ def markdown_table(df: pd.DataFrame, floatfmt: str = ".3g", index: bool = False)
     return "\n".join(lines)
 
 
-def table(df: pd.DataFrame, name: str, caption: str, floatfmt: str = ".3g", index: bool = False) -> Markdown:
-    """Display ``df`` as a numbered table: ``{numref}`name``` refers to it as "Table N"."""
+def table(df: pd.DataFrame, name: str, caption: str, floatfmt: str = ".3g", index: bool = False,
+          formats: dict[str, str] | None = None) -> Markdown:
+    """Display ``df`` as a numbered table: ``{numref}`name``` refers to it as "Table N".
+
+    ``formats`` maps a column to a format string (``{"mean": "{:.2f}"}``): that column is shown as
+    text formatted so (left-aligned, like any text column), the others with ``floatfmt``.
+    """
     if not name.replace("-", "").replace("_", "").isalnum():
         raise ValueError(f"table name {name!r}: use letters, digits, '-' and '_' only")
+    if formats:
+        missing = [c for c in formats if c not in df.columns]
+        if missing:
+            raise KeyError(f"table {name!r}: no column {missing[0]!r} to format (columns: {list(df.columns)})")
+        df = df.copy()
+        for col, f in formats.items():
+            df[col] = df[col].map(f.format)
     body = markdown_table(df, floatfmt=floatfmt, index=index)
     caption = " ".join(caption.split())
     return Markdown(f":::{{table}} {caption}\n:name: {name}\n:align: left\n\n{body}\n:::\n")
@@ -82,3 +94,14 @@ def glue_figure(stage: str, name: str, fig, key: str):
     plt.close(fig)
     glue(key, Image(filename=str(path)), display=False)
     return path
+
+
+def glue_all(values: dict) -> None:
+    """Glue every ``{key: value}`` of ``values`` for the prose (``display=False``), numbers as plain Python types.
+
+    One call per chapter: the study's ``summary(...)`` builds the dict, a tested function, and the prose
+    quotes its keys (``{glue:text}`key:.1f```). A value that is an IPython display object (``Markdown``)
+    is glued as is, for ``{glue:md}``.
+    """
+    for key, value in values.items():
+        glue_value(key, value, display=False)
