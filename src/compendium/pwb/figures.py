@@ -229,8 +229,8 @@ def plot_prompt_domains(inventory: pd.DataFrame):
     tab = tab.loc[tab.sum(axis=1).sort_values(ascending=False).index]
     tab.index = [f"{d.replace('_', ' ')} ({n})" for d, n in tab.sum(axis=1).items()]
     fig, ax = plt.subplots(figsize=(7.5, 4.6))
-    heatmap(ax, tab.rename(columns=dim_label), annot=tab.map(lambda v: str(v) if v else "").to_numpy(), fmt="",
-            vmin=0, cbar_label="prompts", annot_kws={"fontsize": 7})
+    heatmap(ax, tab.rename(columns=dim_label), mask=tab.to_numpy() == 0, fmt="d", vmin=0, cbar_label="prompts",
+            annot_kws={"fontsize": 7})   # empty cells left blank
     ax.tick_params(labelsize=8)
     fig.tight_layout()
     return fig

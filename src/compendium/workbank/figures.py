@@ -113,11 +113,13 @@ def h5_radar(profiles: pd.DataFrame) -> plt.Figure:
     for _, r in profiles.iterrows():
         vals = [r[k] for k in keys] + [r[keys[0]]]
         c, ls = styles.get(r["profile"], ("k", "-"))
-        ax.plot(ang, vals, color=c, ls=ls, lw=2 if "H5" in r["profile"] else 1.2,
+        ax.plot(ang, vals, color=c, ls=ls, lw=2 if "H5" in r["profile"] else 1.2, ms=5,
+                marker="o" if r["profile"].startswith("workers") else "s",   # workers vs experts without colour
                 label=f"{r['profile']} (n={r['n_tasks']})")
     ax.set_xticks(ang[:-1], labels)
-    ax.set_ylim(1, 5); ax.set_yticks([1, 2, 3, 4, 5])
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.08), frameon=False, fontsize=9)
+    ax.set_ylim(1, 5)
+    ax.set_yticks([1, 2, 3, 4, 5])
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.08), fontsize=9)
     ax.set_title("Task characteristics (mean rating 1-5) of H5 tasks", pad=18)
     fig.tight_layout()
     return fig
