@@ -533,11 +533,11 @@ def plot_pwb_sweep(per_scheme: pd.DataFrame, pwis: pd.DataFrame, model_order: Se
     schemes = list(named["scheme"])
     others = iter(c for c in fs.CATEGORICAL if c != fs.GREY)
     colours = {s: "k" if s == DEFAULT_SCHEME else next(others, fs.GREY) for s in schemes}
+    markers = {s: "D" if s == DEFAULT_SCHEME else fs.MARKERS[k % len(fs.MARKERS)] for k, s in enumerate(schemes)}
     with plt.rc_context(fs.THEME):
         fig, (a1, a2) = plt.subplots(1, 2, figsize=(10.5, 4.4), gridspec_kw={"width_ratios": [1.25, 1]})
         sns.pointplot(p, x="pwi", y="model", hue="scheme", order=order, hue_order=schemes, palette=colours,
-                      markers=["D" if s == DEFAULT_SCHEME else fs.MARKERS[k % len(fs.MARKERS)]
-                               for k, s in enumerate(schemes)],
+                      markers=[markers[s] for s in schemes],
                       linestyle="none", dodge=0.6 if len(schemes) > 1 else False, errorbar=None, markersize=5, ax=a1)
         a1.set(xlabel="prompted PWI", ylabel="", title="Prompted PWI under each scheme")
         handles, names = a1.get_legend_handles_labels()
@@ -545,11 +545,13 @@ def plot_pwb_sweep(per_scheme: pd.DataFrame, pwis: pd.DataFrame, model_order: Se
         if len(rnd):
             sns.histplot(rnd["min_delta"], bins=30, color="#9ecae1", edgecolor="white",
                          label=f"{len(rnd)} random schemes", ax=a2)
-        for s, v in zip(named["scheme"], named["min_delta"]):
+        for s, v in zip(named["scheme"], named["min_delta"]):   # each line topped by its scheme's marker
             a2.axvline(v, color=colours[s], lw=1.6 if s == DEFAULT_SCHEME else 1)
+            a2.plot(v, 1.0, markers[s], color=colours[s], ms=5, transform=a2.get_xaxis_transform(), clip_on=False)
         a2.axvline(0, color="#b2182b", ls=":", lw=1)
         a2.set(xlabel=f"smallest gain from the prompt over the {pwis['model'].nunique()} models (ΔPWI)",
-               ylabel="random schemes", title="Does every model still gain?")
+               ylabel="random schemes")
+        a2.set_title("Does every model still gain?", pad=12)
         if len(rnd):
             a2.legend(fontsize=8, loc="upper left")
         fig.tight_layout(rect=(0, 0.1, 1, 1))
