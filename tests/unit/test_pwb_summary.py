@@ -272,8 +272,13 @@ def test_instance_outputs_compare_sums_with_the_aggregates():
     assert {"instances_pingouin_per_dimension", "instances_pingouin_per_model", "instances_tests_pooled"} <= set(tables)
     sums.loc[0, "score_sum"] += 2
     assert summary.instance_outputs(sums, res)[1]["pwb.inst.vs_aggregates.max_abs_sum_diff"] == 2
-    st, md = summary.instances_text(paths.ROOT / "x", paths.ROOT, res=res, n_scores=len(ins), max_sum_diff=0.0)
+    tests = {k: t for k, (t, _) in tables.items() if k.startswith("instances_pingouin_")}
+    st, md = summary.instances_text(
+        paths.ROOT / "x", paths.ROOT, res=res, n_scores=len(ins), max_sum_diff=0.0, tests=tests
+    )
     assert "present in this build" in st and f"{len(ins):,} judge scores" in md
+    assert ":name: tbl-pwb-inst-wilcoxon" in md and ":name: tbl-pwb-inst-ttest" in md
+    assert "tbl-pwb-inst-layer2" not in md  # the synthetic table has Layer 1 only
 
 
 def test_layer_table_replaces_layer1_only(ch):

@@ -247,6 +247,39 @@ def anomaly_table(anomalies: pd.DataFrame, instances_present: bool) -> tuple[pd.
     )
 
 
+_TEST_TABLES = {
+    "instances_pingouin_per_dimension": (
+        "tbl-pwb-inst-wilcoxon",
+        "Layer 1, per dimension: paired Wilcoxon signed-rank test of prompted against baseline runs "
+        "(pingouin; rank-biserial correlation as the effect size), p-values Bonferroni-corrected over the dimensions.",
+    ),
+    "instances_pingouin_per_model": (
+        "tbl-pwb-inst-ttest",
+        "Layer 1, per model: paired t-test of prompted against baseline runs (pingouin), with the 95 % interval of "
+        "the mean difference, d_z and p-values Bonferroni-corrected over the models.",
+    ),
+    "instances_pingouin_layer2": (
+        "tbl-pwb-inst-layer2",
+        "Layer 2: paired t-tests over scenarios, per model and pooled.",
+    ),
+    "instances_pingouin_layer3": ("tbl-pwb-inst-layer3", "Layer 3: paired t-tests over prompts, per model and pooled."),
+}
+
+
+_P_FORMATS = {"p": "{:.2e}", "p_bonferroni": "{:.2e}"}
+
+
+def _tests_markdown(tests: Mapping[str, pd.DataFrame]) -> str:
+    from compendium.display import table
+
+    parts = [
+        table(tests[k], name, cap, precision=3, labels=LABELS, spaces=True, formats=_P_FORMATS).data
+        for k, (name, cap) in _TEST_TABLES.items()
+        if k in tests
+    ]
+    return "".join("\n\n" + p for p in parts)
+
+
 def instances_text(
     results_dir: Path,
     root: Path,
@@ -256,8 +289,11 @@ def instances_text(
     max_sum_diff: float = float("nan"),
     n_boot: int = 10_000,
     seed: int = 42,
+    tests: Mapping[str, pd.DataFrame] | None = None,
 ) -> tuple[str, str]:
-    """The chapter's sentence on the per-instance data (``pwb_inst_status``) and the paragraph of its section."""
+    """The chapter's sentence on the per-instance data (``pwb_inst_status``) and the paragraph of its section;
+    with ``tests`` (the ``instances_pingouin_*`` tables of :func:`instance_outputs`) the paragraph ends with
+    the significance tests as numbered tables."""
     if res is not None:
         status = (
             "The per-instance results are present in this build: the bootstrap PWIs, d_pooled, the Table 3 CIs, "
@@ -271,7 +307,7 @@ def instances_text(
             "Table 3 with its bootstrap CIs, the paired tests, the IRR table and the prompt-level correlations; "
             "{numref}`fig-pwb-inst` shows the PWIs."
         )
-        return status, md
+        return status, md + _tests_markdown(tests or {})
     status = (
         "The per-instance results are not in this build (they are on the Hugging Face hub only), so d_pooled, "
         "the bootstrap intervals, the paired tests, the full IRR table and r(CF, CO) carry no reproduced value; "
@@ -284,7 +320,9 @@ def instances_text(
         "known answers: the tidy schema (model, condition, layer, dimension, prompt_id, run, judge, score) and its "
         "loader for the Hugging Face release, the panel-median rule, the "
         f"{n_boot:,}-draw PWI bootstrap (seed {seed}, percentile interval), d_pooled, the per-dimension Wilcoxon and "
-        "per-model paired tests with Bonferroni, IRR on complete triples and the prompt-level correlations. With "
+        "per-model paired tests with Bonferroni, IRR on complete triples and the prompt-level correlations. The "
+        "significance tests (the per-dimension Wilcoxon tests, the per-model, pooled, Layer 2 and Layer 3 paired "
+        "t-tests) are also computed with pingouin (`compendium.pwb.effects`) and shown here as tables. With "
         "network access, `python -m compendium.data.acquire pwb` puts the release under `data/pwb/results/` and "
         "this stage runs that path automatically; the claim ids that need it (d_pooled, r(CF, CO)) are then filled "
         "and the PWI claims take the bootstrap means. `benchmarks/pwb_instances.py` times the whole path, the 14 "
@@ -359,7 +397,12 @@ def run_instances(
         )
     tables_, values = instance_outputs(cells, res, ci_level)
     tables_["judge_anomalies"] = (res["anomalies"], False)
-    text = {"res": res, "n_scores": len(table), "max_sum_diff": values["pwb.inst.vs_aggregates.max_abs_sum_diff"]}
+    text = {
+        "res": res,
+        "n_scores": len(table),
+        "max_sum_diff": values["pwb.inst.vs_aggregates.max_abs_sum_diff"],
+        "tests": {k: t for k, (t, _) in tables_.items() if k.startswith("instances_pingouin_")},
+    }
     return {"res": res, "anomalies": res["anomalies"], "tables": tables_, "values": values, "text": text}
 
 
