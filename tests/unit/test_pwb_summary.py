@@ -218,6 +218,12 @@ def test_effect_interval_phrases(s, ch):
     assert s["pwb_cell_d_n_pos"] == (lo > 0).sum() and s["pwb_cell_d_n_neg"] == (hi < 0).sum()
     assert s["pwb_cell_d_n_pos"] + s["pwb_cell_d_n_zero"] + s["pwb_cell_d_n_neg"] == len(es)
     assert (es["Cohens_d"] < 0).sum() >= s["pwb_cell_d_n_neg"]
+    d = ch.d_ci.set_index("model")
+    assert (
+        s["pwb_dci_min_lower"] == d["ci_lower"].min()
+        and d.loc[s["pwb_dci_min_model"], "ci_lower"] == d["ci_lower"].min()
+    )
+    assert s["pwb_dci_halfwidth"] == pytest.approx(((d["ci_upper"] - d["ci_lower"]) / 2).max())
     m = summary.d_interval_matrix(ch.cell_ci)
     assert list(m["dimension"]) == list(summary.DIMENSIONS)
     r = ch.cell_ci.iloc[0]

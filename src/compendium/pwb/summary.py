@@ -322,7 +322,8 @@ def instances_text(
         f"{n_boot:,}-draw PWI bootstrap (seed {seed}, percentile interval), d_pooled, the per-dimension Wilcoxon and "
         "per-model paired tests with Bonferroni, IRR on complete triples and the prompt-level correlations. The "
         "significance tests (the per-dimension Wilcoxon tests, the per-model, pooled, Layer 2 and Layer 3 paired "
-        "t-tests) are also computed with pingouin (`compendium.pwb.effects`) and shown here as tables. With "
+        "t-tests) are also computed with pingouin (`compendium.pwb.effects`); with the data they appear here "
+        "as tables. With "
         "network access, `python -m compendium.data.acquire pwb` puts the release under `data/pwb/results/` and "
         "this stage runs that path automatically; the claim ids that need it (d_pooled, r(CF, CO)) are then filled "
         "and the PWI claims take the bootstrap means. `benchmarks/pwb_instances.py` times the whole path, the 14 "
@@ -626,6 +627,8 @@ def summary(ch: Chapter) -> dict:
     # effect sizes with confidence intervals (pingouin)
     if ch.d_ci is not None:
         s["pwb_dci_halfwidth"] = float(((ch.d_ci["ci_upper"] - ch.d_ci["ci_lower"]) / 2).max())
+        lowest = ch.d_ci.loc[ch.d_ci["ci_lower"].idxmin()]
+        s["pwb_dci_min_lower"], s["pwb_dci_min_model"] = float(lowest["ci_lower"]), str(lowest["model"])
     if ch.cell_ci is not None:
         c = ch.cell_ci
         s["pwb_cell_d_n"] = len(c)
