@@ -114,3 +114,44 @@ def test_layer_ttests_pair_by_prompt():
     assert t.loc["POOLED", "p"] == pytest.approx(ref.pvalue, rel=1e-9)
     with pytest.raises(ValueError, match="both conditions"):
         effects.layer_ttests(panel, 3)
+
+
+def test_dimension_pooled_d_brackets_the_exact_value_from_runs():
+    """Runs with known answers -> the two released files -> cells -> the per-dimension pooled d, against
+    Cohen's d computed on the concatenated runs (written out here)."""
+    rng = np.random.default_rng(11)
+    runs, ds, es = [], [], []
+    for m in ("m1", "m2", "m3"):
+        for j, d in enumerate(("cognitive_forcing", "complementarity")):
+            cell = {}
+            for c, w in (("baseline", [4, 3, 2, 1]), ("with_system_prompt", [1, 2, 3, 4 + j])):
+                n = 95 + j if c == "baseline" else 100
+                x = rng.choice(4, size=n, p=np.array(w, float) / sum(w))
+                cell[c] = x
+                runs.append(pd.DataFrame({"model": m, "condition": c, "dimension": d, "score": x}))
+                ds.append({"Model": m, "Variant": c, "Dimension": d, "Mean": round((x.sum() + 6) / (n + 4), 2), "N": n})
+            b, p = cell["baseline"], cell["with_system_prompt"]
+            sp = np.sqrt(((b.size - 1) * b.var(ddof=1) + (p.size - 1) * p.var(ddof=1)) / (b.size + p.size - 2))
+            es.append(
+                {
+                    "Model": m,
+                    "Dimension": d,
+                    "Cohens_d": round((p.mean() - b.mean()) / sp, 3),
+                    "Baseline_mean": round(b.mean(), 2),
+                    "Prompted_mean": round(p.mean(), 2),
+                }
+            )
+    runs = pd.concat(runs, ignore_index=True)
+    cells = agg.reconstruct_cells(pd.DataFrame(ds), pd.DataFrame(es))
+    got = effects.dimension_d_pooled_intervals(cells).set_index("dimension")
+    assert list(got.index) == ["cognitive_forcing", "complementarity"]
+    for d, t in runs.groupby("dimension"):
+        b = t.loc[t.condition == "baseline", "score"].to_numpy(float)
+        p = t.loc[t.condition == "with_system_prompt", "score"].to_numpy(float)
+        sp = np.sqrt(((b.size - 1) * b.var(ddof=1) + (p.size - 1) * p.var(ddof=1)) / (b.size + p.size - 2))
+        exact = (p.mean() - b.mean()) / sp
+        assert got.loc[d, "d_lo"] <= exact <= got.loc[d, "d_hi"]
+        assert (got.loc[d, "n_baseline"], got.loc[d, "n_prompted"]) == (b.size, p.size)
+        assert (got.loc[d, "ci_lower"], got.loc[d, "ci_upper"]) == pytest.approx(
+            _hand_ci(got.loc[d, "d_pooled"], b.size, p.size), abs=1e-6
+        )

@@ -73,6 +73,7 @@ def _chapter(released, config, notes=None, reg_values=None):
         slips=slips,
         d_ci=effects.d_pooled_intervals(d_approx, cells),
         cell_ci=effects.cell_d_intervals(released["effect_sizes"], released["dimension_scores"]),
+        dim_ci=effects.dimension_d_pooled_intervals(cells),
         extra={"pwb_inst_status": "status"},
     )
 
@@ -224,7 +225,15 @@ def test_effect_interval_phrases(s, ch):
         and d.loc[s["pwb_dci_min_model"], "ci_lower"] == d["ci_lower"].min()
     )
     assert s["pwb_dci_halfwidth"] == pytest.approx(((d["ci_upper"] - d["ci_lower"]) / 2).max())
-    m = summary.d_interval_matrix(ch.cell_ci)
+    m = summary.d_interval_matrix(ch.cell_ci, ch.dim_ci)
+    dc = ch.dim_ci.set_index("dimension")
+    assert (
+        m.set_index("dimension")
+        .loc["complementarity", "all models"]
+        .startswith(f"{dc.loc['complementarity', 'd_pooled']:.2f} [")
+    )
+    assert s["pwb_dim_d_max"] == dc["d_pooled"].max() and s["pwb_dim_d_min"] == dc["d_pooled"].min()
+    assert s["pwb_dim_d_min_name"] == summary.dim_label(dc["d_pooled"].idxmin(), long=True)
     assert list(m["dimension"]) == list(summary.DIMENSIONS)
     r = ch.cell_ci.iloc[0]
     assert (

@@ -3,8 +3,9 @@
 - From the released aggregates: Cohen's d of the system-prompt effect per model x dimension (the released
   ``effect_sizes.csv`` d, independent samples with pooled SD, with the cell sizes of
   ``dimension_scores.csv``) and per model (the d_pooled approximation of
-  :func:`compendium.pwb.aggregates.d_pooled_approx`, with the model's run counts), each with its
-  confidence interval from :func:`pingouin.compute_esci`.
+  :func:`compendium.pwb.aggregates.d_pooled_approx`, with the model's run counts) and per dimension
+  (all models' runs pooled, :func:`dimension_d_pooled_intervals`), each with its confidence interval
+  from :func:`pingouin.compute_esci`.
 - From the per-instance results (METHODS.md, "Significance tests"): the per-dimension paired Wilcoxon
   signed-rank tests with Bonferroni over the 10 dimensions, the per-model and pooled paired t-tests
   (:func:`paired_tests`), and the Layer 2 / Layer 3 paired t-tests (:func:`layer_ttests`), with
@@ -27,8 +28,16 @@ import pingouin as pg
 from scipy import stats
 
 from . import CONDITIONS, DIMENSIONS
+from . import aggregates as agg
 
-__all__ = ["d_intervals", "cell_d_intervals", "d_pooled_intervals", "paired_tests", "layer_ttests"]
+__all__ = [
+    "d_intervals",
+    "cell_d_intervals",
+    "d_pooled_intervals",
+    "dimension_d_pooled_intervals",
+    "paired_tests",
+    "layer_ttests",
+]
 
 _DECIMALS = 6
 
@@ -98,6 +107,30 @@ def d_pooled_intervals(d_approx: pd.DataFrame, cells: pd.DataFrame, confidence: 
             "ci_upper": ci[:, 1],
         }
     )
+
+
+def dimension_d_pooled_intervals(cells: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
+    """Per dimension: Cohen's d of all models' runs pooled (independent samples, pooled SD, as d_pooled but
+    concatenating the models of one dimension instead of the dimensions of one model), approximated from
+    the aggregates exactly as :func:`compendium.pwb.aggregates.d_pooled_approx` does for a model (same
+    within-cell sums of squares, same rounding bounds ``d_lo`` / ``d_hi``), with its confidence interval."""
+    swapped = cells.rename(columns={"model": "dimension", "dimension": "model"})
+    t = agg.d_pooled_approx(swapped).rename(columns={"model": "dimension"})
+    ci = d_intervals(t["d_pooled"], t["n_baseline"], t["n_prompted"], confidence)
+    out = pd.DataFrame(
+        {
+            "dimension": t["dimension"],
+            "d_pooled": t["d_pooled"],
+            "d_lo": t["d_lo"],
+            "d_hi": t["d_hi"],
+            "n_baseline": t["n_baseline"].astype(int),
+            "n_prompted": t["n_prompted"].astype(int),
+            "ci_lower": ci[:, 0],
+            "ci_upper": ci[:, 1],
+        }
+    )
+    order = {d: i for i, d in enumerate(DIMENSIONS)}
+    return out.sort_values("dimension", key=lambda x: x.map(order), ignore_index=True)
 
 
 def _mean_ci(diff: np.ndarray, confidence: float) -> tuple[float, float]:

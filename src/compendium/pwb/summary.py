@@ -111,6 +111,7 @@ class Chapter:
     restore_weight: float = 0.10
     d_ci: pd.DataFrame | None = None  # effects.d_pooled_intervals
     cell_ci: pd.DataFrame | None = None  # effects.cell_d_intervals
+    dim_ci: pd.DataFrame | None = None  # effects.dimension_d_pooled_intervals
     instances_present: bool = False
     instance_tables: dict = field(default_factory=dict)  # run_instances()["tables"]
     extra: dict = field(default_factory=dict)
@@ -407,15 +408,20 @@ def run_instances(
     return {"res": res, "anomalies": res["anomalies"], "tables": tables_, "values": values, "text": text}
 
 
-def d_interval_matrix(cell_ci: pd.DataFrame) -> pd.DataFrame:
-    """Per dimension (rows, in the authors' order) and model (columns): "d [lower, upper]" (2 decimals)."""
-    t = cell_ci.assign(
-        text=[
-            f"{d:.2f} [{lo:.2f}, {hi:.2f}]"
-            for d, lo, hi in zip(cell_ci["d"], cell_ci["ci_lower"], cell_ci["ci_upper"], strict=True)
-        ]
-    )
+def _ci_text(d, lo, hi) -> list[str]:
+    return [f"{a:.2f} [{b:.2f}, {c:.2f}]" for a, b, c in zip(d, lo, hi, strict=True)]
+
+
+def d_interval_matrix(cell_ci: pd.DataFrame, dim_ci: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Per dimension (rows, in the authors' order) and model (columns): "d [lower, upper]" (2 decimals); with
+    ``dim_ci`` (:func:`~compendium.pwb.effects.dimension_d_pooled_intervals`) a last column "all models"."""
+    t = cell_ci.assign(text=_ci_text(cell_ci["d"], cell_ci["ci_lower"], cell_ci["ci_upper"]))
     m = t.pivot(index="dimension", columns="model", values="text")
+    if dim_ci is not None:
+        pooled = dim_ci.set_index("dimension")
+        m["all models"] = pd.Series(
+            _ci_text(pooled["d_pooled"], pooled["ci_lower"], pooled["ci_upper"]), index=pooled.index
+        )
     return m.reindex([d for d in DIMENSIONS if d in m.index]).reset_index().rename_axis(columns=None)
 
 
@@ -635,6 +641,11 @@ def summary(ch: Chapter) -> dict:
         s["pwb_cell_d_n_pos"] = int((c["ci_lower"] > 0).sum())
         s["pwb_cell_d_n_neg"] = int((c["ci_upper"] < 0).sum())
         s["pwb_cell_d_n_zero"] = len(c) - s["pwb_cell_d_n_pos"] - s["pwb_cell_d_n_neg"]
+    if ch.dim_ci is not None:
+        dc = ch.dim_ci.set_index("dimension")
+        s["pwb_dim_d_min"], s["pwb_dim_d_max"] = float(dc["d_pooled"].min()), float(dc["d_pooled"].max())
+        s["pwb_dim_d_min_name"] = dim_label(str(dc["d_pooled"].idxmin()), long=True)
+        s["pwb_dim_d_max_name"] = dim_label(str(dc["d_pooled"].idxmax()), long=True)
     s.update(ch.extra)
     return s
 
@@ -755,6 +766,8 @@ def tables(ch: Chapter) -> dict[str, tuple[pd.DataFrame, bool]]:
         out["d_pooled_intervals"] = (ch.d_ci, False)
     if ch.cell_ci is not None:
         out["cell_d_intervals"] = (ch.cell_ci, False)
+    if ch.dim_ci is not None:
+        out["dimension_d_pooled_intervals"] = (ch.dim_ci, False)
     return out
 
 
