@@ -8,6 +8,7 @@ cross-reference with ``{numref}``.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Mapping
 from numbers import Number
 
 import pandas as pd
@@ -37,22 +38,56 @@ def markdown_table(df: pd.DataFrame, floatfmt: str = ".3g", index: bool = False)
     return "\n".join(lines)
 
 
-def table(df: pd.DataFrame, name: str, caption: str, floatfmt: str = ".3g", index: bool = False,
-          formats: dict[str, str] | None = None) -> Markdown:
+def format_columns(df: pd.DataFrame, formats: Mapping[str, str] | None = None,
+                   precision: int | None = 3) -> pd.DataFrame:
+    """A copy of ``df`` with columns formatted as strings: ``formats`` maps a column to a format string (e.g.
+    ``"{:+.1f}"``, applied to any column it names); other float columns get ``precision`` decimals (left to
+    the table's ``floatfmt`` when ``precision`` is None); NaN becomes an en dash."""
+    out = df.copy()
+    for c in out.columns:
+        fmt = (formats or {}).get(c)
+        if fmt is None and precision is not None and pd.api.types.is_float_dtype(out[c]):
+            fmt = f"{{:.{precision}f}}"
+        if fmt is not None:
+            out[c] = [("–" if (isinstance(v, float) and math.isnan(v)) else fmt.format(v)) for v in out[c]]
+    return out
+
+
+def relabel(df: pd.DataFrame, labels: Mapping[str, Mapping | Callable] | None = None,
+            spaces: bool = False) -> pd.DataFrame:
+    """A display copy of ``df``: each column named in ``labels`` has its values mapped (a mapping replaces the
+    values it names, a function maps every value); with ``spaces``, underscores in column names become
+    spaces (so that headers wrap)."""
+    out = df.copy()
+    for col, lab in (labels or {}).items():
+        if col in out:
+            out[col] = out[col].replace(lab) if isinstance(lab, Mapping) else out[col].map(lab)
+    if spaces:
+        out = out.rename(columns=lambda c: str(c).replace("_", " "))
+    return out
+
+
+def table(df: pd.DataFrame, name: str, caption: str, floatfmt: str = ".3g", index: bool = False, *,
+          rename: Mapping[str, str] | None = None, formats: Mapping[str, str] | None = None,
+          precision: int | None = None, labels: Mapping[str, Mapping | Callable] | None = None,
+          spaces: bool = False) -> Markdown:
     """Display ``df`` as a numbered table: ``{numref}`name``` refers to it as "Table N".
 
-    ``formats`` maps a column to a format string (``{"mean": "{:.2f}"}``): that column is shown as
-    text formatted so (left-aligned, like any text column), the others with ``floatfmt``.
+    Display-only changes, applied in this order to a copy: ``rename`` (columns), ``formats`` / ``precision``
+    (:func:`format_columns`, when either is given; ``formats`` names columns after renaming; without
+    ``precision`` the other columns keep ``floatfmt``), ``labels`` and ``spaces`` (:func:`relabel`).
     """
     if not name.replace("-", "").replace("_", "").isalnum():
         raise ValueError(f"table name {name!r}: use letters, digits, '-' and '_' only")
-    if formats:
-        missing = [c for c in formats if c not in df.columns]
-        if missing:
-            raise KeyError(f"table {name!r}: no column {missing[0]!r} to format (columns: {list(df.columns)})")
-        df = df.copy()
-        for col, f in formats.items():
-            df[col] = df[col].map(f.format)
+    if rename:
+        df = df.rename(columns=rename)
+    missing = [c for c in (formats or {}) if c not in df.columns]
+    if missing:
+        raise KeyError(f"table {name!r}: no column {missing[0]!r} to format (columns: {list(df.columns)})")
+    if formats is not None or precision is not None:
+        df = format_columns(df, formats, precision)
+    if labels or spaces:
+        df = relabel(df, labels, spaces)
     body = markdown_table(df, floatfmt=floatfmt, index=index)
     caption = " ".join(caption.split())
     return Markdown(f":::{{table}} {caption}\n:name: {name}\n:align: left\n\n{body}\n:::\n")
@@ -96,12 +131,8 @@ def glue_figure(stage: str, name: str, fig, key: str):
     return path
 
 
-def glue_all(values: dict) -> None:
-    """Glue every ``{key: value}`` of ``values`` for the prose (``display=False``), numbers as plain Python types.
-
-    One call per chapter: the study's ``summary(...)`` builds the dict, a tested function, and the prose
-    quotes its keys (``{glue:text}`key:.1f```). A value that is an IPython display object (``Markdown``)
-    is glued as is, for ``{glue:md}``.
-    """
-    for key, value in values.items():
-        glue_value(key, value, display=False)
+def glue_all(values: Mapping[str, object]) -> None:
+    """myst-nb ``glue`` of every entry of ``values`` (e.g. a study's ``summary(...)`` dict), each under its key,
+    numbers as plain Python types; an IPython display object (``Markdown``) is glued as it is, for ``{glue:md}``."""
+    for name, value in values.items():
+        glue_value(name, value)
