@@ -7,6 +7,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from ..display import with_alt
+from . import alttext
 from .report import MODEL_LABELS, MODELS, TRAINED, VAL_PREF_ACC
 
 #: One colour per model: grey for the untrained model, blues for the agent's recipes (A, B),
@@ -14,9 +16,11 @@ from .report import MODEL_LABELS, MODELS, TRAINED, VAL_PREF_ACC
 MODEL_COLOURS = {"untrained": "#7f7f7f", "recipe_a": "#6baed6", "recipe_b": "#2171b5",
                  "recipe_c": "#fd8d3c", "recipe_d": "#b63c02"}
 SIGNAL_COLOURS = {"tracks": "#1b7837", "flips": "#b2182b", "noisy": "#8c8c8c"}
+SIGNAL_MARKERS = {"tracks": "o", "flips": "X", "noisy": "s"}
 STRATEGY_LABELS = {"uniform": "uniform pairs", "information_gain": "information gain (HUMANE)",
                    "arena": "arena-like skew"}
 STRATEGY_COLOURS = {"uniform": "#4d4d4d", "information_gain": "#d95f02", "arena": "#7570b3"}
+STRATEGY_LINES = {"uniform": "-", "information_gain": "--", "arena": "-."}
 
 STYLE = {"font.size": 10, "axes.titlesize": 11, "axes.labelsize": 10, "figure.dpi": 100,
          "axes.spines.top": False, "axes.spines.right": False}
@@ -35,6 +39,7 @@ def _lab(m: str) -> str:
     return MODEL_LABELS.get(m, m)
 
 
+@with_alt(alttext.pair_forest)
 @_styled
 def plot_pair_forest(pairs: pd.DataFrame) -> plt.Figure:
     """Win rate of the higher-``val_pref_acc`` model in each pair, with its Wilson 95 % interval."""
@@ -44,7 +49,7 @@ def plot_pair_forest(pairs: pd.DataFrame) -> plt.Figure:
     for k, r in df.iterrows():
         c = SIGNAL_COLOURS.get(r["signal"], "k")
         ax.plot([r["wilson_lo"], r["wilson_hi"]], [k, k], color=c, lw=2.5, solid_capstyle="butt")
-        ax.plot(r["higher_val_win_rate"], k, "o", color=c, ms=7)
+        ax.plot(r["higher_val_win_rate"], k, SIGNAL_MARKERS.get(r["signal"], "o"), color=c, ms=7)
         ax.text(1.005, k, f"{int(r['higher_val_wins'])}–{int(r['lower_val_wins'])} (+{int(r['ties'])} ties)",
                 transform=ax.get_yaxis_transform(), va="center", fontsize=8.5, color="#333333")
     ax.axvline(0.5, color="k", lw=0.8, ls=":")
@@ -53,13 +58,14 @@ def plot_pair_forest(pairs: pd.DataFrame) -> plt.Figure:
     ax.set_xlabel("win rate of the model with the higher val_pref_acc (ties excluded)")
     ax.set_xlim(0.3, 0.8)
     for s, c in SIGNAL_COLOURS.items():
-        ax.plot([], [], color=c, lw=2.5, label=s)
+        ax.plot([], [], color=c, lw=2.5, marker=SIGNAL_MARKERS[s], ms=7, label=s)
     ax.legend(title="signal", loc="lower right", frameon=False)
     ax.set_title("Does the metric's ordering agree with people, pair by pair?")
     fig.tight_layout()
     return fig
 
 
+@with_alt(alttext.bt_uncertainty)
 @_styled
 def plot_bt_uncertainty(summary: pd.DataFrame, rank_probs: pd.DataFrame, level: float = 0.95) -> plt.Figure:
     """Top: BT strengths with bootstrap intervals. Bottom: probability of each rank."""
@@ -90,6 +96,7 @@ def plot_bt_uncertainty(summary: pd.DataFrame, rank_probs: pd.DataFrame, level: 
     return fig
 
 
+@with_alt(alttext.bt_vs_val)
 @_styled
 def plot_bt_vs_val(bt: pd.DataFrame, rho: float) -> plt.Figure:
     """BT strength against val_pref_acc for the five models (the trained four carry the correlation)."""
@@ -108,6 +115,7 @@ def plot_bt_vs_val(bt: pd.DataFrame, rho: float) -> plt.Figure:
     return fig
 
 
+@with_alt(alttext.category_heatmaps)
 @_styled
 def plot_category_heatmaps(cat_bt: pd.DataFrame, cat_wr: pd.DataFrame) -> plt.Figure:
     """Per prompt category: BT strength (log colour scale centred on 1) and pooled win rate."""
@@ -133,6 +141,7 @@ def plot_category_heatmaps(cat_bt: pd.DataFrame, cat_wr: pd.DataFrame) -> plt.Fi
     return fig
 
 
+@with_alt(alttext.trueskill)
 @_styled
 def plot_trueskill(results: dict[str, object], bt: pd.DataFrame) -> plt.Figure:
     """Centred TrueSkill mu after each random order of the same judgements, one panel per environment;
@@ -162,6 +171,7 @@ def plot_trueskill(results: dict[str, object], bt: pd.DataFrame) -> plt.Figure:
     return fig
 
 
+@with_alt(alttext.simulation)
 @_styled
 def plot_simulation(curves: pd.DataFrame, needed: pd.DataFrame, target: float, study_n: int) -> plt.Figure:
     """Recovery probability against the number of (decisive) judgements, per sampling strategy."""
@@ -170,7 +180,8 @@ def plot_simulation(curves: pd.DataFrame, needed: pd.DataFrame, target: float, s
     for ax, col, title, key in ((axes[0], "p_ranking", "all five places in the true order", "n_for_ranking"),
                                 (axes[1], "p_top", "the true top model", "n_for_top")):
         for s, g in curves.groupby("strategy", sort=False):
-            ax.plot(g["n_judgements"] / 1000, g[col], color=STRATEGY_COLOURS[s], lw=1.8, label=STRATEGY_LABELS[s])
+            ax.plot(g["n_judgements"] / 1000, g[col], color=STRATEGY_COLOURS[s], lw=1.8, ls=STRATEGY_LINES[s],
+                    label=STRATEGY_LABELS[s])
             n = nd.loc[s, key]
             if np.isfinite(n):
                 ax.plot(n / 1000, target, "o", color=STRATEGY_COLOURS[s], ms=6)
@@ -186,6 +197,7 @@ def plot_simulation(curves: pd.DataFrame, needed: pd.DataFrame, target: float, s
     return fig
 
 
+@with_alt(alttext.participant_activity)
 @_styled
 def plot_participant_activity(per_participant: pd.DataFrame) -> plt.Figure:
     """Histogram of judgements per participant (row-level data only)."""

@@ -5,7 +5,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from . import ABBREV, DIMENSIONS
+from ..display import with_alt
+from . import ABBREV, DIMENSIONS, alttext
 
 BASE = "#c2703d"
 PROMPT = "#3d7ac2"
@@ -26,6 +27,7 @@ def _style(ax):
     ax.spines[["top", "right"]].set_visible(False)
 
 
+@with_alt(alttext.pwi_dumbbell)
 def plot_pwi_dumbbell(t2: pd.DataFrame, released: pd.DataFrame | None = None):
     """Baseline and prompted PWI per model (rows sorted by prompted PWI); released bootstrap CIs as bars."""
     t = t2.sort_values("prompted").reset_index(drop=True)
@@ -53,6 +55,7 @@ def plot_pwi_dumbbell(t2: pd.DataFrame, released: pd.DataFrame | None = None):
     return fig
 
 
+@with_alt(alttext.model_dimension_heatmaps)
 def plot_model_dimension_heatmaps(base: pd.DataFrame, prompted: pd.DataFrame, delta: pd.DataFrame):
     """Three model x dimension heatmaps: baseline mean, prompted mean (0-3) and their difference."""
     order = prompted.mean(axis=1).sort_values(ascending=False).index
@@ -77,6 +80,7 @@ def plot_model_dimension_heatmaps(base: pd.DataFrame, prompted: pd.DataFrame, de
     return fig
 
 
+@with_alt(alttext.radar)
 def plot_radar(diag: pd.DataFrame):
     """Pooled baseline and prompted mean per dimension (all seven models), on a 0-3 radial scale."""
     d = diag.set_index("dimension").loc[[x for x in DIMENSIONS if x in set(diag["dimension"])]]
@@ -95,6 +99,7 @@ def plot_radar(diag: pd.DataFrame):
     return fig
 
 
+@with_alt(alttext.effect_vs_reliability)
 def plot_effect_vs_reliability(diag: pd.DataFrame, kappa_threshold: float = 0.70):
     """Pooled Δ per dimension with the released 95 % CI, coloured by the panel's QW-kappa (released),
     and the released mean judge spread as a grey tick for comparison."""
@@ -120,6 +125,7 @@ def plot_effect_vs_reliability(diag: pd.DataFrame, kappa_threshold: float = 0.70
     return fig
 
 
+@with_alt(alttext.weight_sensitivity)
 def plot_weight_sensitivity(pwis: pd.DataFrame):
     """The 14 PWIs under each weighting scheme: one line per model and condition."""
     schemes = list(dict.fromkeys(pwis["scheme"]))
@@ -152,6 +158,7 @@ def plot_weight_sensitivity(pwis: pd.DataFrame):
     return fig
 
 
+@with_alt(alttext.stale_table)
 def plot_stale_table(stale: pd.DataFrame):
     """Printed appendix value minus the value the released CSVs give, per model and dimension."""
     m = stale.pivot(index="model", columns="dimension", values="diff")
@@ -169,6 +176,7 @@ def plot_stale_table(stale: pd.DataFrame):
     return fig
 
 
+@with_alt(alttext.agreement_by_dimension)
 def plot_agreement_by_dimension(fourth: pd.DataFrame, sample_irr: pd.DataFrame, released_irr: pd.DataFrame):
     """QW-kappa per dimension: fourth judge vs panel median, panel judges among themselves on the same
     sample, and the panel on the full data (released IRR table)."""
@@ -193,6 +201,7 @@ def plot_agreement_by_dimension(fourth: pd.DataFrame, sample_irr: pd.DataFrame, 
     return fig
 
 
+@with_alt(alttext.correlation)
 def plot_correlation(corr: pd.DataFrame, threshold: float = 0.70):
     """Dimension x dimension Pearson correlation matrix; cells above ``threshold`` outlined."""
     dims = [d for d in DIMENSIONS if d in corr.index]
@@ -212,6 +221,7 @@ def plot_correlation(corr: pd.DataFrame, threshold: float = 0.70):
     return fig
 
 
+@with_alt(alttext.instance_pwi)
 def plot_instance_pwi(pwi: pd.DataFrame):
     """Bootstrap PWI and 95 % percentile interval per model and condition (per-instance path)."""
     p = pwi.pivot(index="model", columns="condition", values="pwi")
@@ -231,6 +241,7 @@ def plot_instance_pwi(pwi: pd.DataFrame):
     return fig
 
 
+@with_alt(alttext.prompt_domains)
 def plot_prompt_domains(inventory: pd.DataFrame):
     """Layer-1 prompt counts per professional domain (rows) and dimension (columns)."""
     l1 = inventory[inventory["layer"] == 1]

@@ -7,7 +7,13 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from ..display import with_alt
+from . import alttext
 from .common import ZONE_COLORS, ZONE_LABELS, ZONES
+
+# zones differ by marker (and line style) as well as colour, so colour never carries the meaning alone
+ZONE_MARKERS = {"green": "o", "red": "s", "rnd": "^", "low": "D"}
+ZONE_LINES = {"green": "-", "red": "--", "rnd": "-.", "low": ":"}
 
 plt.rcParams.update({"font.size": 10, "axes.titlesize": 11, "axes.labelsize": 10, "figure.dpi": 100,
                      "axes.spines.top": False, "axes.spines.right": False, "svg.hashsalt": "workbank"})
@@ -17,6 +23,7 @@ def _wrap(s: str, width: int = 38) -> str:
     return "\n".join(textwrap.wrap(str(s), width))
 
 
+@with_alt(alttext.desire_by_sector)
 def desire_by_sector(by_sector: pd.DataFrame, overall: float) -> plt.Figure:
     """Horizontal bars: % of each sector's tasks with mean desire > 3, n tasks printed, overall line."""
     d = by_sector.sort_values("share_gt_cutoff")
@@ -38,6 +45,7 @@ def desire_by_sector(by_sector: pd.DataFrame, overall: float) -> plt.Figure:
     return fig
 
 
+@with_alt(alttext.reasons)
 def reasons(reasons_table: pd.DataFrame, n: int) -> plt.Figure:
     """Bars of % of responses (desire >= 3) citing each reason; Scale (collected, not in the paper's plot) hatched."""
     labels = {"free_time": "Free up time for\nhigh-value work", "repetitive": "Task is repetitive\nor tedious",
@@ -60,12 +68,13 @@ def reasons(reasons_table: pd.DataFrame, n: int) -> plt.Figure:
     return fig
 
 
+@with_alt(alttext.landscape)
 def landscape(land: pd.DataFrame, cutoff: float, rho: float) -> plt.Figure:
     """Scatter of expert capability (x) vs worker desire (y) per task, coloured by zone, cut-off lines."""
     fig, ax = plt.subplots(figsize=(7, 6))
     for z in ZONES:
         s = land[land["zone"] == z]
-        ax.scatter(s["capability"], s["desire"], s=12, alpha=0.65, color=ZONE_COLORS[z],
+        ax.scatter(s["capability"], s["desire"], s=12, alpha=0.65, color=ZONE_COLORS[z], marker=ZONE_MARKERS[z],
                    label=f"{ZONE_LABELS[z]} ({len(s)})", edgecolors="none")
     ax.axvline(cutoff, color="k", lw=1); ax.axhline(cutoff, color="k", lw=1)
     ax.set_xlim(0.9, 5.1); ax.set_ylim(0.9, 5.1)
@@ -77,6 +86,7 @@ def landscape(land: pd.DataFrame, cutoff: float, rho: float) -> plt.Figure:
     return fig
 
 
+@with_alt(alttext.has_heatmap)
 def has_heatmap(matrix: pd.DataFrame, diagonal: float, workers_more: float) -> plt.Figure:
     """5x5 heatmap of task counts, rows = worker dominant level, cols = expert dominant level."""
     m = matrix.to_numpy()
@@ -96,6 +106,7 @@ def has_heatmap(matrix: pd.DataFrame, diagonal: float, workers_more: float) -> p
     return fig
 
 
+@with_alt(alttext.h5_radar)
 def h5_radar(profiles: pd.DataFrame) -> plt.Figure:
     """Radar of the four task characteristics for H5 task sets (and all-task baselines)."""
     keys = ["physical_action", "interpersonal_communication", "uncertainty", "domain_expertise"]
@@ -119,6 +130,7 @@ def h5_radar(profiles: pd.DataFrame) -> plt.Figure:
     return fig
 
 
+@with_alt(alttext.skill_shift)
 def skill_shift(skills_table: pd.DataFrame) -> plt.Figure:
     """Slope chart: each skill's rank by mean wage (left) and by mean expert agency (right)."""
     d = skills_table.copy()
@@ -148,6 +160,7 @@ def skill_shift(skills_table: pd.DataFrame) -> plt.Figure:
     return fig
 
 
+@with_alt(alttext.demographic_groups)
 def demographic_groups(groups: pd.DataFrame, overall_desire: float, overall_has: float) -> plt.Figure:
     """Forest plot: response-level mean desire and mean HAS by group, with worker-bootstrap 95% intervals."""
     vars_ = list(dict.fromkeys(groups["variable"]))
@@ -186,11 +199,13 @@ def demographic_groups(groups: pd.DataFrame, overall_desire: float, overall_has:
     return fig
 
 
+@with_alt(alttext.cutoff_sweep)
 def cutoff_sweep(sweep: pd.DataFrame, cutoff: float) -> plt.Figure:
     """Zone counts as the cut-off moves, and the share of tasks above the cut-off."""
     fig, (a1, a2) = plt.subplots(2, 1, figsize=(7, 7), sharex=True)
     for z in ZONES:
-        a1.plot(sweep["cutoff"], sweep[z], marker="o", ms=3, color=ZONE_COLORS[z], label=ZONE_LABELS[z])
+        a1.plot(sweep["cutoff"], sweep[z], marker=ZONE_MARKERS[z], ms=3, ls=ZONE_LINES[z], color=ZONE_COLORS[z],
+                label=ZONE_LABELS[z])
     a1.axvline(cutoff, color="k", ls=":", lw=1)
     a1.set_ylabel("tasks in zone")
     a1.legend(frameon=False, fontsize=9); a1.set_title("Zone sizes vs cut-off")
@@ -203,6 +218,7 @@ def cutoff_sweep(sweep: pd.DataFrame, cutoff: float) -> plt.Figure:
     return fig
 
 
+@with_alt(alttext.robustness)
 def robustness(tie_grid: pd.DataFrame, stability: pd.DataFrame, stable_level: float) -> plt.Figure:
     """(a) % tasks where workers want more agency under every pair of tie rules; (b) zone stability."""
     rules = list(dict.fromkeys(tie_grid["worker_rule"]))
@@ -218,7 +234,7 @@ def robustness(tie_grid: pd.DataFrame, stability: pd.DataFrame, stable_level: fl
     fig.colorbar(im, ax=a1, shrink=0.9, label="% of tasks")
     for z in ZONES:
         s = stability.loc[stability["zone"] == z, "p_observed"]
-        a2.hist(s, bins=np.linspace(0, 1, 21), histtype="step", lw=1.8, color=ZONE_COLORS[z],
+        a2.hist(s, bins=np.linspace(0, 1, 21), histtype="step", lw=1.8, color=ZONE_COLORS[z], ls=ZONE_LINES[z],
                 label=f"{ZONE_LABELS[z]} (n={len(s)})")
     a2.axvline(stable_level, color="k", ls=":", lw=1)
     a2.set_xlabel("share of bootstrap draws keeping the task in its observed zone")
@@ -228,6 +244,7 @@ def robustness(tie_grid: pd.DataFrame, stability: pd.DataFrame, stable_level: fl
     return fig
 
 
+@with_alt(alttext.representativeness)
 def representativeness(sectors: pd.DataFrame, demo: pd.DataFrame) -> plt.Figure:
     """Sample vs BLS: (a) SOC major groups, (b) age bands, (c) gender, race and Hispanic ethnicity."""
     fig = plt.figure(figsize=(7.5, 11))
