@@ -1,0 +1,21 @@
+// Accessibility fixes of the theme's own controls (WCAG 2.5.3 "Label in Name", found by axe-core in the
+// browser check, src/compendium/browsercheck.py). The search field shows "Search Ctrl+K" but was named
+// "Search" by aria-label; the colour-mode button showed an icon whose title differed from its aria-label.
+// Both are named by their content instead, and the colour-mode button gets that name as hidden text.
+document.addEventListener("DOMContentLoaded", function () {
+  document.querySelectorAll("button.search-button-field[aria-label]").forEach(function (b) {
+    b.removeAttribute("aria-label");
+  });
+  document.querySelectorAll("button.theme-switch-button[aria-label]").forEach(function (b) {
+    var name = b.getAttribute("aria-label");
+    b.removeAttribute("aria-label");
+    b.querySelectorAll("i.theme-switch").forEach(function (i) {
+      i.setAttribute("aria-hidden", "true");
+      i.removeAttribute("title");
+    });
+    var span = document.createElement("span");
+    span.className = "visually-hidden";
+    span.textContent = name;
+    b.appendChild(span);
+  });
+});
