@@ -481,6 +481,9 @@ def plot_zone_sweep(zones: pd.DataFrame):
             for z in ZONE_NAMES:
                 ax.plot(d["cutoff"], d[z], ls=ls, marker=mk, ms=4, color=ZONE_COLORS[z],
                         label=_ZONE_LABELS[z] if b == "ge" or zones["boundary"].nunique() == 1 else None)
+                if b == "ge":   # each zone named at its line's end: colour is not the only carrier
+                    ax.annotate(_ZONE_LABELS[z], (d["cutoff"].iloc[-1], d[z].iloc[-1]), xytext=(5, 0),
+                                textcoords="offset points", va="center", fontsize=8, color=ZONE_COLORS[z])
         ref = zones[zones["reference"]]
         if len(ref):
             ax.axvline(PAPER_CUTOFF, color="k", lw=0.8, ls=":")
@@ -580,11 +583,12 @@ def plot_bt_sweep(bt: pd.DataFrame, models: Sequence[str], labels: Mapping[str, 
         fig, ax = plt.subplots(figsize=(7.2, 4.2))
         xmax = float(num["tie_weight"].max()) if len(num) else 1.0
         xd = xmax + 0.25
-        for m in models:
+        for k, m in enumerate(models):
             c = (colours or {}).get(m)
-            ax.plot(num["tie_weight"], num[m], "-o", ms=4, color=c, label=labels.get(m, m))
+            mk = "osv^Pdh*"[k % 8]   # one marker per model: colour is not the only carrier
+            ax.plot(num["tie_weight"], num[m], "-" + mk, ms=4, color=c, label=labels.get(m, m))
             if len(dav):
-                ax.plot([xd], dav[m], "D", color=c, ms=6)
+                ax.plot([xd], dav[m], mk, color=c, ms=7, mec="k", mew=0.6)
         if (num["tie_weight"] == PAPER_TIE_WEIGHT).any():
             ax.axvline(PAPER_TIE_WEIGHT, color="k", lw=0.8, ls=":")
             ax.text(PAPER_TIE_WEIGHT, ax.get_ylim()[1], " published", va="top", fontsize=8.5)

@@ -172,3 +172,15 @@ def test_preferences_and_robustness_alt_texts_state_the_numbers_drawn():
     bt = pd.DataFrame({"tie_weight": [0.0, 0.5, 1.0, np.nan], "m1": [1.2, 1.1, 1.0, 1.15], "m2": [0.8, 0.9, 1.05, 0.85]})
     text = robustness_alttext.bt_sweep(bt, ["m1", "m2"], {"m1": "One", "m2": "Two"})
     assert "changes with the tie weight" in text and "w = 1: Two" in text and "w = 0: One" in text
+
+
+def test_prompt_domains_alt_text_counts_layer_one_only():
+    from compendium.pwb import alttext
+
+    inv = pd.DataFrame({"layer": [1, 1, 1, 1, 2], "domain": ["law", "law", "health_care", "law", "law"],
+                        "dimension": ["anti_sycophancy", "complementarity", "anti_sycophancy", "complementarity",
+                                      "anti_sycophancy"]})
+    text = alttext.prompt_domains(inv)
+    assert "the 4 layer-1 prompts" in text and "law (3 prompts)" in text and "each dimension has 2 prompts" in text
+    inv.loc[1, "dimension"] = "anti_sycophancy"
+    assert "dimension totals range from 1 to 3" in alttext.prompt_domains(inv)

@@ -128,5 +128,6 @@ def prompt_domains(inventory: pd.DataFrame) -> str:
     by_dim = l1["dimension"].value_counts()
     return (f"Heatmap of the {len(l1)} layer-1 prompts by professional domain ({len(by_domain)} rows) and "
             f"dimension ({len(by_dim)} columns), each non-empty cell labelled with its count. The largest domain is "
-            f"{by_domain.index[0].replace('_', ' ')} ({by_domain.iloc[0]} prompts); dimension totals range from "
-            f"{by_dim.min()} to {by_dim.max()}.")
+            f"{by_domain.index[0].replace('_', ' ')} ({by_domain.iloc[0]} prompts); "
+            + (f"each dimension has {by_dim.min()} prompts." if by_dim.min() == by_dim.max() else
+               f"dimension totals range from {by_dim.min()} to {by_dim.max()}."))

@@ -41,7 +41,7 @@ def plot_pwi_dumbbell(t2: pd.DataFrame, released: pd.DataFrame | None = None):
             for v, c in (("baseline", BASE), ("with_system_prompt", PROMPT)):
                 ax.hlines(i, r.loc[(m, v), "CI_lower"], r.loc[(m, v), "CI_upper"], color=c, lw=6, alpha=0.25, zorder=2)
             right[i] = max(right[i], r.loc[(m, "with_system_prompt"), "CI_upper"])
-    ax.scatter(t["baseline"], y, color=BASE, s=45, zorder=3, label="baseline")
+    ax.scatter(t["baseline"], y, color=BASE, s=45, zorder=3, marker="s", label="baseline")
     ax.scatter(t["prompted"], y, color=PROMPT, s=45, zorder=3, label="with pro-worker system prompt")
     for i, row in t.iterrows():
         ax.text(right[i] + 1.5, i, f"Δ +{row['delta_printed']:.1f}", va="center", fontsize=8, color=PROMPT)
@@ -87,9 +87,9 @@ def plot_radar(diag: pd.DataFrame):
     ang = np.linspace(0, 2 * np.pi, len(d), endpoint=False)
     ang_c = np.concatenate([ang, ang[:1]])
     fig, ax = plt.subplots(figsize=(5.6, 5.6), subplot_kw={"polar": True})
-    for col, c, lab in (("baseline", BASE, "baseline"), ("prompted", PROMPT, "with system prompt")):
+    for col, c, lab, fmt in (("baseline", BASE, "baseline", "s--"), ("prompted", PROMPT, "with system prompt", "o-")):
         v = np.concatenate([d[col].to_numpy(), d[col].to_numpy()[:1]])
-        ax.plot(ang_c, v, "o-", color=c, lw=1.6, ms=4, label=lab)
+        ax.plot(ang_c, v, fmt, color=c, lw=1.6, ms=4, label=lab)
         ax.fill(ang_c, v, color=c, alpha=0.12)
     ax.set_xticks(ang, [dim_label(x) for x in d.index], fontsize=9)
     ax.set_ylim(0, 3)
@@ -135,7 +135,7 @@ def plot_weight_sensitivity(pwis: pd.DataFrame):
     for (model, cond), t in pwis.groupby(["model", "condition"], sort=True):
         t = t.set_index("scheme").loc[schemes]
         c = PROMPT if cond == "with_system_prompt" else BASE
-        ax.plot(x, t["pwi"], "o-", color=c, alpha=0.7, lw=1.2, ms=3.5)
+        ax.plot(x, t["pwi"], "o-" if cond == "with_system_prompt" else "s--", color=c, alpha=0.7, lw=1.2, ms=3.5)
         if cond == "with_system_prompt":
             last[model] = float(t["pwi"].iloc[-1])
     # labels of the prompted lines at the right edge, nudged apart so they do not overlap
@@ -151,7 +151,7 @@ def plot_weight_sensitivity(pwis: pd.DataFrame):
     ax.set_ylim(0, 100)
     ax.set_ylabel("PWI")
     ax.plot([], [], "o-", color=PROMPT, label="with system prompt")
-    ax.plot([], [], "o-", color=BASE, label="baseline")
+    ax.plot([], [], "s--", color=BASE, label="baseline")
     ax.legend(loc="lower right", frameon=False, fontsize=9)
     _style(ax)
     fig.tight_layout()
@@ -227,11 +227,11 @@ def plot_instance_pwi(pwi: pd.DataFrame):
     p = pwi.pivot(index="model", columns="condition", values="pwi")
     order = p["with_system_prompt"].sort_values().index
     fig, ax = plt.subplots(figsize=(7.5, 3.9))
-    for k, (cond, c) in enumerate((("baseline", BASE), ("with_system_prompt", PROMPT))):
+    for k, (cond, c, mk) in enumerate((("baseline", BASE, "s"), ("with_system_prompt", PROMPT, "o"))):
         t = pwi[pwi["condition"] == cond].set_index("model").loc[order]
         y = np.arange(len(order)) + (k - 0.5) * 0.25
         ax.hlines(y, t["ci_lower"], t["ci_upper"], color=c, lw=2)
-        ax.scatter(t["pwi"], y, color=c, s=30, zorder=3, label=cond.replace("_", " "))
+        ax.scatter(t["pwi"], y, color=c, s=30, zorder=3, marker=mk, label=cond.replace("_", " "))
     ax.set_yticks(np.arange(len(order)), order)
     ax.set_xlim(0, 100)
     ax.set_xlabel("PWI, bootstrap mean and 95 % percentile interval")
