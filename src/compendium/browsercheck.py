@@ -17,6 +17,10 @@ driven by Playwright; no browser download), wait for MathJax, save a full-page s
 The axe results of every page go to ``book/_build/accessibility.json``.
 
 The static checks (links, anchors, image files) also run without a browser (:func:`static_problems`).
+
+It also reports each page's HTML size and its load time (navigation until the load event and MathJax are
+done) and fails a page over its budget (:data:`BUDGETS`: the claims chapter, which shows every printed
+number of the three studies, must stay within 2 MB of HTML and 2 s).
 """
 from __future__ import annotations
 
@@ -59,6 +63,10 @@ def alt_problem(img) -> str | None:
 
 RAW_MARKUP = re.compile(r"\{(glue:\w+|glue|numref|ref|cite|doc|eq|term|download)\}|^:::|```|\$\$|\{\{\s*\w+\s*\}\}", re.M)
 SKIP_PAGES = {"genindex.html", "search.html"}
+# page -> (max bytes of HTML, max seconds to load in headless Chromium)
+BUDGETS = {"executed/05_claims.html": (2_000_000, 2.0)}
+LOADS = 3  # a budgeted page is loaded this many times and its median load time reported
+MAX_SHOT_PX = 16000  # screenshots of longer pages keep their top 16,000 px
 
 
 def pages(html_dir: Path) -> list[Path]:
@@ -120,9 +128,16 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
         pass
 
 
+class _Server(http.server.ThreadingHTTPServer):
+    def handle_error(self, request, client_address):
+        # the browser aborting a request it no longer needs (a reload, the next page) is not a problem
+        if not isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):
+            super().handle_error(request, client_address)
+
+
 def serve(html_dir: Path):
     handler = functools.partial(_Quiet, directory=str(html_dir))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server = _Server(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server
 
@@ -196,8 +211,49 @@ def _shot_name(rel: str, prefix: str = "") -> str:
     return prefix + rel.replace("/", "__").removesuffix(".html") + ".png"
 
 
+def _audit(page, axe_js: str, label: str, problems: list[str]) -> dict:
+    """Run axe on ``page``: WCAG violations become problems, best-practice findings are printed."""
+    result = run_axe(page, axe_js)
+    wcag, other = split_axe(result)
+    for v in wcag:
+        problems.append(f"{label}: WCAG violation {v['id']} ({v['impact']}, {v['nodes']} element(s)): {v['help']} "
+                        f"e.g. {'; '.join(v['targets'][:2])}")
+    print(f"axe {result['version']} {label}: {len(wcag)} WCAG 2.0/2.1 A/AA violations, {len(other)} best-practice "
+          f"findings" + (f" ({', '.join(v['id'] + ' x' + str(v['nodes']) for v in other)})" if other else ""))
+    return {"wcag": wcag, "best_practice": other}
+
+
+def budget_problems(stats: dict[str, tuple[int, float]], budgets: dict[str, tuple[int, float]] = BUDGETS) -> list[str]:
+    """Pages over their size or load-time budget (``stats``: page -> (bytes, seconds))."""
+    out = []
+    for page, (max_bytes, max_s) in budgets.items():
+        if page not in stats:
+            continue
+        size, secs = stats[page]
+        if size > max_bytes:
+            out.append(f"{page}: {size / 1e6:.2f} MB of HTML, over its budget of {max_bytes / 1e6:.1f} MB")
+        if secs > max_s:
+            out.append(f"{page}: loads in {secs:.2f} s, over its budget of {max_s:.1f} s")
+    return out
+
+
+def size_time_report(stats: dict[str, tuple[int, float]]) -> str:
+    """One line per page: HTML size and load time (budgeted pages marked with their budget)."""
+    lines = [f"{'page':<44} {'HTML':>9} {'load':>7}  budget"]
+    for page, (size, secs) in sorted(stats.items()):
+        b = BUDGETS.get(page)
+        budget = f"<= {b[0] / 1e6:.0f} MB, <= {b[1]:.0f} s" if b else ""
+        lines.append(f"{page:<44} {size / 1024:>6.0f} KB {secs:>6.2f} s  {budget}")
+    return "\n".join(lines)
+
+
 def browser_problems(html_dir: Path, shots: Path | None, width: int = 1280,
-                     report: Path | None = None) -> tuple[list[str], list[Path]]:
+                     stats: dict[str, tuple[int, float]] | None = None,
+                     only: list[str] | None = None, report: Path | None = None) -> tuple[list[str], list[Path]]:
+    """Load each page (or only the pages named in ``only``); ``stats`` receives page -> (HTML bytes, seconds
+    from navigation to the load event with MathJax done; for a page with a budget, the median of
+    :data:`LOADS` loads, so that one slow load on a busy machine does not decide). axe-core audits every page
+    (and :data:`DARK_PAGE` in dark mode); ``report`` receives the audit as JSON."""
     from playwright.sync_api import sync_playwright
 
     html_dir = Path(html_dir)
@@ -212,39 +268,56 @@ def browser_problems(html_dir: Path, shots: Path | None, width: int = 1280,
             console_errors: list[str] = []
             page.on("pageerror", lambda e: console_errors.append(str(e)))
             page.on("requestfailed", lambda r: console_errors.append(f"request failed: {r.url}"))
+            warm = [p for p in pages(html_dir) if p.name != "index.html"][:1]
+            for p in warm:  # warm-up (the timings below exclude the browser's start)
+                page.goto(base + p.relative_to(html_dir).as_posix(), wait_until="load")
             for p in pages(html_dir):
                 rel = p.relative_to(html_dir).as_posix()
+                if only and rel not in only:
+                    continue
                 console_errors.clear()
-                page.goto(base + rel, wait_until="load")
-                if REDIRECT.search(p.read_text(errors="replace")):   # e.g. index.html -> intro.html
-                    page.wait_for_url(lambda url, rel=rel: not url.endswith("/" + rel), timeout=10000)
-                    page.wait_for_load_state("load")
-                _settle(page)
+                times = []
+                for _ in range(LOADS if rel in BUDGETS else 1):  # a budgeted page: the median of 3 loads
+                    t0 = time.perf_counter()
+                    page.goto(base + rel, wait_until="load")
+                    if REDIRECT.search(p.read_text(errors="replace")):   # e.g. index.html -> intro.html
+                        page.wait_for_url(lambda url, rel=rel: not url.endswith("/" + rel), timeout=10000)
+                        page.wait_for_load_state("load")
+                    _settle(page)
+                    times.append(time.perf_counter() - t0)
+                if stats is not None:
+                    stats[rel] = (p.stat().st_size, sorted(times)[len(times) // 2])
                 problems += [f"{rel}: {b}" for b in page.evaluate(_PAGE_CHECK)]
                 problems += [f"{rel}: {e}" for e in console_errors]
                 audit[rel] = _audit(page, axe_js, rel, problems)
                 if shots is not None:
-                    out = Path(shots) / _shot_name(rel)
+                    out = Path(shots) / (rel.replace("/", "__").removesuffix(".html") + ".png")
                     out.parent.mkdir(parents=True, exist_ok=True)
-                    page.screenshot(path=str(out), full_page=True, timeout=180000)
+                    height = page.evaluate("document.documentElement.scrollHeight")
+                    if height > MAX_SHOT_PX:  # a full-page shot of a very long page times out: its top only
+                        page.screenshot(path=str(out), full_page=True,
+                                        clip={"x": 0, "y": 0, "width": width, "height": MAX_SHOT_PX})
+                    else:
+                        page.screenshot(path=str(out), full_page=True)
                     saved.append(out)
             # the theme's dark mode, on one chapter: the theme reads its choice from localStorage
             dark_rel = DARK_PAGE if (html_dir / DARK_PAGE).exists() else pages(html_dir)[0].relative_to(html_dir).as_posix()
-            ctx = browser.new_context(viewport={"width": width, "height": 900}, color_scheme="dark")
-            ctx.add_init_script("localStorage.setItem('mode', 'dark'); localStorage.setItem('theme', 'dark');")
-            dpage = ctx.new_page()
-            dpage.goto(base + dark_rel, wait_until="load")
-            _settle(dpage)
-            theme = dpage.evaluate("() => document.documentElement.dataset.theme")
-            if theme != "dark":
-                problems.append(f"{dark_rel}: dark mode not applied (data-theme={theme!r})")
-            problems += [f"{dark_rel} (dark): {b}" for b in dpage.evaluate(_PAGE_CHECK)]
-            audit[f"{dark_rel} (dark)"] = _audit(dpage, axe_js, f"{dark_rel} (dark)", problems)
-            if shots is not None:
-                out = Path(shots) / _shot_name(dark_rel, "dark__")
-                dpage.screenshot(path=str(out), full_page=False, timeout=180000)
-                saved.append(out)
-            ctx.close()
+            if not only or dark_rel in only:
+                ctx = browser.new_context(viewport={"width": width, "height": 900}, color_scheme="dark")
+                ctx.add_init_script("localStorage.setItem('mode', 'dark'); localStorage.setItem('theme', 'dark');")
+                dpage = ctx.new_page()
+                dpage.goto(base + dark_rel, wait_until="load")
+                _settle(dpage)
+                theme = dpage.evaluate("() => document.documentElement.dataset.theme")
+                if theme != "dark":
+                    problems.append(f"{dark_rel}: dark mode not applied (data-theme={theme!r})")
+                problems += [f"{dark_rel} (dark): {b}" for b in dpage.evaluate(_PAGE_CHECK)]
+                audit[f"{dark_rel} (dark)"] = _audit(dpage, axe_js, f"{dark_rel} (dark)", problems)
+                if shots is not None:
+                    out = Path(shots) / _shot_name(dark_rel, "dark__")
+                    dpage.screenshot(path=str(out), full_page=False, timeout=180000)
+                    saved.append(out)
+                ctx.close()
             browser.close()
     finally:
         server.shutdown()
@@ -255,22 +328,12 @@ def browser_problems(html_dir: Path, shots: Path | None, width: int = 1280,
     return problems, saved
 
 
-def _audit(page, axe_js: str, label: str, problems: list[str]) -> dict:
-    """Run axe on ``page``: WCAG violations become problems, best-practice findings are printed."""
-    result = run_axe(page, axe_js)
-    wcag, other = split_axe(result)
-    for v in wcag:
-        problems.append(f"{label}: WCAG violation {v['id']} ({v['impact']}, {v['nodes']} element(s)): {v['help']} "
-                        f"e.g. {'; '.join(v['targets'][:2])}")
-    print(f"axe {result['version']} {label}: {len(wcag)} WCAG 2.0/2.1 A/AA violations, {len(other)} best-practice "
-          f"findings" + (f" ({', '.join(v['id'] + ' x' + str(v['nodes']) for v in other)})" if other else ""))
-    return {"wcag": wcag, "best_practice": other}
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("html", nargs="?", default=str(paths.BOOK / "_build" / "html"))
     ap.add_argument("--screenshots", default=str(paths.BOOK / "_build" / "screenshots"))
+    ap.add_argument("--page", action="append", default=None,
+                    help="check only this page (path under the html folder, e.g. executed/05_claims.html); repeatable")
     args = ap.parse_args(argv)
     html = Path(args.html)
     if not (html / "index.html").exists():
@@ -278,12 +341,14 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     t0 = time.perf_counter()
     problems = static_problems(html)
-    bproblems, shots = browser_problems(html, Path(args.screenshots),
+    stats: dict[str, tuple[int, float]] = {}
+    bproblems, shots = browser_problems(html, Path(args.screenshots), stats=stats, only=args.page,
                                         report=Path(args.screenshots).parent / "accessibility.json")
-    problems += bproblems
+    problems += bproblems + budget_problems(stats)
+    print(size_time_report(stats))
     for p in problems:
         print("PROBLEM", p)
-    n = len(pages(html))
+    n = len(stats)
     print(f"browser check: {n} pages, {len(shots)} screenshots in {args.screenshots}, "
           f"{len(problems)} problems ({time.perf_counter() - t0:.1f} s)")
     return 1 if problems else 0

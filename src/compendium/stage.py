@@ -140,6 +140,10 @@ def run(name: str, quiet: bool = False, executed_dir: Path | None = None) -> flo
     else:
         staging_results.rmdir()  # a stage without artifacts (the Reproducibility page)
     _swap(staging_nb, executed)
+    if paths.RESULTS == paths.ROOT / "results" and executed_dir is None:
+        from . import metrics
+
+        metrics.write(name)  # metrics/<stage>.json, the DVC metrics of the stage
     if not quiet:
         print(f"[{name}] done in {seconds:.1f} s", file=sys.stderr)
     return seconds

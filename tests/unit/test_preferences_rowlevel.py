@@ -116,20 +116,39 @@ def test_fleiss_kappa_per_pair_by_hand(parquet_file):
     assert few["fleiss_kappa"].isna().all()
 
 
-def test_position_bias_and_activity(parquet_file):
+def test_canonical_side_asymmetry_and_activity(parquet_file):
     ann = rowlevel.normalise_annotations(rowlevel.read_annotations(parquet_file))
     raw = make_rows()
     dec = raw[raw.choice_canonical != "tie"]
     k, n = int((dec.choice_canonical == "A").sum()), len(dec)
-    bias = rowlevel.position_bias(ann)
-    assert (bias["chose_a"], bias["n_decisive"]) == (k, n)
-    assert bias["binom_p"] == pytest.approx(stats.binomtest(k, n).pvalue)
-    assert bias["tie_share"] == pytest.approx((raw.choice_canonical == "tie").mean())
+    side = rowlevel.canonical_side_asymmetry(ann)
+    assert (side["chose_a"], side["n_decisive"]) == (k, n)
+    assert side["share_a"] == pytest.approx(k / n)
+    assert side["binom_p"] == pytest.approx(stats.binomtest(k, n).pvalue)
+    assert side["tie_share"] == pytest.approx((raw.choice_canonical == "tie").mean())
     per, summary = rowlevel.participant_activity(ann)
     counts = raw["participant_id"].value_counts()
-    assert summary["n_participants"] == 7 == len(per)
+    assert summary["n_participants"] == 7 == len(per) == rowlevel.n_participants(ann)
     assert summary["max"] == counts.max() and summary["min"] == counts.min()
     assert per.set_index("participant_id")["n_judgements"].to_dict() == counts.to_dict()
+
+
+def test_position_bias_only_with_a_displayed_order_column():
+    raw = make_rows()
+    assert rowlevel.position_bias(rowlevel.normalise_annotations(raw)) is None
+    # display swapped for every other row: the displayed-first model is then b_model
+    swapped = np.arange(len(raw)) % 2 == 1
+    shown = raw.assign(display_swapped=swapped)
+    bias = rowlevel.position_bias(rowlevel.normalise_annotations(shown))
+    dec = raw[raw.choice_canonical != "tie"]
+    first = np.where(swapped[dec.index], "B", "A")
+    k = int((dec.choice_canonical.to_numpy() == first).sum())
+    assert (bias["chose_first"], bias["n_decisive"]) == (k, len(dec))
+    assert bias["binom_p"] == pytest.approx(stats.binomtest(k, len(dec)).pvalue)
+    named = raw.assign(left_model=np.where(swapped, raw.b_model, raw.a_model))
+    assert rowlevel.position_bias(rowlevel.normalise_annotations(named)) == bias
+    with pytest.raises(ValueError, match="not one of the two"):
+        rowlevel.normalise_annotations(raw.assign(left_model="recipe_b"))
 
 
 @pytest.mark.parametrize("style", ["words", "winner"])
@@ -141,6 +160,8 @@ def test_other_choice_encodings_give_the_same_result(style):
 
 @pytest.mark.parametrize("mutate,msg", [
     (lambda d: d.drop(columns="participant_id"), "missing column"),
+    (lambda d: d.drop(columns="prompt_id"), "missing column"),
+    (lambda d: d.assign(scenario_id="s1"), "different models or prompts"),
     (lambda d: d.drop(columns="choice_canonical"), "no choice column"),
     (lambda d: d.assign(choice_canonical="maybe"), "not A, B, tie"),
     (lambda d: d.assign(a_model="recipe_z"), "unknown or missing model"),

@@ -130,6 +130,33 @@ def test_d_pooled_approx_brackets_the_exact_value():
         assert approx.loc[m, "n_baseline"] == b.size and approx.loc[m, "n_prompted"] == p.size
 
 
+def test_d_pooled_approx_released_zero_d_means_constant_cells():
+    """A released per-dimension d of 0 with different means is the authors' convention for two constant
+    cells (both SDs 0): zero within-cell spread, so d_pooled is large -- not 0 (unbounded spread)."""
+    b = {"d1": np.array([1.0] * 20), "d2": np.array([0, 1, 2, 1, 0, 1, 2, 3, 1, 1] * 2, float)}
+    p = {"d1": np.array([2.0] * 20), "d2": np.array([1, 2, 3, 2, 1, 2, 3, 3, 2, 2] * 2, float)}
+    rows = []
+    for d in ("d1", "d2"):
+        sp = np.sqrt(((19) * b[d].var(ddof=1) + 19 * p[d].var(ddof=1)) / 38)
+        cd = 0.0 if sp == 0 else round((p[d].mean() - b[d].mean()) / sp, 3)    # compute_effect_size's rule
+        for c, x in (("baseline", b[d]), ("with_system_prompt", p[d])):
+            rows.append({"model": "m", "condition": c, "dimension": d, "n": 20, "score_sum": int(x.sum()),
+                         "mean": x.mean(), "cohens_d": cd})
+    cells = pd.DataFrame(rows)
+    assert cells.loc[cells.dimension == "d1", "cohens_d"].eq(0).all()
+    bb, pp = np.concatenate([b["d1"], b["d2"]]), np.concatenate([p["d1"], p["d2"]])
+    sp = np.sqrt((39 * bb.var(ddof=1) + 39 * pp.var(ddof=1)) / 78)
+    exact = (pp.mean() - bb.mean()) / sp                     # independent computation on the runs
+    got = A.d_pooled_approx(cells).iloc[0]
+    assert exact > 1.0
+    assert got["d_pooled"] == pytest.approx(exact, abs=2e-3)
+    assert got["d_lo"] <= exact <= got["d_hi"]
+    # equal means and d = 0: the spread is unidentifiable -> NaN, never a silent 0
+    cells2 = cells.copy()
+    cells2.loc[(cells2.dimension == "d1") & (cells2.condition == "with_system_prompt"), ["score_sum", "mean"]] = [20, 1.0]
+    assert np.isnan(A.d_pooled_approx(cells2).iloc[0]["d_pooled"])
+
+
 def test_dimension_diagnostics_and_layer1_from_known_runs():
     runs, ds, es = _released_like(seed=5)
     cells = A.reconstruct_cells(ds, es)

@@ -1,44 +1,83 @@
-"""Row-level path: what the Hugging Face annotations add once they are on disk.
+"""Row-level path: what the annotations add once they are on disk.
 
-The study's dataset ``ProlificAI/autoresearch-hitl-annotations`` (config ``annotations``,
-1,507 rows) is fetched by the project's acquisition code to ``data/hitl/annotations.parquet``
+The study's dataset ``ProlificAI/autoresearch-hitl-annotations`` (config ``annotations``, 1,507 rows)
+is fetched by the project's acquisition code to ``data/hitl/annotations.parquet``
 (:data:`ANNOTATIONS_RELPATH`); this module only reads that local file. One row is one participant's
-judgement of one prompt-pair instance. Columns used (dataset card): ``participant_id`` (P001..P305),
-``scenario_id`` (the pair instance), ``prompt_id``, ``a_model``, ``b_model`` (model ids shown in
-position A and B) and the participant's choice. The card we could read offline does not show the name
-of the choice column, so :func:`normalise_annotations` accepts the names the study's code used
-(``choice_canonical``: ``A`` / ``B`` / ``tie``) and close variants, or a column naming the preferred
-model; anything else is a clear error.
+judgement of one prompt-pair instance ("scenario").
 
-From these rows the stage computes Fleiss' kappa per pair (instances with exactly 3 ratings), A/B
-position bias, per-participant activity, the number of distinct participants (claim
-``hitl.n_participants``), and checks that the rows aggregate to the published pair counts.
+Two layouts are accepted (:func:`normalise_annotations`):
+
+* the **Hugging Face layout**: ``participant_id`` (P001..P305), ``scenario_id``, ``prompt_id``,
+  ``a_model`` / ``b_model`` with the dataset's model ids (``untrained``, ``recipe_a`` .. ``recipe_d``)
+  and a choice column;
+* the **study's own export** (``annotations_real.json``, what the authors' ``build_report.py`` reads):
+  ``prolific_pid`` for the participant, the internal model ids of :data:`INTERNAL_MODEL_IDS` and the
+  choice in ``choice_canonical``; the comment may sit in ``responses.comment``.
+
+The choice column is the first of :data:`CHOICE_COLUMNS` present (``choice_canonical``, ``choice``,
+``label``, ...): ``A`` / ``B`` / ``tie`` (and spelled-out variants), or the id of the preferred model.
+
+**Sides, not positions.** ``a_model`` / ``b_model`` are the pair grid's *canonical* sides (the grid
+fixes which response is "A"); the interface then randomised the display order per participant
+(report, Methodology: "A/B display order randomized per participant via stable hash"). ``choice
+canonical`` refers to the grid's sides, so the share of choices for side A is a **canonical-side
+asymmetry** (:func:`canonical_side_asymmetry`), not a position bias. A position bias can only be measured
+when a column records what was displayed first (:data:`DISPLAY_COLUMNS`, :func:`position_bias`); neither
+layout we know of has one.
+
+From the rows the stage computes the report's row-level numbers with the authors' method
+(``eval_data/phase2/scripts/build_report.py``): Fleiss' kappa per pair over scenarios with exactly 3
+ratings (:func:`fleiss_table`), the per-category disagreement table (:func:`disagreement_by_category`),
+the vote tallies of example scenarios (:func:`scenario_votes`), the length ratios when response texts are
+present (:func:`length_ratios`), the number of distinct participants, and checks that the rows
+aggregate to the published pair counts.
 """
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
-
-from ..data.errors import require_columns
 from scipy import stats
-from statsmodels.stats.inter_rater import fleiss_kappa
 
 from .. import paths
+from ..data.errors import DataValidationError, require_columns
 from ..stats import pairwise as pw
-from .report import COUNT_COLUMNS, MODELS, validate_pair_counts
+from .report import COUNT_COLUMNS, MODELS, VAL_PREF_ACC, validate_pair_counts
 
 #: Where the acquisition step puts the HF ``annotations`` config (relative to the project root).
 ANNOTATIONS_RELPATH = "data/hitl/annotations.parquet"
+#: What a None in values.json that needs the rows is waiting for.
+ANNOTATIONS_MISSING = ("data/hitl/annotations.parquet (row-level annotations: Hugging Face "
+                       "ProlificAI/autoresearch-hitl-annotations, config annotations)")
+#: The study's internal model ids -> the dataset's ids. Derived from the authors' build_report.py:
+#: MODEL_ORDER = [base, prod-baseline, prod-adambeta2, prod-bestbet, prod-bestbet-v2] with display names
+#: "Original model", "Recipe A · default DPO", "Recipe B · agent's pick", "Recipe C · LoRA + filtered
+#: data", "Recipe D · deeper LoRA + filtered data", and VAL_PREF_ACC 0.500 / 0.464 / 0.492 / 0.628 /
+#: 0.648 (the same values as :data:`compendium.preferences.report.VAL_PREF_ACC` under these ids).
+INTERNAL_MODEL_IDS: dict[str, str] = {"base": "untrained", "prod-baseline": "recipe_a", "prod-adambeta2": "recipe_b",
+                                      "prod-bestbet": "recipe_c", "prod-bestbet-v2": "recipe_d"}
+#: Accepted names of the participant column (HF layout, study export).
+PARTICIPANT_COLUMNS = ("participant_id", "prolific_pid")
 #: Accepted names of the column holding the participant's choice (first match wins).
-CHOICE_COLUMNS = ("choice_canonical", "choice", "preference", "preferred", "winner", "winner_model", "preferred_model")
-REQUIRED = ("participant_id", "scenario_id", "prompt_id", "a_model", "b_model")
-_A = {"a", "response a", "a better", "a is better", "option a"}
-_B = {"b", "response b", "b better", "b is better", "option b"}
-_TIE = {"tie", "about equal", "equal", "same", "draw"}
-#: Fewest complete (3-rating) instances for a per-pair kappa (as in the study's report code).
+CHOICE_COLUMNS = ("choice_canonical", "choice", "label", "preference", "preferred", "winner", "winner_model",
+                  "preferred_model")
+#: Columns naming the model *displayed* first (left / top) to the participant; only with one of these
+#: can a position bias be measured.
+DISPLAY_COLUMNS = ("displayed_first_model", "shown_first_model", "left_model", "display_a_model")
+#: Boolean columns: True when the grid's side B was displayed first (the display swapped the sides).
+SWAP_COLUMNS = ("display_swapped", "swapped")
+REQUIRED = ("scenario_id", "prompt_id", "a_model", "b_model")
+_A = {"a", "response a", "a better", "a is better", "option a", "left"}
+_B = {"b", "response b", "b better", "b is better", "option b", "right"}
+_TIE = {"tie", "about equal", "equal", "same", "draw", "t"}
+#: Fewest complete (3-rating) scenarios for a per-pair kappa (build_report.compute_iaa_per_pair).
 MIN_KAPPA_ITEMS = 5
+#: Ratings per scenario that make it "complete" for kappa.
+RATERS = 3
+#: Agreement bands of the report's appendix (upper bounds; the last band is open).
+KAPPA_BANDS = ((0.2, "poor"), (0.4, "fair"), (0.6, "moderate"), (np.inf, "substantial"))
 
 
 def annotations_path(relpath: str | Path = ANNOTATIONS_RELPATH) -> Path:
@@ -48,7 +87,8 @@ def annotations_path(relpath: str | Path = ANNOTATIONS_RELPATH) -> Path:
 
 
 def read_annotations(path: str | Path) -> pd.DataFrame:
-    """Read the annotations (parquet, or CSV/JSON lines by extension). ``FileNotFoundError`` if absent."""
+    """Read the annotations: parquet, CSV, JSON lines, or a JSON array of records (the study's export,
+    whose nested ``responses`` dict is kept as a column). ``FileNotFoundError`` if absent."""
     p = Path(path)
     if not p.exists():
         raise FileNotFoundError(f"{p}: row-level annotations not present (fetch the HF dataset first)")
@@ -56,59 +96,112 @@ def read_annotations(path: str | Path) -> pd.DataFrame:
         return pd.read_parquet(p)
     if p.suffix == ".csv":
         return pd.read_csv(p)
-    if p.suffix in (".jsonl", ".json"):
-        return pd.read_json(p, lines=p.suffix == ".jsonl")
+    if p.suffix == ".jsonl":
+        return pd.read_json(p, lines=True)
+    if p.suffix == ".json":
+        obj = json.loads(p.read_text())
+        if isinstance(obj, dict):  # {"annotations": [...]} or {"rows": [...]}
+            obj = next((v for k, v in obj.items() if k in ("annotations", "rows", "data")), None)
+        if not isinstance(obj, list):
+            raise ValueError(f"{p}: expected a JSON array of annotation records")
+        return pd.DataFrame.from_records(obj)
     raise ValueError(f"{p}: unsupported file type {p.suffix!r}; expected .parquet, .csv, .json or .jsonl")
 
 
-def normalise_annotations(df: pd.DataFrame, prompts: pd.DataFrame | None = None) -> pd.DataFrame:
-    """Validate the rows and put every judgement in the study's canonical orientation.
+def _map_model_ids(s: pd.Series, col: str) -> pd.Series:
+    if s.isna().any():
+        raise DataValidationError(f"annotations: column {col!r} has missing model id(s) in {int(s.isna().sum())} row(s)")
+    out = s.astype(str).map(lambda v: INTERNAL_MODEL_IDS.get(v, v))
+    bad = sorted(set(out) - set(MODELS))
+    if bad:
+        raise DataValidationError(f"annotations: column {col!r} has unknown or missing model id(s) {bad}; expected "
+                                  f"{list(MODELS)} (HF ids) or {list(INTERNAL_MODEL_IDS)} (the study's internal ids)")
+    return out
 
-    Returns a frame with ``participant_id, scenario_id, prompt_id, category`` (from ``prompts``,
-    columns ``id, category``, if given), ``a_model, b_model, position_choice`` (``A``/``B``/``tie``),
-    ``model_x, model_y`` (the earlier and later model in :data:`MODELS` order) and ``outcome``
-    (``x``/``y``/``tie``). Raises ``ValueError`` naming the column and the offending values.
+
+def _comments(df: pd.DataFrame) -> pd.Series | None:
+    if "comment" in df.columns:
+        return df["comment"].fillna("").astype(str).str.strip()
+    if "responses" in df.columns:
+        return df["responses"].map(lambda r: ((r or {}).get("comment") or "") if isinstance(r, dict) else "").astype(str).str.strip()
+    return None
+
+
+def normalise_annotations(df: pd.DataFrame, prompts: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Validate the rows (either layout) and put every judgement in the study's canonical orientation.
+
+    Returns a frame with ``participant_id, scenario_id, prompt_id, category`` (from ``prompts``, columns
+    ``id, category``, if given), ``a_model, b_model`` (the grid's canonical sides, dataset ids),
+    ``side_choice`` (``A``/``B``/``tie``: the canonical side chosen), ``model_x, model_y`` (the earlier and
+    later model in :data:`MODELS` order) and ``outcome`` (``x``/``y``/``tie``); plus ``displayed_first``
+    (the model shown first) when the rows record it, ``comment`` and ``a_text, b_text`` when present.
+    Raises ``DataValidationError`` (a ``ValueError``) naming the column and the offending values.
     """
+    pcol = next((c for c in PARTICIPANT_COLUMNS if c in df.columns), None)
+    if pcol is None:
+        raise DataValidationError(f"annotations: missing column: no participant column; expected one of "
+                                  f"{list(PARTICIPANT_COLUMNS)}, found columns {list(df.columns)[:12]}")
     require_columns(df, REQUIRED, "annotations", hint=f" plus a choice column (one of {list(CHOICE_COLUMNS)})")
     col = next((c for c in CHOICE_COLUMNS if c in df.columns), None)
     if col is None:
-        raise ValueError(f"annotations: no choice column; expected one of {list(CHOICE_COLUMNS)}, "
-                         f"found columns {list(df.columns)}")
-    for c in ("a_model", "b_model"):
-        bad = sorted(set(df[c].dropna()) - set(MODELS))
-        if bad or df[c].isna().any():
-            raise ValueError(f"annotations: column {c!r} has unknown or missing model id(s) {bad}; expected {list(MODELS)}")
-    if (df["a_model"] == df["b_model"]).any():
-        raise ValueError("annotations: a row shows the same model in positions A and B")
-    raw = df[col].astype("string").str.strip().str.lower()
-    pos = pd.Series(pd.NA, index=df.index, dtype="string")
-    pos[raw.isin(_A)] = "A"
-    pos[raw.isin(_B)] = "B"
-    pos[raw.isin(_TIE)] = "tie"
-    # a column naming the preferred model
-    names = raw.isin(list(MODELS))
-    pos[names & (raw == df["a_model"].str.lower())] = "A"
-    pos[names & (raw == df["b_model"].str.lower())] = "B"
-    if pos.isna().any():
-        bad = sorted(set(df.loc[pos.isna(), col].astype(str)))[:10]
-        raise ValueError(f"annotations: column {col!r} has value(s) {bad} that are not A, B, tie "
-                         f"or one of the two models shown")
+        raise DataValidationError(f"annotations: no choice column; expected one of {list(CHOICE_COLUMNS)}, "
+                                  f"found columns {list(df.columns)}")
+    a_model = _map_model_ids(df["a_model"], "a_model")
+    b_model = _map_model_ids(df["b_model"], "b_model")
+    if (a_model == b_model).any():
+        raise DataValidationError("annotations: a row shows the same model on sides A and B (a_model == b_model)")
+    raw = df[col].astype("string").str.strip().str.lower().str.replace(r"[_\-]+", " ", regex=True)
+    side = pd.Series(pd.NA, index=df.index, dtype="string")
+    side[raw.isin(_A)] = "A"
+    side[raw.isin(_B)] = "B"
+    side[raw.isin(_TIE)] = "tie"
+    # a column naming the preferred model (dataset or internal id)
+    named = df[col].astype("string").str.strip().map(lambda v: INTERNAL_MODEL_IDS.get(v, v) if isinstance(v, str) else v)
+    side[side.isna() & (named == a_model)] = "A"
+    side[side.isna() & (named == b_model)] = "B"
+    if side.isna().any():
+        bad = sorted(set(df.loc[side.isna(), col].astype(str)))[:10]
+        raise DataValidationError(f"annotations: column {col!r} has value(s) {bad} that are not A, B, tie "
+                                  f"or one of the two models shown")
     order = {m: k for k, m in enumerate(MODELS)}
-    a_first = (df["a_model"].map(order) < df["b_model"].map(order)).to_numpy(dtype=bool)
-    p = pos.to_numpy(dtype=object)
+    a_first = (a_model.map(order) < b_model.map(order)).to_numpy(dtype=bool)
+    s = side.to_numpy(dtype=object)
     out = pd.DataFrame({
-        "participant_id": df["participant_id"].astype(str), "scenario_id": df["scenario_id"].astype(str),
-        "prompt_id": df["prompt_id"].astype(str), "a_model": df["a_model"], "b_model": df["b_model"],
-        "position_choice": p.astype(str),
-        "model_x": np.where(a_first, df["a_model"], df["b_model"]),
-        "model_y": np.where(a_first, df["b_model"], df["a_model"]),
+        "participant_id": df[pcol].astype(str).to_numpy(), "scenario_id": df["scenario_id"].astype(str).to_numpy(),
+        "prompt_id": df["prompt_id"].astype(str).to_numpy(), "a_model": a_model.to_numpy(), "b_model": b_model.to_numpy(),
+        "side_choice": s.astype(str),
+        "model_x": np.where(a_first, a_model, b_model), "model_y": np.where(a_first, b_model, a_model),
     })
-    out["outcome"] = np.select([p == "tie", (p == "A") == a_first], ["tie", "x"], default="y")
+    out["outcome"] = np.select([s == "tie", (s == "A") == a_first], ["tie", "x"], default="y")
+    per = out.groupby("scenario_id")[["model_x", "model_y", "prompt_id"]].nunique()
+    bad = per[(per > 1).any(axis=1)]
+    if len(bad):
+        raise DataValidationError(f"annotations: scenario_id {bad.index[0]!r} (and {len(bad) - 1} more) has rows with "
+                                  "different models or prompts; one scenario is one prompt x pair instance")
+    dcol = next((c for c in DISPLAY_COLUMNS if c in df.columns), None)
+    scol = next((c for c in SWAP_COLUMNS if c in df.columns), None)
+    if dcol is not None:
+        shown = _map_model_ids(df[dcol], dcol).to_numpy()
+        if not ((shown == out["a_model"]) | (shown == out["b_model"])).all():
+            raise DataValidationError(f"annotations: column {dcol!r} names a model that is not one of the two compared")
+        out["displayed_first"] = shown
+    elif scol is not None:
+        sw = df[scol]
+        if sw.isna().any() or not set(sw.astype(str).str.lower()) <= {"true", "false", "1", "0"}:
+            raise DataValidationError(f"annotations: column {scol!r} must be boolean (True = side B displayed first)")
+        sw = sw.astype(str).str.lower().isin(["true", "1"]).to_numpy()
+        out["displayed_first"] = np.where(sw, out["b_model"], out["a_model"])
+    com = _comments(df)
+    if com is not None:
+        out["comment"] = com.to_numpy()
+    if "a_text" in df.columns and "b_text" in df.columns:
+        out["a_text"] = df["a_text"].fillna("").astype(str).to_numpy()
+        out["b_text"] = df["b_text"].fillna("").astype(str).to_numpy()
     if prompts is not None:
         cat = dict(zip(prompts["id"], prompts["category"]))
         unknown = sorted(set(out["prompt_id"]) - set(cat))
         if unknown:
-            raise ValueError(f"annotations: column 'prompt_id' has id(s) {unknown[:10]} not in the prompt list")
+            raise DataValidationError(f"annotations: column 'prompt_id' has id(s) {unknown[:10]} not in the prompt list")
         out.insert(3, "category", out["prompt_id"].map(cat))
     return out
 
@@ -140,47 +233,218 @@ def compare_with_published(aggregated: pd.DataFrame, published: pd.DataFrame, by
     return m
 
 
-def fleiss_kappa_per_pair(norm: pd.DataFrame, min_items: int = MIN_KAPPA_ITEMS) -> pd.DataFrame:
-    """Fleiss' kappa per model pair over its instances with exactly 3 ratings (METHODS.md).
+# ----------------------------------------------------------------------------------------------
+# Agreement (Fleiss' kappa), the report's appendix
+# ----------------------------------------------------------------------------------------------
 
-    Categories: X better / Y better / tie in canonical orientation; kappa from
-    :func:`statsmodels.stats.inter_rater.fleiss_kappa`. Pairs with fewer than ``min_items`` complete
-    instances get NaN.
-    """
-    t = pd.crosstab([norm["model_x"], norm["model_y"], norm["scenario_id"]], norm["outcome"])
+def fleiss_kappa_counts(table) -> float:
+    """Fleiss' kappa of an items x labels count table with the same number of raters per item, as the
+    report's ``fleiss_kappa``: P_i = (sum_j n_ij^2 - n) / (n (n - 1)), P_e = sum_j p_j^2 over the labels'
+    overall shares, kappa = (mean P_i - P_e) / (1 - P_e), and 1.0 when P_e = 1 (every rating the same
+    label). Raises ``ValueError`` on unequal rater counts or fewer than 2 raters."""
+    t = np.asarray(table, dtype=float)
+    if t.ndim != 2 or t.shape[0] == 0:
+        raise ValueError("fleiss_kappa_counts: expected a non-empty items x labels table")
+    n = t.sum(axis=1)
+    if not np.all(n == n[0]) or n[0] < 2:
+        raise ValueError("fleiss_kappa_counts: every item needs the same number (>= 2) of ratings")
+    n = n[0]
+    p_i = ((t * t).sum(axis=1) - n) / (n * (n - 1))
+    p_j = t.sum(axis=0) / t.sum()
+    pe = float((p_j * p_j).sum())
+    return float((p_i.mean() - pe) / (1 - pe)) if pe < 1 else 1.0
+
+
+def kappa_band(kappa: float | None) -> str | None:
+    """The report's agreement label: < 0.2 poor, < 0.4 fair, < 0.6 moderate, else substantial."""
+    if kappa is None or not np.isfinite(kappa):
+        return None
+    return next(label for bound, label in KAPPA_BANDS if kappa < bound)
+
+
+def scenario_tallies(norm: pd.DataFrame) -> pd.DataFrame:
+    """One row per scenario in order of first appearance: ``scenario_id, prompt_id, model_x, model_y, x, y,
+    tie, n`` (votes in canonical orientation)."""
+    first = norm.drop_duplicates("scenario_id")[["scenario_id", "prompt_id", "model_x", "model_y"]]
+    t = pd.crosstab(norm["scenario_id"], norm["outcome"])
     for c in ("x", "y", "tie"):
         if c not in t.columns:
             t[c] = 0
-    t = t[["x", "y", "tie"]]
-    complete = t[t.sum(axis=1) == 3]
+    out = first.merge(t[["x", "y", "tie"]].reset_index(), on="scenario_id", how="left")
+    out["n"] = out["x"] + out["y"] + out["tie"]
+    for c in ("category", "a_text", "b_text", "a_model", "b_model"):
+        if c in norm.columns:
+            out[c] = out["scenario_id"].map(norm.drop_duplicates("scenario_id").set_index("scenario_id")[c])
+    return out.reset_index(drop=True)
+
+
+def fleiss_table(norm: pd.DataFrame, min_items: int = MIN_KAPPA_ITEMS, raters: int = RATERS) -> pd.DataFrame:
+    """The report's per-pair agreement table (build_report ``compute_iaa_per_pair``): for each pair, the
+    scenarios with exactly ``raters`` ratings (``n_items``), Fleiss' kappa over them with labels X / Y / tie
+    (:func:`fleiss_kappa_counts`; NaN when fewer than ``min_items``) and the report's band. All 10 pairs of
+    the design are listed (``n_items`` 0 for a pair without rows), in :data:`MODELS` order."""
+    tal = scenario_tallies(norm)
+    complete = tal[tal["n"] == raters]
     rows = []
-    for (mx, my), g in complete.groupby(level=[0, 1], sort=False):
-        k = float(fleiss_kappa(g.to_numpy(), method="fleiss")) if len(g) >= min_items else np.nan
-        rows.append({"model_x": mx, "model_y": my, "n_items": len(g), "fleiss_kappa": k})
-    out = pd.DataFrame(rows, columns=["model_x", "model_y", "n_items", "fleiss_kappa"])
-    order = {m: k for k, m in enumerate(MODELS)}
-    return out.sort_values(["model_x", "model_y"], key=lambda s: s.map(order)).reset_index(drop=True)
+    for i, mx in enumerate(MODELS):
+        for my in MODELS[i + 1:]:
+            g = complete[(complete["model_x"] == mx) & (complete["model_y"] == my)]
+            k = fleiss_kappa_counts(g[["x", "y", "tie"]].to_numpy()) if len(g) >= min_items else np.nan
+            rows.append({"model_x": mx, "model_y": my, "n_items": len(g), "kappa": k, "band": kappa_band(k)})
+    return pd.DataFrame(rows)
 
 
-def position_bias(norm: pd.DataFrame, z: float = 1.96) -> dict[str, float]:
-    """A/B position bias: share of decisive judgements that chose the response shown in position A,
-    its Wilson interval and the two-sided exact binomial test against 50 %; also the tie share."""
-    dec = norm[norm["position_choice"] != "tie"]
-    k = int((dec["position_choice"] == "A").sum())
-    n = len(dec)
+def fleiss_kappa_per_pair(norm: pd.DataFrame, min_items: int = MIN_KAPPA_ITEMS) -> pd.DataFrame:
+    """:func:`fleiss_table` restricted to pairs with rows, columns ``model_x, model_y, n_items, fleiss_kappa``."""
+    t = fleiss_table(norm, min_items=min_items)
+    present = set(zip(norm["model_x"], norm["model_y"]))
+    t = t[[p in present for p in zip(t["model_x"], t["model_y"])]]
+    return t.rename(columns={"kappa": "fleiss_kappa"})[["model_x", "model_y", "n_items", "fleiss_kappa"]].reset_index(drop=True)
+
+
+# ----------------------------------------------------------------------------------------------
+# Where the metric and people diverge (build_report characterize_failures / find_disagreement_pairs)
+# ----------------------------------------------------------------------------------------------
+
+def _lower_higher(mx: str, my: str, val_pref_acc: dict[str, float]) -> tuple[str, str]:
+    return (mx, my) if val_pref_acc[mx] <= val_pref_acc[my] else (my, mx)
+
+
+def scenario_verdicts(norm: pd.DataFrame, val_pref_acc: dict[str, float] = VAL_PREF_ACC) -> pd.DataFrame:
+    """Per scenario: the lower- and higher-``val_pref_acc`` model, their votes and ties, and ``verdict``:
+    ``disagree`` (more votes for the lower-val model), ``agree`` (more for the higher), ``even`` (equal
+    votes; the report skips these). Scenarios in order of first appearance."""
+    tal = scenario_tallies(norm)
+    lo_hi = [_lower_higher(mx, my, val_pref_acc) for mx, my in zip(tal["model_x"], tal["model_y"])]
+    tal["lower_model"] = [a for a, _ in lo_hi]
+    tal["higher_model"] = [b for _, b in lo_hi]
+    lower_is_x = tal["lower_model"] == tal["model_x"]
+    tal["lower_votes"] = np.where(lower_is_x, tal["x"], tal["y"])
+    tal["higher_votes"] = np.where(lower_is_x, tal["y"], tal["x"])
+    tal["verdict"] = np.select([tal["lower_votes"] > tal["higher_votes"], tal["lower_votes"] < tal["higher_votes"]],
+                               ["disagree", "agree"], default="even")
+    return tal
+
+
+def disagreement_by_category(norm: pd.DataFrame, val_pref_acc: dict[str, float] = VAL_PREF_ACC) -> pd.DataFrame:
+    """The report's "Where the metric and humans diverge most" table: per prompt category, the scenarios
+    (all ratings of a prompt-pair instance, any number of them, all 10 pairs) in which more annotators
+    picked the lower-``val_pref_acc`` response (``lower_val_wins``), the decided scenarios (``scenarios``:
+    equal votes are left out) and ``rate`` = lower_val_wins / scenarios in %. Rows sorted by rate, highest
+    first (ties in rate keep the categories' order of first appearance), as printed. Needs ``category``
+    (pass ``prompts`` to :func:`normalise_annotations`)."""
+    require_columns(norm, ("category",), "annotations", hint=" (normalise with prompts=...)")
+    v = scenario_verdicts(norm, val_pref_acc)
+    v = v[v["verdict"] != "even"]
+    cats = list(dict.fromkeys(v["category"]))
+    g = v.groupby("category", sort=False)
+    out = pd.DataFrame({"category": cats,
+                        "lower_val_wins": [int((g.get_group(c)["verdict"] == "disagree").sum()) for c in cats],
+                        "scenarios": [len(g.get_group(c)) for c in cats]})
+    out["rate"] = 100.0 * out["lower_val_wins"] / out["scenarios"]
+    return out.sort_values("rate", ascending=False, kind="stable").reset_index(drop=True)
+
+
+def scenario_votes(norm: pd.DataFrame, prompt_id: str, winner: str, loser: str) -> dict[str, int] | None:
+    """Votes in the scenario of ``prompt_id`` comparing ``winner`` and ``loser``: ``winner_votes, ties,
+    loser_votes``; None when the rows hold no such scenario."""
+    tal = scenario_tallies(norm)
+    mx, my = sorted((winner, loser), key=MODELS.index)
+    hit = tal[(tal["prompt_id"] == prompt_id) & (tal["model_x"] == mx) & (tal["model_y"] == my)]
+    if len(hit) == 0:
+        return None
+    if len(hit) > 1:
+        raise DataValidationError(f"annotations: prompt {prompt_id!r} has {len(hit)} scenarios for the pair {mx} vs {my}")
+    r = hit.iloc[0]
+    w, lo = (r["x"], r["y"]) if winner == mx else (r["y"], r["x"])
+    return {"winner_votes": int(w), "ties": int(r["tie"]), "loser_votes": int(lo)}
+
+
+def disagreement_examples(norm: pd.DataFrame, n_per_pair: int = 2, n_show: int = 5,
+                          val_pref_acc: dict[str, float] = VAL_PREF_ACC) -> pd.DataFrame:
+    """The report's example scenarios (build_report ``find_disagreement_pairs``): only pairs whose Y (later
+    model) has the higher ``val_pref_acc``; per pair the ``n_per_pair`` scenarios with the largest
+    score = X votes − Y votes (at least 1); all of them sorted by score and the first ``n_show`` shown.
+    Ties in score keep the order of first appearance (as the authors' stable sorts do)."""
+    tal = scenario_tallies(norm)
+    picks = []
+    for (mx, my), g in tal.groupby(["model_x", "model_y"], sort=False):
+        if val_pref_acc[my] <= val_pref_acc[mx]:
+            continue
+        g = g.assign(score=g["x"] - g["y"]).sort_values("score", ascending=False, kind="stable")
+        picks.append(g.head(n_per_pair)[lambda d: d["score"] >= 1])
+    if not picks:
+        return pd.DataFrame(columns=["prompt_id", "winner_model", "loser_model", "winner_votes", "ties", "loser_votes", "score"])
+    p = pd.concat(picks).sort_values("score", ascending=False, kind="stable").head(n_show)
+    return pd.DataFrame({"prompt_id": p["prompt_id"], "winner_model": p["model_x"], "loser_model": p["model_y"],
+                         "winner_votes": p["x"], "ties": p["tie"], "loser_votes": p["y"], "score": p["score"]}).reset_index(drop=True)
+
+
+def length_ratios(norm: pd.DataFrame, val_pref_acc: dict[str, float] = VAL_PREF_ACC) -> dict[str, float] | None:
+    """Character-length ratio of the higher- to the lower-``val_pref_acc`` response, as the report computes
+    it: mean length of the higher-val texts / mean length of the lower-val texts, over the scenarios where
+    people agreed with the metric (``agree``) and where they disagreed (``disagree``). None when the rows
+    carry no response texts (``a_text``/``b_text``)."""
+    if "a_text" not in norm.columns:
+        return None
+    v = scenario_verdicts(norm, val_pref_acc)
+    a_len, b_len = v["a_text"].str.len(), v["b_text"].str.len()
+    lower_is_a = v["lower_model"] == v["a_model"]
+    v["lower_len"] = np.where(lower_is_a, a_len, b_len)
+    v["higher_len"] = np.where(lower_is_a, b_len, a_len)
+    out = {}
+    for k in ("agree", "disagree"):
+        g = v[v["verdict"] == k]
+        out[k] = float(g["higher_len"].mean() / g["lower_len"].mean()) if len(g) and g["lower_len"].mean() else np.nan
+    return out
+
+
+# ----------------------------------------------------------------------------------------------
+# Sides, positions, participants
+# ----------------------------------------------------------------------------------------------
+
+def _share_test(k: int, n: int, z: float) -> dict[str, float]:
     lo, hi = pw.wilson_interval(k, n, z=z)
-    return {"n_decisive": n, "chose_a": k, "share_a": k / n if n else np.nan, "wilson_lo": lo, "wilson_hi": hi,
-            "binom_p": float(stats.binomtest(k, n).pvalue) if n else np.nan,
-            "tie_share": float((norm["position_choice"] == "tie").mean())}
+    return {"share": k / n if n else np.nan, "wilson_lo": float(lo), "wilson_hi": float(hi),
+            "binom_p": float(stats.binomtest(k, n).pvalue) if n else np.nan}
+
+
+def canonical_side_asymmetry(norm: pd.DataFrame, z: float = 1.96) -> dict[str, float]:
+    """Share of decisive judgements that chose the grid's side A (``a_model``), with its Wilson interval and
+    the exact binomial test against 50 %; also the tie share. This is an asymmetry between the grid's two
+    canonical sides, *not* a position bias: the display order was randomised per participant, so side A was
+    not always shown first (see :func:`position_bias`)."""
+    dec = norm[norm["side_choice"] != "tie"]
+    k, n = int((dec["side_choice"] == "A").sum()), len(dec)
+    r = _share_test(k, n, z)
+    return {"n_decisive": n, "chose_a": k, "share_a": r.pop("share"), **r,
+            "tie_share": float((norm["side_choice"] == "tie").mean())}
+
+
+def position_bias(norm: pd.DataFrame, z: float = 1.96) -> dict[str, float] | None:
+    """Share of decisive judgements that chose the response *displayed first*, its Wilson interval and
+    exact binomial p; None when the rows do not record the displayed order (no ``displayed_first``)."""
+    if "displayed_first" not in norm.columns:
+        return None
+    dec = norm[norm["side_choice"] != "tie"]
+    chosen = np.where(dec["side_choice"] == "A", dec["a_model"], dec["b_model"])
+    k, n = int((chosen == dec["displayed_first"].to_numpy()).sum()), len(dec)
+    r = _share_test(k, n, z)
+    return {"n_decisive": n, "chose_first": k, "share_first": r.pop("share"), **r}
+
+
+def n_participants(norm: pd.DataFrame) -> int:
+    """Distinct participants (the report counts distinct ``prolific_pid``)."""
+    return int(norm["participant_id"].nunique())
 
 
 def participant_activity(norm: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, float]]:
-    """Judgements per participant: a per-participant table (n, ties, share choosing A) and a summary
+    """Judgements per participant: a per-participant table (n, ties, share choosing side A) and a summary
     (distinct participants, min / median / mean / max judgements per participant)."""
     g = norm.groupby("participant_id")
-    per = pd.DataFrame({"n_judgements": g.size(), "n_ties": g["position_choice"].apply(lambda s: int((s == "tie").sum())),
-                        "share_chose_a": g["position_choice"].apply(lambda s: float((s == "A").mean()))}).reset_index()
+    per = pd.DataFrame({"n_judgements": g.size(), "n_ties": g["side_choice"].apply(lambda s: int((s == "tie").sum())),
+                        "share_chose_side_a": g["side_choice"].apply(lambda s: float((s == "A").mean()))}).reset_index()
     n = per["n_judgements"]
-    summary = {"n_participants": int(len(per)), "min": int(n.min()), "median": float(n.median()),
+    summary = {"n_participants": len(per), "min": int(n.min()), "median": float(n.median()),
                "mean": float(n.mean()), "max": int(n.max())}
     return per, summary

@@ -12,7 +12,9 @@ Three data levels, three modules:
   PWI bootstrap, d_pooled, paired tests, IRR on complete triples, prompt-level correlation. Runs
   automatically when ``data/pwb/results`` exists.
 
-Plus :mod:`.benchmark` (the appendix that renders the benchmark itself), :mod:`.weights` (the
+Plus :mod:`.register` (every cell and text claim of ``published/pwb.yaml`` for values.json, with
+PROVENANCE), :mod:`.bootstrap` (the authors' exact PWI and Table 3 bootstrap streams, vectorised),
+:mod:`.benchmark` (the appendix that renders the benchmark itself), :mod:`.weights` (the
 weighting schemes), :mod:`.report` (values.json entries and the data-level table), :mod:`.figures`
 (imported on demand) and :mod:`.paper_printed` (numbers as printed in the paper, quoted only to show
 where the paper disagrees with its data).
@@ -63,7 +65,7 @@ MODEL_KEYS: dict[str, str] = {
 CONDITIONS: tuple[str, str] = ("baseline", "with_system_prompt")
 CONDITION_KEYS: dict[str, str] = {"baseline": "baseline", "with_system_prompt": "prompted"}
 
-from . import aggregates, benchmark, instances, paper_printed, report, validation, weights  # noqa: E402
+from . import aggregates, benchmark, bootstrap, instances, paper_printed, report, validation, weights  # noqa: E402
 
 __all__ = ["DIMENSIONS", "ABBREV", "MODEL_KEYS", "CONDITIONS", "CONDITION_KEYS",
-           "aggregates", "benchmark", "instances", "paper_printed", "report", "validation", "weights"]
+           "aggregates", "benchmark", "bootstrap", "instances", "paper_printed", "report", "validation", "weights"]

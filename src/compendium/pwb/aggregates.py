@@ -199,11 +199,19 @@ def mean_delta(table: pd.DataFrame, printed: bool = True) -> float:
     return float(table[col].mean())
 
 
-def _within_ss(delta_mean: np.ndarray, d: np.ndarray, dof: np.ndarray) -> np.ndarray:
-    """Within-cell sum of squares of a (model, dimension) from its Cohen's d: (Δm / d)^2 * dof."""
+def _within_ss(delta_mean: np.ndarray, d: np.ndarray, dof: np.ndarray, released_zero: np.ndarray | None = None) -> np.ndarray:
+    """Within-cell sum of squares of a (model, dimension) from its Cohen's d: (Δm / d)^2 * dof.
+
+    A *released* d of exactly 0 with different condition means is the authors' ``compute_effect_size``
+    convention for two constant cells (both SDs 0 -> d = 0): the within-cell spread is zero, so the
+    sum of squares is 0 (not unbounded). A d of 0 with equal means leaves it unidentifiable (NaN).
+    ``released_zero`` marks those cells when ``d`` has been moved to a rounding bound.
+    """
+    zero = (d == 0) if released_zero is None else released_zero
     with np.errstate(divide="ignore", invalid="ignore"):
         ss = (delta_mean / d) ** 2 * dof
-    ss = np.where(d == 0, np.where(delta_mean == 0, np.nan, np.inf), ss)
+    ss = np.where(d == 0, np.inf, ss)
+    ss = np.where(zero, np.where(delta_mean == 0, np.nan, 0.0), ss)
     return ss
 
 
@@ -221,7 +229,9 @@ def d_pooled_approx(cells: pd.DataFrame, d_halfwidth: float = 0.0005) -> pd.Data
 
     The only error is the rounding of the released d (3 decimals, ±``d_halfwidth``). ``d_lo`` /
     ``d_hi`` take every d at the end of its rounding interval that makes d_pooled smallest / largest.
-    A dimension with d = 0 and Δm = 0 makes the SD unidentifiable (NaN).
+    A released d of 0 with Δm != 0 means both cells are constant (the authors' code returns d = 0 when
+    both SDs are 0): within-cell spread 0. A dimension with d = 0 and Δm = 0 makes the SD
+    unidentifiable (NaN).
     """
     _require(cells, ["model", "condition", "dimension", "n", "score_sum", "mean", "cohens_d"], "cells")
     rows = []
@@ -241,9 +251,10 @@ def d_pooled_approx(cells: pd.DataFrame, d_halfwidth: float = 0.0005) -> pd.Data
         mb, mp = b["score_sum"].sum() / nb, p["score_sum"].sum() / np_
         ssb = float((b["n"] * (b["mean"] - mb) ** 2).sum() + (p["n"] * (p["mean"] - mp) ** 2).sum())
         ad = np.abs(d)
-        ss_mid = _within_ss(np.abs(dm), ad, dof)
-        ss_small = _within_ss(np.abs(dm), ad + d_halfwidth, dof)          # larger |d| -> smaller SSW
-        ss_large = _within_ss(np.abs(dm), np.maximum(ad - d_halfwidth, 0.0), dof)
+        z = ad == 0
+        ss_mid = _within_ss(np.abs(dm), ad, dof, z)
+        ss_small = _within_ss(np.abs(dm), ad + d_halfwidth, dof, z)          # larger |d| -> smaller SSW
+        ss_large = _within_ss(np.abs(dm), np.maximum(ad - d_halfwidth, 0.0), dof, z)
 
         def dpool(ssw):
             tot = ssw.sum() + ssb

@@ -44,11 +44,15 @@ from .weights import MAX_SCORE, pwi_matrix
 
 SCHEMA: tuple[str, ...] = ("model", "condition", "layer", "dimension", "prompt_id", "run", "judge", "score")
 RUN_KEYS: list[str] = ["model", "condition", "layer", "dimension", "prompt_id", "run"]
+#: Optional columns the JSON loader adds (file order and the stored values; see instances_from_results_json).
+EXTRA_COLUMNS: tuple[str, ...] = ("dim_position", "prompt_position", "run_position", "stored_score", "score_raw",
+                                   "behavior_pass_rate")
 
 __all__ = [
     "SCHEMA", "RUN_KEYS", "validate_instances", "instances_from_results_json", "load_hf_results",
     "panel_scores", "layer1_runs", "pwi_bootstrap", "cohens_d", "d_pooled", "dimension_diagnostics",
-    "paired_tests", "irr_complete_triples", "prompt_level_correlation", "layer_summary",
+    "paired_tests", "irr_complete_triples", "prompt_level_correlation", "prompt_level_correlation_authors",
+    "judge_anomalies", "layer_paired_effects", "EXTRA_COLUMNS", "layer_summary",
     "completeness", "run_instance_pipeline", "synthetic_instances",
 ]
 
@@ -95,54 +99,103 @@ def validate_instances(df: pd.DataFrame, where: str = "instances") -> pd.DataFra
     return out
 
 
+def _judge_value(s) -> float:
+    """A judge value as the authors' IRR code uses it: ``int(x)`` when 0 <= x <= 3, else missing."""
+    try:
+        x = float(s)
+    except (TypeError, ValueError):
+        return np.nan
+    return float(int(x)) if 0 <= x <= MAX_SCORE else np.nan
+
+
+def _raw_value(s) -> float:
+    try:
+        return float(s)
+    except (TypeError, ValueError):
+        return np.nan
+
+
+def _stored_score(run: Mapping) -> float:
+    """The run's stored panel ``score`` (the runner's int(median), -1 when no judge succeeded)."""
+    s = run.get("score", -1)
+    try:
+        return float(s)
+    except (TypeError, ValueError):
+        return -1.0
+
+
 def _judge_rows(base: dict, run: Mapping) -> list[dict]:
-    """Judge rows of one run record of the authors' results JSON (runner.py / judge.py format)."""
+    """Judge rows of one run record of the authors' results JSON (runner.py / judge.py format).
+
+    ``score`` is the judge value as the authors' IRR code reads it (``int(x)`` for 0 <= x <= 3, else
+    missing), ``score_raw`` the value as stored, ``stored_score`` the run's stored panel score (what the
+    authors' analysis counts). A run whose record has no judge detail gets one row (judge ``stored``)
+    carrying only the stored score, so no run the authors count is lost.
+    """
     rows = []
+    base = {**base, "stored_score": _stored_score(run)}
     results = run.get("individual_results")
     if results:
         for j, r in enumerate(results):
-            s = r.get("score", -1)
-            rows.append({**base, "judge": str(r.get("judge_model") or f"judge_{j}"),
-                         "score": float(s) if s is not None and 0 <= s <= MAX_SCORE else np.nan})
+            s = r.get("score", -1) if isinstance(r, Mapping) else r
+            name = (r.get("judge_model") if isinstance(r, Mapping) else None) or f"judge_{j}"
+            rows.append({**base, "judge": str(name), "score": _judge_value(s), "score_raw": _raw_value(s)})
+        names = [r["judge"] for r in rows]
+        if len(set(names)) < len(names):   # the same judge twice: keep both, labelled by position
+            for j, r in enumerate(rows):
+                r["judge"] = f"{r['judge']}#{j}"
         return rows
     scores = run.get("individual_scores")
     if scores:
         for j, s in enumerate(scores):
-            rows.append({**base, "judge": f"judge_{j}",
-                         "score": float(s) if s is not None and 0 <= s <= MAX_SCORE else np.nan})
+            rows.append({**base, "judge": f"judge_{j}", "score": _judge_value(s), "score_raw": _raw_value(s)})
         return rows
-    s = run.get("score", -1)
-    if s is not None and 0 <= s <= MAX_SCORE:  # single-judge record
-        rows.append({**base, "judge": "single", "score": float(s)})
+    s = base["stored_score"]
+    if 0 <= s <= MAX_SCORE:  # single-judge record
+        rows.append({**base, "judge": "single", "score": _judge_value(s), "score_raw": s})
     return rows
 
 
 def instances_from_results_json(data: Mapping, model: str | None = None, condition: str | None = None) -> pd.DataFrame:
-    """Tidy rows of one results file of the HF release (one model x condition, all three layers)."""
+    """Tidy rows of one results file of the HF release (one model x condition, all three layers).
+
+    Besides the schema columns: ``dim_position``, ``prompt_position``, ``run_position`` (the file's
+    order, which the authors' bootstrap stream and correlation follow), ``stored_score`` and
+    ``score_raw`` (see :func:`_judge_rows`).
+    """
     model = model or data.get("model_name")
     condition = condition or data.get("variant")
     if not model or not condition:
         raise ValueError("results JSON lacks 'model_name' / 'variant'")
     rows: list[dict] = []
-    for dim, prompts in (data.get("layer1") or {}).items():
+    seen: set = set()
+    for dpos, (dim, prompts) in enumerate((data.get("layer1") or {}).items()):
         for pos, p in enumerate(prompts):
             pid = str(p.get("prompt_id", f"{dim}_{pos:02d}"))
+            if (dim, pid) in seen:          # a repeated prompt id: keep it, labelled by its position
+                pid = f"{pid}#{pos}"
+            seen.add((dim, pid))
             runs = p["runs"] if "runs" in p else [dict(p, run=0)]
             for k, r in enumerate(runs):
                 base = {"model": model, "condition": condition, "layer": 1, "dimension": dim, "prompt_id": pid,
-                        "run": int(r.get("run", k)), "prompt_position": pos}
+                        "run": k,
+                        "dim_position": dpos, "prompt_position": pos, "run_position": k}
                 rows.extend(_judge_rows(base, r))
     for pos, p in enumerate(data.get("layer3") or []):
         base = {"model": model, "condition": condition, "layer": 3, "dimension": "adversarial_resilience",
-                "prompt_id": str(p.get("prompt_id", f"ar_{pos:02d}")), "run": 0, "prompt_position": pos}
+                "prompt_id": str(p.get("prompt_id", f"ar_{pos:02d}")), "run": 0, "dim_position": 0,
+                "prompt_position": pos, "run_position": 0}
         rows.extend(_judge_rows(base, p))
     for pos, sc in enumerate(data.get("layer2") or []):
         if sc.get("average_score") is None:
             continue
         rows.append({"model": model, "condition": condition, "layer": 2, "dimension": "scenario",
-                     "prompt_id": str(sc.get("scenario_id", f"scenario_{pos:02d}")), "run": 0,
-                     "prompt_position": pos, "judge": "panel_mean", "score": float(sc["average_score"])})
-    cols = list(SCHEMA) + ["prompt_position"]
+                     "prompt_id": str(sc.get("scenario_id", f"scenario_{pos:02d}")), "run": 0, "dim_position": 0,
+                     "prompt_position": pos, "run_position": 0, "judge": "panel_mean",
+                     "score": float(sc["average_score"]), "score_raw": float(sc["average_score"]),
+                     "stored_score": float(sc["average_score"]),
+                     "behavior_pass_rate": _raw_value(sc.get("behavior_pass_rate"))})
+    cols = list(SCHEMA) + list(EXTRA_COLUMNS)
     return pd.DataFrame(rows, columns=cols)
 
 
@@ -200,32 +253,107 @@ def load_hf_results(results_dir: str | Path, models: Iterable[str] | None = tupl
 # --------------------------------------------------------------------------------------------------
 
 def panel_scores(instances: pd.DataFrame, validate: bool = True) -> pd.DataFrame:
-    """Run-level panel scores: ``int(median(valid judge scores))``; runs with no valid judge dropped.
+    """Run-level panel scores, as the authors' analysis counts them.
+
+    With a ``stored_score`` column (the JSON loader's): the run's stored ``score`` -- the runner's
+    ``int(median)`` -- is the panel score and runs with a stored score below 0 are dropped, whatever
+    the individual judge values say (METHODS.md: the analysis never recomputes it). Without it (tidy
+    tables): ``int(median(valid judge scores))``, runs with no valid judge dropped.
 
     Returns RUN_KEYS + ``panel`` (float: integer-valued for Layers 1 and 3, the scenario average for
-    Layer 2), ``n_judges`` (valid judge scores), and ``prompt_position`` when the input has it.
+    Layer 2), ``recomputed`` (int(median) of the valid judge values, NaN without any), ``n_judges``
+    (valid judge values) and the file-order columns the input has.
     """
     inst = validate_instances(instances) if validate else instances
     valid = inst[inst["score"].notna()]
     g = valid.groupby(RUN_KEYS, sort=True, observed=True)["score"]
-    out = pd.DataFrame({"median": g.median(), "n_judges": g.size()})
-    layer = out.index.get_level_values("layer").to_numpy()
-    out["panel"] = np.where(layer == 2, out["median"], np.floor(out["median"]))
-    out = out.drop(columns="median").reset_index()
-    if "prompt_position" in inst.columns:
-        pos = inst.groupby(RUN_KEYS, sort=True, observed=True)["prompt_position"].first().rename("prompt_position")
-        out = out.merge(pos.reset_index(), on=RUN_KEYS, how="left")
-    return out
+    rec = pd.DataFrame({"median": g.median(), "n_judges": g.size()})
+    layer = rec.index.get_level_values("layer").to_numpy()
+    rec["recomputed"] = np.where(layer == 2, rec["median"], np.floor(rec["median"]))
+    rec = rec.drop(columns="median")
+    extra = [c for c in ("dim_position", "prompt_position", "run_position", "stored_score", "behavior_pass_rate")
+             if c in inst.columns]
+    if "stored_score" in inst.columns and inst["stored_score"].notna().any():
+        allruns = inst.groupby(RUN_KEYS, sort=True, observed=True)[extra].first()
+        out = allruns.join(rec, how="left")
+        out["n_judges"] = out["n_judges"].fillna(0).astype(int)
+        stored = out["stored_score"]
+        out["panel"] = np.where(stored.notna(), stored, out["recomputed"])
+        out = out[out["panel"].notna() & (out["panel"] >= 0)]
+    else:
+        out = rec.copy()
+        out["panel"] = out["recomputed"]
+        if extra:
+            out = out.join(inst.groupby(RUN_KEYS, sort=True, observed=True)[extra].first(), how="left")
+    out = out.reset_index()
+    cols = RUN_KEYS + ["panel", "recomputed", "n_judges"] + [c for c in extra if c != "stored_score"]
+    return out[cols]
 
 
 def layer1_runs(panel: pd.DataFrame) -> pd.DataFrame:
-    """The Layer-1 rows of :func:`panel_scores`, sorted by model, condition, dimension, prompt_id, run."""
+    """The Layer-1 rows of :func:`panel_scores` in file order: by model, condition, then the file's
+    dimension / prompt / run positions where known (else dimension, prompt_id, run)."""
     if "panel" not in panel.columns:
         raise ValueError("panel: expected the output of panel_scores() (column 'panel' missing)")
     l1 = panel[panel["layer"] == 1]
     if l1.empty:
         raise ValueError("panel: no Layer-1 runs")
-    return l1.sort_values(["model", "condition", "dimension", "prompt_id", "run"], kind="stable").reset_index(drop=True)
+    return _file_order(l1).reset_index(drop=True)
+
+
+def _file_order(t: pd.DataFrame) -> pd.DataFrame:
+    """Sort runs by model, condition and the results file's order (dimension, prompt, run)."""
+    t = t.copy()
+    rank = {d: i for i, d in enumerate(DIMENSIONS)}
+    if "dim_position" in t.columns and t["dim_position"].notna().all():
+        t["_d"] = t["dim_position"]
+    else:
+        t["_d"] = t["dimension"].map(rank).fillna(len(rank))
+    keys = ["model", "condition", "_d", "dimension"]
+    keys += ["prompt_position"] if "prompt_position" in t.columns and t["prompt_position"].notna().all() else ["prompt_id"]
+    keys += ["run_position"] if "run_position" in t.columns and t["run_position"].notna().all() else ["run"]
+    return t.sort_values(keys, kind="stable").drop(columns="_d")
+
+
+def judge_anomalies(instances: pd.DataFrame) -> pd.DataFrame:
+    """Every judge value and stored score that the rubric (integers 0-3) or the panel rule does not allow.
+
+    Rows: one per anomaly, with model, condition, layer, dimension, prompt_id, run, judge, value,
+    stored_score, kind: ``above 3``, ``below 0`` (other than the runner's -1 failure code),
+    ``not an integer`` (e.g. 2.5), ``stored score differs from int(median) of the valid judge values``,
+    ``stored score not an integer``, ``stored score but no valid judge value``.
+    The analysis follows the stored score regardless (METHODS.md); this table is for the reader.
+    """
+    cols = ["model", "condition", "layer", "dimension", "prompt_id", "run", "judge", "value", "stored_score", "kind"]
+    if "score_raw" not in instances.columns:
+        return pd.DataFrame(columns=cols)
+    t = instances[instances["layer"] != 2]
+    raw = t["score_raw"]
+    kinds = pd.Series("", index=t.index)
+    kinds[raw > MAX_SCORE] = "above 3"
+    kinds[(raw < 0) & (raw != -1)] = "below 0"
+    kinds[raw.notna() & (raw >= 0) & (raw <= MAX_SCORE) & (raw != np.round(raw))] = "not an integer"
+    bad = t[kinds != ""].assign(value=raw[kinds != ""], kind=kinds[kinds != ""])
+    rows = [bad.reindex(columns=cols)]
+    if "stored_score" in t.columns:
+        ok = t[raw.notna() & (raw >= 0) & (raw <= MAX_SCORE) & (raw == np.round(raw))]
+        med = ok.groupby(RUN_KEYS, observed=True)["score_raw"].median()
+        st = t.groupby(RUN_KEYS, observed=True)["stored_score"].first()
+        both = pd.concat([np.floor(med).rename("rec"), st], axis=1)
+        diff = both[both["stored_score"].ge(0) & both["rec"].notna() & (both["rec"] != both["stored_score"])]
+        diff = diff.reset_index().assign(judge="(panel)", value=lambda x: x["rec"],
+                                         kind="stored score differs from int(median) of the valid judge values")
+        rows.append(diff.reindex(columns=cols))
+        odd = both[both["stored_score"].ge(0) & (both["stored_score"] != np.round(both["stored_score"]))].reset_index()
+        if len(odd):
+            rows.append(odd.assign(judge="(panel)", value=odd["stored_score"],
+                                   kind="stored score not an integer").reindex(columns=cols))
+        lost = both[both["stored_score"].ge(0) & both["rec"].isna()].reset_index()
+        if len(lost):
+            rows.append(lost.assign(judge="(panel)", value=np.nan,
+                                    kind="stored score but no valid judge value").reindex(columns=cols))
+    out = pd.concat([r for r in rows if len(r)], ignore_index=True) if any(len(r) for r in rows) else pd.DataFrame(columns=cols)
+    return out.sort_values(["model", "condition", "layer", "dimension", "prompt_id", "run", "judge"], kind="stable").reset_index(drop=True)
 
 
 def _ordered_dims(present: Iterable[str]) -> list[str]:
@@ -237,16 +365,25 @@ def _ordered_dims(present: Iterable[str]) -> list[str]:
 # PWI bootstrap and effect sizes
 # --------------------------------------------------------------------------------------------------
 
+def _dimension_lists(t: pd.DataFrame) -> dict[str, np.ndarray]:
+    """{dimension: run scores} of one (model, condition), both in the results file's order."""
+    t = _file_order(t)
+    return {d: g["panel"].to_numpy(dtype=float) for d, g in t.groupby("dimension", sort=False)}
+
+
 def pwi_bootstrap(runs: pd.DataFrame, weights: Mapping[str, float], n_boot: int = 10_000, seed: int = 42,
                   ci: float = 0.95) -> pd.DataFrame:
-    """Bootstrap PWI per (model, condition) (METHODS.md; authors' ``bootstrap_pwi_ci``), vectorised.
+    """Bootstrap PWI per (model, condition) with the authors' exact random stream (METHODS.md).
 
-    Each (model, condition) gets ``default_rng(seed)``; for every dimension with data (in DIMENSIONS
-    order) one ``(n_boot, n_d)`` matrix of resampling indices is drawn and the draw means are formed
-    at once; the PWI of each draw applies the weights with the N/A rule. Returns model, condition,
-    pwi (mean of the draws: the published statistic), pwi_point (from the sample means), ci_lower,
-    ci_upper (percentiles), boot_sd, n_runs.
+    Each (model, condition) gets ``default_rng(seed)``; each of the ``n_boot`` draws resamples every
+    dimension present (weighted or not), in the results file's dimension order, with
+    ``rng.choice(scores, size=len(scores))`` on the scores in file order; the draw's PWI uses the
+    authors' expression over the dimensions present. Computed by
+    :func:`compendium.pwb.bootstrap.pwi_bootstrap_exact` (bit-identical to the plain loop). Returns
+    model, condition, pwi (mean of the draws: the published statistic), pwi_point (from the sample
+    means), ci_lower, ci_upper (percentiles), boot_sd, mc_se (of pwi), ci_lower_mc_se, ci_upper_mc_se, n_runs.
     """
+    from .bootstrap import percentile_mc_se, pwi_bootstrap_exact
     if n_boot < 1:
         raise ValueError(f"n_boot must be >= 1, got {n_boot}")
     if not 0 < ci < 1:
@@ -256,24 +393,14 @@ def pwi_bootstrap(runs: pd.DataFrame, weights: Mapping[str, float], n_boot: int 
     lo_q, hi_q = 50 * (1 - ci), 50 * (1 + ci)
     rows = []
     for (model, cond), t in runs.groupby(["model", "condition"], sort=True):
-        rng = np.random.default_rng(seed)
-        t = t.sort_values(["dimension", "prompt_id", "run"], kind="stable")
-        dims = _ordered_dims(t["dimension"])
-        draws = np.empty((n_boot, len(dims)))
-        point = np.empty(len(dims))
-        for j, d in enumerate(dims):
-            x = t.loc[t["dimension"] == d, "panel"].to_numpy()
-            n = x.size
-            xi = x.astype(np.int8) if np.all(x == np.round(x)) else x
-            idx = rng.integers(0, n, size=(n_boot, n), dtype=np.int32)
-            draws[:, j] = np.take(xi, idx).sum(axis=1, dtype=np.float64) / n
-            point[j] = x.mean()
-        mat = pd.DataFrame(draws, columns=dims)
-        pwis = pwi_matrix(mat, weights).to_numpy()
-        p_point = float(pwi_matrix(pd.DataFrame([point], columns=dims), weights).iloc[0])
-        rows.append({"model": model, "condition": cond, "pwi": float(pwis.mean()), "pwi_point": p_point,
-                     "ci_lower": float(np.percentile(pwis, lo_q)), "ci_upper": float(np.percentile(pwis, hi_q)),
-                     "boot_sd": float(pwis.std()), "n_runs": int(len(t))})
+        lists = _dimension_lists(t)
+        res = pwi_bootstrap_exact(lists, weights, n_boot=n_boot, seed=seed, ci=ci)
+        point = pd.DataFrame([{d: x.mean() for d, x in lists.items()}])
+        p_point = float(pwi_matrix(point, weights).iloc[0])
+        rows.append({"model": model, "condition": cond, "pwi": res["pwi_mean"], "pwi_point": p_point,
+                     "ci_lower": res["ci_lower"], "ci_upper": res["ci_upper"], "boot_sd": res["pwi_std"],
+                     "mc_se": res["mc_se"], "ci_lower_mc_se": percentile_mc_se(res["samples"], lo_q),
+                     "ci_upper_mc_se": percentile_mc_se(res["samples"], hi_q), "n_runs": int(len(t))})
     return pd.DataFrame(rows)
 
 
@@ -303,31 +430,37 @@ def d_pooled(runs: pd.DataFrame) -> pd.DataFrame:
 
 
 def dimension_diagnostics(runs: pd.DataFrame, n_boot: int = 2000, seed: int = 0, ci: float = 0.95) -> pd.DataFrame:
-    """Table 3 from runs: pooled baseline / prompted means per dimension, Δ and its bootstrap CI.
+    """Table 3 from runs, as ``run_analysis.py`` computes it (METHODS.md).
 
-    One ``default_rng(seed)`` for all dimensions (DIMENSIONS order); per dimension the prompted pool
-    is resampled, then the baseline pool, ``n_boot`` times each (vectorised).
+    Per dimension (the authors' DIMENSIONS order), the models (sorted by name) with scores in both
+    conditions contribute their run scores in file order to a prompted and a baseline pool; Δ = mean
+    difference; models improving = models whose prompted mean exceeds their baseline mean. The CI is
+    the authors' exact stream: one ``default_rng(seed)``, per dimension ``n_boot`` times
+    ``choice(p).mean() - choice(b).mean()`` (:func:`compendium.pwb.bootstrap.delta_ci_exact`).
     """
-    rng = np.random.default_rng(seed)
-    lo_q, hi_q = 50 * (1 - ci), 50 * (1 + ci)
-    cm = runs.groupby(["model", "dimension", "condition"])["panel"].mean().unstack("condition")
-    improving = (cm["with_system_prompt"] > cm["baseline"]).groupby("dimension").sum()
-    rows = []
-    for d in _ordered_dims(runs["dimension"]):
-        t = runs[runs["dimension"] == d]
-        b = t.loc[t["condition"] == "baseline", "panel"].to_numpy()
-        p = t.loc[t["condition"] == "with_system_prompt", "panel"].to_numpy()
-        if b.size == 0 or p.size == 0:
+    from .bootstrap import delta_ci_exact
+    per = {(m, c): _dimension_lists(t) for (m, c), t in runs.groupby(["model", "condition"], sort=True)}
+    models = sorted({m for m, _ in per})
+    pools, meta = [], []
+    for d in DIMENSIONS:
+        b_all, p_all, improving = [], [], 0
+        for m in models:
+            b = per.get((m, "baseline"), {}).get(d, np.zeros(0))
+            p = per.get((m, "with_system_prompt"), {}).get(d, np.zeros(0))
+            if b.size == 0 or p.size == 0:
+                continue
+            b_all.append(b)
+            p_all.append(p)
+            improving += int(np.mean(p) > np.mean(b))
+        if not b_all:
             continue
-        pi = p.astype(np.int8) if np.all(p == np.round(p)) else p
-        bi = b.astype(np.int8) if np.all(b == np.round(b)) else b
-        bp = np.take(pi, rng.integers(0, p.size, size=(n_boot, p.size), dtype=np.int32)).sum(axis=1, dtype=np.float64) / p.size
-        bb = np.take(bi, rng.integers(0, b.size, size=(n_boot, b.size), dtype=np.int32)).sum(axis=1, dtype=np.float64) / b.size
-        lo, hi = np.percentile(bp - bb, [lo_q, hi_q])
-        rows.append({"dimension": d, "baseline": b.mean(), "prompted": p.mean(), "delta": p.mean() - b.mean(),
-                     "ci_lower": lo, "ci_upper": hi, "n_baseline": b.size, "n_prompted": p.size,
-                     "models_improving": int(improving.get(d, 0))})
-    return pd.DataFrame(rows)
+        b_arr, p_arr = np.concatenate(b_all), np.concatenate(p_all)
+        pools.append((p_arr, b_arr))
+        meta.append({"dimension": d, "baseline": b_arr.mean(), "prompted": p_arr.mean(),
+                     "delta": p_arr.mean() - b_arr.mean(), "n_baseline": b_arr.size, "n_prompted": p_arr.size,
+                     "models_improving": improving})
+    cis = delta_ci_exact(pools, n_boot=n_boot, seed=seed, ci=ci)
+    return pd.DataFrame([{**m, **c} for m, c in zip(meta, cis)])
 
 
 def paired_tests(runs: pd.DataFrame) -> dict[str, pd.DataFrame]:
@@ -370,6 +503,36 @@ def paired_tests(runs: pd.DataFrame) -> dict[str, pd.DataFrame]:
     return {"per_dimension": pd.DataFrame(per_dim), "per_model": pd.DataFrame(per_model), "pooled": pooled}
 
 
+def layer_paired_effects(panel: pd.DataFrame, layer: int) -> pd.DataFrame:
+    """Layer 2 (scenarios) or Layer 3 (adversarial prompts) per model and pooled: baseline and prompted
+    means, their difference, and the paired Cohen's d (d_z = mean / SD of the differences, ddof 1) over
+    the units scored in both conditions, matched by prompt / scenario id; for Layer 2 also the mean
+    behaviour pass rate (%) of the prompted condition. The paper's code for the d is not released;
+    d_z is the paired d the text describes ("paired Cohen's d on N = 16 scenarios")."""
+    t = panel[panel["layer"] == layer]
+    rows = []
+    for model, g in list(t.groupby("model", sort=True)) + [("POOLED", t)]:
+        w = g.pivot_table(index=["model", "prompt_id"], columns="condition", values="panel", aggfunc="first")
+        b = g.loc[g["condition"] == "baseline", "panel"]
+        p = g.loc[g["condition"] == "with_system_prompt", "panel"]
+        row = {"model": model, "base": float(b.mean()) if len(b) else np.nan,
+               "prompted": float(p.mean()) if len(p) else np.nan}
+        row["delta"] = row["prompted"] - row["base"]
+        if set(CONDITIONS) <= set(w.columns):
+            diff = (w["with_system_prompt"] - w["baseline"]).dropna()
+            sd = diff.std(ddof=1) if len(diff) > 1 else np.nan
+            row["d"] = float(diff.mean() / sd) if sd and np.isfinite(sd) and sd > 0 else np.nan
+            row["n_pairs"] = int(len(diff))
+            if len(diff) > 1 and sd > 0:
+                res_t = stats.ttest_1samp(diff.to_numpy(), 0.0)
+                row["t"], row["p"] = float(res_t.statistic), float(res_t.pvalue)
+        if "behavior_pass_rate" in g.columns:
+            rates = g.loc[g["condition"] == "with_system_prompt", "behavior_pass_rate"].dropna()
+            row["behavior_pct"] = float(100 * rates.mean()) if len(rates) else np.nan
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
 def irr_complete_triples(instances: pd.DataFrame, layer: int = 1, n_judges: int = 3,
                          validate: bool = True) -> pd.DataFrame:
     """Panel IRR per dimension (and POOLED) on runs with exactly ``n_judges`` valid judge scores.
@@ -397,8 +560,40 @@ def irr_complete_triples(instances: pd.DataFrame, layer: int = 1, n_judges: int 
     return pd.DataFrame(rows)
 
 
+def prompt_level_correlation_authors(runs: pd.DataFrame) -> tuple[pd.DataFrame | None, int]:
+    """The paper's discriminant-validity correlations (``run_analysis.py`` section 5a, METHODS.md).
+
+    For each result file in the analysis's order (models sorted by name; baseline, then prompted) and
+    each dimension (DIMENSIONS order), the prompt-level means (mean of a prompt's valid run scores, in
+    the file's prompt order; a prompt with no valid run is skipped) are appended to one long list per
+    dimension; every list is cut to the shortest; Pearson r between the cut lists, 0 where a list is
+    constant. A skipped prompt therefore shifts every later pair (see
+    :func:`prompt_level_correlation` for the pairing by prompt). Returns (matrix or None when the
+    shortest list has 10 or fewer entries, as the authors' code, shortest length).
+    """
+    lists: dict[str, list[float]] = {d: [] for d in DIMENSIONS}
+    for (_, _), t in sorted(runs.groupby(["model", "condition"], sort=False), key=lambda kv: (kv[0][0], CONDITIONS.index(kv[0][1]))):
+        t = _file_order(t)
+        pkey = "prompt_position" if "prompt_position" in t.columns and t["prompt_position"].notna().all() else "prompt_id"
+        for d, g in t.groupby("dimension", sort=False):
+            if d in lists:
+                lists[d].extend(g.groupby(pkey, sort=False)["panel"].mean().tolist())
+    nonempty = [len(v) for v in lists.values() if v]
+    min_len = min(nonempty) if nonempty else 0
+    if min_len <= 10:
+        return None, min_len
+    mat = np.zeros((len(DIMENSIONS), len(DIMENSIONS)))
+    for i, d1 in enumerate(DIMENSIONS):
+        for j, d2 in enumerate(DIMENSIONS):
+            v1, v2 = np.asarray(lists[d1][:min_len]), np.asarray(lists[d2][:min_len])
+            if v1.size and v2.size and np.std(v1) > 0 and np.std(v2) > 0:
+                mat[i, j] = float(np.corrcoef(v1, v2)[0, 1])
+    return pd.DataFrame(mat, index=list(DIMENSIONS), columns=list(DIMENSIONS)), min_len
+
+
 def prompt_level_correlation(runs: pd.DataFrame) -> tuple[pd.DataFrame, int]:
-    """Pearson r between dimensions over prompt-level means (mean of a prompt's run scores).
+    """Pearson r between dimensions over prompt-level means, paired by prompt: the project's variant
+    (``pwb.cf_co.r.variant.paired``) beside the paper's rule (:func:`prompt_level_correlation_authors`).
 
     Within each model x condition the prompts of two dimensions are paired by their position in the
     dimension's prompt list: ``prompt_position`` when the table has it (the order of the authors'
@@ -446,14 +641,21 @@ def run_instance_pipeline(instances: pd.DataFrame, weights: Mapping[str, float],
                           seed: int = 42, ci: float = 0.95, diag_n_boot: int = 2000, diag_seed: int = 0) -> dict:
     """Everything the paper computes from per-instance data, as a dict of DataFrames.
 
-    Keys: panel, runs (Layer 1), pwi, d_pooled, diagnostics, tests (dict), irr, correlation,
-    n_corr_pairs, layers, completeness.
+    Keys: panel, runs (Layer 1), pwi, d_pooled, diagnostics, tests (dict), irr, correlation (paired by
+    prompt: the variant), n_corr_pairs, correlation_authors (the paper's rule), corr_min_len,
+    anomalies (judge data-quality table), layers, completeness.
     """
     instances = validate_instances(instances)
     panel = panel_scores(instances, validate=False)
     runs = layer1_runs(panel)
     corr, n_pairs = prompt_level_correlation(runs)
+    corr_a, min_len = prompt_level_correlation_authors(runs)
     return {
+        "layer2": layer_paired_effects(panel, 2),
+        "layer3": layer_paired_effects(panel, 3),
+        "anomalies": judge_anomalies(instances),
+        "correlation_authors": corr_a,
+        "corr_min_len": min_len,
         "panel": panel,
         "runs": runs,
         "pwi": pwi_bootstrap(runs, weights, n_boot=n_boot, seed=seed, ci=ci),

@@ -27,8 +27,10 @@ DATA_LEVELS = [
     ("pwb.dim.*", "Table 3 pooled means and Δ", "aggregates", "exact pooled sums"),
     ("pwb.layer1.*", "Layer-1 means", "aggregates", "exact pooled sums"),
     ("pwb.cf_co.r", "r(CF, CO) over prompt-level means", "per-instance",
-     "needs prompt-level means; the released matrix value is shown as released (pwb.released.cf_co_r)"),
-    ("(table)", "Table 3 bootstrap CIs", "per-instance", "released CIs shown, labelled as released"),
+     ("the paper's concatenate-and-cut rule; pairing by prompt beside it (pwb.cf_co.r.variant.paired); "
+      "the released matrix value is shown as released (pwb.released.cf_co_r)")),
+    ("(table)", "Table 3 bootstrap CIs", "per-instance",
+     ("the authors' exact random stream (default_rng(0)); released CIs shown, labelled as released")),
     ("(table)", "IRR table (13,672 complete triples)", "per-instance",
      "released table shown; the fourth-judge sample gives a 500-item check"),
     ("(table)", "paired tests (Sec. 5.4), Layer 2/3 means", "per-instance", "released layer means shown, labelled"),
@@ -101,37 +103,20 @@ def values_from_aggregates(t2: pd.DataFrame, diag: pd.DataFrame, layer1: pd.Data
 
 
 def values_from_instances(res: Mapping) -> dict:
-    """values.json entries (claim ids included) from :func:`~compendium.pwb.instances.run_instance_pipeline`."""
+    """Supplementary values.json entries (``pwb.inst.*``) from
+    :func:`~compendium.pwb.instances.run_instance_pipeline`; the claim ids themselves come from
+    :func:`compendium.pwb.register.register_values`."""
     v: dict = {}
-    pwi = res["pwi"]
-    wide = pwi.pivot(index="model", columns="condition", values="pwi")
-    for m, row in wide.iterrows():
-        k = _model_key(m)
-        v[f"pwb.pwi.{k}.baseline"] = float(row["baseline"])
-        v[f"pwb.pwi.{k}.prompted"] = float(row["with_system_prompt"])
-    for _, row in pwi.iterrows():
+    for _, row in res["pwi"].iterrows():
         k, c = _model_key(row["model"]), CONDITION_KEYS[row["condition"]]
-        v[f"pwb.inst.pwi.{k}.{c}.ci_lower"] = float(row["ci_lower"])
-        v[f"pwb.inst.pwi.{k}.{c}.ci_upper"] = float(row["ci_upper"])
-        v[f"pwb.inst.pwi.{k}.{c}.point"] = float(row["pwi_point"])
-    v["pwb.delta.mean"] = mean_printed_delta(wide["baseline"], wide["with_system_prompt"])
-    for _, row in res["d_pooled"].iterrows():
-        v[f"pwb.d_pooled.{_model_key(row['model'])}"] = float(row["d_pooled"])
-    for _, row in res["diagnostics"].iterrows():
-        for col in ("baseline", "prompted", "delta", "ci_lower", "ci_upper"):
-            key = f"pwb.dim.{row['dimension']}.{col}" if col in ("baseline", "prompted", "delta") else \
-                f"pwb.inst.dim.{row['dimension']}.{col}"
-            v[key] = float(row[col])
-    l1 = res["layers"][res["layers"]["layer"] == "Layer 1"]
-    for _, row in l1.iterrows():
-        v[f"pwb.layer1.{CONDITION_KEYS[row['condition']]}_mean"] = float(row["mean"])
-    corr = res["correlation"]
-    if "cognitive_forcing" in corr.index and "complementarity" in corr.columns:
-        v["pwb.cf_co.r"] = float(corr.loc["cognitive_forcing", "complementarity"])
+        for col in ("pwi", "pwi_point", "ci_lower", "ci_upper", "boot_sd", "mc_se"):
+            v[f"pwb.inst.pwi.{k}.{c}.{col}"] = float(row[col])
     pooled = res["tests"]["pooled"].iloc[0]
     v["pwb.inst.paired.n_pairs"] = int(pooled["n_pairs"])
     v["pwb.inst.paired.t"] = float(pooled["t"])
     v["pwb.inst.paired.d_z"] = float(pooled["d_z"])
+    v["pwb.inst.corr.min_len"] = int(res.get("corr_min_len", 0))
+    v["pwb.inst.anomalies.n"] = int(len(res.get("anomalies", [])))
     irr = res["irr"].set_index("dimension")
     for d in list(DIMENSIONS) + ["POOLED"]:
         if d in irr.index:

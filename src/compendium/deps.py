@@ -1,0 +1,167 @@
+"""Which package files each stage really uses: the ``compendium`` modules its notebook imports, followed
+through the package's own imports.
+
+    python -m compendium.deps            # print, per stage, the src/compendium paths its dvc.yaml deps need
+    python -m compendium.deps --write    # write them into dvc.yaml
+
+``dvc.yaml`` lists these paths as each stage's code dependencies (a study's subpackage as a folder, shared
+modules as files), so editing ``compendium/workbank/`` re-runs the WORKBank stages and what reads them, not
+PWB or the preferences. ``tests/unit/test_stage_deps.py`` compares them with ``dvc.yaml``.
+"""
+from __future__ import annotations
+
+import ast
+import sys
+from functools import lru_cache
+from pathlib import Path
+
+from . import paths
+
+PACKAGE = paths.ROOT / "src" / "compendium"
+#: the runner every stage's command starts (compendium.stage and what it imports)
+RUNNER = ("compendium.stage",)
+#: package files a stage reads as text rather than imports (the claims stage reads each study's PROVENANCE)
+READS: dict[str, tuple[str, ...]] = {
+    "claims": ("src/compendium/pwb/register.py", "src/compendium/workbank/register.py",
+               "src/compendium/preferences/register.py"),
+}
+#: subpackages listed as a whole folder (a study's code, the data layer, the shared statistics)
+FOLDERS = ("compendium.workbank", "compendium.pwb", "compendium.preferences", "compendium.data", "compendium.stats")
+
+
+def module_file(name: str) -> Path | None:
+    """The file of module ``name`` (``compendium.x.y``), or None if it is not in the package."""
+    parts = name.split(".")
+    if parts[0] != "compendium" or not all(parts):
+        return None
+    if len(parts) == 1:
+        return PACKAGE / "__init__.py"
+    rel = Path(*parts[1:])
+    for cand in (PACKAGE / rel.with_suffix(".py"), PACKAGE / rel / "__init__.py"):
+        if cand.exists():
+            return cand
+    return None
+
+
+def _module_name(path: Path) -> str:
+    rel = path.relative_to(PACKAGE).with_suffix("")
+    parts = [p for p in rel.parts if p != "__init__"]
+    return ".".join(["compendium", *parts])
+
+
+def _imports(tree: ast.AST, current: str | None, is_package: bool) -> set[str]:
+    """Names of the ``compendium`` modules a parsed file imports (relative imports resolved)."""
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out |= {a.name for a in node.names if a.name.split(".")[0] == "compendium"}
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                if current is None:
+                    continue
+                base = current.split(".")
+                base = base if is_package else base[:-1]
+                base = base[: len(base) - (node.level - 1)]
+                mod = ".".join(base + ([node.module] if node.module else []))
+            else:
+                mod = node.module or ""
+            if mod.split(".")[0] != "compendium":
+                continue
+            out.add(mod)
+            # `from compendium.x import y` may import a submodule y
+            out |= {f"{mod}.{a.name}" for a in node.names if module_file(f"{mod}.{a.name}") is not None}
+    return {m for m in out if module_file(m) is not None}
+
+
+@lru_cache(maxsize=None)
+def _file_imports(path: Path) -> frozenset[str]:
+    name = _module_name(path)
+    return frozenset(_imports(ast.parse(path.read_text()), name, path.name == "__init__.py"))
+
+
+def closure(modules: set[str]) -> set[str]:
+    """The modules and everything they import inside the package (a package's ``__init__`` included)."""
+    seen: set[str] = set()
+    todo = list(modules)
+    while todo:
+        m = todo.pop()
+        if m in seen:
+            continue
+        seen.add(m)
+        parts = m.split(".")
+        for k in range(2, len(parts)):  # importing a.b.c runs a/__init__ and a/b/__init__
+            todo.append(".".join(parts[:k]))
+        f = module_file(m)
+        if f is not None:
+            todo.extend(_file_imports(f))
+    return seen
+
+
+def notebook_modules(notebook: Path) -> set[str]:
+    """The ``compendium`` modules the code cells of a MyST text notebook import, followed transitively."""
+    import jupytext
+
+    nb = jupytext.read(notebook)
+    found: set[str] = set()
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        src = "\n".join(ln for ln in cell.source.splitlines() if not ln.lstrip().startswith(("%", "!")))
+        found |= _imports(ast.parse(src), None, False)
+    return closure(found | set(RUNNER))
+
+
+def dep_paths(modules: set[str]) -> list[str]:
+    """Repository-relative paths to list as deps: a folder for each subpackage of :data:`FOLDERS` used,
+    the file of every other module."""
+    out = set()
+    for m in modules:
+        folder = next((f for f in FOLDERS if m == f or m.startswith(f + ".")), None)
+        if folder is not None:
+            out.add(str(module_file(folder).parent.relative_to(paths.ROOT)))
+        else:
+            out.add(str(module_file(m).relative_to(paths.ROOT)))
+    return sorted(out)
+
+
+def stage_dep_paths() -> dict[str, list[str]]:
+    """For every notebook stage, the src/compendium paths its deps must list."""
+    from .stage import STAGES
+
+    return {name: sorted(set(dep_paths(notebook_modules(st.source))) | set(READS.get(name, ())))
+            for name, st in STAGES.items()}
+
+
+def rewrite_dvc_yaml(text: str, wanted: dict[str, list[str]]) -> str:
+    """``dvc.yaml`` with each stage's ``src/compendium`` deps replaced by ``wanted[stage]`` (inserted
+    after the stage's notebook dep), everything else kept as written."""
+    out, stage = [], None
+    for line in text.splitlines():
+        head = line[2:-1] if line.startswith("  ") and not line.startswith("   ") and line.endswith(":") else None
+        if head is not None:
+            stage = head
+        if stage in wanted and line.startswith("      - src/compendium"):
+            continue
+        out.append(line)
+        if stage in wanted and line.startswith("      - notebooks/"):
+            out += [f"      - {d}" for d in wanted[stage]]
+    return "\n".join(out) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    wanted = stage_dep_paths()
+    if argv == ["--write"]:
+        f = paths.ROOT / "dvc.yaml"
+        f.write_text(rewrite_dvc_yaml(f.read_text(), wanted))
+        print(f"updated the package deps of {len(wanted)} stages in {f}")
+        return 0
+    for name, deps in wanted.items():
+        print(f"{name}:")
+        for d in deps:
+            print(f"  - {d}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,76 @@
+"""Each stage's headline numbers as a DVC metrics file, ``metrics/<stage>.json``.
+
+``values.json`` holds every number a stage computes (thousands of register cells); a reader comparing two
+experiments wants the dozen that tell the story: the zone counts, the PWIs, the Bradley-Terry strengths,
+the claims' status counts. The stage runner writes them after a successful run; ``dvc.yaml`` declares
+them as metrics, so ``dvc exp show`` lists them beside the parameters and ``dvc metrics diff`` compares
+two runs. They are small and tracked by git (``cache: false``), so an experiment's commit carries them.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+
+from . import paths
+
+_PWB_MODELS = ("glm51", "gemma4", "deepseek", "gptoss", "nemotron", "devstral", "qwen35")
+
+#: stage -> {metric name: values.json key}
+HEADLINE: dict[str, dict[str, str]] = {
+    "datasheet": {"files": "data.files", "worker_ratings": "data.rows.worker_desires",
+                  "expert_ratings": "data.rows.expert_ratings", "pair_judgements": "hitl.n_ratings"},
+    "workbank": {"zone_green": "wb.zones.green", "zone_red": "wb.zones.red", "zone_rnd": "wb.zones.rnd",
+                 "zone_low": "wb.zones.low", "share_desire_gt3": "wb.desire.share_gt3",
+                 "workers_want_more_agency": "wb.has.workers_more", "alpha_expert_capability":
+                 "wb.alpha.expert_capability", "icc": "wb.mixed.icc"},
+    "pwb": {"layer1_baseline_mean": "pwb.layer1.baseline_mean", "layer1_prompted_mean": "pwb.layer1.prompted_mean",
+            "delta_mean": "pwb.delta.mean", "fourth_judge_qwk": "pwb.fourth_judge.qwk",
+            **{f"pwi_prompted_{m}": f"pwb.pwi.{m}.prompted" for m in _PWB_MODELS}},
+    "pwb_benchmark": {"dimensions": "pwb.benchmark.n_dimensions", "layer1_prompts": "pwb.benchmark.n_layer1_prompts"},
+    "preferences": {"judgements": "hitl.n_ratings", "ties": "hitl.n_ties",
+                    **{f"bt_{m}": f"hitl.bt.{m}" for m in ("untrained", "recipe_a", "recipe_b", "recipe_c",
+                                                           "recipe_d")},
+                    "p_c_stronger_than_d": "pref.c_vs_d.p_c_stronger", "davidson_nu": "pref.davidson.nu"},
+    "robustness": {"findings": "rob.n_findings", "findings_holding_everywhere": "rob.n_hold_all"},
+}
+METRICS = paths.ROOT / "metrics"
+
+
+def metrics_file(stage: str) -> Path:
+    return METRICS / f"{stage}.json"
+
+
+def headline(stage: str, results_dir: Path | None = None) -> dict[str, float | int | None]:
+    """The stage's headline numbers (a key the stage did not publish is left out, never invented)."""
+    d = Path(results_dir) if results_dir is not None else paths.stage_dir(stage)
+    if stage == "claims":
+        f = d / "claims.csv"
+        if not f.exists():
+            return {}
+        counts = pd.read_csv(f, usecols=["status"])["status"].value_counts()
+        return {f"claims_{k}": int(v) for k, v in sorted(counts.items())}
+    keys = HEADLINE.get(stage)
+    if not keys:
+        return {}
+    f = d / "values.json"
+    values = json.loads(f.read_text()) if f.exists() else {}
+    out = {}
+    for name, key in keys.items():
+        v = values.get(key)
+        if isinstance(v, bool):
+            v = int(v)
+        if isinstance(v, (int, float)):
+            out[name] = v
+    return out
+
+
+def write(stage: str, results_dir: Path | None = None) -> Path | None:
+    """Write ``metrics/<stage>.json`` (sorted keys, one line per metric); None for a stage without metrics."""
+    if stage != "claims" and stage not in HEADLINE:
+        return None
+    out = metrics_file(stage)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(headline(stage, results_dir), indent=1, sort_keys=True) + "\n")
+    return out

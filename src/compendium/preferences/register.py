@@ -1,0 +1,372 @@
+"""Every cell of the register's 16 tables and every text claim of ``published/hitl.yaml``, from the data.
+
+:func:`register_values` builds each table of the register as a data frame (rows = the register's row
+slugs, columns = its column slugs) from the lowest data level that determines it, then flattens every
+row x column into its claim id (the table's ``id_pattern``, or its ``existing_ids`` entry), and adds the
+text claims. A cell whose input is absent is ``None`` and the ``missing`` dict names the input:
+
+* **raw** (the released aggregate files in ``data/hitl``): the pair table, the Bradley-Terry table, the
+  8 per-category tables, the three steps (human side), the comment themes, the text claims;
+* **row_level** (``data/hitl/annotations.parquet``, Hugging Face): Fleiss' kappa per pair, the
+  per-category disagreement table, the example vote tallies, the participants, the length ratios
+  (these also need the response texts);
+* **outside**: ``val_pref_acc`` and its differences need the model checkpoints and UltraFeedback
+  ``test_prefs``. The project holds the five values only as the design input transcribed from the
+  authors' code (:data:`compendium.preferences.report.VAL_PREF_ACC`); they order the models for the
+  tracks / flips / noisy signal but are not published as reproduced numbers;
+* **none**: design constants; published where the project's inputs hold them (models, pairs, prompts,
+  categories), otherwise ``None`` (quoted).
+
+The methods are those of the authors' ``eval_data/phase2/scripts/build_report.py``
+(prolific-oss/autoresearch-mlx): rates unrounded in % where the report prints them rounded (the
+register's tolerance covers the print), but the two places where the report *truncates* a rate in its
+prose (``int(rate * 100)``) are truncated here too (``hitl.text.*``).
+
+The table layout (row and column slugs, id patterns) is read from the register; its published values are
+never read here.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import yaml
+
+from .. import paths
+from . import report, rowlevel
+from .report import MODELS
+
+#: The register of the study (layout only).
+REGISTER = "hitl.yaml"
+#: What a None of an ``outside`` cell waits for.
+OUTSIDE_MISSING = ("model checkpoints of the five recipes and UltraFeedback test_prefs (outside: val_pref_acc is "
+                   "measured on the models; the project holds it only as the design input transcribed from "
+                   "build_report.py)")
+#: What a None of a design constant the inputs do not hold is.
+DESIGN_MISSING = "design constant stated in the report; not held by the project's inputs (quoted)"
+TEXTS_MISSING = ("response texts of each scenario (eval_data/phase2/prolific_pair_grid.json in "
+                 "prolific-oss/autoresearch-mlx, or a_text/b_text columns in the annotations; not bundled)")
+#: Register slugs of the prose steps "From -> To".
+STEPS = {"a_to_b": ("recipe_a", "recipe_b"), "b_to_c": ("recipe_b", "recipe_c"), "c_to_d": ("recipe_c", "recipe_d")}
+
+#: Claim-id prefix -> the function that computes it and its test (longest prefix wins in the claims engine).
+_T = "tests/unit/test_preferences_register.py"
+_R = "tests/unit/test_preferences_rowlevel_fixture.py"
+PROVENANCE: dict[str, str] = {
+    "hitl.": f"compendium.preferences.register.register_values ({_T}::test_every_register_cell_is_a_key)",
+    "hitl.recipes.": f"compendium.preferences.register.recipes_table ({_T}::test_outside_cells_are_none_with_reason)",
+    "hitl.pairs.": f"compendium.preferences.register.pairs_table ({_T}::test_pairs_table_by_hand)",
+    "hitl.pairs.tracking": f"compendium.preferences.report.report_claims ({_T}::test_signal_counts)",
+    "hitl.pairs.flipping": f"compendium.preferences.report.report_claims ({_T}::test_signal_counts)",
+    "hitl.bt.": f"compendium.preferences.report.bradley_terry_table ({_T}::test_bt_table_matches_choix)",
+    "hitl.bt_table.": f"compendium.preferences.register.bt_table ({_T}::test_bt_table_matches_choix)",
+    "hitl.winrate.": f"compendium.preferences.report.winrate_vs_base ({_T}::test_pairs_table_by_hand)",
+    "hitl.n_ratings": f"compendium.preferences.report.report_claims ({_T}::test_totals)",
+    "hitl.n_ties": f"compendium.preferences.report.report_claims ({_T}::test_totals)",
+    "hitl.n_participants": f"compendium.preferences.rowlevel.n_participants ({_R}::test_fixture_reproduces_published_counts)",
+    "hitl.fleiss.": f"compendium.preferences.register.fleiss_register_table ({_R}::test_kappa_matches_statsmodels)",
+    "hitl.cat_": f"compendium.preferences.register.category_table ({_T}::test_category_tables_by_hand)",
+    "hitl.disagree.": f"compendium.preferences.rowlevel.disagreement_by_category ({_R}::test_disagreement_table_by_hand)",
+    "hitl.steps.": f"compendium.preferences.register.steps_table ({_T}::test_steps_and_text_claims)",
+    "hitl.themes.": f"compendium.preferences.register.themes_table ({_T}::test_themes_rows_and_counts)",
+    "hitl.comments.": f"compendium.preferences.register.text_claims ({_T}::test_themes_rows_and_counts)",
+    "hitl.examples.": f"compendium.preferences.rowlevel.scenario_votes ({_R}::test_fixture_reproduces_published_counts)",
+    "hitl.text.": f"compendium.preferences.register.text_claims ({_T}::test_steps_and_text_claims)",
+    "hitl.length.": f"compendium.preferences.rowlevel.length_ratios ({_R}::test_length_ratios_by_hand)",
+    "hitl.design.": f"compendium.preferences.register.design_claims ({_T}::test_design_constants_from_inputs)",
+    "hitl.agent.": f"compendium.preferences.register.design_claims ({_T}::test_design_constants_from_inputs)",
+    "hitl.recipe.": f"compendium.preferences.register.design_claims ({_T}::test_design_constants_from_inputs)",
+    "hitl.gen.": f"compendium.preferences.register.design_claims ({_T}::test_design_constants_from_inputs)",
+}
+
+
+# ----------------------------------------------------------------------------------------------
+# Layout
+# ----------------------------------------------------------------------------------------------
+
+def load_layout(path: str | Path | None = None) -> list[dict]:
+    """The register's ``tables:`` (slug, rows, cols, id_pattern, existing_ids, blank_cells), no values."""
+    p = Path(path) if path is not None else paths.PUBLISHED / REGISTER
+    doc = yaml.safe_load(p.read_text())
+    if not isinstance(doc, dict) or "tables" not in doc:
+        raise ValueError(f"{p}: expected a mapping with key 'tables'")
+    keep = ("slug", "rows", "cols", "id_pattern", "existing_ids", "blank_cells", "row_labels")
+    return [{k: t.get(k) for k in keep} for t in doc["tables"]]
+
+
+def cell_ids(spec: dict) -> dict[tuple[str, str], str]:
+    """``{(row, col): claim id}`` of one register table, without its blank cells."""
+    existing = spec.get("existing_ids") or {}
+    blank = set(spec.get("blank_cells") or [])
+    out = {}
+    for r in spec["rows"]:
+        for c in spec["cols"]:
+            if f"{r}.{c}" in blank:
+                continue
+            out[(r, c)] = existing.get(f"{r}.{c}", spec["id_pattern"].format(row=r, col=c))
+    return out
+
+
+def pair_slug(mx: str, my: str) -> str:
+    """Register row slug of a pair (``untrained__recipe_b``)."""
+    return f"{mx}__{my}"
+
+
+def theme_slug(label: str, width: int = 40) -> str:
+    """Register row slug of a comment theme: lower case, runs of non-alphanumerics -> ``_``, first 40 characters."""
+    return re.sub(r"[^a-z0-9]+", "_", label.lower()).strip("_")[:width].rstrip("_")
+
+
+# ----------------------------------------------------------------------------------------------
+# Tables (rows = register row slugs, columns = register column slugs; NaN / None = not determined)
+# ----------------------------------------------------------------------------------------------
+
+def recipes_table() -> pd.DataFrame:
+    """``val_pref_acc`` of each model: outside (needs the checkpoints), so every cell is missing."""
+    return pd.DataFrame({"val_pref_acc": [np.nan] * len(MODELS)}, index=list(MODELS))
+
+
+def pairs_table(counts: pd.DataFrame, z: float = 1.96) -> pd.DataFrame:
+    """The report's per-pair appendix table: X wins, ties, Y wins (canonical orientation), the higher-
+    ``val_pref_acc`` model's win rate with ties excluded and its Wilson interval, in %, and the signal.
+    ``dval`` (Δ val_pref_acc) is outside (NaN)."""
+    pt = report.pair_table(counts, z=z)
+    out = pd.DataFrame({
+        "dval": np.nan, "x_wins": pt["x_wins"].to_numpy(), "ties": pt["ties"].to_numpy(), "y_wins": pt["y_wins"].to_numpy(),
+        "winrate": 100 * pt["higher_val_win_rate"].to_numpy(), "wilson_low": 100 * pt["wilson_lo"].to_numpy(),
+        "wilson_high": 100 * pt["wilson_hi"].to_numpy(), "signal": pt["signal"].to_numpy(),
+    }, index=[pair_slug(a, b) for a, b in zip(pt["model_x"], pt["model_y"])])
+    return out
+
+
+def bt_table(counts: pd.DataFrame) -> pd.DataFrame:
+    """Bradley-Terry rank and strength as published; ``val_pref_acc`` is outside (NaN)."""
+    bt = report.bradley_terry_table(counts).set_index("model")
+    return pd.DataFrame({"rank": bt["rank"].astype(int), "strength": bt["strength"], "val_pref_acc": np.nan})
+
+
+def category_table(by_category: pd.DataFrame, category: str) -> pd.DataFrame:
+    """One category of the report's "Per prompt category" appendix: X/tie/Y and the higher-val model's win
+    rate with ties excluded in % (NaN when the pair has no decisive judgement there; the report skips it)."""
+    cat = report.validate_pair_counts(by_category, by=("category",))
+    g = cat[cat["category"] == category]
+    if g.empty:
+        raise ValueError(f"pair counts by category: no rows for category {category!r}")
+    pt = report.pair_table(g.drop(columns="category"))
+    return pd.DataFrame({"x_wins": pt["x_wins"].to_numpy(), "ties": pt["ties"].to_numpy(), "y_wins": pt["y_wins"].to_numpy(),
+                         "winrate": 100 * pt["higher_val_win_rate"].to_numpy()},
+                        index=[pair_slug(a, b) for a, b in zip(pt["model_x"], pt["model_y"])])
+
+
+def fleiss_register_table(norm: pd.DataFrame) -> pd.DataFrame:
+    """Fleiss' kappa, its band and the number of 3-rating scenarios per pair (rows needed)."""
+    t = rowlevel.fleiss_table(norm)
+    return pd.DataFrame({"kappa": t["kappa"].to_numpy(), "band": t["band"].to_numpy(), "n_items": t["n_items"].to_numpy()},
+                        index=[pair_slug(a, b) for a, b in zip(t["model_x"], t["model_y"])])
+
+
+def disagree_table(norm: pd.DataFrame) -> pd.DataFrame:
+    """Lower-val wins / decided scenarios / rate (%) per prompt category (rows needed)."""
+    return rowlevel.disagreement_by_category(norm).set_index("category")
+
+
+def steps_table(counts: pd.DataFrame) -> pd.DataFrame:
+    """The three steps along the val axis: each end's win rate against the untrained model, ties excluded,
+    in % (the report prints it with ``:.0f``); ``dval`` is outside (NaN)."""
+    wr = report.winrate_vs_base(counts)
+    return pd.DataFrame({"dval": np.nan, "pref_from": [100 * wr[a] for a, _ in STEPS.values()],
+                         "pref_to": [100 * wr[b] for _, b in STEPS.values()]}, index=list(STEPS))
+
+
+def themes_table(themes: dict) -> pd.DataFrame:
+    """Comment-theme counts as reported by the LLM clustering (``comment_themes_llm.json``), by theme slug."""
+    tbl, _ = report.comment_themes_table(themes)
+    idx = [theme_slug(x) for x in tbl["label"]]
+    if len(set(idx)) != len(idx):
+        raise ValueError("comment themes: two theme labels give the same register slug")
+    return pd.DataFrame({"count": tbl["count"].to_numpy()}, index=idx)
+
+
+def examples_table(norm: pd.DataFrame, examples: pd.DataFrame) -> pd.DataFrame:
+    """Vote tallies of the report's example scenarios, from the rows. ``examples`` identifies each scenario
+    (``prompt_id, winner_model, loser_model``); only those identity columns are used."""
+    rows = {}
+    for r in examples.itertuples(index=False):
+        v = rowlevel.scenario_votes(norm, r.prompt_id, r.winner_model, r.loser_model)
+        rows[r.prompt_id] = v or {"winner_votes": np.nan, "ties": np.nan, "loser_votes": np.nan}
+    return pd.DataFrame.from_dict(rows, orient="index")[["winner_votes", "ties", "loser_votes"]]
+
+
+# ----------------------------------------------------------------------------------------------
+# Text claims
+# ----------------------------------------------------------------------------------------------
+
+def text_claims(counts: pd.DataFrame, themes: dict) -> dict[str, float]:
+    """The text claims the aggregate files determine: totals, win rates against the untrained model,
+    signal counts, the number of comments, and the prose percentages, which the report computes as
+    ``int(rate * 100)`` (truncation; e.g. base over Recipe B: int(47.93) = 47)."""
+    out = dict(report.report_claims(counts))
+    wr = report.winrate_vs_base(counts)
+    out["hitl.text.base_pref_vs_a"] = int((1 - wr["recipe_a"]) * 100)
+    out["hitl.text.base_pref_vs_b"] = int((1 - wr["recipe_b"]) * 100)
+    out["hitl.text.c_vs_base_pct"] = int(wr["recipe_c"] * 100)
+    out["hitl.text.d_vs_base_pct"] = int(wr["recipe_d"] * 100)
+    out["hitl.comments.n"] = int(themes["n_comments"])
+    return out
+
+
+#: Design constants the report states that the project's inputs do not hold (published as None, quoted).
+QUOTED_DESIGN = ("hitl.design.annotators_per_instance", "hitl.design.planned_annotations", "hitl.design.ratings_per_pair",
+                 "hitl.agent.n_experiments", "hitl.agent.n_valid", "hitl.agent.n_failed", "hitl.agent.kept_checkpoints",
+                 "hitl.agent.researcher_recipes", "hitl.agent.api_cost_usd", "hitl.agent.pause_after_experiment",
+                 "hitl.agent.minutes_per_call", "hitl.agent.pause_hours", "hitl.agent.usable_hours",
+                 "hitl.recipe.a_beta", "hitl.recipe.a_lr", "hitl.recipe.a_epochs", "hitl.recipe.b_adam_beta2",
+                 "hitl.recipe.c_lora_rank", "hitl.recipe.d_lora_rank", "hitl.recipe.d_lora_alpha", "hitl.recipe.margin_min",
+                 "hitl.gen.temperature", "hitl.gen.top_p", "hitl.gen.repetition_penalty")
+
+
+def design_claims(counts: pd.DataFrame, prompts: pd.DataFrame) -> dict[str, int]:
+    """Design constants the inputs hold: models and pairs in the pair counts, prompts and categories in the
+    prompt list, and pair instances = pairs x prompts."""
+    c = report.validate_pair_counts(counts)
+    models = sorted(set(c["model_x"]) | set(c["model_y"]), key=MODELS.index)
+    return {"hitl.design.n_models": len(models), "hitl.design.n_trained": len([m for m in models if m != "untrained"]),
+            "hitl.design.n_pairs": len(c), "hitl.design.n_prompts": int(prompts["id"].nunique()),
+            "hitl.design.n_categories": int(prompts["category"].nunique()),
+            "hitl.design.pair_instances": len(c) * int(prompts["id"].nunique())}
+
+
+# ----------------------------------------------------------------------------------------------
+# Everything
+# ----------------------------------------------------------------------------------------------
+
+def _value(v):
+    if v is None:
+        return None
+    if isinstance(v, str):
+        return v
+    if isinstance(v, (float, np.floating)) and not np.isfinite(v):
+        return None
+    if isinstance(v, (int, np.integer)):
+        return int(v)
+    return float(v)
+
+
+def register_tables(counts: pd.DataFrame, by_category: pd.DataFrame, themes: dict, norm: pd.DataFrame | None = None,
+                    examples: pd.DataFrame | None = None, layout: list[dict] | None = None) -> dict[str, tuple[pd.DataFrame | None, str | dict]]:
+    """``{table slug: (frame or None, the missing input when a cell is NaN)}`` for every register table (the
+    reason may be a dict by column, ``""`` = any other column)."""
+    layout = layout if layout is not None else load_layout()
+    out: dict[str, tuple[pd.DataFrame | None, str | dict]] = {}
+    for spec in layout:
+        s = spec["slug"]
+        if s == "recipes":
+            out[s] = (recipes_table(), OUTSIDE_MISSING)
+        elif s == "pairs":
+            out[s] = (pairs_table(counts), {"dval": OUTSIDE_MISSING, "": "no decisive judgement in this pair"})
+        elif s == "bt_table":
+            out[s] = (bt_table(counts), {"val_pref_acc": OUTSIDE_MISSING, "": "Bradley-Terry fit failed"})
+        elif s.startswith("cat_"):
+            out[s] = (category_table(by_category, s[len("cat_"):]), "no decisive judgement in this pair and category")
+        elif s == "fleiss":
+            out[s] = (fleiss_register_table(norm) if norm is not None else None,
+                      rowlevel.ANNOTATIONS_MISSING if norm is None else
+                      f"fewer than {rowlevel.MIN_KAPPA_ITEMS} scenarios with exactly 3 ratings in the rows")
+        elif s == "disagree":
+            out[s] = (disagree_table(norm) if norm is not None else None,
+                      rowlevel.ANNOTATIONS_MISSING if norm is None else "no decided scenario of this category in the rows")
+        elif s == "steps":
+            out[s] = (steps_table(counts), {"dval": OUTSIDE_MISSING, "": "no decisive judgement against the untrained model"})
+        elif s == "themes":
+            out[s] = (themes_table(themes), "theme not in comment_themes_llm.json")
+        elif s == "examples":
+            ok = norm is not None and examples is not None
+            out[s] = (examples_table(norm, examples) if ok else None,
+                      rowlevel.ANNOTATIONS_MISSING if norm is None else
+                      "the scenario (prompt x pair) is not in the rows" if examples is not None else
+                      "data/hitl/report_scenario_vote_examples.csv (which scenarios the report shows)")
+        else:
+            raise ValueError(f"register table {s!r}: no builder in compendium.preferences.register")
+    return out
+
+
+def register_values(counts: pd.DataFrame, by_category: pd.DataFrame, prompts: pd.DataFrame, themes: dict,
+                    annotations: pd.DataFrame | None = None, examples: pd.DataFrame | None = None,
+                    layout: list[dict] | None = None) -> tuple[dict, dict]:
+    """``(values, missing)`` for every cell of every register table and every text claim of hitl.yaml.
+
+    ``annotations`` are the row-level rows (either layout, :func:`rowlevel.normalise_annotations`), or None
+    when ``data/hitl/annotations.parquet`` is absent: then every row-level value is None and ``missing``
+    names the file. ``examples`` identifies the report's example scenarios (prompt_id, winner_model,
+    loser_model). Label cells are strings.
+    """
+    layout = layout if layout is not None else load_layout()
+    norm = rowlevel.normalise_annotations(annotations, prompts=prompts) if annotations is not None else None
+    values: dict = {}
+    missing: dict = {}
+
+    def put(key, v, why):
+        v = _value(v)
+        values[key] = v
+        if v is None:
+            missing[key] = why
+
+    tables = register_tables(counts, by_category, themes, norm, examples, layout)
+    for spec in layout:
+        frame, reasons = tables[spec["slug"]]
+        for (r, c), key in cell_ids(spec).items():
+            why = reasons.get(c, reasons[""]) if isinstance(reasons, dict) else reasons
+            if frame is None or r not in frame.index or c not in frame.columns:
+                put(key, None, why)
+            else:
+                put(key, frame.at[r, c], why)
+
+    for k, v in text_claims(counts, themes).items():
+        put(k, v, "")
+    for k, v in design_claims(counts, prompts).items():
+        put(k, v, "")
+    for k in QUOTED_DESIGN:
+        put(k, None, DESIGN_MISSING)
+
+    if norm is None:
+        put("hitl.n_participants", None, rowlevel.ANNOTATIONS_MISSING)
+        for k in ("hitl.length.ratio_agree", "hitl.length.ratio_disagree"):
+            put(k, None, f"{rowlevel.ANNOTATIONS_MISSING}; and {TEXTS_MISSING}")
+    else:
+        put("hitl.n_participants", rowlevel.n_participants(norm), "")
+        lr = rowlevel.length_ratios(norm)
+        put("hitl.length.ratio_agree", None if lr is None else lr["agree"], TEXTS_MISSING)
+        put("hitl.length.ratio_disagree", None if lr is None else lr["disagree"], TEXTS_MISSING)
+        if "comment" in norm.columns:
+            values["hitl.comments.n.variant.rows"] = int((norm["comment"].str.len() > 0).sum())
+    return values, missing
+
+
+# ----------------------------------------------------------------------------------------------
+# The chapter's comparison (the claims stage decides the official statuses)
+# ----------------------------------------------------------------------------------------------
+
+def _agrees(published, ours, tol: float, relation: str | None, kind: str | None) -> bool:
+    if kind == "label" or isinstance(published, str) or isinstance(ours, str):
+        return str(ours) == str(published)
+    a, b = float(published), float(ours)
+    if relation in ("<", ">", "≤", "≥", "<=", ">="):
+        return {"<": b < a, ">": b > a, "≤": b <= a, "<=": b <= a, "≥": b >= a, ">=": b >= a}[relation]
+    return abs(a - b) <= tol + 1e-9
+
+
+def compare_with_register(values: dict, missing: dict, path: str | Path | None = None) -> pd.DataFrame:
+    """Every claim of the register beside this stage's value: ``claim_id, level, published, ours, tol,
+    agrees`` (True / False; None when our value is empty) and ``missing`` (the input an empty value waits
+    for). Labels are compared as text, a ``relation`` (``<``, ``≥``...) as a relation, else ``|ours -
+    published| <= tol``."""
+    p = Path(path) if path is not None else paths.PUBLISHED / REGISTER
+    rows = []
+    for c in yaml.safe_load(p.read_text())["claims"]:
+        ours = values.get(c["id"])
+        agrees = None if ours is None else _agrees(c["published"], ours, c["tol"], c.get("relation"), c.get("kind"))
+        rows.append({"claim_id": c["id"], "level": c["level"], "published": c["published"], "ours": ours,
+                     "tol": c["tol"], "agrees": agrees, "missing": missing.get(c["id"], "")})
+    return pd.DataFrame(rows)
