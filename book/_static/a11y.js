@@ -2,7 +2,12 @@
 // browser check, src/compendium/browsercheck.py). The search field shows "Search Ctrl+K" but was named
 // "Search" by aria-label; the colour-mode button showed an icon whose title differed from its aria-label.
 // Both are named by their content instead, and the colour-mode button gets that name as hidden text.
+// The bibliography (docutils) marks each entry with the deprecated ARIA role doc-biblioentry inside a
+// role="list": the entries become list items (WCAG 4.1.2; axe: aria-deprecated-role, aria-required-children).
 document.addEventListener("DOMContentLoaded", function () {
+  document.querySelectorAll('[role="doc-biblioentry"]').forEach(function (e) {
+    e.setAttribute("role", "listitem");
+  });
   document.querySelectorAll("button.search-button-field[aria-label]").forEach(function (b) {
     b.removeAttribute("aria-label");
   });
