@@ -24,3 +24,18 @@ document.addEventListener("DOMContentLoaded", function () {
     b.appendChild(span);
   });
 });
+
+// A region that scrolls sideways (a wide table) must be reachable by keyboard (WCAG 2.1.1; axe:
+// scrollable-region-focusable): it becomes focusable. A box with content-visibility:auto (the claims
+// tables) is not laid out until it is near the viewport, so its overflow cannot be measured: it counts
+// as scrollable when its style lets it scroll.
+window.addEventListener("load", function () {
+  document.querySelectorAll("main div, main pre").forEach(function (el) {
+    var st = window.getComputedStyle(el);
+    var x = /(auto|scroll)/.test(st.overflowX), y = /(auto|scroll)/.test(st.overflowY);
+    if (!x && !y) { return; }
+    var scrolls = (x && el.scrollWidth > el.clientWidth + 1) || (y && el.scrollHeight > el.clientHeight + 1) ||
+                  st.contentVisibility === "auto";
+    if (scrolls && !el.hasAttribute("tabindex")) { el.setAttribute("tabindex", "0"); }
+  });
+});

@@ -317,6 +317,11 @@ def browser_problems(html_dir: Path, shots: Path | None, width: int = 1280,
                     out = Path(shots) / _shot_name(dark_rel, "dark__")
                     dpage.screenshot(path=str(out), full_page=False, timeout=180000)
                     saved.append(out)
+                    fig = dpage.locator("main figure")
+                    if fig.count():   # and one figure with its caption, as it looks on the dark page
+                        out = Path(shots) / _shot_name(dark_rel, "dark__figure__")
+                        fig.nth(min(2, fig.count() - 1)).screenshot(path=str(out), timeout=180000)
+                        saved.append(out)
                 ctx.close()
             browser.close()
     finally:
