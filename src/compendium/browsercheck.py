@@ -175,7 +175,8 @@ def axe_source() -> str:
     """axe-core's script (``node_modules/axe-core/axe.min.js``, or ``$AXE_CORE``)."""
     path = Path(os.environ.get("AXE_CORE") or paths.ROOT / "node_modules" / "axe-core" / "axe.min.js")
     if not path.is_file():
-        raise FileNotFoundError(f"axe-core not found at {path}: run `make node_modules` (npm ci, from package-lock.json) "
+        raise FileNotFoundError(f"axe-core not found at {path}: run `make node_modules` "
+                                "(npm ci, from package-lock.json) "
                                 "or set AXE_CORE=/path/to/axe.min.js")
     return path.read_text(encoding="utf-8")
 
@@ -301,7 +302,8 @@ def browser_problems(html_dir: Path, shots: Path | None, width: int = 1280,
                         page.screenshot(path=str(out), full_page=True)
                     saved.append(out)
             # the theme's dark mode, on one chapter: the theme reads its choice from localStorage
-            dark_rel = DARK_PAGE if (html_dir / DARK_PAGE).exists() else pages(html_dir)[0].relative_to(html_dir).as_posix()
+            first = pages(html_dir)[0].relative_to(html_dir).as_posix()
+            dark_rel = DARK_PAGE if (html_dir / DARK_PAGE).exists() else first
             if not only or dark_rel in only:
                 ctx = browser.new_context(viewport={"width": width, "height": 900}, color_scheme="dark")
                 ctx.add_init_script("localStorage.setItem('mode', 'dark'); localStorage.setItem('theme', 'dark');")
