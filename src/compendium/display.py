@@ -37,10 +37,27 @@ def markdown_table(df: pd.DataFrame, floatfmt: str = ".3g", index: bool = False)
     return "\n".join(lines)
 
 
-def table(df: pd.DataFrame, name: str, caption: str, floatfmt: str = ".3g", index: bool = False) -> Markdown:
-    """Display ``df`` as a numbered table: ``{numref}`name``` refers to it as "Table N"."""
+def table(df: pd.DataFrame, name: str, caption: str, floatfmt: str = ".3g", index: bool = False, *,
+          columns: list | None = None, relabel: dict | None = None, formats: dict | None = None,
+          rename: dict | None = None) -> Markdown:
+    """Display ``df`` as a numbered table: ``{numref}`name``` refers to it as "Table N".
+
+    Display only, in this order: keep ``columns``; map the values of each column in ``relabel``
+    (``{column: {code: label}}``); format each column in ``formats`` (``{column: "{:.3f}"}``); rename
+    columns by ``rename`` (``{code name: display name}``; names not in ``df`` are ignored).
+    """
     if not name.replace("-", "").replace("_", "").isalnum():
         raise ValueError(f"table name {name!r}: use letters, digits, '-' and '_' only")
+    if columns is not None:
+        df = df[list(columns)]
+    if relabel or formats:
+        df = df.copy()
+        for col, mapping in (relabel or {}).items():
+            df[col] = df[col].map(mapping)
+        for col, fmt in (formats or {}).items():
+            df[col] = df[col].map(fmt.format)
+    if rename:
+        df = df.rename(columns=rename)
     body = markdown_table(df, floatfmt=floatfmt, index=index)
     caption = " ".join(caption.split())
     return Markdown(f":::{{table}} {caption}\n:name: {name}\n:align: left\n\n{body}\n:::\n")
@@ -82,3 +99,9 @@ def glue_figure(stage: str, name: str, fig, key: str):
     plt.close(fig)
     glue(key, Image(filename=str(path)), display=False)
     return path
+
+
+def glue_all(values: dict) -> None:
+    """Glue every key of ``values`` for the prose (``display=False``), each as a plain Python type."""
+    for name, value in values.items():
+        glue_value(name, value, display=False)
