@@ -66,13 +66,13 @@ def test_rank_shares_hand_case():
     assert got == {"bottom_pair": pytest.approx(2 / 3), "untrained_last": pytest.approx(1 / 3)}
 
 
-def test_register_section_merges_and_refuses_a_clash():
-    merged, miss = summary.register_section({"a": 1.0, "b": 2}, {"a": 1.0 + 1e-14, "c": None},
+def test_merge_register_merges_and_refuses_a_clash():
+    merged, miss = summary.merge_register({"a": 1.0, "b": 2}, {"a": 1.0 + 1e-14, "c": None},
                                             {"c": "data/hitl/annotations.parquet (rows)"})
     assert merged == {"a": 1.0 + 1e-14, "b": 2, "c": None}
     assert miss.to_dict("records") == [{"missing input": "row-level annotations", "empty values": 1}]
     with pytest.raises(ValueError, match=r"\['a'\]"):
-        summary.register_section({"a": 1.0}, {"a": 1.1}, {})
+        summary.merge_register({"a": 1.0}, {"a": 1.1}, {})
 
 
 def test_c_vs_d_view_says_when_the_two_disagree():

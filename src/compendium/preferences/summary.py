@@ -38,6 +38,40 @@ COLUMNS = {
     "abs_diff_procedure_vs_choix": "|procedure − choix|", "abs_diff_converged_vs_choix": "|converged − choix|",
 }
 
+_LABELS = {"model": MODEL_LABELS}
+
+#: how each table of the chapter is displayed: keyword arguments of :func:`compendium.display.table`
+#: (columns kept, model ids relabelled, number formats, display names); display only, the CSVs keep the data
+VIEWS: dict[str, dict[str, Any]] = {
+    "counts": {"columns": ["model_x", "model_y", "x_wins", "y_wins", "ties", "n"],
+               "relabel": {"model_x": MODEL_LABELS, "model_y": MODEL_LABELS}},
+    "pairs": {"columns": ["higher_val_model", "lower_val_model", "higher_val_wins", "lower_val_wins", "ties", "n",
+                          "higher_val_win_rate", "wilson_lo", "wilson_hi", "delta_val_pref_acc", "signal"],
+              "relabel": {"higher_val_model": MODEL_LABELS, "lower_val_model": MODEL_LABELS}, "rename": COLUMNS},
+    "record": {"relabel": _LABELS},
+    "crosscheck": {"columns": ["model", "published_procedure", "mm_converged", "choix", "abs_diff_procedure_vs_choix",
+                               "abs_diff_converged_vs_choix"], "relabel": _LABELS, "rename": COLUMNS,
+                   "formats": {"published_procedure": "{:.10f}", "mm_converged": "{:.10f}", "choix": "{:.10f}",
+                               "abs_diff_procedure_vs_choix": "{:.1e}", "abs_diff_converged_vs_choix": "{:.1e}"}},
+    "themes": {"columns": ["label", "count", "share_of_assigned", "example_quote"], "rename": COLUMNS},
+    "bootstrap": {"relabel": _LABELS, "rename": COLUMNS},   # the notebook adds the level to ci_lo / ci_hi
+    "davidson": {"relabel": _LABELS, "rename": COLUMNS},
+    "trueskill": {"columns": ["environment", "model", "centred_mu_mean", "centred_mu_sd_over_orders",
+                              "mu_sd_over_orders", "sigma_mean", "p_top", "mean_rank"],
+                  "relabel": _LABELS, "rename": COLUMNS},
+    "gap": {"formats": {"n_needed": "{:,.0f}"}, "rename": COLUMNS},
+}
+
+def bootstrap_view(ci_level: float) -> dict[str, Any]:
+    """:data:`VIEWS` entry of the bootstrap tables, with the interval level in the names of its bounds."""
+    v = VIEWS["bootstrap"]
+    return v | {"rename": v["rename"] | {"ci_lo": f"{ci_level:.0%} low", "ci_hi": f"{ci_level:.0%} high"}}
+
+
+#: the notebook parameters :func:`summary` reads (``params``)
+PARAMS = ("n_bootstrap", "ci_level", "trueskill_orders", "sim_budget", "sim_repetitions", "sim_checkpoint_every",
+          "sim_batch", "sim_arena_skew", "sim_target")
+
 #: the analysis results :func:`summary`, :func:`chapter_values` and :func:`chapter_tables` read
 INPUTS = ("counts", "by_category", "prompts", "themes", "cat_check", "claims", "pairs", "record", "bt", "crosscheck",
           "rho", "rho_ci", "cat_bt", "cat_wr", "cat_pairs", "themes_tbl", "themes_check", "boot", "boot_summary",
@@ -345,8 +379,7 @@ def chapter_tables(r: Mapping[str, Any]) -> dict[str, tuple[pd.DataFrame, bool]]
     """``{name: (table, write the index?)}``: the CSVs the chapter writes under ``results/preferences/tables``."""
     _check(r)
     p, boot = r["params"], r["boot"]
-    ts_tbl = pd.concat([r["ts_default"].summary().assign(environment="default tau"),
-                        r["ts_static"].summary().assign(environment="tau = 0")], ignore_index=True)
+    ts_tbl = trueskill_table(r["ts_default"], r["ts_static"])
     out = {"pairs": (r["pairs"], False), "model_record": (r["record"], False), "bradley_terry": (r["bt"], False),
            "bradley_terry_crosscheck": (r["crosscheck"], False), "category_bradley_terry": (r["cat_bt"], True),
            "category_win_rates": (r["cat_wr"], True), "category_pairs": (r["cat_pairs"], False),
@@ -361,6 +394,12 @@ def chapter_tables(r: Mapping[str, Any]) -> dict[str, tuple[pd.DataFrame, bool]]
         out["simulation_needed_by_gap"] = (gap_tbl, False)
     out["simulation_vs_uniform"] = (simulation_comparison(r)[1].reset_index(), False)
     return out
+
+
+def trueskill_table(ts_default, ts_static) -> pd.DataFrame:
+    """The TrueSkill summaries of the two environments (package defaults, tau = 0), stacked."""
+    return pd.concat([ts_default.summary().assign(environment="default tau"),
+                      ts_static.summary().assign(environment="tau = 0")], ignore_index=True)
 
 
 def c_vs_d_view(cd: Mapping[str, Any], h2h: Mapping[str, Any], ci_level: float) -> tuple[pd.DataFrame, str]:
@@ -445,8 +484,21 @@ def _missing_reason(s: str) -> str:
             if "checkpoints" in s else "design constant (quoted)" if "quoted" in s else s)
 
 
-def register_section(values: Mapping[str, Any], reg_values: Mapping[str, Any],
-                     reg_missing: Mapping[str, str]) -> tuple[dict[str, Any], pd.DataFrame]:
+def register_section(values: Mapping[str, Any], counts: pd.DataFrame, by_category: pd.DataFrame,
+                     prompts: pd.DataFrame, themes: dict, annotations: pd.DataFrame | None
+                     ) -> tuple[dict[str, Any], dict[str, Any], dict[str, str], pd.DataFrame]:
+    """The register (:func:`compendium.preferences.register.register_values`, with the scenario votes) merged
+    into the chapter's ``values``: (merged values, register values, register missing, empty values by input)."""
+    from .. import data
+
+    reg_values, reg_missing = register.register_values(counts, by_category, prompts, themes, annotations=annotations,
+                                                       examples=data.load_hitl_scenario_votes())
+    merged, reg_summary = merge_register(values, reg_values, reg_missing)
+    return merged, reg_values, reg_missing, reg_summary
+
+
+def merge_register(values: Mapping[str, Any], reg_values: Mapping[str, Any],
+                   reg_missing: Mapping[str, str]) -> tuple[dict[str, Any], pd.DataFrame]:
     """Merge the register's values into the chapter's (they must agree where both exist): (merged values, the
     summary of empty values by missing input). Raises ``ValueError`` on a clash."""
     clash = {k for k in reg_values if k in values and values[k] != reg_values[k]
