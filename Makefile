@@ -13,7 +13,7 @@ export PATH := $(BIN):$(PATH)
 export PYTHONDONTWRITEBYTECODE := 1
 export MPLBACKEND := Agg
 
-.PHONY: help setup data reproduce test test-reliability test-unit book browser-test book-archive benchmark freeze clean
+.PHONY: help setup data reproduce test test-reliability test-unit book browser-test book-archive pdf benchmark freeze clean
 
 help:
 	@echo "make reproduce   set up, restore data, run every stage (dvc repro), build the book"
@@ -22,6 +22,7 @@ help:
 	@echo "make book        rebuild the book from the stored notebook outputs"
 	@echo "make browser-test open every built page in headless Chromium (screenshots in book/_build/screenshots)"
 	@echo "make book-archive pack the built book with its checksum for a release"
+	@echo "make pdf         the whole book as one PDF, offline (book/_build/pdf/book.pdf; headless Chromium)"
 	@echo "make benchmark   time a forced and a no-op dvc repro and the book build"
 	@echo "make freeze      re-pin requirements.txt from the current .venv"
 
@@ -72,6 +73,12 @@ book-archive: setup
 	mkdir -p book-archive
 	tar --sort=name --owner=0 --group=0 --numeric-owner --mtime='2026-01-01 00:00Z' -czf book-archive/book-html.tar.gz -C book/_build html
 	cd book-archive && sha256sum book-html.tar.gz > book-html.tar.gz.sha256 && cat book-html.tar.gz.sha256
+
+pdf: data
+	test -n "$${CHROMIUM:-}" || command -v chromium >/dev/null || { echo "installing Debian's chromium to print the book"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+	python -c 'import sys; from compendium.pdf import missing_chapters; sys.exit(1 if missing_chapters() else 0)' || dvc repro book
+	python -m compendium.pdf
 
 benchmark: data
 	python benchmarks/pipeline.py

@@ -807,7 +807,7 @@ def change_lines(changes: pd.DataFrame, first_run: bool = False, most: int = 25)
     if len(changed) > most:
         rest = changed.iloc[most:]
         by = rest.groupby(["before", "after"]).size()
-        lines.append(f"... and {len(rest)} more (results/claims/changes.csv): "
+        lines.append(f"... and {len(rest)} more (results/.history/claims_changes.csv): "
                      + ", ".join(f"{n} {b} -> {a}" for (b, a), n in by.items()))
     new = changes[changes["before"] == ""]
     if len(new):
@@ -867,17 +867,23 @@ def evaluate(published_dir: Path | None = None, results_dir: Path | None = None,
 
 
 def write_outputs(ev: Evaluation, stage: str = "claims") -> dict[str, Path]:
-    """``results/claims/``: claims.csv (every claim, every column), summary.csv (study x level x status),
-    changes.csv (status changes since the last run) and values.json (the counts)."""
+    """``results/claims/``: claims.csv (every claim, every column), summary.csv (study x level x status) and
+    values.json (the counts); the status changes since the last run go to ``results/.history/claims_changes.csv``,
+    outside the stage's tracked outputs: they depend on which run came before, not on the data, and a fresh
+    clone must produce the same tracked outputs as any other checkout."""
     from .results import FLOAT_FORMAT, write_values
 
     out = paths.stage_dir(stage)
     out.mkdir(parents=True, exist_ok=True)
     files = {}
-    for name, df in (("claims", ev.table[COLUMNS]), ("summary", summary(ev.table)), ("changes", ev.changes)):
+    for name, df in (("claims", ev.table[COLUMNS]), ("summary", summary(ev.table))):
         p = out / f"{name}.csv"
         df.to_csv(p, index=False, float_format=FLOAT_FORMAT, lineterminator="\n")
         files[name] = p
+    history = paths.RESULTS / ".history"
+    history.mkdir(parents=True, exist_ok=True)
+    files["changes"] = history / f"{stage}_changes.csv"
+    ev.changes.to_csv(files["changes"], index=False, lineterminator="\n")
     counts = ev.counts
     values: dict[str, Any] = {f"claims.{s}": n for s, n in counts.items()}
     values["claims.total"] = len(ev.table)
@@ -885,7 +891,6 @@ def write_outputs(ev: Evaluation, stage: str = "claims") -> dict[str, Path]:
         vc = grp["status"].value_counts()
         for s in STATUSES:
             values[f"claims.{study}.{s}"] = int(vc.get(s, 0))
-    values["claims.changed"] = int((ev.changes["before"] != "").sum()) if len(ev.changes) else 0
     values["claims.missing_cells"] = sum(len(v) for v in ev.missing_cells.values())
     files["values"] = write_values(stage, values)
     return files
@@ -1305,7 +1310,6 @@ def prose_values(ev) -> dict:
         "claims_total": len(ev.table),
         "claims_approx_pct": f"{APPROX_REL * 100:g}",
         "claims_n_tables": len(ev.tables),
-        "claims_n_changed": int((ev.changes["before"] != "").sum()) if len(ev.changes) else 0,
         "claims_missing_cells_sentence": "Every cell id is." if n_missing_cells == 0 else
         f"{n_missing_cells:,} cell ids of {len(ev.missing_cells)} tables are not yet; the claims test fails "
         "until they are.",

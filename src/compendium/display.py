@@ -8,6 +8,10 @@ cross-reference with ``{numref}``.
 from __future__ import annotations
 
 import math
+import re
+import struct
+import zlib
+from collections.abc import Callable, Mapping, Sequence
 from numbers import Number
 
 import pandas as pd
@@ -37,27 +41,59 @@ def markdown_table(df: pd.DataFrame, floatfmt: str = ".3g", index: bool = False)
     return "\n".join(lines)
 
 
+def format_columns(df: pd.DataFrame, formats: Mapping[str, str] | None = None,
+                   precision: int | None = 3) -> pd.DataFrame:
+    """A copy of ``df`` with columns formatted as strings: ``formats`` maps a column to a format string (e.g.
+    ``"{:+.1f}"``, applied to any column it names); other float columns get ``precision`` decimals (left to
+    the table's ``floatfmt`` when ``precision`` is None); NaN becomes an en dash."""
+    out = df.copy()
+    for c in out.columns:
+        fmt = (formats or {}).get(c)
+        if fmt is None and precision is not None and pd.api.types.is_float_dtype(out[c]):
+            fmt = f"{{:.{precision}f}}"
+        if fmt is not None:
+            out[c] = [("–" if (isinstance(v, float) and math.isnan(v)) else fmt.format(v)) for v in out[c]]
+    return out
+
+
+def relabel(df: pd.DataFrame, labels: Mapping[str, Mapping | Callable] | None = None,
+            spaces: bool = False) -> pd.DataFrame:
+    """A display copy of ``df``: each column named in ``labels`` has its values mapped (a mapping replaces the
+    values it names, a function maps every value); with ``spaces``, underscores in column names become
+    spaces (so that headers wrap)."""
+    out = df.copy()
+    for col, lab in (labels or {}).items():
+        if col in out:
+            out[col] = out[col].replace(lab) if isinstance(lab, Mapping) else out[col].map(lab)
+    if spaces:
+        out = out.rename(columns=lambda c: str(c).replace("_", " "))
+    return out
+
+
 def table(df: pd.DataFrame, name: str, caption: str, floatfmt: str = ".3g", index: bool = False, *,
-          columns: list | None = None, relabel: dict | None = None, formats: dict | None = None,
-          rename: dict | None = None) -> Markdown:
+          rename: Mapping[str, str] | None = None, formats: Mapping[str, str] | None = None,
+          precision: int | None = None, labels: Mapping[str, Mapping | Callable] | None = None,
+          spaces: bool = False, columns: Sequence[str] | None = None) -> Markdown:
     """Display ``df`` as a numbered table: ``{numref}`name``` refers to it as "Table N".
 
-    Display only, in this order: keep ``columns``; map the values of each column in ``relabel``
-    (``{column: {code: label}}``); format each column in ``formats`` (``{column: "{:.3f}"}``); rename
-    columns by ``rename`` (``{code name: display name}``; names not in ``df`` are ignored).
+    Display-only changes, applied in this order to a copy: ``columns`` (the columns kept, in this order, by
+    their names in ``df``), ``rename`` (columns), ``formats`` / ``precision``
+    (:func:`format_columns`, when either is given; ``formats`` names columns after renaming; without
+    ``precision`` the other columns keep ``floatfmt``), ``labels`` and ``spaces`` (:func:`relabel`).
     """
     if not name.replace("-", "").replace("_", "").isalnum():
         raise ValueError(f"table name {name!r}: use letters, digits, '-' and '_' only")
     if columns is not None:
         df = df[list(columns)]
-    if relabel or formats:
-        df = df.copy()
-        for col, mapping in (relabel or {}).items():
-            df[col] = df[col].map(mapping)
-        for col, fmt in (formats or {}).items():
-            df[col] = df[col].map(fmt.format)
     if rename:
         df = df.rename(columns=rename)
+    missing = [c for c in (formats or {}) if c not in df.columns]
+    if missing:
+        raise KeyError(f"table {name!r}: no column {missing[0]!r} to format (columns: {list(df.columns)})")
+    if formats is not None or precision is not None:
+        df = format_columns(df, formats, precision)
+    if labels or spaces:
+        df = relabel(df, labels, spaces)
     body = markdown_table(df, floatfmt=floatfmt, index=index)
     caption = " ".join(caption.split())
     return Markdown(f":::{{table}} {caption}\n:name: {name}\n:align: left\n\n{body}\n:::\n")
@@ -83,10 +119,91 @@ def glue_value(name: str, value, display: bool = False) -> None:
     glue(name, plain(value), display=display)
 
 
-def glue_figure(stage: str, name: str, fig, key: str):
+ALT_ATTR = "_compendium_alt"
+PNG_ALT_KEY = "Description"   # the PNG text keyword (ISO 15948 / W3C PNG: "description of image")
+_PNG_SIG = b"\x89PNG\r\n\x1a\n"
+
+
+def clean_alt(text: str) -> str:
+    """``text`` as one line of alt text; a clear error if it is empty or looks like a file name."""
+    if not isinstance(text, str):
+        raise TypeError(f"alt text must be a string, got {type(text).__name__}")
+    text = " ".join(text.split())
+    if not text:
+        raise ValueError("alt text is empty: describe what the figure shows and its main finding")
+    if re.fullmatch(r"[\w./-]+\.(png|jpe?g|svg|gif)", text, re.IGNORECASE):
+        raise ValueError(f"alt text {text!r} is a file name: describe what the figure shows")
+    return text
+
+
+def set_alt(fig, text: str):
+    """Attach alt text to a Matplotlib figure (read by :func:`glue_figure`); returns ``fig``."""
+    setattr(fig, ALT_ATTR, clean_alt(text))
+    return fig
+
+
+def figure_alt(fig) -> str | None:
+    """The alt text attached with :func:`set_alt`, or None."""
+    return getattr(fig, ALT_ATTR, None)
+
+
+def _png_chunks(data: bytes):
+    if not data.startswith(_PNG_SIG):
+        raise ValueError("not a PNG file (bad signature)")
+    pos = len(_PNG_SIG)
+    while pos < len(data):
+        (length,) = struct.unpack(">I", data[pos:pos + 4])
+        ctype = data[pos + 4:pos + 8]
+        yield ctype, data[pos + 8:pos + 8 + length], data[pos:pos + 12 + length]
+        pos += 12 + length
+
+
+def _itxt_keyword(body: bytes) -> bytes:
+    return body.split(b"\0", 1)[0]
+
+
+def png_with_description(data: bytes, text: str) -> bytes:
+    """``data`` (a PNG) with an uncompressed UTF-8 ``iTXt`` chunk "Description" = ``text`` after IHDR.
+
+    Any earlier Description (tEXt/iTXt/zTXt) is dropped; pixels and other chunks are untouched, so the
+    result is byte-stable for the same image and text."""
+    text = clean_alt(text)
+    body = PNG_ALT_KEY.encode("latin-1") + b"\0" + b"\0\0" + b"\0" + b"\0" + text.encode("utf-8")
+    chunk = struct.pack(">I", len(body)) + b"iTXt" + body + struct.pack(">I", zlib.crc32(b"iTXt" + body))
+    out = [_PNG_SIG]
+    for ctype, cbody, raw in _png_chunks(data):
+        if ctype in (b"tEXt", b"iTXt", b"zTXt") and _itxt_keyword(cbody) == PNG_ALT_KEY.encode():
+            continue
+        out.append(raw)
+        if ctype == b"IHDR":
+            out.append(chunk)
+    return b"".join(out)
+
+
+def png_description(data: bytes) -> str | None:
+    """The "Description" text of a PNG (tEXt or uncompressed/compressed iTXt), or None."""
+    for ctype, body, _ in _png_chunks(data):
+        if _itxt_keyword(body) != PNG_ALT_KEY.encode():
+            continue
+        if ctype == b"tEXt":
+            return body.split(b"\0", 1)[1].decode("latin-1")
+        if ctype == b"iTXt":
+            rest = body.split(b"\0", 1)[1]
+            compressed, rest = rest[0], rest[2:]
+            _lang, _tkey, txt = rest.split(b"\0", 2)
+            return (zlib.decompress(txt) if compressed else txt).decode("utf-8")
+        if ctype == b"zTXt":
+            return zlib.decompress(body.split(b"\0", 1)[1][1:]).decode("latin-1")
+    return None
+
+
+def glue_figure(stage: str, name: str, fig, key: str, alt: str | None = None):
     """Save ``fig`` as ``results/<stage>/figures/<name>.png``, close it, and glue *that PNG* under ``key``.
 
     The page then shows exactly the file a reader finds in ``results/`` (``{glue:figure} key``).
+    The alt text (``alt``, else the one the figure function attached with :func:`set_alt`) is written
+    into the PNG as its "Description"; the book's Sphinx extension :mod:`compendium.sphinx_alt` turns it
+    into the ``<img alt>`` (myst-nb drops alt text from a glued image's metadata).
     Returns the PNG's path.
     """
     import matplotlib.pyplot as plt
@@ -95,13 +212,38 @@ def glue_figure(stage: str, name: str, fig, key: str):
 
     from .results import save_figure
 
+    alt = alt if alt is not None else figure_alt(fig)
     path = save_figure(stage, name, fig)
     plt.close(fig)
+    if alt is not None:
+        path.write_bytes(png_with_description(path.read_bytes(), alt))
+    else:
+        import warnings
+
+        warnings.warn(f"figure {name!r} has no alt text: pass alt= or attach it with compendium.display.set_alt",
+                      stacklevel=2)
     glue(key, Image(filename=str(path)), display=False)
     return path
 
 
-def glue_all(values: dict) -> None:
-    """Glue every key of ``values`` for the prose (``display=False``), each as a plain Python type."""
+def glue_all(values: Mapping[str, object]) -> None:
+    """myst-nb ``glue`` of every entry of ``values`` (e.g. a study's ``summary(...)`` dict), each under its key,
+    numbers as plain Python types; an IPython display object (``Markdown``) is glued as it is, for ``{glue:md}``."""
     for name, value in values.items():
-        glue_value(name, value, display=False)
+        glue_value(name, value)
+
+
+def with_alt(alt_fn):
+    """Decorator of a figure function: attach ``alt_fn(*same arguments)`` as the figure's alt text.
+
+    The alt-text function gets exactly the data the figure is drawn from, so its numbers follow a re-run."""
+    import functools
+
+    def deco(plot_fn):
+        @functools.wraps(plot_fn)
+        def wrapper(*args, **kwargs):
+            fig = plot_fn(*args, **kwargs)
+            return set_alt(fig, alt_fn(*args, **kwargs))
+        wrapper.alt_text = alt_fn
+        return wrapper
+    return deco

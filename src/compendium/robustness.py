@@ -455,71 +455,68 @@ def bt_sampling_check(counts: pd.DataFrame, by_category: pd.DataFrame | None, n_
 
 
 # ----------------------------------------------------------------------------------------------
-# Figures (matplotlib; each returns a Figure)
+# Figures (seaborn, themed by compendium.figstyle; each returns a Figure). Imported lazily: the
+# computations above do not need matplotlib.
 # ----------------------------------------------------------------------------------------------
 
-_STYLE = {"font.size": 10, "axes.titlesize": 11, "axes.labelsize": 10, "figure.dpi": 100,
-          "axes.spines.top": False, "axes.spines.right": False}
 _ZONE_LABELS = {"green": "Green Light", "red": "Red Light", "rnd": "R&D Opportunity", "low": "Low Priority"}
 
 
-def plot_zone_sweep(zones: pd.DataFrame):
-    """Tasks per zone against the cut-off; solid = mean at the cut-off counts as high (paper), dashed = low."""
-    from .workbank.common import ZONE_COLORS  # the WORKBank chapter's zone colours
+def _plotting():
     import matplotlib.pyplot as plt
+    import seaborn as sns
 
-    with plt.rc_context(_STYLE):
-        fig, ax = plt.subplots(figsize=(7.2, 4.2))
-        for b, ls, mk in (("ge", "-", "o"), ("gt", "--", "s")):
-            d = zones[zones["boundary"] == b].sort_values("cutoff")
-            if d.empty:
-                continue
-            for z in ZONE_NAMES:
-                ax.plot(d["cutoff"], d[z], ls=ls, marker=mk, ms=4, color=ZONE_COLORS[z],
-                        label=_ZONE_LABELS[z] if b == "ge" or zones["boundary"].nunique() == 1 else None)
-        ref = zones[zones["reference"]]
-        if len(ref):
-            ax.axvline(PAPER_CUTOFF, color="k", lw=0.8, ls=":")
-            ax.text(PAPER_CUTOFF, ax.get_ylim()[1], " paper", va="top", fontsize=8.5)
-        ax.plot([], [], "k-", label="mean = cut-off is high (paper)")
-        ax.plot([], [], "k--", label="mean = cut-off is low")
-        ax.set_xlabel("cut-off on both axes (task mean, 1-5 scale)")
-        ax.set_ylabel("tasks in zone")
-        ax.legend(frameon=False, fontsize=8.5, ncol=2, loc="upper center", bbox_to_anchor=(0.5, -0.16))
-        ax.set_title("Zone sizes move with the cut-off")
-        fig.tight_layout()
-    return fig
+    from . import figstyle
+    return plt, sns, figstyle
+
+
+def plot_zone_sweep(zones: pd.DataFrame):
+    """Tasks per zone against the cut-off, one panel per boundary rule (the mean at the cut-off counts as
+    high, as in the paper, or as low)."""
+    plt, sns, fs = _plotting()
+    long = zones.melt(id_vars=["cutoff", "boundary", "reference"], value_vars=list(ZONE_NAMES), var_name="zone",
+                      value_name="tasks")
+    long["zone"] = long["zone"].map(_ZONE_LABELS)
+    long["boundary"] = long["boundary"].map({"ge": "mean = cut-off is high (paper)", "gt": "mean = cut-off is low"})
+    with plt.rc_context(fs.THEME):
+        g = sns.relplot(long, kind="line", x="cutoff", y="tasks", col="boundary", hue="zone", style="zone",
+                        hue_order=[_ZONE_LABELS[z] for z in ZONE_NAMES],
+                        palette={_ZONE_LABELS[z]: fs.ZONE_COLORS[z] for z in ZONE_NAMES},
+                        markers={_ZONE_LABELS[z]: fs.ZONE_MARKERS[z] for z in ZONE_NAMES}, dashes=False, ms=5,
+                        height=3.6, aspect=0.95, facet_kws={"sharey": True})
+        g.set_titles(col_template="{col_name}")
+        g.set_axis_labels("cut-off on both axes (task mean, 1-5)", "tasks in zone")
+        if zones["reference"].any():
+            for ax in g.axes.flat:
+                ax.axvline(PAPER_CUTOFF, color="k", lw=0.8, ls=":")
+                ax.text(PAPER_CUTOFF, ax.get_ylim()[1], " paper", va="top", fontsize=8.5)
+        sns.move_legend(g, "lower center", bbox_to_anchor=(0.5, -0.02), ncol=4, title=None, frameon=False)
+        g.figure.suptitle("Zone sizes move with the cut-off")
+        g.tight_layout()
+        g.figure.subplots_adjust(bottom=0.22)
+    return g.figure
 
 
 def plot_has_sweep(has: pd.DataFrame):
     """Heat map of "workers want more agency" (%) over worker x expert tie rules; a cell where it does
     not exceed "experts want more" is hatched."""
-    import matplotlib.pyplot as plt
-
+    plt, sns, fs = _plotting()
     wr = list(dict.fromkeys(has["worker_rule"]))
     er = list(dict.fromkeys(has["expert_rule"]))
-    g = has.set_index(["worker_rule", "expert_rule"])
-    M = np.array([[g.loc[(a, b), "workers_more"] for b in er] for a in wr])
-    E = np.array([[g.loc[(a, b), "experts_more"] for b in er] for a in wr])
-    with plt.rc_context(_STYLE):
+    M = has.pivot(index="worker_rule", columns="expert_rule", values="workers_more").reindex(index=wr, columns=er)
+    E = has.pivot(index="worker_rule", columns="expert_rule", values="experts_more").reindex(index=wr, columns=er)
+    with plt.rc_context(fs.THEME):
         fig, ax = plt.subplots(figsize=(1.4 * len(er) + 2.6, 1.0 * len(wr) + 1.6))
-        im = ax.imshow(M, cmap="Blues", vmin=0, vmax=max(70.0, float(M.max())))
-        for i in range(len(wr)):
-            for j in range(len(er)):
-                light = M[i, j] > 0.6 * im.get_clim()[1]
-                ax.text(j, i, f"{M[i, j]:.1f}\n(vs {E[i, j]:.1f})", ha="center", va="center", fontsize=8.5,
-                        color="white" if light else "black")
-                if M[i, j] <= E[i, j]:
-                    ax.add_patch(plt.Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, hatch="///", ec="#b2182b", lw=0))
-                if wr[i] == er[j] == PAPER_TIE_RULE:
-                    ax.add_patch(plt.Rectangle((j - 0.48, i - 0.48), 0.96, 0.96, fill=False, ec="k", lw=2))
-        ax.set_xticks(range(len(er)), er)
-        ax.set_yticks(range(len(wr)), wr)
-        ax.set_xlabel("experts' tie rule")
-        ax.set_ylabel("workers' tie rule")
-        ax.spines[:].set_visible(False)
-        fig.colorbar(im, ax=ax, shrink=0.8, label="% tasks: workers want more agency")
-        ax.set_title("Workers want more agency (vs experts want more)")
+        annot = [[f"{M.iat[i, j]:.1f}\n(vs {E.iat[i, j]:.1f})" for j in range(len(er))] for i in range(len(wr))]
+        fs.heatmap(ax, M, annot=np.array(annot), fmt="", vmin=0, vmax=max(70.0, float(M.to_numpy().max())),
+                   cbar_label="% tasks: workers want more agency", annot_kws={"fontsize": 8.5})
+        for i, j in zip(*np.nonzero((M <= E).to_numpy())):
+            ax.add_patch(plt.Rectangle((j, i), 1, 1, fill=False, hatch="///", ec="#b2182b", lw=0))
+        if PAPER_TIE_RULE in wr and PAPER_TIE_RULE in er:
+            ax.add_patch(plt.Rectangle((er.index(PAPER_TIE_RULE) + 0.02, wr.index(PAPER_TIE_RULE) + 0.02), 0.96, 0.96,
+                                       fill=False, ec="k", lw=2))
+        ax.set(xlabel="experts' tie rule", ylabel="workers' tie rule",
+               title="Workers want more agency (vs experts want more)")
         fig.tight_layout()
     return fig
 
@@ -527,65 +524,69 @@ def plot_has_sweep(has: pd.DataFrame):
 def plot_pwb_sweep(per_scheme: pd.DataFrame, pwis: pd.DataFrame, model_order: Sequence[str] | None = None):
     """Left: prompted PWI per model under each non-random scheme. Right: smallest ΔPWI over models,
     for every random scheme (histogram) and each named scheme (ticks)."""
-    import matplotlib.pyplot as plt
-
+    plt, sns, fs = _plotting()
     named = per_scheme[per_scheme["family"] != "random"]
     rnd = per_scheme[per_scheme["family"] == "random"]
     p = pwis[(pwis["condition"] == "with_system_prompt") & pwis["scheme"].isin(named["scheme"])]
-    wide = p.pivot(index="model", columns="scheme", values="pwi")
-    order = list(model_order) if model_order is not None else list(wide[DEFAULT_SCHEME].sort_values().index)
-    cmap = plt.get_cmap("tab10")
-    with plt.rc_context(_STYLE):
+    order = list(model_order) if model_order is not None else list(
+        p[p["scheme"] == DEFAULT_SCHEME].sort_values("pwi", ascending=False)["model"])
+    schemes = list(named["scheme"])
+    others = iter(c for c in fs.CATEGORICAL if c != fs.GREY)
+    colours = {s: "k" if s == DEFAULT_SCHEME else next(others, fs.GREY) for s in schemes}
+    markers = {s: "D" if s == DEFAULT_SCHEME else fs.MARKERS[k % len(fs.MARKERS)] for k, s in enumerate(schemes)}
+    with plt.rc_context(fs.THEME):
         fig, (a1, a2) = plt.subplots(1, 2, figsize=(10.5, 4.4), gridspec_kw={"width_ratios": [1.25, 1]})
-        y = np.arange(len(order))
-        for k, s in enumerate(named["scheme"]):
-            off = (k - (len(named) - 1) / 2) * 0.07
-            is_def = s == DEFAULT_SCHEME
-            a1.plot(wide.loc[order, s], y + off, "D" if is_def else "o", ms=7 if is_def else 4.5,
-                    color="k" if is_def else cmap(k % 10), label=s, alpha=1 if is_def else 0.85, zorder=3 if is_def else 2)
-        a1.set_yticks(y, order)
-        a1.set_xlabel("prompted PWI")
-        a1.set_title("Prompted PWI under each scheme")
-        a1.legend(frameon=False, fontsize=7.5, loc="lower right")
+        sns.pointplot(p, x="pwi", y="model", hue="scheme", order=order, hue_order=schemes, palette=colours,
+                      markers=[markers[s] for s in schemes],
+                      linestyle="none", dodge=0.6 if len(schemes) > 1 else False, errorbar=None, markersize=5, ax=a1)
+        a1.set(xlabel="prompted PWI", ylabel="", title="Prompted PWI under each scheme")
+        handles, names = a1.get_legend_handles_labels()
+        a1.get_legend().remove()
         if len(rnd):
-            a2.hist(rnd["min_delta"], bins=30, color="#9ecae1", edgecolor="white",
-                    label=f"{len(rnd)} random schemes")
-        for k, (s, v) in enumerate(zip(named["scheme"], named["min_delta"])):
-            a2.axvline(v, color="k" if s == DEFAULT_SCHEME else cmap(k % 10), lw=1.6 if s == DEFAULT_SCHEME else 1)
+            sns.histplot(rnd["min_delta"], bins=30, color="#9ecae1", edgecolor="white",
+                         label=f"{len(rnd)} random schemes", ax=a2)
+        for s, v in zip(named["scheme"], named["min_delta"]):   # each line topped by its scheme's marker
+            a2.axvline(v, color=colours[s], lw=1.6 if s == DEFAULT_SCHEME else 1)
+            a2.plot(v, 1.0, markers[s], color=colours[s], ms=5, transform=a2.get_xaxis_transform(), clip_on=False)
         a2.axvline(0, color="#b2182b", ls=":", lw=1)
-        a2.set_xlabel(f"smallest gain from the prompt over the {pwis['model'].nunique()} models (ΔPWI)")
-        a2.set_ylabel("random schemes")
-        a2.set_title("Does every model still gain?")
+        a2.set(xlabel=f"smallest gain from the prompt over the {pwis['model'].nunique()} models (ΔPWI)",
+               ylabel="random schemes")
+        a2.set_title("Does every model still gain?", pad=12)
         if len(rnd):
-            a2.legend(frameon=False, fontsize=8, loc="upper left")
-        fig.tight_layout()
+            a2.legend(fontsize=8, loc="upper left")
+        fig.tight_layout(rect=(0, 0.1, 1, 1))
+        # one legend for both panels (the right panel's lines share the schemes' colours), below them
+        fig.legend(handles, names, loc="lower center", ncol=min(len(schemes), 6), fontsize=8)
     return fig
 
 
 def plot_bt_sweep(bt: pd.DataFrame, models: Sequence[str], labels: Mapping[str, str],
                   colours: Mapping[str, str] | None = None):
     """Bradley-Terry strength of each model against the tie weight w (lines), Davidson at the right."""
-    import matplotlib.pyplot as plt
-
+    plt, sns, fs = _plotting()
     num = bt[bt["tie_weight"].notna()].sort_values("tie_weight")
     dav = bt[bt["tie_weight"].isna()]
-    with plt.rc_context(_STYLE):
+    names = [labels.get(m, m) for m in models]
+    pal = {labels.get(m, m): (colours or {}).get(m, fs.CATEGORICAL[k % 10]) for k, m in enumerate(models)}
+    mk = {n: fs.MARKERS[k % len(fs.MARKERS)] for k, n in enumerate(names)}
+    long = num.melt(id_vars="tie_weight", value_vars=list(models), var_name="model", value_name="strength")
+    long["model"] = long["model"].map(lambda m: labels.get(m, m))
+    with plt.rc_context(fs.THEME):
         fig, ax = plt.subplots(figsize=(7.2, 4.2))
         xmax = float(num["tie_weight"].max()) if len(num) else 1.0
         xd = xmax + 0.25
-        for m in models:
-            c = (colours or {}).get(m)
-            ax.plot(num["tie_weight"], num[m], "-o", ms=4, color=c, label=labels.get(m, m))
+        sns.lineplot(long, x="tie_weight", y="strength", hue="model", style="model", hue_order=names, palette=pal,
+                     markers=mk, dashes=False, ms=6, ax=ax)
+        for m, n in zip(models, names):
             if len(dav):
-                ax.plot([xd], dav[m], "D", color=c, ms=6)
+                ax.plot([xd], dav[m], mk[n], color=pal[n], ms=7, mec="k", mew=0.5)
         if (num["tie_weight"] == PAPER_TIE_WEIGHT).any():
             ax.axvline(PAPER_TIE_WEIGHT, color="k", lw=0.8, ls=":")
             ax.text(PAPER_TIE_WEIGHT, ax.get_ylim()[1], " published", va="top", fontsize=8.5)
         ticks = list(num["tie_weight"]) + ([xd] if len(dav) else [])
         ax.set_xticks(ticks, [f"{t:g}" for t in num["tie_weight"]] + (["Davidson"] if len(dav) else []))
-        ax.set_xlabel("weight w of a tie, credited to each side")
-        ax.set_ylabel("Bradley-Terry strength (sum 5)")
-        ax.legend(frameon=False, fontsize=8.5, loc="center left", bbox_to_anchor=(1.0, 0.5))
-        ax.set_title("Strengths under each tie convention")
+        ax.set(xlabel="weight w of a tie, credited to each side", ylabel="Bradley-Terry strength (sum 5)",
+               title="Strengths under each tie convention")
+        sns.move_legend(ax, "center left", bbox_to_anchor=(1.0, 0.5), title=None, fontsize=8.5)
         fig.tight_layout()
     return fig

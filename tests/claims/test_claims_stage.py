@@ -1,6 +1,6 @@
 """The claims stage end to end, on a copy of the study stages' outputs: it reads the previous run's
 claims.csv before writing, and when a value moves off the paper (as `dvc exp run -S ...` would) it still
-runs, prints the claim whose status changed to the terminal, and records it in changes.csv."""
+runs, prints the claim whose status changed to the terminal, and records it in results/.history/claims_changes.csv."""
 import json
 import os
 import shutil
@@ -47,7 +47,7 @@ def test_stage_reports_status_changes_and_still_runs_off_the_paper(tmp_path, eva
     second = _run_stage(env, tmp_path / "executed")
     assert second.returncode == 0, second.stderr[-3000:]  # the stage runs; only the claims test fails
     assert f"status changed: {target['claim_id']}: reproduced -> unexplained" in second.stderr
-    changes = pd.read_csv(results / "claims" / "changes.csv", dtype=str, keep_default_na=False)
+    changes = pd.read_csv(results / ".history" / "claims_changes.csv", dtype=str, keep_default_na=False)
     assert changes.to_dict("records") == [{"claim_id": target["claim_id"], "study": target["study"],
                                            "before": "reproduced", "after": "unexplained"}]
     after = pd.read_csv(results / "claims" / "claims.csv", dtype=str, keep_default_na=False).set_index("claim_id")

@@ -556,4 +556,4 @@ def test_change_lines_are_capped_with_a_count_of_the_rest():
                        "before": ["unexplained"] * 30, "after": ["reproduced"] * 28 + ["differs"] * 2})
     lines = claims.change_lines(ch, most=5)
     assert len(lines) == 6
-    assert lines[-1] == "... and 25 more (results/claims/changes.csv): 2 unexplained -> differs, 23 unexplained -> reproduced"
+    assert lines[-1] == "... and 25 more (results/.history/claims_changes.csv): 2 unexplained -> differs, 23 unexplained -> reproduced"

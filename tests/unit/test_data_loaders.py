@@ -169,3 +169,54 @@ def test_require_columns_names_what_is_missing():
         require_columns(df, ["a", "ties"], "pair counts")
     with pytest.raises(d.DataValidationError, match="expected a pandas DataFrame, got list"):
         require_columns([1, 2], ["a"], "frame")
+
+
+# --- the schemas are pandera schemas --------------------------------------------------------------
+
+def test_every_spec_is_a_pandera_schema_that_checks_on_its_own():
+    import pandera.errors
+    import pandera.pandas as pa
+
+    from compendium.data.schema import pandera_schema
+    spec = ALL_TABLES["hitl_pair_counts"]
+    schema = pandera_schema(spec)
+    assert isinstance(schema, pa.DataFrameSchema) and pandera_schema(spec) is schema
+    good = d.load_hitl_pair_counts()
+    schema.validate(good)
+    bad = good.assign(x_wins=good["x_wins"] - 1000)
+    with pytest.raises(pandera.errors.SchemaError, match="in_range"):
+        schema.validate(bad)
+
+
+def test_missing_value_is_named_with_its_row(data_copy):
+    root = data_copy(DESIRES)
+
+    def bad(df):
+        df.loc[9, "Task"] = None
+        return df
+    _rewrite(root, DESIRES, bad)
+    with pytest.raises(d.DataValidationError,
+                       match=r"domain_worker_desires\.csv: column 'Task': expected no missing values, found missing "
+                             r"in 1 row\(s\), first at data row 10"):
+        d.load_worker_desires(root=root, verify=False)
+
+
+def test_a_list_column_holding_a_number_is_rejected():
+    from compendium.data.load import validate
+    spec = ALL_TABLES["pwb_pilot_ground_truth"]
+    df = d.load_table("pwb_pilot_ground_truth")
+    df.loc[4, "llm_individual_scores"] = 2
+    with pytest.raises(d.DataValidationError,
+                       match=r"x\.json: column 'llm_individual_scores': expected a list, "
+                             r"found 1 row\(s\), first at data row 5"):
+        validate(df, spec, where="x.json")
+
+
+def test_several_problems_report_the_first_column_in_file_order():
+    from compendium.data.load import validate
+    spec = ALL_TABLES["hitl_pair_counts"]
+    df = d.load_hitl_pair_counts()
+    df.loc[1, "ties"] = -1
+    df.loc[0, "model_x"] = "recipe_z"
+    with pytest.raises(d.DataValidationError, match=r"'model_x': expected one of"):
+        validate(df, spec, where="f.csv")

@@ -44,3 +44,29 @@ def test_glue_figure_saves_the_png_it_glues(tmp_path, monkeypatch):
     assert path == tmp_path / "demo" / "figures" / "line.png" and path.exists()
     assert glued["demo_fig_line"].data == path.read_bytes()
     assert not plt.get_fignums()
+
+
+def test_table_formats_columns_as_text_before_alignment():
+    df = pd.DataFrame({"name": ["a", "b"], "x": [1234.5, 2.0], "p": [0.000123456, 0.5]})
+    md = table(df, "tbl-f", "c", formats={"x": "{:,.0f}", "p": "{:.2g}"}).data
+    lines = [ln for ln in md.splitlines() if ln.startswith("|")]
+    # formatted columns are text (left-aligned), exactly as str.format prints them
+    assert lines[1] == "|---|---|---|"
+    assert lines[2] == "| a | 1,234 | 0.00012 |" and lines[3] == "| b | 2 | 0.5 |"
+    assert df["x"].tolist() == [1234.5, 2.0]          # the caller's frame is not changed
+    with pytest.raises(KeyError, match="no column 'y'"):
+        table(df, "tbl-f", "c", formats={"y": "{:.1f}"})
+
+
+def test_glue_all_glues_every_key_as_plain_python_without_display(monkeypatch):
+    import myst_nb
+    import numpy as np
+    from IPython.display import Markdown
+
+    from compendium.display import glue_all
+    calls = []
+    monkeypatch.setattr(myst_nb, "glue", lambda k, v, display=True: calls.append((k, v, display)))
+    md = Markdown("`lowest`")
+    glue_all({"a": np.float64(0.25), "b": np.int64(3), "c": "text", "d": md})
+    assert calls == [("a", 0.25, False), ("b", 3, False), ("c", "text", False), ("d", md, False)]
+    assert type(calls[0][1]) is float and type(calls[1][1]) is int

@@ -3,7 +3,7 @@
 :func:`load_table` is the one path from a file under ``data/`` to a DataFrame: it checks the file's
 sha256 against ``manifest.json`` (recorded when the data were added; regenerate with
 ``python -m compendium.data.manifest --write`` after a deliberate refresh), parses it, and validates
-it against its :class:`~compendium.data.schema.TableSpec`. Every problem raises a
+it against its :class:`~compendium.data.schema.TableSpec` (through its pandera schema). Every problem raises a
 :class:`~compendium.data.errors.DataError` subclass whose message names the file, the column and the
 expectation.
 """
@@ -19,7 +19,7 @@ import pandas as pd
 
 from .. import paths
 from .errors import ChecksumError, DataValidationError, MissingDataError
-from .schema import ALL_TABLES, BOOL, FLOAT, INT, LIST, STR, Column, TableSpec
+from .schema import ALL_TABLES, INT, LIST, TableSpec, pandera_schema
 
 MANIFEST = Path(__file__).with_name("manifest.json")
 
@@ -89,63 +89,72 @@ def _describe_bad(s: pd.Series, mask: np.ndarray) -> str:
     return f"{len(idx)} row(s), first at data row {idx[0] + 1} (value {example!r})"
 
 
-def _check_column(df: pd.DataFrame, col: Column, where: str) -> None:
-    s = df[col.name]
-    null = s.isna().to_numpy()
-    if not col.nullable and null.any():
-        raise DataValidationError(f"{where}: column {col.name!r}: expected no missing values, "
-                                  f"found missing in {_describe_bad(s, null)}")
-    v = s[~null]
-    if col.kind in (INT, FLOAT):
-        if col.kind == INT and not pd.api.types.is_integer_dtype(v):
-            example = f" (e.g. {v.iloc[0]!r})" if len(v) else ""
-            raise DataValidationError(f"{where}: column {col.name!r}: expected integers, got dtype {s.dtype}{example}")
-        if col.kind == FLOAT and not pd.api.types.is_numeric_dtype(v):
-            raise DataValidationError(f"{where}: column {col.name!r}: expected numbers, got dtype {s.dtype}")
-        x = s.to_numpy(dtype=float, na_value=np.nan)
-        bad = np.zeros(len(s), bool)
-        if col.lo is not None:
-            bad |= x < col.lo
-        if col.hi is not None:
-            bad |= x > col.hi
-        if bad.any():
-            raise DataValidationError(f"{where}: column {col.name!r}: expected values in "
-                                      f"[{col.lo}, {col.hi}], found out-of-range {_describe_bad(s, bad)}")
-    elif col.kind == BOOL:
-        if not pd.api.types.is_bool_dtype(v):
-            raise DataValidationError(f"{where}: column {col.name!r}: expected True/False, got dtype {s.dtype}")
-    elif col.kind == STR:
-        if not (pd.api.types.is_string_dtype(v) or v.map(lambda x: isinstance(x, str)).all()):
-            raise DataValidationError(f"{where}: column {col.name!r}: expected text, got dtype {s.dtype}")
-    elif col.kind == LIST:
-        bad = ~s.map(lambda x: isinstance(x, list)).to_numpy()
-        if bad.any():
-            raise DataValidationError(f"{where}: column {col.name!r}: expected a list, found {_describe_bad(s, bad)}")
-    if col.allowed is not None:
-        bad = (~s.isin(col.allowed) & ~s.isna()).to_numpy()
-        if bad.any():
-            raise DataValidationError(f"{where}: column {col.name!r}: expected one of {list(col.allowed)}, "
-                                      f"found {_describe_bad(s, bad)}")
+def _rows(df: pd.DataFrame, cases: pd.DataFrame) -> np.ndarray:
+    """Positional mask of the rows pandera reported in ``cases`` (its ``index`` column holds labels)."""
+    return df.index.isin(cases["index"].dropna().tolist())
+
+
+def _message(df: pd.DataFrame, spec: TableSpec, failures: pd.DataFrame, where: str) -> str | None:
+    """The first failure, in the order a reader fixes a file: missing columns; then column by column
+    (missing values, kind, range, allowed values); then the key; then the row count."""
+    missing = failures.loc[failures["check"] == "column_in_dataframe", "failure_case"].tolist()
+    if missing:
+        order = [c.name for c in spec.columns]
+        missing = sorted(missing, key=order.index)
+        return (f"{where}: missing required column(s) {missing}; "
+                f"the file has {list(df.columns)[:12]}{'...' if df.shape[1] > 12 else ''}")
+    checks = failures["check"].astype(str)
+    for col in spec.columns:
+        mine = failures[(failures["column"] == col.name) & (failures["schema_context"] == "Column")]
+        if mine.empty:
+            continue
+        s, name = df[col.name], checks[mine.index]
+        if (name == "not_nullable").any():
+            return (f"{where}: column {col.name!r}: expected no missing values, "
+                    f"found missing in {_describe_bad(s, s.isna().to_numpy())}")
+        kind = name[name.str.startswith("kind:")]
+        if len(kind):
+            expected = kind.iloc[0].removeprefix("kind:")
+            if col.kind == LIST:
+                bad = _rows(df, mine.loc[kind.index])
+                return f"{where}: column {col.name!r}: expected a list, found {_describe_bad(s, bad)}"
+            v = s.dropna()
+            example = f" (e.g. {v.iloc[0]!r})" if col.kind == INT and len(v) else ""
+            return f"{where}: column {col.name!r}: expected {expected}, got dtype {s.dtype}{example}"
+        rng = name[name.str.startswith("in_range")]
+        if len(rng):
+            return (f"{where}: column {col.name!r}: expected values in [{col.lo}, {col.hi}], "
+                    f"found out-of-range {_describe_bad(s, _rows(df, mine.loc[rng.index]))}")
+        allowed = name[name.str.startswith("isin")]
+        if len(allowed):
+            return (f"{where}: column {col.name!r}: expected one of {list(col.allowed)}, "
+                    f"found {_describe_bad(s, _rows(df, mine.loc[allowed.index]))}")
+        return f"{where}: column {col.name!r}: failed {sorted(set(name))}: {mine['failure_case'].tolist()[:5]}"
+    dup = failures[checks.isin(["multiple_fields_uniqueness", "field_uniqueness"])]
+    if len(dup):
+        mask = _rows(df, dup)
+        first = df.loc[mask, list(spec.key)].iloc[0].to_dict()
+        return (f"{where}: key {list(spec.key)} must be unique, found "
+                f"{int(mask.sum())} rows sharing a key (e.g. {first})")
+    if (checks == "rows").any():
+        return f"{where}: expected {spec.expected_rows} rows, found {len(df)} (truncated or a different release?)"
+    if len(failures):
+        return f"{where}: failed checks {sorted(set(checks))}"
+    return None
 
 
 def validate(df: pd.DataFrame, spec: TableSpec, where: str | None = None) -> pd.DataFrame:
-    """Check ``df`` against ``spec``; raise :class:`DataValidationError` naming file, column, expectation."""
+    """Check ``df`` against ``spec`` with its pandera schema (:func:`~compendium.data.schema.pandera_schema`);
+    raise :class:`DataValidationError` naming file, column and expectation for the first problem."""
+    import pandera.errors
+
     where = where or spec.relpath
-    missing = [c.name for c in spec.columns if c.name not in df.columns]
-    if missing:
-        raise DataValidationError(f"{where}: missing required column(s) {missing}; "
-                                  f"the file has {list(df.columns)[:12]}{'...' if df.shape[1] > 12 else ''}")
-    for col in spec.columns:
-        _check_column(df, col, where)
-    if spec.key:
-        dup = df.duplicated(list(spec.key), keep=False).to_numpy()
-        if dup.any():
-            first = df.loc[dup, list(spec.key)].iloc[0].to_dict()
-            raise DataValidationError(f"{where}: key {list(spec.key)} must be unique, found "
-                                      f"{int(dup.sum())} rows sharing a key (e.g. {first})")
-    if spec.expected_rows is not None and len(df) != spec.expected_rows:
-        raise DataValidationError(f"{where}: expected {spec.expected_rows} rows, found {len(df)} "
-                                  "(truncated or a different release?)")
+    try:
+        pandera_schema(spec).validate(df, lazy=True)
+    except pandera.errors.SchemaErrors as exc:
+        failures = exc.failure_cases.reset_index(drop=True)
+        message = _message(df, spec, failures, where)
+        raise DataValidationError(message or f"{where}: {exc}") from None
     return df
 
 

@@ -1,12 +1,17 @@
 """The expected shape of every raw table: file, columns, dtypes, value ranges and keys.
 
-One :class:`TableSpec` per table. :func:`compendium.data.load.load_table` reads a file, checks it
-against the recorded sha256, then validates it against its spec; any violation raises
-:class:`DataValidationError` naming the file, the column and the expectation. Nothing is dropped.
+One :class:`TableSpec` per table: the project's declaration of a raw table (also read by the datasheet
+and the acquisition step). :func:`pandera_schema` turns a spec into a pandera ``DataFrameSchema`` (column
+presence, nulls, kind, range, allowed values, unique key, row count), which does the checking;
+:func:`compendium.data.load.load_table` reads a file, checks it against the recorded sha256, validates it
+with that schema and turns the first failure into a :class:`DataValidationError` naming the file, the
+column and the expectation. Nothing is dropped or coerced.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+
+import pandas as pd
 
 # column kinds
 INT, FLOAT, STR, BOOL, LIST, ANY = "int", "float", "str", "bool", "list", "any"
@@ -236,3 +241,53 @@ HITL = (
 )
 
 ALL_TABLES: dict[str, TableSpec] = {s.name: s for s in WORKBANK + PWB + HITL}
+
+
+# --- the pandera schema of a spec -------------------------------------------------------------------
+# Check names are the expectation each failure is reported with (compendium.data.load._message).
+KIND_EXPECTATION = {INT: "integers", FLOAT: "numbers", BOOL: "True/False", STR: "text"}
+
+
+def _kind_check(kind: str):
+    """A whole-column dtype check, on the non-missing values (a column of whole numbers with gaps is
+    read as float by pandas, so an INT column is judged on its non-missing values as loaded)."""
+    api = pd.api.types
+    test = {INT: api.is_integer_dtype, FLOAT: api.is_numeric_dtype, BOOL: api.is_bool_dtype,
+            STR: lambda v: api.is_string_dtype(v) or v.map(lambda x: isinstance(x, str)).all()}[kind]
+    import pandera.pandas as pa
+
+    return pa.Check(lambda s: bool(test(s.dropna())), name=f"kind:{KIND_EXPECTATION[kind]}")
+
+
+_SCHEMAS: dict[int, tuple] = {}
+
+
+def pandera_schema(spec: TableSpec):
+    """The pandera ``DataFrameSchema`` of ``spec`` (built once per spec). Extra columns are allowed."""
+    hit = _SCHEMAS.get(id(spec))
+    if hit is not None and hit[0] is spec:
+        return hit[1]
+    import pandera.pandas as pa
+
+    columns = {}
+    for col in spec.columns:
+        checks = []
+        if col.kind in KIND_EXPECTATION:
+            checks.append(_kind_check(col.kind))
+        if col.kind == LIST:
+            checks.append(pa.Check(lambda x: isinstance(x, list), element_wise=True, name="kind:a list"))
+        if col.kind in (INT, FLOAT) and (col.lo is not None or col.hi is not None):
+            lo = float("-inf") if col.lo is None else col.lo
+            hi = float("inf") if col.hi is None else col.hi
+            checks.append(pa.Check.in_range(lo, hi))
+        if col.allowed is not None:
+            checks.append(pa.Check.isin(list(col.allowed)))
+        columns[col.name] = pa.Column(None, checks, nullable=col.nullable, required=True)
+    frame_checks = []
+    if spec.expected_rows is not None:
+        n = spec.expected_rows
+        frame_checks.append(pa.Check(lambda df: len(df) == n, name="rows"))
+    schema = pa.DataFrameSchema(columns, checks=frame_checks, unique=list(spec.key) or None, strict=False,
+                                coerce=False, name=spec.name)
+    _SCHEMAS[id(spec)] = (spec, schema)
+    return schema

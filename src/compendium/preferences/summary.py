@@ -40,27 +40,29 @@ COLUMNS = {
 
 _LABELS = {"model": MODEL_LABELS}
 
-#: how each table of the chapter is displayed: keyword arguments of :func:`compendium.display.table`
-#: (columns kept, model ids relabelled, number formats, display names); display only, the CSVs keep the data
+#: how each table of the chapter is displayed: keyword arguments of :func:`compendium.display.table`, which
+#: applies them in this order: ``columns`` kept, ``rename`` (code -> display names), ``formats`` (by display
+#: name), ``labels`` (model ids -> names, by display name). Display only: the CSVs keep the data
 VIEWS: dict[str, dict[str, Any]] = {
     "counts": {"columns": ["model_x", "model_y", "x_wins", "y_wins", "ties", "n"],
-               "relabel": {"model_x": MODEL_LABELS, "model_y": MODEL_LABELS}},
+               "labels": {"model_x": MODEL_LABELS, "model_y": MODEL_LABELS}},
     "pairs": {"columns": ["higher_val_model", "lower_val_model", "higher_val_wins", "lower_val_wins", "ties", "n",
                           "higher_val_win_rate", "wilson_lo", "wilson_hi", "delta_val_pref_acc", "signal"],
-              "relabel": {"higher_val_model": MODEL_LABELS, "lower_val_model": MODEL_LABELS}, "rename": COLUMNS},
-    "record": {"relabel": _LABELS},
+              "rename": COLUMNS, "labels": {"metric's favourite": MODEL_LABELS, "other": MODEL_LABELS}},
+    "record": {"labels": _LABELS},
     "crosscheck": {"columns": ["model", "published_procedure", "mm_converged", "choix", "abs_diff_procedure_vs_choix",
-                               "abs_diff_converged_vs_choix"], "relabel": _LABELS, "rename": COLUMNS,
-                   "formats": {"published_procedure": "{:.10f}", "mm_converged": "{:.10f}", "choix": "{:.10f}",
-                               "abs_diff_procedure_vs_choix": "{:.1e}", "abs_diff_converged_vs_choix": "{:.1e}"}},
+                               "abs_diff_converged_vs_choix"], "rename": COLUMNS, "labels": _LABELS,
+                   "formats": {"published procedure": "{:.10f}", "MM converged": "{:.10f}", "choix": "{:.10f}",
+                               "|procedure − choix|": "{:.1e}", "|converged − choix|": "{:.1e}"}},
     "themes": {"columns": ["label", "count", "share_of_assigned", "example_quote"], "rename": COLUMNS},
-    "bootstrap": {"relabel": _LABELS, "rename": COLUMNS},   # the notebook adds the level to ci_lo / ci_hi
-    "davidson": {"relabel": _LABELS, "rename": COLUMNS},
+    "bootstrap": {"rename": COLUMNS, "labels": _LABELS},   # bootstrap_view adds the level to ci_lo / ci_hi
+    "davidson": {"rename": COLUMNS, "labels": _LABELS},
     "trueskill": {"columns": ["environment", "model", "centred_mu_mean", "centred_mu_sd_over_orders",
                               "mu_sd_over_orders", "sigma_mean", "p_top", "mean_rank"],
-                  "relabel": _LABELS, "rename": COLUMNS},
-    "gap": {"formats": {"n_needed": "{:,.0f}"}, "rename": COLUMNS},
+                  "rename": COLUMNS, "labels": _LABELS},
+    "gap": {"rename": COLUMNS, "formats": {"decisive judgements needed": "{:,.0f}"}},
 }
+
 
 def bootstrap_view(ci_level: float) -> dict[str, Any]:
     """:data:`VIEWS` entry of the bootstrap tables, with the interval level in the names of its bounds."""

@@ -15,7 +15,9 @@ Three data levels, three modules:
 Plus :mod:`.register` (every cell and text claim of ``published/pwb.yaml`` for values.json, with
 PROVENANCE), :mod:`.bootstrap` (the authors' exact PWI and Table 3 bootstrap streams, vectorised),
 :mod:`.benchmark` (the appendix that renders the benchmark itself), :mod:`.weights` (the
-weighting schemes), :mod:`.report` (values.json entries and the data-level table), :mod:`.figures`
+weighting schemes), :mod:`.report` (values.json entries and the data-level table), :mod:`.summary`
+(every number and phrase of the chapters' prose), :mod:`.effects` (effect sizes with intervals and the
+significance tests, with pingouin), :mod:`.figures`
 (imported on demand) and :mod:`.paper_printed` (numbers as printed in the paper, quoted only to show
 where the paper disagrees with its data).
 """

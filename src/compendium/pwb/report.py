@@ -14,8 +14,7 @@ import pandas as pd
 
 from . import CONDITION_KEYS, DIMENSIONS, MODEL_KEYS
 
-__all__ = ["DATA_LEVELS", "data_levels", "values_from_aggregates", "values_from_instances", "mean_printed_delta",
-           "formatted_table"]
+__all__ = ["DATA_LEVELS", "data_levels", "values_from_aggregates", "values_from_instances", "mean_printed_delta"]
 
 #: Which data level reproduces which published number (claim id prefix -> level, how).
 DATA_LEVELS = [
@@ -125,16 +124,3 @@ def values_from_instances(res: Mapping) -> dict:
                 v[f"pwb.inst.irr.{d}.{col}"] = int(val) if col == "n" else (float(val) if np.isfinite(val) else None)
     return v
 
-
-def formatted_table(df: pd.DataFrame, formats: Mapping[str, str] | None = None, precision: int = 3) -> pd.DataFrame:
-    """A copy of ``df`` for display with its float columns formatted as strings: ``formats`` maps a
-    column to a format string (e.g. ``"{:+.1f}"``), other float columns get ``precision`` decimals;
-    NaN becomes an en dash. Pass the result to :func:`compendium.display.table`."""
-    out = df.copy()
-    for c in out.columns:
-        fmt = (formats or {}).get(c)
-        if fmt is None and pd.api.types.is_float_dtype(out[c]):
-            fmt = f"{{:.{precision}f}}"
-        if fmt is not None:
-            out[c] = [("–" if (isinstance(v, float) and np.isnan(v)) else fmt.format(v)) for v in out[c]]
-    return out

@@ -10,7 +10,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from . import agency, demographics, desire, external, icc, landscape, reliability, skills, slips
 from .common import CAPABILITY, DESIRE, HAS, OCC, TASK, TASK_CHARACTERISTICS, USER, drop_repeated_rows
@@ -63,10 +62,12 @@ def desire_section(desires: pd.DataFrame, task_metadata: pd.DataFrame, bls_wages
         v[f"wb.reasons.{r['reason']}"] = r["pct"]
     corr = []
     for key, col in [("desire_jobsecurity", "job_security"), ("desire_enjoyment", "enjoyment")]:
-        rho, p = desire.spearman(tasks["desire"], tasks[col])
+        r = desire.spearman_ci(tasks["desire"], tasks[col])
+        rho, p = r["rho"], r["p"]
         v[f"wb.rho.{key}"], v[f"wb.p.{key}"] = rho, p
         corr.append({"pair": f"desire vs {col.replace('_', ' ')}", "rho": rho, "p": p, "n_tasks": len(tasks),
-                     "paper_style_bound": desire.format_p_truncated(p)})
+                     "paper_style_bound": desire.format_p_truncated(p), "ci_low": r["ci_low"],
+                     "ci_high": r["ci_high"]})
     return Section(values=v, tables={
         "top20_desire": desire.ranked_tasks(tasks, n_top, top=True),
         "bottom20_desire": desire.ranked_tasks(tasks, n_top, top=False),
@@ -82,8 +83,10 @@ def landscape_section(desires: pd.DataFrame, experts: pd.DataFrame, sectors: pd.
     land["zone"] = landscape.assign_zones(land["capability"], land["desire"], cutoff)
     zc = landscape.zone_counts(land["zone"])
     zs = landscape.zones_by_sector(land, sectors)
-    rho, p = desire.spearman(land["capability"], land["desire"])
+    rc = desire.spearman_ci(land["capability"], land["desire"])
+    rho, p = rc["rho"], rc["p"]
     v = {f"wb.zones.{z}": n for z, n in zc.items()}
+    v["wb.zones.rho_capability_desire_ci"] = [rc["ci_low"], rc["ci_high"]]
     v.update({f"wb.zones.share_{z}": 100 * n / len(land) for z, n in zc.items()})
     cm = zs.set_index("sector").loc[COMPUTER_MATH]
     v.update({"wb.zones.cm_green": cm["green"], "wb.zones.cm_rnd": cm["rnd"], "wb.zones.cm_n_tasks": int(cm["n_tasks"]),
@@ -167,8 +170,10 @@ def agency_section(desires: pd.DataFrame, experts: pd.DataFrame, tie_rule: str =
     for name, col in [("human_agency", HAS), *TASK_CHARACTERISTICS.items()]:
         a = desires.groupby(TASK)[col].mean().loc[common]
         b = experts.groupby(TASK)[col].mean().loc[common]
-        rho, p = desire.spearman(a, b)
-        rows.append({"measure": name, "rho": rho, "p": p, "n_tasks": len(common)})
+        r = desire.spearman_ci(a, b)
+        rho, p = r["rho"], r["p"]
+        rows.append({"measure": name, "rho": rho, "p": p, "n_tasks": len(common), "ci_low": r["ci_low"],
+                     "ci_high": r["ci_high"]})
         v[f"wb.rho.worker_expert_{name}"] = rho
     matrix_df = mat.copy()
     matrix_df.index = [f"worker H{k}" for k in mat.index]
@@ -186,8 +191,7 @@ def skills_section(experts: pd.DataFrame, task_metadata: pd.DataFrame) -> Sectio
     v = {"wb.skills.count": len(t), "wb.skills.joined_rows": skills.n_joined_rows(experts, task_metadata),
          "wb.skills.min_tasks": int(t["n_tasks"].min()),
          "wb.skills.n_under_7_tasks": int((t["n_tasks"] < 7).sum())}
-    r = stats.spearmanr(t["mean_wage"], t["mean_has"])
-    v["wb.skills.rho_wage_has"], v["wb.skills.p_wage_has"] = float(r.statistic), float(r.pvalue)
+    v["wb.skills.rho_wage_has"], v["wb.skills.p_wage_has"] = desire.spearman(t["mean_wage"], t["mean_has"])
     coverage, left_out = skills.wage_coverage(experts, task_metadata)
     v.update({f"wb.skills.{k}": n for k, n in left_out.items()})
     return Section(values=v, tables={"skill_ranks": t, "skill_wage_coverage": coverage})

@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from .common import (DESIRE, DESIRE_REASONS, ENJOYMENT, JOB_SECURITY, OCC, SOC_CODE, TASK, pct,
                      require_columns, require_ratings, task_means)
 
 __all__ = ["task_desire", "desire_shares", "ranked_tasks", "desire_reasons", "sector_names",
-           "occupation_sectors", "desire_by_sector", "spearman", "format_p_truncated"]
+           "occupation_sectors", "desire_by_sector", "spearman", "spearman_ci", "format_p_truncated"]
 
 
 def task_desire(desires: pd.DataFrame) -> pd.DataFrame:
@@ -114,9 +113,40 @@ def desire_by_sector(tasks: pd.DataFrame, sectors: pd.DataFrame, cutoff: float =
 
 
 def spearman(x, y) -> tuple[float, float]:
-    """Spearman rho across tasks and its p-value from scipy (t-distribution approximation, not exact)."""
-    r = stats.spearmanr(np.asarray(x, float), np.asarray(y, float))
-    return float(r.statistic), float(r.pvalue)
+    """Spearman rho across tasks and its two-sided p-value (t-distribution approximation, not exact).
+
+    Computed by :func:`spearman_ci` (pingouin); the unit tests check it against ``scipy.stats.spearmanr``.
+    """
+    r = spearman_ci(x, y)
+    return r["rho"], r["p"]
+
+
+def spearman_ci(x, y, confidence: float = 0.95) -> dict:
+    """Spearman rho with its confidence interval and p-value, by ``pingouin.corr(method="spearman")``.
+
+    Returns ``{"n", "rho", "ci_low", "ci_high", "p"}``. rho and p are pingouin's (which calls
+    ``scipy.stats.spearmanr``: a t-distribution p-value). The interval is pingouin's Fisher-z interval
+    (``tanh(atanh(rho) -+ z * 1/sqrt(n - 3))``), recomputed unrounded with ``pingouin.compute_esci``:
+    pingouin 0.7 rounds the ``CI95`` column of ``corr`` to 2 decimals (its option
+    ``round.column.CI95``), too coarse for the 3 decimals at which the chapter prints rho beside it.
+    Pairs with a missing value are dropped (as pingouin does); fewer than 4 pairs is an error.
+    """
+    import pingouin
+
+    a, b = np.asarray(x, float), np.asarray(y, float)
+    if a.shape != b.shape:
+        raise ValueError(f"spearman_ci: x and y differ in length ({a.size} vs {b.size})")
+    keep = ~(np.isnan(a) | np.isnan(b))
+    n = int(keep.sum())
+    if n < 4:
+        raise ValueError(f"spearman_ci: {n} complete pairs; a Spearman interval needs at least 4")
+    res = pingouin.corr(a[keep], b[keep], method="spearman").iloc[0]
+    rho = float(res["r"])
+    if abs(rho) == 1.0:
+        lo = hi = rho
+    else:
+        lo, hi = pingouin.compute_esci(stat=rho, nx=n, ny=n, eftype="r", confidence=confidence, decimals=16)
+    return {"n": n, "rho": rho, "ci_low": float(lo), "ci_high": float(hi), "p": float(res["p_val"])}
 
 
 def format_p_truncated(p: float) -> str:

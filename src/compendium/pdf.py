@@ -1,0 +1,203 @@
+"""A PDF of the whole book, built offline: a single-page HTML build printed by headless Chromium.
+
+    python -m compendium.pdf                 # build book/_build/pdf/book.pdf (what `make pdf` runs)
+    python -m compendium.pdf --html-only     # only the single-page HTML build
+    python -m compendium.pdf --print X.html Y.pdf   # print one HTML file (no book build)
+
+Why this route: Jupyter Book 1's ``pdfhtml`` builder downloads its own browser (pyppeteer), and its
+LaTeX route needs a TeX installation that chokes on κ, α and ≥. Here:
+
+1. ``jupyter-book build book --builder singlehtml --path-output book/_build/pdf`` renders the stored
+   notebook outputs (``book/executed/``, nothing is executed) into one page,
+   ``book/_build/pdf/_build/singlehtml/intro.html``; the HTML book in ``book/_build/html`` is never
+   touched. Figures are the PNGs the stages glued, numbered references are resolved by Sphinx.
+2. :func:`print_pdf` writes ``print.html`` beside it (the same page plus a print stylesheet: no
+   sidebars, full width, figures and table rows not split across pages) and prints it with the Debian
+   Chromium (the one :mod:`compendium.browsercheck` drives), headless, with every host name resolving
+   nowhere (no network), and a *virtual-time budget*: Chromium runs the page's scripts (MathJax, which
+   the book vendors in ``_static/mathjax``) on a virtual clock and prints once they are idle or the
+   budget is spent.
+3. :func:`check_pdf` reads the result back: the ``%PDF`` header, the page count, and, when poppler's
+   ``pdftotext`` is installed, that the text holds no unrendered TeX (``\\(``, ``$$``) or raw MyST.
+"""
+from __future__ import annotations
+
+import argparse
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from . import paths
+
+OUT = paths.BOOK / "_build" / "pdf"              # --path-output of the single-page build
+SINGLEHTML = OUT / "_build" / "singlehtml"
+PDF = OUT / "book.pdf"
+VIRTUAL_TIME_MS = 60_000                         # MathJax and layout of a ~1 MB page need well under this
+# Chromium flags known to work on this machine (compendium.browsercheck.CHROMIUM_ARGS) plus no network:
+# every host name resolves nowhere, so a page that tried to fetch a remote asset would print without it
+# (and compendium.book's offline check already fails such a page).
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                  "--disable-extensions", "--host-resolver-rules=MAP * ~NOTFOUND",
+                  "--run-all-compositor-stages-before-draw", "--no-pdf-header-footer"]
+
+PRINT_CSS = """
+<style media="print">
+  @page { size: A4; margin: 16mm 14mm 18mm 14mm; }
+  html { font-size: 13px; }
+  .bd-header, .bd-sidebar-primary, .bd-sidebar-secondary, .bd-footer, .bd-footer-article, .bd-footer-content,
+  .prev-next-area, .header-article, .bd-header-article, .headerlink, .skip-link, #pst-back-to-top,
+  .copybtn, .search-button-field, .theme-switch-button, .sidebar-toggle { display: none !important; }
+  .bd-container, .bd-container__inner, .bd-main, .bd-page-width, .bd-content, .bd-article-container,
+  .bd-article, article { max-width: none !important; width: 100% !important; margin: 0 !important;
+  padding: 0 !important; display: block !important; }
+  figure, img, .cell_output img, tr, pre, .admonition { break-inside: avoid; }
+  h1, h2, h3, h4 { break-after: avoid; }
+  section > h1 { break-before: page; }
+  img { max-width: 100% !important; height: auto !important; }
+  table { font-size: 0.85em; max-width: 100%; }
+  .pst-scrollable-table-container, .table-wrapper, .output, .cell_output { overflow: visible !important; }
+  pre { white-space: pre-wrap; word-break: break-word; }
+  details { display: block; }
+  a { color: inherit; text-decoration: none; }
+</style>
+"""
+# what must not survive into the PDF's text: unrendered TeX delimiters and raw MyST roles/directives
+RAW = re.compile(r"\\\(|\\\[|\$\$|\{(glue:\w+|glue|numref|ref|cite|doc|eq)\}|^:::", re.M)
+
+
+def chromium() -> str:
+    from .browsercheck import chromium_path
+
+    return chromium_path()
+
+
+def build_singlehtml(book: Path = paths.BOOK, out: Path = OUT) -> Path:
+    """Render the book (stored outputs only) into one HTML page under ``out``; return its path."""
+    exe = Path(sys.executable).with_name("jupyter-book")
+    cmd = [str(exe) if exe.exists() else "jupyter-book", "build", str(book), "--builder", "singlehtml",
+           "--path-output", str(out), "--all"]
+    print("building the single-page HTML book ...", flush=True)
+    t0 = time.perf_counter()
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        sys.stderr.write(proc.stdout[-4000:] + proc.stderr[-4000:])
+        raise RuntimeError(f"jupyter-book singlehtml build failed (exit {proc.returncode}); see its output above")
+    html_dir = out / "_build" / "singlehtml"
+    master = html_dir / "intro.html"   # the toc's root page holds the whole book in singlehtml
+    if not master.exists():
+        raise RuntimeError(f"the single-page build wrote no {master}")
+    print(f"single-page HTML: {master} ({master.stat().st_size / 1e6:.1f} MB, {time.perf_counter() - t0:.0f} s)")
+    return master
+
+
+def add_print_css(html: Path) -> Path:
+    """Write ``print.html`` beside ``html``: the same page with :data:`PRINT_CSS` before ``</head>``."""
+    text = html.read_text(encoding="utf-8")
+    if "</head>" not in text:
+        raise ValueError(f"{html}: no </head>; not an HTML page")
+    out = html.with_name("print.html")
+    out.write_text(text.replace("</head>", PRINT_CSS + "</head>", 1), encoding="utf-8")
+    return out
+
+
+def print_pdf(html: Path, pdf: Path, budget_ms: int = VIRTUAL_TIME_MS, timeout: float = 900,
+              print_css: bool = True) -> Path:
+    """Print ``html`` to ``pdf`` with headless Chromium, offline, after a virtual-time budget."""
+    html, pdf = Path(html).resolve(), Path(pdf).resolve()
+    page = add_print_css(html) if print_css else html
+    pdf.parent.mkdir(parents=True, exist_ok=True)
+    tmp = pdf.with_name(pdf.name + ".part")
+    tmp.unlink(missing_ok=True)
+    with tempfile.TemporaryDirectory(prefix="compendium-chromium-") as profile:
+        cmd = [chromium(), *CHROMIUM_FLAGS, f"--user-data-dir={profile}", f"--virtual-time-budget={budget_ms}",
+               f"--print-to-pdf={tmp}", page.as_uri()]
+        t0 = time.perf_counter()
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    if proc.returncode != 0 or not tmp.exists() or tmp.stat().st_size == 0:
+        raise RuntimeError(f"chromium could not print {page} (exit {proc.returncode}): {proc.stderr[-2000:]}")
+    tmp.replace(pdf)  # a failed print leaves the last good PDF in place
+    print(f"printed {pdf} ({pdf.stat().st_size / 1e6:.1f} MB, {time.perf_counter() - t0:.0f} s)")
+    return pdf
+
+
+def page_count(pdf: Path) -> int:
+    """Pages of ``pdf``: poppler's ``pdfinfo`` if installed, else the page objects in the file."""
+    if shutil.which("pdfinfo"):
+        out = subprocess.run(["pdfinfo", str(pdf)], capture_output=True, text=True, check=True).stdout
+        return int(re.search(r"^Pages:\s+(\d+)", out, re.M).group(1))
+    return len(re.findall(rb"/Type\s*/Page(?![s\w])", Path(pdf).read_bytes()))
+
+
+def pdf_text(pdf: Path) -> str | None:
+    """The PDF's text (poppler's ``pdftotext``), or None where poppler is not installed."""
+    if not shutil.which("pdftotext"):
+        return None
+    return subprocess.run(["pdftotext", "-enc", "UTF-8", str(pdf), "-"], capture_output=True, text=True,
+                          check=True).stdout
+
+
+def check_pdf(pdf: Path, min_pages: int = 1, must_contain: tuple[str, ...] = ()) -> list[str]:
+    """Problems with ``pdf``: not a PDF, too few pages, raw markup or missing text (empty list: fine)."""
+    pdf = Path(pdf)
+    if not pdf.exists():
+        return [f"{pdf}: missing"]
+    if not pdf.read_bytes()[:5] == b"%PDF-":
+        return [f"{pdf}: not a PDF (no %PDF- header)"]
+    problems = []
+    n = page_count(pdf)
+    if n < min_pages:
+        problems.append(f"{pdf}: {n} page(s), expected at least {min_pages}")
+    text = pdf_text(pdf)
+    if text is not None:
+        for m in list(RAW.finditer(text))[:10]:
+            problems.append(f"{pdf}: raw markup in the text: {m.group(0)!r} near "
+                            f"{text[max(0, m.start() - 40):m.end() + 40]!r}")
+        for s in must_contain:
+            if s not in text:
+                problems.append(f"{pdf}: the text lacks {s!r}")
+    return problems
+
+
+def missing_chapters(book: Path = paths.BOOK) -> list[str]:
+    """Executed chapters the table of contents lists but ``book/executed/`` lacks (a fresh clone)."""
+    files = re.findall(r"^\s*-?\s*file:\s*(executed/\S+)", (book / "_toc.yml").read_text(), re.M)
+    return [f"book/{f}.ipynb" for f in files if not (book / f"{f}.ipynb").exists()]
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--html-only", action="store_true", help="only build the single-page HTML")
+    ap.add_argument("--print", nargs=2, metavar=("HTML", "PDF"), help="print one HTML file to PDF")
+    ap.add_argument("--budget-ms", type=int, default=VIRTUAL_TIME_MS)
+    args = ap.parse_args(argv)
+    if args.print:
+        pdf = print_pdf(Path(args.print[0]), Path(args.print[1]), args.budget_ms)
+        problems = check_pdf(pdf)
+    else:
+        from .book import failed_chapters
+
+        broken = failed_chapters()
+        missing = missing_chapters()
+        if broken or missing:
+            print("ERROR: the chapters are not all executed (run `dvc repro book` first): "
+                  + "; ".join(broken + [f"{m} missing" for m in missing]), file=sys.stderr)
+            return 1
+        master = build_singlehtml()
+        if args.html_only:
+            return 0
+        pdf = print_pdf(master, PDF, args.budget_ms)
+        # the register's Greek letters and relations must reach the page as text
+        problems = check_pdf(pdf, min_pages=20, must_contain=("κ", "α", "≥"))
+    print(f"{pdf}: {page_count(pdf)} pages")
+    for p in problems:
+        print("PROBLEM:", p, file=sys.stderr)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,70 @@
+"""compendium.pdf prints HTML to PDF with headless Chromium, offline, after MathJax; check_pdf reads it back."""
+import base64
+import shutil
+
+import pytest
+
+from compendium import paths, pdf
+
+needs_chromium = pytest.mark.skipif(
+    not (shutil.which("chromium") or shutil.which("chromium-browser")), reason="no Chromium installed")
+needs_poppler = pytest.mark.skipif(not shutil.which("pdftotext"), reason="poppler-utils not installed")
+
+# a 2x2 red PNG
+PNG = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAFklEQVR4nGP8z8DAwMDAxMDAwMDAAAANHQEDasKb6QAA"
+                       "AABJRU5ErkJggg==")
+MATHJAX = (paths.BOOK / "_static" / "mathjax" / "tex-svg.js").as_uri()
+
+
+def _page(tmp_path, mathjax=True):
+    (tmp_path / "dot.png").write_bytes(PNG)
+    script = f'<script defer src="{MATHJAX}"></script>' if mathjax else ""
+    html = tmp_path / "page.html"
+    html.write_text(f"""<!doctype html><html><head><meta charset="utf-8"><title>t</title>{script}</head>
+<body><main><h1>Tiny chapter</h1>
+<p>Agreement: quadratic-weighted κ = 0.70, Krippendorff's α = 0.54, every rating ≥ 3 counts as high.</p>
+<p>Inline math: \\(\\kappa_w \\geq \\frac{{1}}{{2}}\\)</p>
+<figure><img src="dot.png" width="40"><figcaption>Fig. 1.1 A dot.</figcaption></figure>
+<table><caption>Table 1.1 Zones</caption><tr><th>zone</th><th>tasks</th></tr><tr><td>green</td><td>364</td></tr></table>
+</main></body></html>""", encoding="utf-8")
+    return html
+
+
+@needs_chromium
+def test_a_tiny_page_prints_with_its_text_math_and_print_stylesheet(tmp_path):
+    out = pdf.print_pdf(_page(tmp_path), tmp_path / "out" / "t.pdf", budget_ms=10_000, timeout=120)
+    assert out.read_bytes()[:5] == b"%PDF-"
+    assert pdf.page_count(out) == 1
+    assert (tmp_path / "print.html").read_text().count('<style media="print">') == 1
+    assert pdf.check_pdf(out, must_contain=("Tiny chapter", "κ = 0.70", "α = 0.54", "≥ 3", "Table 1.1", "364")) == []
+
+
+@needs_chromium
+@needs_poppler
+def test_math_left_unrendered_is_reported(tmp_path):
+    """Without MathJax the TeX delimiters reach the paper, and check_pdf says so (the check can fail)."""
+    out = pdf.print_pdf(_page(tmp_path, mathjax=False), tmp_path / "raw.pdf", budget_ms=2_000, timeout=120)
+    problems = pdf.check_pdf(out)
+    assert problems and "raw markup" in problems[0] and "\\\\(" in problems[0]
+
+
+def test_check_pdf_rejects_what_is_not_a_pdf(tmp_path):
+    fake = tmp_path / "x.pdf"
+    fake.write_text("<html></html>")
+    assert "not a PDF" in pdf.check_pdf(fake)[0]
+    assert "missing" in pdf.check_pdf(tmp_path / "none.pdf")[0]
+
+
+def test_page_count_without_poppler_counts_page_objects(tmp_path, monkeypatch):
+    monkeypatch.setattr(pdf.shutil, "which", lambda name: None)
+    f = tmp_path / "x.pdf"
+    f.write_bytes(b"%PDF-1.4\n1 0 obj <</Type /Pages /Kids [2 0 R 3 0 R]>>\n2 0 obj <</Type /Page>>\n"
+                  b"3 0 obj <</Type/Page /Parent 1 0 R>>\n")
+    assert pdf.page_count(f) == 2
+
+
+def test_add_print_css_needs_a_head(tmp_path):
+    f = tmp_path / "a.html"
+    f.write_text("<p>no head</p>")
+    with pytest.raises(ValueError, match="no </head>"):
+        pdf.add_print_css(f)
