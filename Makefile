@@ -13,14 +13,15 @@ export PATH := $(BIN):$(PATH)
 export PYTHONDONTWRITEBYTECODE := 1
 export MPLBACKEND := Agg
 
-.PHONY: help setup data reproduce test test-reliability test-unit book browser-test book-archive pdf benchmark freeze clean
+.PHONY: help setup data reproduce test test-reliability test-unit book browser-test book-archive pdf benchmark freeze clean metadata
 
 help:
 	@echo "make reproduce   set up, restore data, run every stage (dvc repro), build the book"
 	@echo "make test        set up, restore data, run the whole test suite"
 	@echo "make test-reliability  failure cases (bad data, bad params, killed stages) on a scratch clone"
 	@echo "make book        rebuild the book from the stored notebook outputs"
-	@echo "make browser-test open every built page in headless Chromium (screenshots in book/_build/screenshots)"
+	@echo "make browser-test open every built page in headless Chromium (screenshots in book/_build/screenshots) and audit it with axe-core"
+	@echo "make metadata    regenerate .zenodo.json and codemeta.json from CITATION.cff"
 	@echo "make book-archive pack the built book with its checksum for a release"
 	@echo "make pdf         the whole book as one PDF, offline (book/_build/pdf/book.pdf; headless Chromium)"
 	@echo "make benchmark   time a forced and a no-op dvc repro and the book build"
@@ -63,10 +64,21 @@ test-unit: setup
 book: setup
 	python -m compendium.book build   # built aside and swapped in only on success
 
-browser-test: setup
+# axe-core for the browser test's accessibility audit, exactly as pinned by package-lock.json (npm ci);
+# npm itself comes from Debian, like chromium
+node_modules/axe-core/axe.min.js: package.json package-lock.json
+	command -v npm >/dev/null || { echo "installing Debian's npm for the browser test"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm >/dev/null; }
+	npm ci --no-audit --no-fund
+	touch $@
+
+browser-test: setup node_modules/axe-core/axe.min.js
 	test -n "$${CHROMIUM:-}" || command -v chromium >/dev/null || { echo "installing Debian's chromium for the browser test"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 	python -m compendium.browsercheck
+
+metadata: setup
+	python -m compendium.fair write
 
 book-archive: setup
 	test -f book/_build/html/index.html || dvc repro book

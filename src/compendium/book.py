@@ -102,6 +102,9 @@ def build() -> int:
     shutil.rmtree(staging)
     seconds = time.perf_counter() - t0
     write_provenance(HTML, book_seconds=seconds)
+    from .fair import write_crate
+
+    write_crate(HTML)  # ro-crate-metadata.json: datasets, licences, checksums, notebooks (deterministic)
     print(f"book built in {seconds:.1f} s: {HTML / 'index.html'}")
     return 0
 

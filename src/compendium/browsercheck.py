@@ -7,7 +7,14 @@ driven by Playwright; no browser download), wait for MathJax, save a full-page s
 - an image that did not load (missing file or broken reference),
 - a broken internal link (target page missing, or its #anchor absent),
 - math that MathJax did not render, or raw markup that leaked into the text (``{glue:...}``,
-  ``{numref}``, ``{cite}``, ``:::``, ``$$``, Sphinx's "problematic" and "system-message" nodes).
+  ``{numref}``, ``{cite}``, ``:::``, ``$$``, Sphinx's "problematic" and "system-message" nodes),
+- an image in the page's main content without real alt text (missing, empty, or a file name; theme
+  images outside ``<main>`` may keep an empty alt),
+- any WCAG 2.0/2.1 level A or AA violation found by axe-core (from npm: ``package.json`` and its lock file,
+  installed by ``make node_modules``), injected into every page; best-practice findings are reported per
+  page, not failed. One chapter (:data:`DARK_PAGE`) is also opened in the theme's dark mode
+  (``data-theme="dark"``): screenshot and axe again.
+The axe results of every page go to ``book/_build/accessibility.json``.
 
 The static checks (links, anchors, image files) also run without a browser (:func:`static_problems`).
 
@@ -32,6 +39,27 @@ from urllib.parse import unquote, urldefrag, urlparse
 from bs4 import BeautifulSoup
 
 from . import paths
+
+IMAGE_NAME = re.compile(r"(^|/)[\w.-]+\.(png|jpe?g|gif|svg|webp)$", re.IGNORECASE)
+WCAG_TAGS = ("wcag2a", "wcag2aa", "wcag21a", "wcag21aa")
+AXE_TAGS = list(WCAG_TAGS) + ["best-practice"]
+DARK_PAGE = "executed/20_workbank.html"
+REDIRECT = re.compile(r"<meta[^>]+http-equiv=[\"']refresh", re.IGNORECASE)
+
+
+def alt_problem(img) -> str | None:
+    """Why a content image's alt text is not real alt text (missing, empty, a file name), or None."""
+    alt = img.get("alt")
+    src = img.get("src", "")
+    if alt is None:
+        return f"image without alt text: {src}"
+    alt = alt.strip()
+    if not alt:
+        return f"image with empty alt text: {src}"
+    if alt == src or IMAGE_NAME.search(alt) or alt == src.rsplit("/", 1)[-1]:
+        return f"image whose alt text is a file name: {alt[:80]}"
+    return None
+
 
 RAW_MARKUP = re.compile(r"\{(glue:\w+|glue|numref|ref|cite|doc|eq|term|download)\}|^:::|```|\$\$|\{\{\s*\w+\s*\}\}", re.M)
 SKIP_PAGES = {"genindex.html", "search.html"}
@@ -69,6 +97,9 @@ def static_problems(html_dir: Path) -> list[str]:
                 problems.append(f"{rel}: remote image {src}")
             elif not (page.parent / unquote(src.split("?")[0])).exists():
                 problems.append(f"{rel}: missing image {src}")
+            why = alt_problem(img)
+            if why:
+                problems.append(f"{rel}: {why}")
         for a in soup.find_all("a", href=True):
             href = a["href"]
             if urlparse(href).scheme or href.startswith(("//", "mailto:", "javascript:")):
@@ -116,6 +147,12 @@ _PAGE_CHECK = """() => {
   for (const img of document.querySelectorAll('main img')) {
     if (!img.complete || img.naturalWidth === 0) bad.push('image did not load: ' + img.getAttribute('src'));
   }
+  for (const img of document.querySelectorAll('main img')) {
+    const alt = img.getAttribute('alt'), src = img.getAttribute('src') || '';
+    if (alt === null || !alt.trim()) bad.push('image without alt text: ' + src);
+    else if (alt.trim() === src || /(^|[/])[\\w.-]+[.](png|jpe?g|gif|svg|webp)$/i.test(alt.trim()))
+      bad.push('image whose alt text is a file name: ' + alt.slice(0, 80));
+  }
   for (const m of document.querySelectorAll('main .math')) {
     if (!m.querySelector('mjx-container')) bad.push('math not rendered: ' + m.textContent.slice(0, 60));
   }
@@ -132,6 +169,59 @@ def chromium_path() -> str:
         raise FileNotFoundError("no Chromium found: install Debian's package (`apt-get install chromium`) "
                                 "or set CHROMIUM=/path/to/chromium")
     return exe
+
+
+def axe_source() -> str:
+    """axe-core's script (``node_modules/axe-core/axe.min.js``, or ``$AXE_CORE``)."""
+    path = Path(os.environ.get("AXE_CORE") or paths.ROOT / "node_modules" / "axe-core" / "axe.min.js")
+    if not path.is_file():
+        raise FileNotFoundError(f"axe-core not found at {path}: run `make node_modules` "
+                                "(npm ci, from package-lock.json) "
+                                "or set AXE_CORE=/path/to/axe.min.js")
+    return path.read_text(encoding="utf-8")
+
+
+_AXE_RUN = """async (tags) => {
+  const r = await axe.run(document, {runOnly: {type: 'tag', values: tags}, resultTypes: ['violations']});
+  return {version: axe.version, violations: r.violations.map(v => ({
+    id: v.id, impact: v.impact, tags: v.tags, help: v.help, nodes: v.nodes.length,
+    targets: v.nodes.slice(0, 5).map(n => n.target.join(' '))}))};
+}"""
+
+
+def run_axe(page, axe_js: str) -> dict:
+    """Inject axe-core into ``page`` and run the WCAG 2.0/2.1 A/AA and best-practice rules."""
+    if not page.evaluate("() => typeof window.axe !== 'undefined'"):
+        page.add_script_tag(content=axe_js)
+    return page.evaluate(_AXE_RUN, AXE_TAGS)
+
+
+def split_axe(result: dict) -> tuple[list[dict], list[dict]]:
+    """(WCAG A/AA violations, best-practice-only findings) of one axe run."""
+    wcag = [v for v in result["violations"] if set(v["tags"]) & set(WCAG_TAGS)]
+    other = [v for v in result["violations"] if not set(v["tags"]) & set(WCAG_TAGS)]
+    return wcag, other
+
+
+def _settle(page) -> None:
+    page.wait_for_function("() => !window.MathJax || !MathJax.startup || MathJax.startup.promise", timeout=15000)
+    page.evaluate("() => window.MathJax && MathJax.startup ? MathJax.startup.promise : null")
+
+
+def _shot_name(rel: str, prefix: str = "") -> str:
+    return prefix + rel.replace("/", "__").removesuffix(".html") + ".png"
+
+
+def _audit(page, axe_js: str, label: str, problems: list[str]) -> dict:
+    """Run axe on ``page``: WCAG violations become problems, best-practice findings are printed."""
+    result = run_axe(page, axe_js)
+    wcag, other = split_axe(result)
+    for v in wcag:
+        problems.append(f"{label}: WCAG violation {v['id']} ({v['impact']}, {v['nodes']} element(s)): {v['help']} "
+                        f"e.g. {'; '.join(v['targets'][:2])}")
+    print(f"axe {result['version']} {label}: {len(wcag)} WCAG 2.0/2.1 A/AA violations, {len(other)} best-practice "
+          f"findings" + (f" ({', '.join(v['id'] + ' x' + str(v['nodes']) for v in other)})" if other else ""))
+    return {"wcag": wcag, "best_practice": other}
 
 
 def budget_problems(stats: dict[str, tuple[int, float]], budgets: dict[str, tuple[int, float]] = BUDGETS) -> list[str]:
@@ -160,16 +250,18 @@ def size_time_report(stats: dict[str, tuple[int, float]]) -> str:
 
 def browser_problems(html_dir: Path, shots: Path | None, width: int = 1280,
                      stats: dict[str, tuple[int, float]] | None = None,
-                     only: list[str] | None = None) -> tuple[list[str], list[Path]]:
+                     only: list[str] | None = None, report: Path | None = None) -> tuple[list[str], list[Path]]:
     """Load each page (or only the pages named in ``only``); ``stats`` receives page -> (HTML bytes, seconds
     from navigation to the load event with MathJax done; for a page with a budget, the median of
-    :data:`LOADS` loads, so that one slow load on a busy machine does not decide)."""
+    :data:`LOADS` loads, so that one slow load on a busy machine does not decide). axe-core audits every page
+    (and :data:`DARK_PAGE` in dark mode); ``report`` receives the audit as JSON."""
     from playwright.sync_api import sync_playwright
 
     html_dir = Path(html_dir)
+    axe_js = axe_source()
     server = serve(html_dir)
     base = f"http://127.0.0.1:{server.server_address[1]}/"
-    problems, saved = [], []
+    problems, saved, audit = [], [], {}
     try:
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=chromium_path(), headless=True, args=CHROMIUM_ARGS)
@@ -189,14 +281,16 @@ def browser_problems(html_dir: Path, shots: Path | None, width: int = 1280,
                 for _ in range(LOADS if rel in BUDGETS else 1):  # a budgeted page: the median of 3 loads
                     t0 = time.perf_counter()
                     page.goto(base + rel, wait_until="load")
-                    page.wait_for_function("() => !window.MathJax || !MathJax.startup || MathJax.startup.promise",
-                                           timeout=15000)
-                    page.evaluate("() => window.MathJax && MathJax.startup ? MathJax.startup.promise : null")
+                    if REDIRECT.search(p.read_text(errors="replace")):   # e.g. index.html -> intro.html
+                        page.wait_for_url(lambda url, rel=rel: not url.endswith("/" + rel), timeout=10000)
+                        page.wait_for_load_state("load")
+                    _settle(page)
                     times.append(time.perf_counter() - t0)
                 if stats is not None:
                     stats[rel] = (p.stat().st_size, sorted(times)[len(times) // 2])
                 problems += [f"{rel}: {b}" for b in page.evaluate(_PAGE_CHECK)]
                 problems += [f"{rel}: {e}" for e in console_errors]
+                audit[rel] = _audit(page, axe_js, rel, problems)
                 if shots is not None:
                     out = Path(shots) / (rel.replace("/", "__").removesuffix(".html") + ".png")
                     out.parent.mkdir(parents=True, exist_ok=True)
@@ -207,9 +301,37 @@ def browser_problems(html_dir: Path, shots: Path | None, width: int = 1280,
                     else:
                         page.screenshot(path=str(out), full_page=True)
                     saved.append(out)
+            # the theme's dark mode, on one chapter: the theme reads its choice from localStorage
+            first = pages(html_dir)[0].relative_to(html_dir).as_posix()
+            dark_rel = DARK_PAGE if (html_dir / DARK_PAGE).exists() else first
+            if not only or dark_rel in only:
+                ctx = browser.new_context(viewport={"width": width, "height": 900}, color_scheme="dark")
+                ctx.add_init_script("localStorage.setItem('mode', 'dark'); localStorage.setItem('theme', 'dark');")
+                dpage = ctx.new_page()
+                dpage.goto(base + dark_rel, wait_until="load")
+                _settle(dpage)
+                theme = dpage.evaluate("() => document.documentElement.dataset.theme")
+                if theme != "dark":
+                    problems.append(f"{dark_rel}: dark mode not applied (data-theme={theme!r})")
+                problems += [f"{dark_rel} (dark): {b}" for b in dpage.evaluate(_PAGE_CHECK)]
+                audit[f"{dark_rel} (dark)"] = _audit(dpage, axe_js, f"{dark_rel} (dark)", problems)
+                if shots is not None:
+                    out = Path(shots) / _shot_name(dark_rel, "dark__")
+                    dpage.screenshot(path=str(out), full_page=False, timeout=180000)
+                    saved.append(out)
+                    fig = dpage.locator("main figure")
+                    if fig.count():   # and one figure with its caption, as it looks on the dark page
+                        out = Path(shots) / _shot_name(dark_rel, "dark__figure__")
+                        fig.nth(min(2, fig.count() - 1)).screenshot(path=str(out), timeout=180000)
+                        saved.append(out)
+                ctx.close()
             browser.close()
     finally:
         server.shutdown()
+    if report is not None:
+        import json
+
+        Path(report).write_text(json.dumps(audit, indent=1, sort_keys=True) + "\n")
     return problems, saved
 
 
@@ -227,7 +349,8 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     problems = static_problems(html)
     stats: dict[str, tuple[int, float]] = {}
-    bproblems, shots = browser_problems(html, Path(args.screenshots), stats=stats, only=args.page)
+    bproblems, shots = browser_problems(html, Path(args.screenshots), stats=stats, only=args.page,
+                                        report=Path(args.screenshots).parent / "accessibility.json")
     problems += bproblems + budget_problems(stats)
     print(size_time_report(stats))
     for p in problems:

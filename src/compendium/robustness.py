@@ -37,6 +37,9 @@ from typing import Any, Callable
 import numpy as np
 import pandas as pd
 
+from . import robustness_alttext as _alt
+from .display import with_alt
+
 __all__ = [
     "PAPER_CUTOFF", "PAPER_BOUNDARY", "BOUNDARIES", "PAPER_TIE_RULE", "PAPER_TIE_WEIGHT", "DEFAULT_SCHEME",
     "parse_grid", "with_reference", "zone_sweep", "has_sweep", "pwb_named_schemes", "random_schemes",
@@ -470,6 +473,7 @@ def _plotting():
     return plt, sns, figstyle
 
 
+@with_alt(_alt.zone_sweep)
 def plot_zone_sweep(zones: pd.DataFrame):
     """Tasks per zone against the cut-off, one panel per boundary rule (the mean at the cut-off counts as
     high, as in the paper, or as low)."""
@@ -497,6 +501,7 @@ def plot_zone_sweep(zones: pd.DataFrame):
     return g.figure
 
 
+@with_alt(_alt.has_sweep)
 def plot_has_sweep(has: pd.DataFrame):
     """Heat map of "workers want more agency" (%) over worker x expert tie rules; a cell where it does
     not exceed "experts want more" is hatched."""
@@ -521,6 +526,7 @@ def plot_has_sweep(has: pd.DataFrame):
     return fig
 
 
+@with_alt(_alt.pwb_sweep)
 def plot_pwb_sweep(per_scheme: pd.DataFrame, pwis: pd.DataFrame, model_order: Sequence[str] | None = None):
     """Left: prompted PWI per model under each non-random scheme. Right: smallest ΔPWI over models,
     for every random scheme (histogram) and each named scheme (ticks)."""
@@ -560,6 +566,7 @@ def plot_pwb_sweep(per_scheme: pd.DataFrame, pwis: pd.DataFrame, model_order: Se
     return fig
 
 
+@with_alt(_alt.bt_sweep)
 def plot_bt_sweep(bt: pd.DataFrame, models: Sequence[str], labels: Mapping[str, str],
                   colours: Mapping[str, str] | None = None):
     """Bradley-Terry strength of each model against the tie weight w (lines), Davidson at the right."""

@@ -11,7 +11,7 @@ def _site(tmp_path, body_a, body_b="<main><h1 id='top'>B</h1></main>"):
 
 def test_clean_site_has_no_problems(tmp_path):
     site = _site(tmp_path, "<p>See <a href='b.html#top'>B</a> and <a href='https://dvc.org'>DVC</a>.</p>"
-                           "<img src='img.png'><pre>```python\n$$x$$</pre><span class='math'>\\(x\\)</span>")
+                           "<img src='img.png' alt='Bar chart of two groups: A is twice B.'><pre>```python\n$$x$$</pre><span class='math'>\\(x\\)</span>")
     assert static_problems(site) == []
 
 

@@ -7,7 +7,9 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
+from ..display import with_alt
 from ..figstyle import CATEGORICAL, DIVERGING, GREY, heatmap, point_ranges, styled
+from . import alttext
 from .report import MODEL_LABELS, MODELS, TRAINED, VAL_PREF_ACC
 
 #: One colour per model: grey for the untrained model, blues for the agent's recipes (A, B),
@@ -28,6 +30,7 @@ def _lab(m: str) -> str:
     return MODEL_LABELS.get(m, m)
 
 
+@with_alt(alttext.pair_forest)
 @_styled
 def plot_pair_forest(pairs: pd.DataFrame) -> plt.Figure:
     """Win rate of the higher-``val_pref_acc`` model in each pair, with its Wilson 95 % interval."""
@@ -50,6 +53,7 @@ def plot_pair_forest(pairs: pd.DataFrame) -> plt.Figure:
     return fig
 
 
+@with_alt(alttext.bt_uncertainty)
 @_styled
 def plot_bt_uncertainty(summary: pd.DataFrame, rank_probs: pd.DataFrame, level: float = 0.95) -> plt.Figure:
     """Top: BT strengths with bootstrap intervals. Bottom: probability of each rank."""
@@ -73,6 +77,7 @@ def plot_bt_uncertainty(summary: pd.DataFrame, rank_probs: pd.DataFrame, level: 
     return fig
 
 
+@with_alt(alttext.bt_vs_val)
 @_styled
 def plot_bt_vs_val(bt: pd.DataFrame, rho: float) -> plt.Figure:
     """BT strength against val_pref_acc for the five models (the trained four carry the correlation)."""
@@ -91,6 +96,7 @@ def plot_bt_vs_val(bt: pd.DataFrame, rho: float) -> plt.Figure:
     return fig
 
 
+@with_alt(alttext.category_heatmaps)
 @_styled
 def plot_category_heatmaps(cat_bt: pd.DataFrame, cat_wr: pd.DataFrame) -> plt.Figure:
     """Per prompt category: BT strength (log colour scale centred on 1) and pooled win rate."""
@@ -110,6 +116,7 @@ def plot_category_heatmaps(cat_bt: pd.DataFrame, cat_wr: pd.DataFrame) -> plt.Fi
     return fig
 
 
+@with_alt(alttext.trueskill)
 @_styled
 def plot_trueskill(results: dict[str, object], bt: pd.DataFrame) -> plt.Figure:
     """Centred TrueSkill mu after each random order of the same judgements, one panel per environment;
@@ -139,6 +146,7 @@ def plot_trueskill(results: dict[str, object], bt: pd.DataFrame) -> plt.Figure:
     return fig
 
 
+@with_alt(alttext.simulation)
 @_styled
 def plot_simulation(curves: pd.DataFrame, needed: pd.DataFrame, target: float, study_n: int) -> plt.Figure:
     """Recovery probability against the number of (decisive) judgements, per sampling strategy."""
@@ -163,6 +171,7 @@ def plot_simulation(curves: pd.DataFrame, needed: pd.DataFrame, target: float, s
     return fig
 
 
+@with_alt(alttext.participant_activity)
 @_styled
 def plot_participant_activity(per_participant: pd.DataFrame) -> plt.Figure:
     """Histogram of judgements per participant (row-level data only)."""

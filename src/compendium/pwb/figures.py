@@ -7,8 +7,9 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
+from ..display import with_alt
 from ..figstyle import CONDITION_COLORS, CONDITION_MARKERS, DIVERGING, GREY, heatmap, point_ranges, styled
-from . import ABBREV, DIMENSIONS
+from . import ABBREV, DIMENSIONS, alttext
 
 BASE = CONDITION_COLORS["baseline"]
 PROMPT = CONDITION_COLORS["with_system_prompt"]
@@ -35,6 +36,7 @@ def _cond_style(conds=("baseline", "with_system_prompt")) -> dict:
             "markers": [CONDITION_MARKERS[c] for c in conds]}
 
 
+@with_alt(alttext.pwi_dumbbell)
 @styled
 def plot_pwi_dumbbell(t2: pd.DataFrame, released: pd.DataFrame | None = None):
     """Baseline and prompted PWI per model (rows sorted by prompted PWI); released bootstrap CIs as bars."""
@@ -61,6 +63,7 @@ def plot_pwi_dumbbell(t2: pd.DataFrame, released: pd.DataFrame | None = None):
     return fig
 
 
+@with_alt(alttext.model_dimension_heatmaps)
 @styled
 def plot_model_dimension_heatmaps(base: pd.DataFrame, prompted: pd.DataFrame, delta: pd.DataFrame):
     """Three model x dimension heatmaps: baseline mean, prompted mean (0-3) and their difference."""
@@ -79,6 +82,7 @@ def plot_model_dimension_heatmaps(base: pd.DataFrame, prompted: pd.DataFrame, de
     return fig
 
 
+@with_alt(alttext.radar)
 @styled
 def plot_radar(diag: pd.DataFrame):
     """Pooled baseline and prompted mean per dimension (all seven models), on a 0-3 radial scale."""
@@ -100,6 +104,7 @@ def plot_radar(diag: pd.DataFrame):
     return fig
 
 
+@with_alt(alttext.effect_vs_reliability)
 @styled
 def plot_effect_vs_reliability(diag: pd.DataFrame, kappa_threshold: float = 0.70):
     """Pooled Δ per dimension with the released 95 % CI, coloured (and marked) by the panel's QW-kappa
@@ -123,6 +128,7 @@ def plot_effect_vs_reliability(diag: pd.DataFrame, kappa_threshold: float = 0.70
     return fig
 
 
+@with_alt(alttext.weight_sensitivity)
 @styled
 def plot_weight_sensitivity(pwis: pd.DataFrame):
     """The 14 PWIs under each weighting scheme: one line per model and condition."""
@@ -148,6 +154,7 @@ def plot_weight_sensitivity(pwis: pd.DataFrame):
     return fig
 
 
+@with_alt(alttext.stale_table)
 @styled
 def plot_stale_table(stale: pd.DataFrame):
     """Printed appendix value minus the value the released CSVs give, per model and dimension."""
@@ -161,6 +168,7 @@ def plot_stale_table(stale: pd.DataFrame):
     return fig
 
 
+@with_alt(alttext.agreement_by_dimension)
 @styled
 def plot_agreement_by_dimension(fourth: pd.DataFrame, sample_irr: pd.DataFrame, released_irr: pd.DataFrame):
     """QW-kappa per dimension: fourth judge vs panel median, panel judges among themselves on the same
@@ -190,6 +198,7 @@ def plot_agreement_by_dimension(fourth: pd.DataFrame, sample_irr: pd.DataFrame, 
     return fig
 
 
+@with_alt(alttext.correlation)
 @styled
 def plot_correlation(corr: pd.DataFrame, threshold: float = 0.70):
     """Dimension x dimension Pearson correlation matrix; cells above ``threshold`` outlined."""
@@ -206,6 +215,7 @@ def plot_correlation(corr: pd.DataFrame, threshold: float = 0.70):
     return fig
 
 
+@with_alt(alttext.instance_pwi)
 @styled
 def plot_instance_pwi(pwi: pd.DataFrame):
     """Bootstrap PWI and 95 % percentile interval per model and condition (per-instance path)."""
@@ -220,6 +230,7 @@ def plot_instance_pwi(pwi: pd.DataFrame):
     return fig
 
 
+@with_alt(alttext.prompt_domains)
 @styled
 def plot_prompt_domains(inventory: pd.DataFrame):
     """Layer-1 prompt counts per professional domain (rows) and dimension (columns)."""

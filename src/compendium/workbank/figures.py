@@ -9,7 +9,9 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
+from ..display import with_alt
 from ..figstyle import CATEGORICAL, GREY, ZONE_COLORS, ZONE_MARKERS, heatmap, point_ranges, styled
+from . import alttext
 from .common import ZONE_LABELS, ZONES
 
 ZONE_STYLE = {"hue_order": list(ZONES), "palette": ZONE_COLORS, "markers": ZONE_MARKERS}
@@ -19,6 +21,7 @@ def _wrap(s: str, width: int = 38) -> str:
     return "\n".join(textwrap.wrap(str(s), width))
 
 
+@with_alt(alttext.desire_by_sector)
 @styled
 def desire_by_sector(by_sector: pd.DataFrame, overall: float) -> plt.Figure:
     """Horizontal bars: % of each sector's tasks with mean desire > 3, n tasks printed, overall line."""
@@ -38,6 +41,7 @@ def desire_by_sector(by_sector: pd.DataFrame, overall: float) -> plt.Figure:
     return fig
 
 
+@with_alt(alttext.reasons)
 @styled
 def reasons(reasons_table: pd.DataFrame, n: int) -> plt.Figure:
     """Bars of % of responses (desire >= 3) citing each reason; Scale (collected, not in the paper's plot) hatched."""
@@ -58,6 +62,7 @@ def reasons(reasons_table: pd.DataFrame, n: int) -> plt.Figure:
     return fig
 
 
+@with_alt(alttext.landscape)
 @styled
 def landscape(land: pd.DataFrame, cutoff: float, rho: float) -> plt.Figure:
     """Scatter of expert capability (x) vs worker desire (y) per task, coloured and marked by zone, cut-off
@@ -82,6 +87,7 @@ def landscape(land: pd.DataFrame, cutoff: float, rho: float) -> plt.Figure:
     return fig
 
 
+@with_alt(alttext.has_heatmap)
 @styled
 def has_heatmap(matrix: pd.DataFrame, diagonal: float, workers_more: float) -> plt.Figure:
     """5x5 heatmap of task counts, rows = worker dominant level, cols = expert dominant level; diagonal outlined."""
@@ -98,6 +104,7 @@ def has_heatmap(matrix: pd.DataFrame, diagonal: float, workers_more: float) -> p
     return fig
 
 
+@with_alt(alttext.h5_radar)
 @styled
 def h5_radar(profiles: pd.DataFrame) -> plt.Figure:
     """Radar of the four task characteristics for H5 task sets (and all-task baselines)."""
@@ -125,6 +132,7 @@ def h5_radar(profiles: pd.DataFrame) -> plt.Figure:
     return fig
 
 
+@with_alt(alttext.skill_shift)
 @styled
 def skill_shift(skills_table: pd.DataFrame) -> plt.Figure:
     """Slope chart: each skill's rank by mean wage (left) and by mean expert agency (right)."""
@@ -157,6 +165,7 @@ def skill_shift(skills_table: pd.DataFrame) -> plt.Figure:
     return fig
 
 
+@with_alt(alttext.demographic_groups)
 @styled
 def demographic_groups(groups: pd.DataFrame, overall_desire: float, overall_has: float) -> plt.Figure:
     """Forest plot: response-level mean desire and mean HAS by group, with worker-bootstrap 95% intervals."""
@@ -190,6 +199,7 @@ def demographic_groups(groups: pd.DataFrame, overall_desire: float, overall_has:
     return fig
 
 
+@with_alt(alttext.cutoff_sweep)
 @styled
 def cutoff_sweep(sweep: pd.DataFrame, cutoff: float) -> plt.Figure:
     """Zone counts as the cut-off moves, and the share of tasks above the cut-off."""
@@ -213,6 +223,7 @@ def cutoff_sweep(sweep: pd.DataFrame, cutoff: float) -> plt.Figure:
     return fig
 
 
+@with_alt(alttext.robustness)
 @styled
 def robustness(tie_grid: pd.DataFrame, stability: pd.DataFrame, stable_level: float) -> plt.Figure:
     """(a) % tasks where workers want more agency under every pair of tie rules; (b) zone stability."""
@@ -233,6 +244,7 @@ def robustness(tie_grid: pd.DataFrame, stability: pd.DataFrame, stable_level: fl
     return fig
 
 
+@with_alt(alttext.representativeness)
 @styled
 def representativeness(sectors: pd.DataFrame, demo: pd.DataFrame) -> plt.Figure:
     """Sample vs BLS: (a) SOC major groups, (b) age bands, (c) gender, race and Hispanic ethnicity."""
