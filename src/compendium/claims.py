@@ -1299,3 +1299,22 @@ def study_html(ev: Evaluation, provenance: dict[str, dict[str, str]] | None, stu
         links.append(f'<a href="#{sid}">{_e(heading)}</a>')
         body.append(f'<h3 class="cl-h" id="{sid}">{_e(heading)}</h3>{html_}')
     return '<p class="cl-small">Tables: ' + " · ".join(links) + "</p>" + "".join(body)
+
+
+def prose_values(ev) -> dict:
+    """Every number and sentence the claims chapter's prose quotes (``{glue:text}`` name -> value), from ``ev``."""
+    counts = ev.counts
+    out = {f"claims_{s}": n for s, n in counts.items()}
+    n_missing_cells = sum(len(v) for v in ev.missing_cells.values())
+    out.update({
+        "claims_total": len(ev.table),
+        "claims_approx_pct": f"{APPROX_REL * 100:g}",
+        "claims_n_tables": len(ev.tables),
+        "claims_missing_cells_sentence": "Every cell id is." if n_missing_cells == 0 else
+        f"{n_missing_cells:,} cell ids of {len(ev.missing_cells)} tables are not yet; the claims test fails "
+        "until they are.",
+        "claims_unexplained_sentence": "Every claim is accounted for." if counts["unexplained"] == 0 else
+        f"{counts['unexplained']:,} claims are UNEXPLAINED: the claims test fails until each is computed, "
+        "fixed or explained.",
+    })
+    return out

@@ -11,7 +11,7 @@ import math
 import re
 import struct
 import zlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from numbers import Number
 
 import pandas as pd
@@ -73,15 +73,18 @@ def relabel(df: pd.DataFrame, labels: Mapping[str, Mapping | Callable] | None = 
 def table(df: pd.DataFrame, name: str, caption: str, floatfmt: str = ".3g", index: bool = False, *,
           rename: Mapping[str, str] | None = None, formats: Mapping[str, str] | None = None,
           precision: int | None = None, labels: Mapping[str, Mapping | Callable] | None = None,
-          spaces: bool = False) -> Markdown:
+          spaces: bool = False, columns: Sequence[str] | None = None) -> Markdown:
     """Display ``df`` as a numbered table: ``{numref}`name``` refers to it as "Table N".
 
-    Display-only changes, applied in this order to a copy: ``rename`` (columns), ``formats`` / ``precision``
+    Display-only changes, applied in this order to a copy: ``columns`` (the columns kept, in this order, by
+    their names in ``df``), ``rename`` (columns), ``formats`` / ``precision``
     (:func:`format_columns`, when either is given; ``formats`` names columns after renaming; without
     ``precision`` the other columns keep ``floatfmt``), ``labels`` and ``spaces`` (:func:`relabel`).
     """
     if not name.replace("-", "").replace("_", "").isalnum():
         raise ValueError(f"table name {name!r}: use letters, digits, '-' and '_' only")
+    if columns is not None:
+        df = df[list(columns)]
     if rename:
         df = df.rename(columns=rename)
     missing = [c for c in (formats or {}) if c not in df.columns]

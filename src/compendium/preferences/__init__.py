@@ -8,13 +8,15 @@ METHODS.md, section Human preferences. Submodules:
 * :mod:`.uncertainty` -- bootstrap of the BT fit, rank probabilities, Davidson ties model, TrueSkill
   over random orders.
 * :mod:`.simulation` -- active-sampling simulation (uniform, information gain, arena-like skew).
+* :mod:`.summary` -- what the chapter says: every prose number and phrase (:func:`.summary.summary`),
+  the chapter's values and tables, the display views of its tables.
 * :mod:`.rowlevel` -- the Hugging Face row-level annotations (Fleiss' kappa, position bias,
   participant activity, aggregation check), when ``data/hitl/annotations.parquet`` is present.
 """
 from .report import (MODEL_LABELS, MODELS, TRAINED, VAL_PREF_ACC, bradley_terry_crosscheck, bradley_terry_table,
                      category_bradley_terry, category_pair_table, category_sums_match, category_win_rates,
                      comment_themes_table, head_to_head, model_record, pair_table, report_claims, spearman_bt_vs_val,
-                     validate_pair_counts, win_matrix, winrate_vs_base)
+                     spearman_bt_vs_val_ci, validate_pair_counts, win_matrix, winrate_vs_base)
 from .simulation import (STRATEGIES, TRUTHS, SimulationResult, compare_with_uniform, decisive_truth, detectable_difference,
                          detectable_saving, needed_by_gap, simulate_active_sampling, uniform_recovery_at)
 from .uncertainty import (BootstrapBT, TrueSkillOrders, asymptotic_log_se, bootstrap_bradley_terry,

@@ -311,3 +311,33 @@ def comment_themes_table(themes: dict) -> tuple[pd.DataFrame, dict[str, int]]:
 # Claims check (published numbers are targets, never inputs)
 # ----------------------------------------------------------------------------------------------
 
+
+
+def spearman_bt_vs_val_ci(bt: pd.DataFrame, val_pref_acc: dict[str, float] = VAL_PREF_ACC,
+                          models: tuple[str, ...] = TRAINED, level: float = 0.95) -> dict[str, float]:
+    """Spearman rho of BT strength and ``val_pref_acc`` with its interval and p-value, by ``pingouin.corr``.
+
+    ``rho`` and ``p`` are pingouin's (``method="spearman"``; p from the t approximation, as
+    :func:`scipy.stats.spearmanr`). pingouin 0.7 rounds its interval to 2 decimals, so ``ci_lo``/``ci_hi``
+    are the same Fisher-z interval computed unrounded (``tanh(atanh(rho) +- z / sqrt(n - 3))``); with
+    the report's n = 4 it is very wide. ``ci_pingouin`` keeps pingouin's rounded one.
+    """
+    import warnings
+
+    import pingouin as pg
+    from scipy.stats import norm
+
+    s = bt.set_index("model")["strength"]
+    x = np.array([s[m] for m in models], dtype=float)
+    y = np.array([val_pref_acc[m] for m in models], dtype=float)
+    n = len(x)
+    if n < 4:
+        raise ValueError(f"spearman_bt_vs_val_ci: {n} models; the Fisher-z interval needs at least 4")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)   # pingouin: "sample size too small to estimate power"
+        res = pg.corr(x, y, method="spearman").iloc[0]
+    rho = float(res["r"])
+    half = norm.ppf(0.5 + level / 2) / np.sqrt(n - 3)
+    z = np.arctanh(np.clip(rho, -1 + 1e-15, 1 - 1e-15))
+    return {"rho": rho, "ci_lo": float(np.tanh(z - half)), "ci_hi": float(np.tanh(z + half)), "p": float(res["p_val"]),
+            "n": n, "ci_pingouin": [float(v) for v in res["CI95"]]}
