@@ -13,11 +13,12 @@ export PATH := $(BIN):$(PATH)
 export PYTHONDONTWRITEBYTECODE := 1
 export MPLBACKEND := Agg
 
-.PHONY: help setup data reproduce test test-reliability test-unit book browser-test book-archive pdf benchmark freeze clean metadata
+.PHONY: help setup data reproduce test test-reliability test-unit lint format book browser-test book-archive pdf benchmark freeze clean metadata
 
 help:
 	@echo "make reproduce   set up, restore data, run every stage (dvc repro), build the book"
 	@echo "make test        set up, restore data, run the whole test suite"
+	@echo "make lint        ruff on the package, tests, benchmarks and the notebooks' code cells (make format fixes)"
 	@echo "make test-reliability  failure cases (bad data, bad params, killed stages) on a scratch clone"
 	@echo "make book        rebuild the book from the stored notebook outputs"
 	@echo "make browser-test open every built page in headless Chromium (screenshots in book/_build/screenshots) and audit it with axe-core"
@@ -57,6 +58,17 @@ test: data
 
 test-reliability: data
 	python -m pytest tests/reliability -m reliability -v
+
+lint: setup
+	ruff check src tests benchmarks
+	ruff format --check src tests benchmarks
+	@# the chapters' code cells, through jupytext (linted, not reformatted: captions are prose on one line)
+	for nb in notebooks/*.md; do jupytext --check 'ruff check --quiet {}' "$$nb" || exit 1; done
+	@echo "lint: package, tests, benchmarks and notebooks clean"
+
+format: setup
+	ruff format src tests benchmarks
+	ruff check --fix src tests benchmarks
 
 test-unit: setup
 	python -m pytest tests/unit -q

@@ -8,6 +8,7 @@ command and all its child processes, sampled every 50 ms) and the 1-minute load 
 Targets on a 2-core machine with nothing else running (issue 11): forced full repro <= 30 s, no-op
 repro <= 2 s, book build <= 6 s, peak memory <= 2 GB. Later work must not break them.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -65,7 +66,9 @@ def main(argv: list[str] | None = None) -> int:
         ("no-op dvc repro", [dvc, "repro"], 2),
         ("book build alone", [str(BIN / "python"), "-m", "compendium.book", "build"], 6),
     ]
-    print(f"{'step':24s} {'median wall s':>13s} {'runs':>18s} {'CPU s':>7s} {'peak MB':>8s} {'load':>5s} {'target s':>8s}")
+    print(
+        f"{'step':24s} {'median wall s':>13s} {'runs':>18s} {'CPU s':>7s} {'peak MB':>8s} {'load':>5s} {'target s':>8s}"
+    )
     rc = 0
     for name, cmd, target in steps:
         walls, cpus, peaks, loads = [], [], [], []
@@ -80,8 +83,11 @@ def main(argv: list[str] | None = None) -> int:
         flag = "" if rc == 0 else "  FAILED"
         flag += "" if med <= target else "  over target"
         runs = "/".join(f"{w:.1f}" for w in walls)
-        print(f"{name:24s} {med:13.1f} {runs:>18s} {statistics.median(cpus):7.1f} {max(peaks):8.0f} "
-              f"{statistics.median(loads):5.1f} {target:8d}{flag}", flush=True)
+        print(
+            f"{name:24s} {med:13.1f} {runs:>18s} {statistics.median(cpus):7.1f} {max(peaks):8.0f} "
+            f"{statistics.median(loads):5.1f} {target:8d}{flag}",
+            flush=True,
+        )
     return rc
 
 

@@ -8,6 +8,7 @@ The true strengths are the study's published-procedure Bradley-Terry fit (comput
 Each strategy is timed on its own (best of ``--repeat`` runs); the log-log slopes summarise the growth:
 a slope of 1 means cost proportional to the parameter.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -42,16 +43,27 @@ def main() -> None:
     for b in budgets:
         for r in reps:
             for s in pref.STRATEGIES:
-                sec = _time(lambda: pref.simulate_active_sampling(pi, budget=b, repetitions=r, checkpoint_every=500,
-                                                                  seed=1, batch=10, strategies=(s,)), args.repeat)
+                sec = _time(
+                    lambda: pref.simulate_active_sampling(
+                        pi, budget=b, repetitions=r, checkpoint_every=500, seed=1, batch=10, strategies=(s,)
+                    ),
+                    args.repeat,
+                )
                 rows.append({"strategy": s, "budget": b, "repetitions": r, "batch": 10, "seconds": sec})
                 print(f"{s:>17s}  budget={b:>6d}  repetitions={r:>5d}  batch=10  {sec:6.2f} s", flush=True)
     b, r = budgets[1], reps[1]
     for batch in (1, 5, 20, 50):
-        sec = _time(lambda: pref.simulate_active_sampling(pi, budget=b, repetitions=r, checkpoint_every=500, seed=1,
-                                                          batch=batch, strategies=("information_gain",)), args.repeat)
+        sec = _time(
+            lambda: pref.simulate_active_sampling(
+                pi, budget=b, repetitions=r, checkpoint_every=500, seed=1, batch=batch, strategies=("information_gain",)
+            ),
+            args.repeat,
+        )
         rows.append({"strategy": "information_gain", "budget": b, "repetitions": r, "batch": batch, "seconds": sec})
-        print(f"{'information_gain':>17s}  budget={b:>6d}  repetitions={r:>5d}  batch={batch:<3d} {sec:6.2f} s", flush=True)
+        print(
+            f"{'information_gain':>17s}  budget={b:>6d}  repetitions={r:>5d}  batch={batch:<3d} {sec:6.2f} s",
+            flush=True,
+        )
     df = pd.DataFrame(rows)
     grid = df[df.batch == 10]
     print("\nseconds (batch = 10):")

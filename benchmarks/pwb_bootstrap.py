@@ -13,6 +13,7 @@ checks that all three give identical PWI draws, and prints the timings. Target: 
     python benchmarks/pwb_bootstrap.py            # full size, all three
     python benchmarks/pwb_bootstrap.py --skip-reference
 """
+
 from __future__ import annotations
 
 import argparse
@@ -22,13 +23,20 @@ import time
 
 import numpy as np
 
-from compendium.pwb import DIMENSIONS
-from compendium.pwb import bootstrap as B
+from compendium.pwb import DIMENSIONS, bootstrap as B
 
-WEIGHTS = {"cognitive_forcing": 0.15, "complementarity": 0.15, "contrastive_explanation": 0.10,
-           "skill_preservation": 0.10, "metacognitive_calibration": 0.10, "anti_sycophancy": 0.10,
-           "draft_annotation": 0.05, "ethical_surfacing": 0.05, "uncertainty_transparency": 0.0,
-           "appropriate_reliance": 0.0}
+WEIGHTS = {
+    "cognitive_forcing": 0.15,
+    "complementarity": 0.15,
+    "contrastive_explanation": 0.10,
+    "skill_preservation": 0.10,
+    "metacognitive_calibration": 0.10,
+    "anti_sycophancy": 0.10,
+    "draft_annotation": 0.05,
+    "ethical_surfacing": 0.05,
+    "uncertainty_transparency": 0.0,
+    "appropriate_reliance": 0.0,
+}
 
 
 def fixture(seed: int = 0, n_models: int = 7, n_prompts: int = 20, n_runs: int = 5, missing: float = 0.01):
@@ -62,7 +70,7 @@ def integers_one_call(dimension_scores, weights, n_boot=10_000, seed=42):
         if sizes[j] == 1:
             means[:, j] = x[0]
             continue
-        means[:, j] = x[idx[:, col:col + sizes[j]]].sum(axis=1) / sizes[j]
+        means[:, j] = x[idx[:, col : col + sizes[j]]].sum(axis=1) / sizes[j]
         col += sizes[j]
     return B._pwi_of_draws(means, dims, weights)
 
@@ -75,8 +83,10 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     fx = fixture()
     n_draws = args.n_boot * sum(len(s) for dims in fx.values() for s in dims.values())
-    print(f"fixture: {len(fx)} PWIs, {sum(len(s) for dims in fx.values() for s in dims.values()):,} runs, "
-          f"{n_draws / 1e6:.0f} M resampled values at {args.n_boot:,} draws")
+    print(
+        f"fixture: {len(fx)} PWIs, {sum(len(s) for dims in fx.values() for s in dims.values()):,} runs, "
+        f"{n_draws / 1e6:.0f} M resampled values at {args.n_boot:,} draws"
+    )
     t, c = time.perf_counter(), time.process_time()
     fast = {k: B.pwi_bootstrap_exact(v, WEIGHTS, n_boot=args.n_boot, seed=42) for k, v in fx.items()}
     t_fast, c_fast = time.perf_counter() - t, time.process_time() - c
@@ -88,20 +98,31 @@ def main(argv=None) -> int:
         t_one, c_one = time.perf_counter() - t, time.process_time() - c
         same = all(np.array_equal(one[k], fast[k]["samples"]) for k in fx)
         ok &= same
-        print(f"  one Generator.integers call, per-element bounds {t_one:7.2f} s wall, {c_one:6.2f} s CPU   identical draws: {same}")
+        print(
+            f"  one Generator.integers call, per-element bounds {t_one:7.2f} s wall, {c_one:6.2f} s CPU   identical draws: {same}"
+        )
     if not args.skip_reference:
         t, c = time.perf_counter(), time.process_time()
         ref = {k: B.reference_pwi_bootstrap(v, WEIGHTS, n_boot=args.n_boot, seed=42) for k, v in fx.items()}
         t_ref, c_ref = time.perf_counter() - t, time.process_time() - c
-        same = all(np.array_equal(ref[k]["samples"], fast[k]["samples"]) and ref[k]["pwi_mean"] == fast[k]["pwi_mean"]
-                   and ref[k]["ci_lower"] == fast[k]["ci_lower"] and ref[k]["ci_upper"] == fast[k]["ci_upper"] for k in fx)
+        same = all(
+            np.array_equal(ref[k]["samples"], fast[k]["samples"])
+            and ref[k]["pwi_mean"] == fast[k]["pwi_mean"]
+            and ref[k]["ci_lower"] == fast[k]["ci_lower"]
+            and ref[k]["ci_upper"] == fast[k]["ci_upper"]
+            for k in fx
+        )
         ok &= same
-        print(f"  reference loop (METHODS.md, rng.choice)         {t_ref:7.2f} s wall, {c_ref:6.2f} s CPU   identical results: {same}")
+        print(
+            f"  reference loop (METHODS.md, rng.choice)         {t_ref:7.2f} s wall, {c_ref:6.2f} s CPU   identical results: {same}"
+        )
         print(f"  speed-up over the reference: x{c_ref / c_fast:.1f} (CPU)")
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"load average {load:.2f} on {os.cpu_count()} cores (wall times grow with other processes)")
-    print(f"target <= 3 s for the fast path: {'met' if t_fast <= 3 else 'NOT met'} on wall time, "
-          f"{'met' if c_fast <= 3 else 'NOT met'} on CPU time")
+    print(
+        f"target <= 3 s for the fast path: {'met' if t_fast <= 3 else 'NOT met'} on wall time, "
+        f"{'met' if c_fast <= 3 else 'NOT met'} on CPU time"
+    )
     return 0 if ok else 1
 
 

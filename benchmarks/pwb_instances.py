@@ -13,6 +13,7 @@ bootstrap resamples k times more runs. Target: <= 10 s at scale 1, growing about
 Peak memory is the tracemalloc peak (Python and numpy allocations) of each scale's run, and the
 process's maximum resident set size at the end.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -23,9 +24,16 @@ import tracemalloc
 
 from compendium.pwb import instances as I
 
-WEIGHTS = {"cognitive_forcing": 0.15, "complementarity": 0.15, "contrastive_explanation": 0.10,
-           "skill_preservation": 0.10, "metacognitive_calibration": 0.10, "anti_sycophancy": 0.10,
-           "draft_annotation": 0.05, "ethical_surfacing": 0.05}
+WEIGHTS = {
+    "cognitive_forcing": 0.15,
+    "complementarity": 0.15,
+    "contrastive_explanation": 0.10,
+    "skill_preservation": 0.10,
+    "metacognitive_calibration": 0.10,
+    "anti_sycophancy": 0.10,
+    "draft_annotation": 0.05,
+    "ethical_surfacing": 0.05,
+}
 
 
 def run(scale: int, n_boot: int, seed: int) -> dict:
@@ -52,7 +60,14 @@ def run(scale: int, n_boot: int, seed: int) -> dict:
     total = time.perf_counter() - t_all
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
-    return {"scale": scale, "rows": len(table), "runs": len(runs), "steps": steps, "total": total, "peak_mb": peak / 2**20}
+    return {
+        "scale": scale,
+        "rows": len(table),
+        "runs": len(runs),
+        "steps": steps,
+        "total": total,
+        "peak_mb": peak / 2**20,
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -71,11 +86,15 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {'total':<34s} {r['total']:8.3f} s   peak traced memory {r['peak_mb']:8.1f} MB")
     base = results[0]
     for r in results[1:]:
-        print(f"\nscale {r['scale']} / scale {base['scale']}: time x{r['total'] / base['total']:.1f}, "
-              f"memory x{r['peak_mb'] / base['peak_mb']:.1f} (rows x{r['rows'] / base['rows']:.0f})")
+        print(
+            f"\nscale {r['scale']} / scale {base['scale']}: time x{r['total'] / base['total']:.1f}, "
+            f"memory x{r['peak_mb'] / base['peak_mb']:.1f} (rows x{r['rows'] / base['rows']:.0f})"
+        )
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"\nprocess max RSS {rss:.0f} MB; target at scale 1: <= 10 s -> "
-          f"{'met' if base['scale'] == 1 and base['total'] <= 10 else 'see above'}")
+    print(
+        f"\nprocess max RSS {rss:.0f} MB; target at scale 1: <= 10 s -> "
+        f"{'met' if base['scale'] == 1 and base['total'] <= 10 else 'see above'}"
+    )
     return 0
 
 

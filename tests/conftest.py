@@ -12,10 +12,12 @@ from compendium import paths  # noqa: E402
 @pytest.fixture
 def data_copy(tmp_path):
     """Copy selected raw files into a temporary data root: data_copy('workbank/x.csv', ...) -> root."""
+
     def make(*relpaths: str) -> Path:
         for rel in relpaths:
             dst = tmp_path / "data" / rel
             dst.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(paths.DATA / rel, dst)
         return tmp_path / "data"
+
     return make

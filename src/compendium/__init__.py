@@ -4,4 +4,5 @@ Sub-packages: :mod:`compendium.data` (acquire, load, validate the raw inputs), :
 (shared statistical methods), one module per study, and :mod:`compendium.results` (writing the
 artifacts every stage produces).
 """
+
 __version__ = "0.1.0"

@@ -14,6 +14,7 @@ the build and the checks succeeded: a failed build leaves the last good book in 
 :func:`write_provenance` writes ``_static/provenance.js`` (commit, interpreter, stage times): facts of
 the machine and the moment, which DVC must not hash (``.dvcignore``), read by the Reproducibility page.
 """
+
 from __future__ import annotations
 
 import re
@@ -36,8 +37,9 @@ def remote_assets(html_dir: Path = HTML) -> list[tuple[str, str]]:
     for page in sorted(html_dir.rglob("*.html")):
         for m in _REMOTE.finditer(page.read_text(errors="replace")):
             tag = m.group(0)
-            if m.group(1).lower() == "link" and ("stylesheet" not in tag.lower() and "preload" not in tag.lower()
-                                                  or _ALLOWED_LINK_RELS.search(tag)):
+            if m.group(1).lower() == "link" and (
+                "stylesheet" not in tag.lower() and "preload" not in tag.lower() or _ALLOWED_LINK_RELS.search(tag)
+            ):
                 continue
             hits.append((str(page.relative_to(html_dir)), tag[:160]))
     return hits
@@ -58,9 +60,11 @@ def failed_chapters(executed_dir: Path | None = None) -> list[str]:
             errs = [o for o in cell.get("outputs", []) if o.get("output_type") == "error"]
             if errs:
                 stage = stage_of.get(nb_path.stem, "?")
-                problems.append(f"{nb_path.relative_to(paths.ROOT) if nb_path.is_relative_to(paths.ROOT) else nb_path}"
-                                f" cell {k} holds an error ({errs[0].get('ename')}: {errs[0].get('evalue')}); "
-                                f"re-run its stage with `dvc repro {stage}`")
+                problems.append(
+                    f"{nb_path.relative_to(paths.ROOT) if nb_path.is_relative_to(paths.ROOT) else nb_path}"
+                    f" cell {k} holds an error ({errs[0].get('ename')}: {errs[0].get('evalue')}); "
+                    f"re-run its stage with `dvc repro {stage}`"
+                )
                 break
     return problems
 
@@ -70,16 +74,34 @@ def build() -> int:
     staging = build_dir / ".staging"
     broken = failed_chapters()
     if broken:
-        print("ERROR: the book was not built, a chapter holds an error output:\n  " + "\n  ".join(broken)
-              + "\nThe last good book is unchanged.", file=sys.stderr)
+        print(
+            "ERROR: the book was not built, a chapter holds an error output:\n  "
+            + "\n  ".join(broken)
+            + "\nThe last good book is unchanged.",
+            file=sys.stderr,
+        )
         return 1
     if staging.exists():
         shutil.rmtree(staging)  # no stale pages or doctrees from earlier builds
     t0 = time.perf_counter()
     print("building the book (render only, warnings are errors) ...", flush=True)
-    proc = subprocess.run([str(Path(sys.executable).with_name("jupyter-book")), "build", str(paths.BOOK), "--all",
-                           "-W", "-n", "--keep-going", "--path-output", str(staging)], cwd=paths.ROOT, text=True,
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    proc = subprocess.run(
+        [
+            str(Path(sys.executable).with_name("jupyter-book")),
+            "build",
+            str(paths.BOOK),
+            "--all",
+            "-W",
+            "-n",
+            "--keep-going",
+            "--path-output",
+            str(staging),
+        ],
+        cwd=paths.ROOT,
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
     out = proc.stdout
     new_html = staging / "_build" / "html"
     lines = [ln for ln in out.splitlines() if ln.strip()]
@@ -88,13 +110,16 @@ def build() -> int:
             print(ln)
     if proc.returncode != 0 or not (new_html / "index.html").exists():
         print("\n".join(lines[-40:]), file=sys.stderr)
-        print(f"ERROR: the book build failed (exit {proc.returncode}); the last good book in {HTML} is unchanged.",
-              file=sys.stderr)
+        print(
+            f"ERROR: the book build failed (exit {proc.returncode}); the last good book in {HTML} is unchanged.",
+            file=sys.stderr,
+        )
         return proc.returncode or 1
     rc = check(new_html)
     if rc != 0:
-        print(f"ERROR: the new book failed the offline check; the last good book in {HTML} is unchanged.",
-              file=sys.stderr)
+        print(
+            f"ERROR: the new book failed the offline check; the last good book in {HTML} is unchanged.", file=sys.stderr
+        )
         return rc
     from .stage import _swap
 
@@ -122,14 +147,19 @@ def write_provenance(html_dir: Path = HTML, book_seconds: float | None = None) -
 
     from . import reproducibility as r
 
-    times = {row.stage: (None if row.seconds != row.seconds or row.seconds is None else float(row.seconds))
-             for row in r.stage_times().itertuples()}
-    facts = {**r.git_state(), **r.environment(), "stage_seconds": times,
-             "book_seconds": round(book_seconds, 1) if book_seconds else None}
+    times = {
+        row.stage: (None if row.seconds != row.seconds or row.seconds is None else float(row.seconds))
+        for row in r.stage_times().itertuples()
+    }
+    facts = {
+        **r.git_state(),
+        **r.environment(),
+        "stage_seconds": times,
+        "book_seconds": round(book_seconds, 1) if book_seconds else None,
+    }
     out = html_dir / PROVENANCE_JS
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text("window.COMPENDIUM_PROVENANCE = " + json.dumps(facts, indent=1, sort_keys=True) + ";\n"
-                   + _FILL_JS)
+    out.write_text("window.COMPENDIUM_PROVENANCE = " + json.dumps(facts, indent=1, sort_keys=True) + ";\n" + _FILL_JS)
     return out
 
 

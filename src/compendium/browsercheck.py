@@ -22,6 +22,7 @@ It also reports each page's HTML size and its load time (navigation until the lo
 done) and fails a page over its budget (:data:`BUDGETS`: the claims chapter, which shows every printed
 number of the three studies, must stay within 2 MB of HTML and 2 s).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -61,7 +62,9 @@ def alt_problem(img) -> str | None:
     return None
 
 
-RAW_MARKUP = re.compile(r"\{(glue:\w+|glue|numref|ref|cite|doc|eq|term|download)\}|^:::|```|\$\$|\{\{\s*\w+\s*\}\}", re.M)
+RAW_MARKUP = re.compile(
+    r"\{(glue:\w+|glue|numref|ref|cite|doc|eq|term|download)\}|^:::|```|\$\$|\{\{\s*\w+\s*\}\}", re.M
+)
 SKIP_PAGES = {"genindex.html", "search.html"}
 # page -> (max bytes of HTML, max seconds to load in headless Chromium)
 BUDGETS = {"executed/05_claims.html": (2_000_000, 2.0)}
@@ -70,14 +73,19 @@ MAX_SHOT_PX = 16000  # screenshots of longer pages keep their top 16,000 px
 
 
 def pages(html_dir: Path) -> list[Path]:
-    return sorted(p for p in html_dir.rglob("*.html")
-                  if p.name not in SKIP_PAGES and "_static" not in p.parts and "_sources" not in p.parts)
+    return sorted(
+        p
+        for p in html_dir.rglob("*.html")
+        if p.name not in SKIP_PAGES and "_static" not in p.parts and "_sources" not in p.parts
+    )
 
 
 def _ids(html_path: Path, cache: dict) -> set[str]:
     if html_path not in cache:
         soup = BeautifulSoup(html_path.read_text(errors="replace"), "html.parser")
-        cache[html_path] = {t["id"] for t in soup.find_all(id=True)} | {t["name"] for t in soup.find_all("a", attrs={"name": True})}
+        cache[html_path] = {t["id"] for t in soup.find_all(id=True)} | {
+            t["name"] for t in soup.find_all("a", attrs={"name": True})
+        }
     return cache[html_path]
 
 
@@ -159,15 +167,23 @@ _PAGE_CHECK = """() => {
   return bad;
 }"""
 
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 def chromium_path() -> str:
     exe = os.environ.get("CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
     if not exe:
-        raise FileNotFoundError("no Chromium found: install Debian's package (`apt-get install chromium`) "
-                                "or set CHROMIUM=/path/to/chromium")
+        raise FileNotFoundError(
+            "no Chromium found: install Debian's package (`apt-get install chromium`) or set CHROMIUM=/path/to/chromium"
+        )
     return exe
 
 
@@ -175,9 +191,11 @@ def axe_source() -> str:
     """axe-core's script (``node_modules/axe-core/axe.min.js``, or ``$AXE_CORE``)."""
     path = Path(os.environ.get("AXE_CORE") or paths.ROOT / "node_modules" / "axe-core" / "axe.min.js")
     if not path.is_file():
-        raise FileNotFoundError(f"axe-core not found at {path}: run `make node_modules` "
-                                "(npm ci, from package-lock.json) "
-                                "or set AXE_CORE=/path/to/axe.min.js")
+        raise FileNotFoundError(
+            f"axe-core not found at {path}: run `make node_modules` "
+            "(npm ci, from package-lock.json) "
+            "or set AXE_CORE=/path/to/axe.min.js"
+        )
     return path.read_text(encoding="utf-8")
 
 
@@ -217,10 +235,14 @@ def _audit(page, axe_js: str, label: str, problems: list[str]) -> dict:
     result = run_axe(page, axe_js)
     wcag, other = split_axe(result)
     for v in wcag:
-        problems.append(f"{label}: WCAG violation {v['id']} ({v['impact']}, {v['nodes']} element(s)): {v['help']} "
-                        f"e.g. {'; '.join(v['targets'][:2])}")
-    print(f"axe {result['version']} {label}: {len(wcag)} WCAG 2.0/2.1 A/AA violations, {len(other)} best-practice "
-          f"findings" + (f" ({', '.join(v['id'] + ' x' + str(v['nodes']) for v in other)})" if other else ""))
+        problems.append(
+            f"{label}: WCAG violation {v['id']} ({v['impact']}, {v['nodes']} element(s)): {v['help']} "
+            f"e.g. {'; '.join(v['targets'][:2])}"
+        )
+    print(
+        f"axe {result['version']} {label}: {len(wcag)} WCAG 2.0/2.1 A/AA violations, {len(other)} best-practice "
+        f"findings" + (f" ({', '.join(v['id'] + ' x' + str(v['nodes']) for v in other)})" if other else "")
+    )
     return {"wcag": wcag, "best_practice": other}
 
 
@@ -248,9 +270,14 @@ def size_time_report(stats: dict[str, tuple[int, float]]) -> str:
     return "\n".join(lines)
 
 
-def browser_problems(html_dir: Path, shots: Path | None, width: int = 1280,
-                     stats: dict[str, tuple[int, float]] | None = None,
-                     only: list[str] | None = None, report: Path | None = None) -> tuple[list[str], list[Path]]:
+def browser_problems(
+    html_dir: Path,
+    shots: Path | None,
+    width: int = 1280,
+    stats: dict[str, tuple[int, float]] | None = None,
+    only: list[str] | None = None,
+    report: Path | None = None,
+) -> tuple[list[str], list[Path]]:
     """Load each page (or only the pages named in ``only``); ``stats`` receives page -> (HTML bytes, seconds
     from navigation to the load event with MathJax done; for a page with a budget, the median of
     :data:`LOADS` loads, so that one slow load on a busy machine does not decide). axe-core audits every page
@@ -281,7 +308,7 @@ def browser_problems(html_dir: Path, shots: Path | None, width: int = 1280,
                 for _ in range(LOADS if rel in BUDGETS else 1):  # a budgeted page: the median of 3 loads
                     t0 = time.perf_counter()
                     page.goto(base + rel, wait_until="load")
-                    if REDIRECT.search(p.read_text(errors="replace")):   # e.g. index.html -> intro.html
+                    if REDIRECT.search(p.read_text(errors="replace")):  # e.g. index.html -> intro.html
                         page.wait_for_url(lambda url, rel=rel: not url.endswith("/" + rel), timeout=10000)
                         page.wait_for_load_state("load")
                     _settle(page)
@@ -296,8 +323,9 @@ def browser_problems(html_dir: Path, shots: Path | None, width: int = 1280,
                     out.parent.mkdir(parents=True, exist_ok=True)
                     height = page.evaluate("document.documentElement.scrollHeight")
                     if height > MAX_SHOT_PX:  # a full-page shot of a very long page times out: its top only
-                        page.screenshot(path=str(out), full_page=True,
-                                        clip={"x": 0, "y": 0, "width": width, "height": MAX_SHOT_PX})
+                        page.screenshot(
+                            path=str(out), full_page=True, clip={"x": 0, "y": 0, "width": width, "height": MAX_SHOT_PX}
+                        )
                     else:
                         page.screenshot(path=str(out), full_page=True)
                     saved.append(out)
@@ -320,7 +348,7 @@ def browser_problems(html_dir: Path, shots: Path | None, width: int = 1280,
                     dpage.screenshot(path=str(out), full_page=False, timeout=180000)
                     saved.append(out)
                     fig = dpage.locator("main figure")
-                    if fig.count():   # and one figure with its caption, as it looks on the dark page
+                    if fig.count():  # and one figure with its caption, as it looks on the dark page
                         out = Path(shots) / _shot_name(dark_rel, "dark__figure__")
                         fig.nth(min(2, fig.count() - 1)).screenshot(path=str(out), timeout=180000)
                         saved.append(out)
@@ -339,8 +367,12 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("html", nargs="?", default=str(paths.BOOK / "_build" / "html"))
     ap.add_argument("--screenshots", default=str(paths.BOOK / "_build" / "screenshots"))
-    ap.add_argument("--page", action="append", default=None,
-                    help="check only this page (path under the html folder, e.g. executed/05_claims.html); repeatable")
+    ap.add_argument(
+        "--page",
+        action="append",
+        default=None,
+        help="check only this page (path under the html folder, e.g. executed/05_claims.html); repeatable",
+    )
     args = ap.parse_args(argv)
     html = Path(args.html)
     if not (html / "index.html").exists():
@@ -349,15 +381,22 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     problems = static_problems(html)
     stats: dict[str, tuple[int, float]] = {}
-    bproblems, shots = browser_problems(html, Path(args.screenshots), stats=stats, only=args.page,
-                                        report=Path(args.screenshots).parent / "accessibility.json")
+    bproblems, shots = browser_problems(
+        html,
+        Path(args.screenshots),
+        stats=stats,
+        only=args.page,
+        report=Path(args.screenshots).parent / "accessibility.json",
+    )
     problems += bproblems + budget_problems(stats)
     print(size_time_report(stats))
     for p in problems:
         print("PROBLEM", p)
     n = len(stats)
-    print(f"browser check: {n} pages, {len(shots)} screenshots in {args.screenshots}, "
-          f"{len(problems)} problems ({time.perf_counter() - t0:.1f} s)")
+    print(
+        f"browser check: {n} pages, {len(shots)} screenshots in {args.screenshots}, "
+        f"{len(problems)} problems ({time.perf_counter() - t0:.1f} s)"
+    )
     return 1 if problems else 0
 
 

@@ -31,6 +31,7 @@ Statuses (one per claim)
 
 Variants (``<id>.variant.<slug>``) are shown beside their claim and never compared.
 """
+
 from __future__ import annotations
 
 import html
@@ -66,8 +67,13 @@ REASONS = {
 NOTE_KINDS = ("differs", "caveat")
 NOTE_KEYS = {"kind", "reason", "note", "evidence"}
 # what the reader sees for each status: a symbol and a word (never colour alone)
-MARK = {"reproduced": ("✓", "reproduced"), "differs": ("≠", "differs"), "needs_data": ("∅", "needs data"),
-        "quoted": ("“", "quoted"), "unexplained": ("✗", "unexplained")}
+MARK = {
+    "reproduced": ("✓", "reproduced"),
+    "differs": ("≠", "differs"),
+    "needs_data": ("∅", "needs data"),
+    "quoted": ("“", "quoted"),
+    "unexplained": ("✗", "unexplained"),
+}
 NO_CLAIM = ("·", "no claim")
 STALE = "(the differs note in"
 VARIANT = ".variant."
@@ -76,14 +82,40 @@ MC_SIGMAS = 3.0
 # "≈": the relative half-width of "approximately" (see approx_equal)
 APPROX_REL = 0.05
 APPROX_DECADES = 0.5
-_EPS = 1e-9  # relative: absorbs binary rounding in |a - b| <= tol (scaled, so that p-values of 1e-95 keep their meaning)
+_EPS = (
+    1e-9  # relative: absorbs binary rounding in |a - b| <= tol (scaled, so that p-values of 1e-95 keep their meaning)
+)
 
 
 def _eps(a, b):
     return _EPS * np.maximum(np.abs(a), np.abs(b))
-COLUMNS = ["study", "claim_id", "level", "what", "source", "printed", "published", "reproduced", "tolerance",
-           "relation", "kind", "status", "reason", "note", "evidence", "gap", "mc_se", "variants", "provenance",
-           "register_note", "table", "row", "col"]
+
+
+COLUMNS = [
+    "study",
+    "claim_id",
+    "level",
+    "what",
+    "source",
+    "printed",
+    "published",
+    "reproduced",
+    "tolerance",
+    "relation",
+    "kind",
+    "status",
+    "reason",
+    "note",
+    "evidence",
+    "gap",
+    "mc_se",
+    "variants",
+    "provenance",
+    "register_note",
+    "table",
+    "row",
+    "col",
+]
 
 
 class RegisterError(ValueError):
@@ -98,6 +130,7 @@ def _rel(p: Path) -> str:
 
 
 # --------------------------------------------------------------------------------------------- the register
+
 
 def _register_files(published_dir: Path) -> list[Path]:
     return [f for f in sorted(Path(published_dir).glob("*.yaml")) if f.name != "notes.yaml"]
@@ -144,12 +177,37 @@ def load_published(published_dir: Path | None = None) -> pd.DataFrame:
                 raise RegisterError(f"{_rel(f)}: claim {c['id']}: kind {kind!r} (only 'label' is known)")
             if not isinstance(c["tol"], (int, float)) or c["tol"] < 0:
                 raise RegisterError(f"{_rel(f)}: claim {c['id']}: tol must be a number >= 0, got {c['tol']!r}")
-            rows.append({"study": doc["study"], "claim_id": c["id"], "what": c["what"], "published": c["published"],
-                         "tolerance": c["tol"], "source": c.get("where", ""), "level": level,
-                         "printed": str(c.get("printed", "")), "relation": rel or "", "kind": kind or "",
-                         "register_note": " ".join(str(c.get("note", "")).split())})
-    df = pd.DataFrame(rows, columns=["study", "claim_id", "what", "published", "tolerance", "source", "level",
-                                     "printed", "relation", "kind", "register_note"])
+            rows.append(
+                {
+                    "study": doc["study"],
+                    "claim_id": c["id"],
+                    "what": c["what"],
+                    "published": c["published"],
+                    "tolerance": c["tol"],
+                    "source": c.get("where", ""),
+                    "level": level,
+                    "printed": str(c.get("printed", "")),
+                    "relation": rel or "",
+                    "kind": kind or "",
+                    "register_note": " ".join(str(c.get("note", "")).split()),
+                }
+            )
+    df = pd.DataFrame(
+        rows,
+        columns=[
+            "study",
+            "claim_id",
+            "what",
+            "published",
+            "tolerance",
+            "source",
+            "level",
+            "printed",
+            "relation",
+            "kind",
+            "register_note",
+        ],
+    )
     dup = df["claim_id"].duplicated()
     if dup.any():
         raise RegisterError(f"duplicate claim ids in {_rel(published_dir)}: {sorted(df.loc[dup, 'claim_id'])}")
@@ -205,7 +263,9 @@ def _table_cells(t: dict, source: str) -> list[Cell]:
     for what, ks in (("existing_ids", set(existing) - {"*"}), ("blank_cells", blank), ("same_as", set(same))):
         bad = sorted(ks - keys)
         if bad:
-            raise RegisterError(f"{source}: table {slug}: {what} names cells that are not row.col of the table: {bad[:5]}")
+            raise RegisterError(
+                f"{source}: table {slug}: {what} names cells that are not row.col of the table: {bad[:5]}"
+            )
     pattern = str(t.get("id_pattern", ""))
     templated = "{row}" in pattern or "{col}" in pattern
     whole = existing.get("*")
@@ -223,8 +283,10 @@ def _table_cells(t: dict, source: str) -> list[Cell]:
             elif templated:
                 cid = pattern.format(row=r, col=c)
             else:
-                raise RegisterError(f"{source}: table {slug}: cell {key} has no id (id_pattern {pattern!r} has no "
-                                    "{row}/{col} and existing_ids does not name the cell)")
+                raise RegisterError(
+                    f"{source}: table {slug}: cell {key} has no id (id_pattern {pattern!r} has no "
+                    "{row}/{col} and existing_ids does not name the cell)"
+                )
             cells.append(Cell(r, c, cid, index, same.get(key)))
     return cells
 
@@ -239,13 +301,21 @@ def load_tables(published_dir: Path | None = None) -> list[RegisterTable]:
             missing = {"slug", "rows", "cols"} - set(t)
             if missing:
                 raise RegisterError(f"{_rel(f)}: table {t.get('slug', '?')} lacks {sorted(missing)}")
-            out.append(RegisterTable(
-                study=doc["study"], slug=str(t["slug"]), label=str(t.get("label", t["slug"])),
-                caption=" ".join(str(t.get("caption", "")).split()), where=str(t.get("where", "")),
-                rows=[str(r) for r in t["rows"]], cols=[str(c) for c in t["cols"]],
-                row_labels={str(k): str(v) for k, v in (t.get("row_labels") or {}).items()},
-                col_labels={str(k): str(v) for k, v in (t.get("col_labels") or {}).items()},
-                note=" ".join(str(t.get("note", "")).split()), cells=_table_cells(t, _rel(f))))
+            out.append(
+                RegisterTable(
+                    study=doc["study"],
+                    slug=str(t["slug"]),
+                    label=str(t.get("label", t["slug"])),
+                    caption=" ".join(str(t.get("caption", "")).split()),
+                    where=str(t.get("where", "")),
+                    rows=[str(r) for r in t["rows"]],
+                    cols=[str(c) for c in t["cols"]],
+                    row_labels={str(k): str(v) for k, v in (t.get("row_labels") or {}).items()},
+                    col_labels={str(k): str(v) for k, v in (t.get("col_labels") or {}).items()},
+                    note=" ".join(str(t.get("note", "")).split()),
+                    cells=_table_cells(t, _rel(f)),
+                )
+            )
     return out
 
 
@@ -262,6 +332,7 @@ def missing_cell_ids(tables: list[RegisterTable], values: dict[str, dict]) -> di
 
 
 # ------------------------------------------------------------------------------------------------- the notes
+
 
 def _notes_files(published_dir: Path) -> list[Path]:
     d = Path(published_dir) / "notes"
@@ -291,12 +362,19 @@ def validate_note(cid: Any, n: Any, source: str) -> dict:
         if n.get("reason") not in REASONS:
             raise RegisterError(f"{where}: reason {n.get('reason')!r} is not one of {', '.join(REASONS)}")
         if evidence is None:
-            raise RegisterError(f"{where}: a 'differs' note needs 'evidence' (a Sphinx label in the chapter, "
-                                "or tests/unit/test_x.py::test_name)")
+            raise RegisterError(
+                f"{where}: a 'differs' note needs 'evidence' (a Sphinx label in the chapter, "
+                "or tests/unit/test_x.py::test_name)"
+            )
     elif "reason" in n:
         raise RegisterError(f"{where}: a 'caveat' note has no 'reason' (reasons are for kind: differs)")
-    return {"kind": kind, "reason": n.get("reason", ""), "note": " ".join(note.split()),
-            "evidence": (evidence or "").strip(), "file": source}
+    return {
+        "kind": kind,
+        "reason": n.get("reason", ""),
+        "note": " ".join(note.split()),
+        "evidence": (evidence or "").strip(),
+        "file": source,
+    }
 
 
 def load_notes(published_dir: Path | None = None) -> dict[str, dict]:
@@ -308,8 +386,10 @@ def load_notes(published_dir: Path | None = None) -> dict[str, dict]:
     published_dir = Path(published_dir) if published_dir is not None else paths.PUBLISHED
     legacy = published_dir / "notes.yaml"
     if legacy.exists():
-        raise RegisterError(f"{_rel(legacy)}: the notes moved to published/notes/<study>.yaml "
-                            "(pwb.yaml, workbank.yaml, hitl.yaml); move its entries there and delete it")
+        raise RegisterError(
+            f"{_rel(legacy)}: the notes moved to published/notes/<study>.yaml "
+            "(pwb.yaml, workbank.yaml, hitl.yaml); move its entries there and delete it"
+        )
     out: dict[str, dict] = {}
     for f in _notes_files(published_dir):
         src = _rel(f)
@@ -322,8 +402,10 @@ def load_notes(published_dir: Path | None = None) -> dict[str, dict]:
         for cid, n in doc.items():
             entry = validate_note(cid, n, src)
             if prefix and not cid.startswith(prefix):
-                raise RegisterError(f"{src}: entry {cid!r} is not a {f.stem} id (expected {prefix}...); "
-                                    f"put it in the notes file of its study")
+                raise RegisterError(
+                    f"{src}: entry {cid!r} is not a {f.stem} id (expected {prefix}...); "
+                    f"put it in the notes file of its study"
+                )
             if cid in out:
                 raise RegisterError(f"{src}: entry {cid!r} is also in {out[cid]['file']}")
             out[cid] = entry
@@ -333,11 +415,13 @@ def load_notes(published_dir: Path | None = None) -> dict[str, dict]:
 def note_problems(notes: dict[str, dict], published: pd.DataFrame) -> list[str]:
     """Notes whose id is not a claim of the register (a typo, or a claim that was renamed)."""
     ids = set(published["claim_id"])
-    return [f"{n['file']}: entry {cid!r} is not a claim id of the register" for cid, n in notes.items()
-            if cid not in ids]
+    return [
+        f"{n['file']}: entry {cid!r} is not a claim id of the register" for cid, n in notes.items() if cid not in ids
+    ]
 
 
 # ------------------------------------------------------------------------------------ values and provenance
+
 
 def load_values(results_dir: Path | None = None) -> dict[str, dict]:
     """``{stage: values}`` for the study stages (:data:`STUDY_STAGE`) whose ``values.json`` exists."""
@@ -356,8 +440,10 @@ def load_missing(results_dir: Path | None = None) -> dict[str, dict]:
     """``{stage: missing}`` from each study stage's ``missing.json`` (empty where a stage wrote none)."""
     from .results import read_missing
 
-    return {stage: read_missing(stage, root=None if results_dir is None else Path(results_dir) / stage)
-            for stage in sorted(set(STUDY_STAGE.values()))}
+    return {
+        stage: read_missing(stage, root=None if results_dir is None else Path(results_dir) / stage)
+        for stage in sorted(set(STUDY_STAGE.values()))
+    }
 
 
 def _literal_provenance(path: Path) -> dict | None:
@@ -472,6 +558,7 @@ def split_provenance(text: str) -> tuple[str, str]:
 
 
 # ------------------------------------------------------------------------------------------------ comparing
+
 
 def within_tolerance(published, reproduced, tol: float) -> bool:
     """``|reproduced - published| <= tol`` for numbers, element-wise for (nested) lists of equal shape."""
@@ -607,11 +694,11 @@ def _mc_gate(published, value, mc_se) -> tuple[bool, str]:
     g = np.abs(a - b)
     if bool(np.all(g <= MC_SIGMAS * se + _eps(a, b))):
         return True, ""
-    return False, (f"|gap| {float(np.max(g)):.4g} exceeds 3 Monte-Carlo standard errors "
-                   f"(3 x {float(np.max(se)):.4g})")
+    return False, (f"|gap| {float(np.max(g)):.4g} exceeds 3 Monte-Carlo standard errors (3 x {float(np.max(se)):.4g})")
 
 
 # ---------------------------------------------------------------------------------------------------- check
+
 
 def _fmt(v) -> str:
     if v is None:
@@ -635,9 +722,15 @@ def _index_suffixed(values: dict) -> tuple[dict[str, dict[str, Any]], dict[str, 
     return variants, mc
 
 
-def check(published: pd.DataFrame, values: dict[str, dict], notes: dict[str, dict],
-          missing: dict[str, dict] | None = None, provenance: dict[str, dict[str, str]] | None = None,
-          tables: list[RegisterTable] | None = None, levels: dict[str, dict[str, str]] | None = None) -> pd.DataFrame:
+def check(
+    published: pd.DataFrame,
+    values: dict[str, dict],
+    notes: dict[str, dict],
+    missing: dict[str, dict] | None = None,
+    provenance: dict[str, dict[str, str]] | None = None,
+    tables: list[RegisterTable] | None = None,
+    levels: dict[str, dict[str, str]] | None = None,
+) -> pd.DataFrame:
     """One row per claim with its status (see the module docstring); columns :data:`COLUMNS`.
 
     ``values``/``missing``: ``{stage: {id: ...}}``; ``notes``: :func:`load_notes`; ``provenance``:
@@ -684,21 +777,32 @@ def check(published: pd.DataFrame, values: dict[str, dict], notes: dict[str, dic
                         status, text = "unexplained", f"monte_carlo note, but {why}. Note: {text}"
                 elif reason == "rounding_boundary" and (g is None or g > 2 * c.tolerance * (1 + _EPS) + _EPS * abs(g)):
                     status = "unexplained"
-                    text = (f"rounding_boundary note, but the gap {_fmt(g) or '(n/a)'} exceeds one printed unit "
-                            f"(2 x tol = {2 * c.tolerance:.4g}). Note: {text}")
+                    text = (
+                        f"rounding_boundary note, but the gap {_fmt(g) or '(n/a)'} exceeds one printed unit "
+                        f"(2 x tol = {2 * c.tolerance:.4g}). Note: {text}"
+                    )
             else:
                 status = "unexplained"
-                why = ("the relation does not hold" if relation else "the label differs" if kind == "label"
-                       else "outside the tolerance")
-                text = (f"{why} and no differs note in published/notes/{c.study}.yaml (expected if a parameter "
-                        "was moved off the paper's setting, e.g. by dvc exp run -S)")
+                why = (
+                    "the relation does not hold"
+                    if relation
+                    else "the label differs"
+                    if kind == "label"
+                    else "outside the tolerance"
+                )
+                text = (
+                    f"{why} and no differs note in published/notes/{c.study}.yaml (expected if a parameter "
+                    "was moved off the paper's setting, e.g. by dvc exp run -S)"
+                )
         elif level in ("per_instance", "row_level"):
             status = "needs_data"
             text = miss.get(cid) or levels.get(c.study, {}).get(level, level.replace("_", "-") + " data")
         elif level == "none":
             status = "quoted"
-            text = ("a design constant or a statement with no released data behind it; quoted, "
-                    "checked only where the project's inputs hold it")
+            text = (
+                "a design constant or a statement with no released data behind it; quoted, "
+                "checked only where the project's inputs hold it"
+            )
         elif level == "outside" and miss.get(cid):
             status, text = "needs_data", miss[cid]
         else:
@@ -707,20 +811,42 @@ def check(published: pd.DataFrame, values: dict[str, dict], notes: dict[str, dic
                 text = f"not a key of results/{stage}/values.json"
             else:
                 text = f"null in results/{stage}/values.json" + (f" (missing.json: {miss[cid]})" if cid in miss else "")
-            text += (" but the claim's level is 'outside': name the missing external file in missing.json"
-                     if level == "outside" else " but the claim's level is 'raw': the released files determine it")
+            text += (
+                " but the claim's level is 'outside': name the missing external file in missing.json"
+                if level == "outside"
+                else " but the claim's level is 'raw': the released files determine it"
+            )
         var = variants.get(cid, {})
         t_slug, t_row, t_col = where_cell.get(cid, ("", "", ""))
-        rows.append({"study": c.study, "claim_id": cid, "level": level, "what": c.what, "source": c.source,
-                     "printed": printed, "published": _fmt(c.published), "reproduced": _fmt(ours),
-                     "tolerance": _fmt(c.tolerance), "relation": relation, "kind": kind, "status": status,
-                     "reason": reason, "note": " ".join(str(text).split()), "evidence": evidence,
-                     "gap": "" if g is None else _fmt(g), "mc_se": _fmt(mcs.get(cid)),
-                     "variants": json.dumps(var, sort_keys=True, ensure_ascii=False) if var else "",
-                     "provenance": provenance_for(cid, provenance.get(c.study, {})),
-                     "register_note": getattr(c, "register_note", "") or "",
-                     "table": t_slug, "row": t_row, "col": t_col,
-                     "_published": c.published, "_ours": ours})
+        rows.append(
+            {
+                "study": c.study,
+                "claim_id": cid,
+                "level": level,
+                "what": c.what,
+                "source": c.source,
+                "printed": printed,
+                "published": _fmt(c.published),
+                "reproduced": _fmt(ours),
+                "tolerance": _fmt(c.tolerance),
+                "relation": relation,
+                "kind": kind,
+                "status": status,
+                "reason": reason,
+                "note": " ".join(str(text).split()),
+                "evidence": evidence,
+                "gap": "" if g is None else _fmt(g),
+                "mc_se": _fmt(mcs.get(cid)),
+                "variants": json.dumps(var, sort_keys=True, ensure_ascii=False) if var else "",
+                "provenance": provenance_for(cid, provenance.get(c.study, {})),
+                "register_note": getattr(c, "register_note", "") or "",
+                "table": t_slug,
+                "row": t_row,
+                "col": t_col,
+                "_published": c.published,
+                "_ours": ours,
+            }
+        )
     return pd.DataFrame(rows, columns=COLUMNS + ["_published", "_ours"])
 
 
@@ -744,14 +870,16 @@ def summary(table: pd.DataFrame, by: tuple[str, ...] = ("study", "level"), total
                 parts += [grp, pd.DataFrame([{"study": study, "level": "all", **tot.to_dict()}])]
             out = pd.concat(parts, ignore_index=True)
         grand = counts[list(STATUSES) + ["total"]].sum()
-        out = pd.concat([out, pd.DataFrame([{by[0]: "all", **({b: "" for b in by[1:]}), **grand.to_dict()}])],
-                        ignore_index=True)
+        out = pd.concat(
+            [out, pd.DataFrame([{by[0]: "all", **({b: "" for b in by[1:]}), **grand.to_dict()}])], ignore_index=True
+        )
     for s in list(STATUSES) + ["total"]:
         out[s] = out[s].astype(int)
     return out
 
 
 # ------------------------------------------------------------------------------------ changes between runs
+
 
 def previous_claims_csv(results_dir: Path | None = None) -> Path | None:
     """The claims CSV of the last successful run (``results/claims/claims.csv``; before the register of
@@ -807,17 +935,21 @@ def change_lines(changes: pd.DataFrame, first_run: bool = False, most: int = 25)
     if len(changed) > most:
         rest = changed.iloc[most:]
         by = rest.groupby(["before", "after"]).size()
-        lines.append(f"... and {len(rest)} more (results/.history/claims_changes.csv): "
-                     + ", ".join(f"{n} {b} -> {a}" for (b, a), n in by.items()))
+        lines.append(
+            f"... and {len(rest)} more (results/.history/claims_changes.csv): "
+            + ", ".join(f"{n} {b} -> {a}" for (b, a), n in by.items())
+        )
     new = changes[changes["before"] == ""]
     if len(new):
         by = new["after"].value_counts()
-        lines.append(f"{len(new)} claim(s) new since the last run: "
-                     + ", ".join(f"{by[s]} {s}" for s in STATUSES if s in by))
+        lines.append(
+            f"{len(new)} claim(s) new since the last run: " + ", ".join(f"{by[s]} {s}" for s in STATUSES if s in by)
+        )
     return lines
 
 
 # -------------------------------------------------------------------------------------------- one evaluation
+
 
 @dataclass(repr=False)
 class Evaluation:
@@ -843,8 +975,9 @@ class Evaluation:
         return {s: int(vc.get(s, 0)) for s in STATUSES}
 
 
-def evaluate(published_dir: Path | None = None, results_dir: Path | None = None,
-             previous_csv: Path | None | bool = True) -> Evaluation:
+def evaluate(
+    published_dir: Path | None = None, results_dir: Path | None = None, previous_csv: Path | None | bool = True
+) -> Evaluation:
     """Load the register, notes, values, missing inputs and provenance; check every claim; compare with
     the last run (``previous_csv=True``: :func:`previous_claims_csv`; ``False``: no comparison)."""
     published = load_published(published_dir)
@@ -860,10 +993,18 @@ def evaluate(published_dir: Path | None = None, results_dir: Path | None = None,
     if previous_csv is True:
         previous_csv = previous_claims_csv(results_dir)
     previous = read_statuses(previous_csv) if previous_csv else None
-    return Evaluation(table=table, tables=tables, notes=notes, values=values, missing=missing,
-                      provenance_problems=prov_problems, previous=previous,
-                      changes=status_changes(previous, table), missing_cells=missing_cell_ids(tables, values),
-                      provenance=prov)
+    return Evaluation(
+        table=table,
+        tables=tables,
+        notes=notes,
+        values=values,
+        missing=missing,
+        provenance_problems=prov_problems,
+        previous=previous,
+        changes=status_changes(previous, table),
+        missing_cells=missing_cell_ids(tables, values),
+        provenance=prov,
+    )
 
 
 def write_outputs(ev: Evaluation, stage: str = "claims") -> dict[str, Path]:
@@ -943,10 +1084,14 @@ def status_html(status: str, claim_id: str | None = None, link: bool = False) ->
 def legend_html() -> str:
     """The key to the tables: the status symbols and words, the caveat mark, and the order within a cell."""
     items = [f"<span>{sym} {word}</span>" for sym, word in MARK.values()]
-    items += [f"<span>{NO_CLAIM[0]} {NO_CLAIM[1]}</span> (a cell the register has no claim for: ours only)",
-              "<span>† a caveat on a reproduced number</span>"]
-    return ('<p class="cl-legend">Key: ' + "; ".join(items) + ". In each table cell: the paper's value, "
-            "<b>ours</b> in bold, then the status; a differs or unexplained status links to its reason.</p>")
+    items += [
+        f"<span>{NO_CLAIM[0]} {NO_CLAIM[1]}</span> (a cell the register has no claim for: ours only)",
+        "<span>† a caveat on a reproduced number</span>",
+    ]
+    return (
+        '<p class="cl-legend">Key: ' + "; ".join(items) + ". In each table cell: the paper's value, "
+        "<b>ours</b> in bold, then the status; a differs or unexplained status links to its reason.</p>"
+    )
 
 
 def clean_printed(token: str) -> str:
@@ -986,7 +1131,7 @@ def claim_decimals(row) -> int:
         tol = 0.0
     if 0 < tol < 1:
         d = round(-math.log10(2 * tol))
-        if math.isclose(0.5 * 10 ** -d, tol, rel_tol=1e-9):
+        if math.isclose(0.5 * 10**-d, tol, rel_tol=1e-9):
             return d
     return max(_decimals(row.get("_published")), 0)
 
@@ -1076,8 +1221,12 @@ def table_html(t: RegisterTable, claims_by_id: dict[str, dict], values: dict) ->
     claim for shows our value only ("· no claim"); a blank cell of the paper stays empty."""
     by_cell = {(c.row, c.col): c for c in t.cells}
     head = "".join(f"<th>{_e(t.col_labels.get(c, c))}</th>" for c in t.cols)
-    out = [(f'<div class="cl-wrap"><table class="cl"><thead><tr><th class="cl-small">paper<br><b>ours</b></th>'
-            f"{head}</tr></thead><tbody>")]
+    out = [
+        (
+            f'<div class="cl-wrap"><table class="cl"><thead><tr><th class="cl-small">paper<br><b>ours</b></th>'
+            f"{head}</tr></thead><tbody>"
+        )
+    ]
     needs: dict[str, int] = {}
     counted: set[str] = set()
     for r in t.rows:
@@ -1090,8 +1239,10 @@ def table_html(t: RegisterTable, claims_by_id: dict[str, dict], values: dict) ->
             claim = claims_by_id.get(cell.id) or (claims_by_id.get(cell.same_as) if cell.same_as else None)
             if claim is None:
                 ours = values.get(cell.id, values.get(cell.same_as) if cell.same_as else None)
-                tds.append(f'<td class="n">—<br><b>{fmt_number(_cell_value(ours, cell.index))}</b>'
-                           f"<br><small>{NO_CLAIM[0]} {NO_CLAIM[1]}</small></td>")
+                tds.append(
+                    f'<td class="n">—<br><b>{fmt_number(_cell_value(ours, cell.index))}</b>'
+                    f"<br><small>{NO_CLAIM[0]} {NO_CLAIM[1]}</small></td>"
+                )
                 continue
             status, inner = _cell_html(claim, cell.index)
             if status == "needs_data" and claim["claim_id"] not in counted:
@@ -1101,8 +1252,11 @@ def table_html(t: RegisterTable, claims_by_id: dict[str, dict], values: dict) ->
         out.append(f"<tr><th>{_e(t.row_labels.get(r, r))}</th>{''.join(tds)}</tr>")
     out.append("</tbody></table></div>")
     if needs:
-        out.append('<p class="cl-small">∅ needs data: ' + "; ".join(
-            f"{n} claim{'s' if n > 1 else ''}: {_e(why)}" for why, n in needs.items()) + "</p>")
+        out.append(
+            '<p class="cl-small">∅ needs data: '
+            + "; ".join(f"{n} claim{'s' if n > 1 else ''}: {_e(why)}" for why, n in needs.items())
+            + "</p>"
+        )
     return "".join(out)
 
 
@@ -1125,9 +1279,13 @@ def table_provenance_html(t: RegisterTable, claims_by_id: dict[str, dict], prove
 def text_claims_html(rows: pd.DataFrame) -> str:
     """The claims that are not table cells: one row each with the status, the claim (id, what, where, the
     function that computes it), the paper's value, ours (with any variants) and the note."""
-    out = [('<div class="cl-wrap"><table class="cl tc"><colgroup><col style="width:13%"><col style="width:39%">'
+    out = [
+        (
+            '<div class="cl-wrap"><table class="cl tc"><colgroup><col style="width:13%"><col style="width:39%">'
             '<col style="width:10%"><col style="width:11%"><col style="width:27%"></colgroup>'
-            "<thead><tr><th>status</th><th>claim</th><th>paper</th><th>ours</th><th>note</th></tr></thead><tbody>")]
+            "<thead><tr><th>status</th><th>claim</th><th>paper</th><th>ours</th><th>note</th></tr></thead><tbody>"
+        )
+    ]
     for r in rows.to_dict("records"):
         st = r["status"]
         dec = claim_decimals(r)
@@ -1144,9 +1302,11 @@ def text_claims_html(rows: pd.DataFrame) -> str:
         out.append(
             f'<tr><td class="{st}"><span class="cl-st">{mark}</span></td>'
             f'<td><code>{_e(r["claim_id"])}</code> {_e(r["what"])} <span class="cl-small">({_e(r["source"])})</span>'
-            + (f"<br>{prov}" if prov else "") + "</td>"
+            + (f"<br>{prov}" if prov else "")
+            + "</td>"
             f'<td class="n">{paper_html(r)}</td><td class="n"><b>{fmt_number(r["_ours"], dec)}</b>'
-            f'{_variants_html(r["variants"], dec)}</td><td class="cl-small">{note}</td></tr>')
+            f'{_variants_html(r["variants"], dec)}</td><td class="cl-small">{note}</td></tr>'
+        )
     out.append("</tbody></table></div>")
     return "".join(out)
 
@@ -1181,8 +1341,11 @@ def why_html(rows: pd.DataFrame, labels: dict[str, str]) -> str:
             head += " — note no longer needed" if note.startswith(STALE) else " — caveat"
         ev = _evidence_html(evidence, labels)
         ids = ", ".join(_why_id_html(r) for r in grp)
-        out.append(f"<li>{head}: {_e(note)}" + (f' <span class="cl-small">Evidence: {ev}.</span>' if ev else "")
-                   + f"<br>{ids}</li>")
+        out.append(
+            f"<li>{head}: {_e(note)}"
+            + (f' <span class="cl-small">Evidence: {ev}.</span>' if ev else "")
+            + f"<br>{ids}</li>"
+        )
     out.append("</ul>")
     return "".join(out)
 
@@ -1196,17 +1359,23 @@ def changes_html(changes: pd.DataFrame, first_run: bool) -> str:
     if changed.empty:
         parts.append("<p>No claim of the previous run changed status.</p>")
     else:
-        parts.append('<div class="cl-wrap"><table class="cl"><thead><tr><th>claim</th><th>before</th><th>now</th>'
-                     "</tr></thead><tbody>")
+        parts.append(
+            '<div class="cl-wrap"><table class="cl"><thead><tr><th>claim</th><th>before</th><th>now</th>'
+            "</tr></thead><tbody>"
+        )
         for r in changed.itertuples(index=False):
             after = status_html(r.after) if r.after in MARK else _e(r.after)
-            parts.append(f"<tr><td><code>{_e(r.claim_id)}</code></td><td>{status_html(r.before)}</td>"
-                         f"<td>{after}</td></tr>")
+            parts.append(
+                f"<tr><td><code>{_e(r.claim_id)}</code></td><td>{status_html(r.before)}</td><td>{after}</td></tr>"
+            )
         parts.append("</tbody></table></div>")
     if len(new):
         vc = new["after"].value_counts()
-        parts.append(f"<p>{len(new)} claim(s) are new since the last run: "
-                     + ", ".join(f"{vc[s]} {status_html(s)}" for s in STATUSES if s in vc) + ".</p>")
+        parts.append(
+            f"<p>{len(new)} claim(s) are new since the last run: "
+            + ", ".join(f"{vc[s]} {status_html(s)}" for s in STATUSES if s in vc)
+            + ".</p>"
+        )
     return "".join(parts)
 
 
@@ -1228,22 +1397,25 @@ def sphinx_labels(notebooks_dir: Path | None = None, book_dir: Path | None = Non
     return out
 
 
-def chapter_sections(ev: Evaluation, provenance: dict[str, dict[str, str]] | None = None,
-                     study: str | None = None):
+def chapter_sections(ev: Evaluation, provenance: dict[str, dict[str, str]] | None = None, study: str | None = None):
     """Yield ``(study, slug, heading, html)`` for the chapter: per study (or only ``study``), one section per
     register table, then the text claims. ``provenance``: ``{study: PROVENANCE}`` (default:
     :func:`load_provenance`)."""
     if provenance is None:
         provenance = ev.provenance
     by_id = {r["claim_id"]: r for r in ev.table.to_dict("records")}
-    in_tables = {c.id for t in ev.tables for c in t.cells} | {c.same_as for t in ev.tables for c in t.cells if c.same_as}
+    in_tables = {c.id for t in ev.tables for c in t.cells} | {
+        c.same_as for t in ev.tables for c in t.cells if c.same_as
+    }
     for st in [study] if study else STUDIES:
         stage = STUDY_STAGE[st]
         vals = ev.values.get(stage, {})
         for t in [t for t in ev.tables if t.study == st]:
             head = t.caption or t.label
-            intro = (f'<p class="cl-small">{_e(t.where)} ({_e(t.label)}; ids <code>{_e(t.cells[0].id if t.cells else "")}'
-                     f"</code> …)" + (f". {_e(t.note)}" if t.note else "") + "</p>")
+            intro = (
+                f'<p class="cl-small">{_e(t.where)} ({_e(t.label)}; ids <code>{_e(t.cells[0].id if t.cells else "")}'
+                f"</code> …)" + (f". {_e(t.note)}" if t.note else "") + "</p>"
+            )
             body = intro + table_html(t, by_id, vals) + table_provenance_html(t, by_id, provenance.get(st, {}))
             yield st, t.slug, head, body
         text = ev.table[(ev.table["study"] == st) & ~ev.table["claim_id"].isin(in_tables)]
@@ -1261,8 +1433,9 @@ def reason_rows(table: pd.DataFrame) -> pd.DataFrame:
     """The rows the reasons section lists: differs, unexplained, and reproduced claims with a caveat note
     (differs first, then unexplained, then caveats; register order within each)."""
     order = {"differs": 0, "unexplained": 1, "reproduced": 2}
-    sel = table[(table["status"].isin(["differs", "unexplained"])) |
-                ((table["status"] == "reproduced") & (table["note"] != ""))]
+    sel = table[
+        (table["status"].isin(["differs", "unexplained"])) | ((table["status"] == "reproduced") & (table["note"] != ""))
+    ]
     return sel.assign(_o=sel["status"].map(order)).sort_values("_o", kind="stable").drop(columns="_o")
 
 
@@ -1271,13 +1444,17 @@ def completeness_html(ev: Evaluation, provenance_problems: dict[str, str] | None
     whose provenance module is missing."""
     parts = []
     if ev.missing_cells:
-        parts.append('<div class="cl-wrap"><table class="cl"><thead><tr><th>table</th><th>cells missing</th>'
-                     "<th>of</th><th>first ids</th></tr></thead><tbody>")
+        parts.append(
+            '<div class="cl-wrap"><table class="cl"><thead><tr><th>table</th><th>cells missing</th>'
+            "<th>of</th><th>first ids</th></tr></thead><tbody>"
+        )
         size = {f"{t.study}/{t.slug}": len(t.ids) for t in ev.tables}
         for key, ids in ev.missing_cells.items():
-            parts.append(f'<tr><td>{_e(key)}</td><td class="n">{len(ids)}</td><td class="n">{size.get(key, "")}</td>'
-                         f"<td>{', '.join(f'<code>{_e(i)}</code>' for i in ids[:first])}"
-                         f"{' …' if len(ids) > first else ''}</td></tr>")
+            parts.append(
+                f'<tr><td>{_e(key)}</td><td class="n">{len(ids)}</td><td class="n">{size.get(key, "")}</td>'
+                f"<td>{', '.join(f'<code>{_e(i)}</code>' for i in ids[:first])}"
+                f"{' …' if len(ids) > first else ''}</td></tr>"
+            )
         parts.append("</tbody></table></div>")
     else:
         parts.append("<p>Every cell id of every register table is a key of a values.json.</p>")
@@ -1306,15 +1483,19 @@ def prose_values(ev) -> dict:
     counts = ev.counts
     out = {f"claims_{s}": n for s, n in counts.items()}
     n_missing_cells = sum(len(v) for v in ev.missing_cells.values())
-    out.update({
-        "claims_total": len(ev.table),
-        "claims_approx_pct": f"{APPROX_REL * 100:g}",
-        "claims_n_tables": len(ev.tables),
-        "claims_missing_cells_sentence": "Every cell id is." if n_missing_cells == 0 else
-        f"{n_missing_cells:,} cell ids of {len(ev.missing_cells)} tables are not yet; the claims test fails "
-        "until they are.",
-        "claims_unexplained_sentence": "Every claim is accounted for." if counts["unexplained"] == 0 else
-        f"{counts['unexplained']:,} claims are UNEXPLAINED: the claims test fails until each is computed, "
-        "fixed or explained.",
-    })
+    out.update(
+        {
+            "claims_total": len(ev.table),
+            "claims_approx_pct": f"{APPROX_REL * 100:g}",
+            "claims_n_tables": len(ev.tables),
+            "claims_missing_cells_sentence": "Every cell id is."
+            if n_missing_cells == 0
+            else f"{n_missing_cells:,} cell ids of {len(ev.missing_cells)} tables are not yet; the claims test fails "
+            "until they are.",
+            "claims_unexplained_sentence": "Every claim is accounted for."
+            if counts["unexplained"] == 0
+            else f"{counts['unexplained']:,} claims are UNEXPLAINED: the claims test fails until each is computed, "
+            "fixed or explained.",
+        }
+    )
     return out

@@ -8,11 +8,12 @@ through the package's own imports.
 modules as files), so editing ``compendium/workbank/`` re-runs the WORKBank stages and what reads them, not
 PWB or the preferences. ``tests/unit/test_stage_deps.py`` compares them with ``dvc.yaml``.
 """
+
 from __future__ import annotations
 
 import ast
 import sys
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 from . import paths
@@ -22,8 +23,11 @@ PACKAGE = paths.ROOT / "src" / "compendium"
 RUNNER = ("compendium.stage",)
 #: package files a stage reads as text rather than imports (the claims stage reads each study's PROVENANCE)
 READS: dict[str, tuple[str, ...]] = {
-    "claims": ("src/compendium/pwb/register.py", "src/compendium/workbank/register.py",
-               "src/compendium/preferences/register.py"),
+    "claims": (
+        "src/compendium/pwb/register.py",
+        "src/compendium/workbank/register.py",
+        "src/compendium/preferences/register.py",
+    ),
 }
 #: subpackages listed as a whole folder (a study's code, the data layer, the shared statistics)
 FOLDERS = ("compendium.workbank", "compendium.pwb", "compendium.preferences", "compendium.data", "compendium.stats")
@@ -73,7 +77,7 @@ def _imports(tree: ast.AST, current: str | None, is_package: bool) -> set[str]:
     return {m for m in out if module_file(m) is not None}
 
 
-@lru_cache(maxsize=None)
+@cache
 def _file_imports(path: Path) -> frozenset[str]:
     name = _module_name(path)
     return frozenset(_imports(ast.parse(path.read_text()), name, path.name == "__init__.py"))
@@ -128,8 +132,10 @@ def stage_dep_paths() -> dict[str, list[str]]:
     """For every notebook stage, the src/compendium paths its deps must list."""
     from .stage import STAGES
 
-    return {name: sorted(set(dep_paths(notebook_modules(st.source))) | set(READS.get(name, ())))
-            for name, st in STAGES.items()}
+    return {
+        name: sorted(set(dep_paths(notebook_modules(st.source))) | set(READS.get(name, ())))
+        for name, st in STAGES.items()
+    }
 
 
 def rewrite_dvc_yaml(text: str, wanted: dict[str, list[str]]) -> str:

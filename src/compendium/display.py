@@ -5,6 +5,7 @@ myst-nb numbers glued objects as figures. A table should be numbered as a table,
 book (``nb_render_markdown_format: myst``) renders as "Table N" with its caption and a ``:name:`` to
 cross-reference with ``{numref}``.
 """
+
 from __future__ import annotations
 
 import math
@@ -34,15 +35,18 @@ def markdown_table(df: pd.DataFrame, floatfmt: str = ".3g", index: bool = False)
         df = df.reset_index()
     cols = [str(c) for c in df.columns]
     num = [pd.api.types.is_numeric_dtype(df[c]) and not pd.api.types.is_bool_dtype(df[c]) for c in df.columns]
-    lines = ["| " + " | ".join(c.replace("|", "\\|") for c in cols) + " |",
-             "|" + "|".join("---:" if n else "---" for n in num) + "|"]
+    lines = [
+        "| " + " | ".join(c.replace("|", "\\|") for c in cols) + " |",
+        "|" + "|".join("---:" if n else "---" for n in num) + "|",
+    ]
     for row in df.itertuples(index=False):
         lines.append("| " + " | ".join(_cell(v, floatfmt) for v in row) + " |")
     return "\n".join(lines)
 
 
-def format_columns(df: pd.DataFrame, formats: Mapping[str, str] | None = None,
-                   precision: int | None = 3) -> pd.DataFrame:
+def format_columns(
+    df: pd.DataFrame, formats: Mapping[str, str] | None = None, precision: int | None = 3
+) -> pd.DataFrame:
     """A copy of ``df`` with columns formatted as strings: ``formats`` maps a column to a format string (e.g.
     ``"{:+.1f}"``, applied to any column it names); other float columns get ``precision`` decimals (left to
     the table's ``floatfmt`` when ``precision`` is None); NaN becomes an en dash."""
@@ -56,8 +60,9 @@ def format_columns(df: pd.DataFrame, formats: Mapping[str, str] | None = None,
     return out
 
 
-def relabel(df: pd.DataFrame, labels: Mapping[str, Mapping | Callable] | None = None,
-            spaces: bool = False) -> pd.DataFrame:
+def relabel(
+    df: pd.DataFrame, labels: Mapping[str, Mapping | Callable] | None = None, spaces: bool = False
+) -> pd.DataFrame:
     """A display copy of ``df``: each column named in ``labels`` has its values mapped (a mapping replaces the
     values it names, a function maps every value); with ``spaces``, underscores in column names become
     spaces (so that headers wrap)."""
@@ -70,10 +75,20 @@ def relabel(df: pd.DataFrame, labels: Mapping[str, Mapping | Callable] | None = 
     return out
 
 
-def table(df: pd.DataFrame, name: str, caption: str, floatfmt: str = ".3g", index: bool = False, *,
-          rename: Mapping[str, str] | None = None, formats: Mapping[str, str] | None = None,
-          precision: int | None = None, labels: Mapping[str, Mapping | Callable] | None = None,
-          spaces: bool = False, columns: Sequence[str] | None = None) -> Markdown:
+def table(
+    df: pd.DataFrame,
+    name: str,
+    caption: str,
+    floatfmt: str = ".3g",
+    index: bool = False,
+    *,
+    rename: Mapping[str, str] | None = None,
+    formats: Mapping[str, str] | None = None,
+    precision: int | None = None,
+    labels: Mapping[str, Mapping | Callable] | None = None,
+    spaces: bool = False,
+    columns: Sequence[str] | None = None,
+) -> Markdown:
     """Display ``df`` as a numbered table: ``{numref}`name``` refers to it as "Table N".
 
     Display-only changes, applied in this order to a copy: ``columns`` (the columns kept, in this order, by
@@ -120,7 +135,7 @@ def glue_value(name: str, value, display: bool = False) -> None:
 
 
 ALT_ATTR = "_compendium_alt"
-PNG_ALT_KEY = "Description"   # the PNG text keyword (ISO 15948 / W3C PNG: "description of image")
+PNG_ALT_KEY = "Description"  # the PNG text keyword (ISO 15948 / W3C PNG: "description of image")
 _PNG_SIG = b"\x89PNG\r\n\x1a\n"
 
 
@@ -152,9 +167,9 @@ def _png_chunks(data: bytes):
         raise ValueError("not a PNG file (bad signature)")
     pos = len(_PNG_SIG)
     while pos < len(data):
-        (length,) = struct.unpack(">I", data[pos:pos + 4])
-        ctype = data[pos + 4:pos + 8]
-        yield ctype, data[pos + 8:pos + 8 + length], data[pos:pos + 12 + length]
+        (length,) = struct.unpack(">I", data[pos : pos + 4])
+        ctype = data[pos + 4 : pos + 8]
+        yield ctype, data[pos + 8 : pos + 8 + length], data[pos : pos + 12 + length]
         pos += 12 + length
 
 
@@ -220,8 +235,9 @@ def glue_figure(stage: str, name: str, fig, key: str, alt: str | None = None):
     else:
         import warnings
 
-        warnings.warn(f"figure {name!r} has no alt text: pass alt= or attach it with compendium.display.set_alt",
-                      stacklevel=2)
+        warnings.warn(
+            f"figure {name!r} has no alt text: pass alt= or attach it with compendium.display.set_alt", stacklevel=2
+        )
     glue(key, Image(filename=str(path)), display=False)
     return path
 
@@ -244,6 +260,8 @@ def with_alt(alt_fn):
         def wrapper(*args, **kwargs):
             fig = plot_fn(*args, **kwargs)
             return set_alt(fig, alt_fn(*args, **kwargs))
+
         wrapper.alt_text = alt_fn
         return wrapper
+
     return deco

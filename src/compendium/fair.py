@@ -16,6 +16,7 @@
   the executed notebooks, the HTML pages, and the software. Dates come from ``date-released``, never from
   the clock, so the file is byte-stable for the same inputs; :func:`validate_crate` checks it offline.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -40,22 +41,53 @@ ZENODO_SCHEMA = {
     "required": ["title", "upload_type", "description", "creators", "publication_date", "access_right"],
     "properties": {
         "title": {"type": "string", "minLength": 1},
-        "upload_type": {"enum": ["publication", "poster", "presentation", "dataset", "image", "video",
-                                 "software", "lesson", "physicalobject", "other"]},
+        "upload_type": {
+            "enum": [
+                "publication",
+                "poster",
+                "presentation",
+                "dataset",
+                "image",
+                "video",
+                "software",
+                "lesson",
+                "physicalobject",
+                "other",
+            ]
+        },
         "description": {"type": "string", "minLength": 1},
-        "creators": {"type": "array", "minItems": 1, "items": {
-            "type": "object", "required": ["name"], "additionalProperties": False,
-            "properties": {"name": {"type": "string", "minLength": 1}, "affiliation": {"type": "string"},
-                           "orcid": {"type": "string", "pattern": r"^\d{4}-\d{4}-\d{4}-\d{3}[\dX]$"}}}},
+        "creators": {
+            "type": "array",
+            "minItems": 1,
+            "items": {
+                "type": "object",
+                "required": ["name"],
+                "additionalProperties": False,
+                "properties": {
+                    "name": {"type": "string", "minLength": 1},
+                    "affiliation": {"type": "string"},
+                    "orcid": {"type": "string", "pattern": r"^\d{4}-\d{4}-\d{4}-\d{3}[\dX]$"},
+                },
+            },
+        },
         "publication_date": {"type": "string", "pattern": r"^\d{4}-\d{2}-\d{2}$"},
         "access_right": {"enum": ["open", "embargoed", "restricted", "closed"]},
         "license": {"type": "string", "minLength": 1},
         "version": {"type": "string"},
         "keywords": {"type": "array", "items": {"type": "string"}},
-        "related_identifiers": {"type": "array", "items": {
-            "type": "object", "required": ["identifier", "relation"],
-            "properties": {"identifier": {"type": "string"}, "relation": {"type": "string"},
-                           "scheme": {"type": "string"}, "resource_type": {"type": "string"}}}},
+        "related_identifiers": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["identifier", "relation"],
+                "properties": {
+                    "identifier": {"type": "string"},
+                    "relation": {"type": "string"},
+                    "scheme": {"type": "string"},
+                    "resource_type": {"type": "string"},
+                },
+            },
+        },
         "references": {"type": "array", "items": {"type": "string"}},
     },
     "additionalProperties": False,
@@ -68,11 +100,21 @@ CODEMETA_SCHEMA = {
         "@type": {"const": "SoftwareSourceCode"},
         "name": {"type": "string", "minLength": 1},
         "description": {"type": "string"},
-        "author": {"type": "array", "minItems": 1, "items": {
-            "type": "object", "required": ["@type"],
-            "properties": {"@type": {"enum": ["Person", "Organization"]}, "@id": {"type": "string"},
-                           "name": {"type": "string"}, "givenName": {"type": "string"},
-                           "familyName": {"type": "string"}}}},
+        "author": {
+            "type": "array",
+            "minItems": 1,
+            "items": {
+                "type": "object",
+                "required": ["@type"],
+                "properties": {
+                    "@type": {"enum": ["Person", "Organization"]},
+                    "@id": {"type": "string"},
+                    "name": {"type": "string"},
+                    "givenName": {"type": "string"},
+                    "familyName": {"type": "string"},
+                },
+            },
+        },
         "license": {"type": "string", "pattern": "^https://spdx.org/licenses/"},
         "version": {"type": "string"},
         "datePublished": {"type": "string", "pattern": r"^\d{4}-\d{2}-\d{2}$"},
@@ -93,8 +135,9 @@ def load_cff(path: Path | str = CFF) -> dict:
         raise CitationError(f"{path}: not a YAML mapping")
     for key in ("cff-version", "title", "authors", "version", "date-released", "license"):
         if not cff.get(key):
-            raise CitationError(f"{path}: field '{key}' is missing or empty (needed for .zenodo.json, "
-                                "codemeta.json and the RO-Crate)")
+            raise CitationError(
+                f"{path}: field '{key}' is missing or empty (needed for .zenodo.json, codemeta.json and the RO-Crate)"
+            )
     if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", str(cff["date-released"])):
         raise CitationError(f"{path}: date-released {cff['date-released']!r} is not YYYY-MM-DD")
     if not isinstance(cff["license"], str):
@@ -162,8 +205,10 @@ def zenodo(cff: dict) -> dict:
     }
     if cff.get("keywords"):
         out["keywords"] = [str(k) for k in cff["keywords"]]
-    rel = [{"identifier": a, "relation": "references", "scheme": "arxiv", "resource_type": "publication-article"}
-           for a in _arxiv_ids(cff)]
+    rel = [
+        {"identifier": a, "relation": "references", "scheme": "arxiv", "resource_type": "publication-article"}
+        for a in _arxiv_ids(cff)
+    ]
     if rel:
         out["related_identifiers"] = rel
     if cff.get("references"):
@@ -201,8 +246,11 @@ def codemeta(cff: dict) -> dict:
         out["keywords"] = [str(k) for k in cff["keywords"]]
     refs = []
     for r in cff.get("references", []):
-        ref = {"@type": "ScholarlyArticle" if r.get("type") == "article" else "Report", "name": r["title"],
-               "author": [_codemeta_person(a) for a in r.get("authors", [])]}
+        ref = {
+            "@type": "ScholarlyArticle" if r.get("type") == "article" else "Report",
+            "name": r["title"],
+            "author": [_codemeta_person(a) for a in r.get("authors", [])],
+        }
         if r.get("year"):
             ref["datePublished"] = str(r["year"])
         ids = [f"https://arxiv.org/abs/{a.split(':', 1)[1]}" for a in _arxiv_ids({"references": [r]})]
@@ -224,7 +272,9 @@ def validate(obj: dict, schema: dict, what: str) -> None:
     try:
         jsonschema.validate(obj, schema)
     except jsonschema.ValidationError as exc:
-        raise CitationError(f"{what}: {exc.message} (at {'/'.join(map(str, exc.absolute_path)) or 'top level'})") from exc
+        raise CitationError(
+            f"{what}: {exc.message} (at {'/'.join(map(str, exc.absolute_path)) or 'top level'})"
+        ) from exc
 
 
 def generated(cff_path: Path | str = CFF) -> dict[Path, str]:
@@ -238,11 +288,13 @@ def generated(cff_path: Path | str = CFF) -> dict[Path, str]:
 
 def stale(cff_path: Path | str = CFF) -> list[str]:
     """Names of the metadata files that differ from what CITATION.cff gives."""
-    return [p.name for p, text in generated(cff_path).items()
-            if not p.exists() or p.read_text(encoding="utf-8") != text]
+    return [
+        p.name for p, text in generated(cff_path).items() if not p.exists() or p.read_text(encoding="utf-8") != text
+    ]
 
 
 # --------------------------------------------------------------------------- RO-Crate of the built book
+
 
 def _licence_entities(licence_text: str) -> list[tuple[str, dict]]:
     """(id, properties) of the licence entities for a licence *as recorded* in the catalog.
@@ -255,11 +307,27 @@ def _licence_entities(licence_text: str) -> list[tuple[str, dict]]:
         if re.search(re.escape(name) + r"(?![\w-])", licence_text):
             found.append((SPDX.format(spdx), {"@type": "CreativeWork", "name": name, "identifier": spdx}))
     if low.startswith("none declared"):
-        return [("#licence-none-declared", {"@type": "CreativeWork", "name": "No licence declared by the authors",
-                                            "description": f"Licence as recorded: {licence_text}"})]
+        return [
+            (
+                "#licence-none-declared",
+                {
+                    "@type": "CreativeWork",
+                    "name": "No licence declared by the authors",
+                    "description": f"Licence as recorded: {licence_text}",
+                },
+            )
+        ]
     if low.startswith("conflicting"):
-        return [("#licence-conflict-pwb", {"@type": "CreativeWork", "name": "Conflicting licences (unresolved)",
-                                           "description": f"Licence as recorded: {licence_text}"})] + found
+        return [
+            (
+                "#licence-conflict-pwb",
+                {
+                    "@type": "CreativeWork",
+                    "name": "Conflicting licences (unresolved)",
+                    "description": f"Licence as recorded: {licence_text}",
+                },
+            )
+        ] + found
     return found
 
 
@@ -272,21 +340,30 @@ def build_crate(html_dir: Path | str, cff_path: Path | str = CFF, manifest_path:
 
     html_dir = Path(html_dir)
     cff = load_cff(cff_path)
-    manifest_path = Path(manifest_path) if manifest_path else paths.ROOT / "src" / "compendium" / "data" / "manifest.json"
+    manifest_path = (
+        Path(manifest_path) if manifest_path else paths.ROOT / "src" / "compendium" / "data" / "manifest.json"
+    )
     files = json.loads(manifest_path.read_text())["files"]
     date = str(cff["date-released"])
 
     crate = ROCrate(gen_preview=False)
     root = crate.root_dataset
     root["name"] = cff["title"]
-    root["description"] = (_description(cff) + " This crate is the built Jupyter Book of the compendium: its pages, "
-                           "the executed notebooks they render, and a description of the raw data (with checksums "
-                           "and licences as recorded) and of the software that produced them.")
+    root["description"] = (
+        _description(cff) + " This crate is the built Jupyter Book of the compendium: its pages, "
+        "the executed notebooks they render, and a description of the raw data (with checksums "
+        "and licences as recorded) and of the software that produced them."
+    )
     root["datePublished"] = date
     root["version"] = str(cff["version"])
     root["keywords"] = [str(k) for k in cff.get("keywords", [])]
-    lic = crate.add(ContextEntity(crate, SPDX.format(cff["license"]), properties={
-        "@type": "CreativeWork", "name": cff["license"], "identifier": cff["license"]}))
+    lic = crate.add(
+        ContextEntity(
+            crate,
+            SPDX.format(cff["license"]),
+            properties={"@type": "CreativeWork", "name": cff["license"], "identifier": cff["license"]},
+        )
+    )
     root["license"] = lic
     authors = []
     for k, a in enumerate(cff["authors"]):
@@ -297,12 +374,23 @@ def build_crate(html_dir: Path | str, cff_path: Path | str = CFF, manifest_path:
         authors.append(crate.add(ContextEntity(crate, pid, properties=person)))
     root["author"] = authors
 
-    software = crate.add(ContextEntity(crate, "#software", properties={
-        "@type": "SoftwareSourceCode", "name": "compendium (Python package, src/compendium)",
-        "description": "The package, DVC pipeline (dvc.yaml) and notebooks (notebooks/*.md) that regenerate every "
-                       "table and figure of this book from the raw data.",
-        "version": str(cff["version"]), "license": lic, "programmingLanguage": "Python",
-        "datePublished": date, "author": authors}))
+    software = crate.add(
+        ContextEntity(
+            crate,
+            "#software",
+            properties={
+                "@type": "SoftwareSourceCode",
+                "name": "compendium (Python package, src/compendium)",
+                "description": "The package, DVC pipeline (dvc.yaml) and notebooks (notebooks/*.md) that regenerate every "
+                "table and figure of this book from the raw data.",
+                "version": str(cff["version"]),
+                "license": lic,
+                "programmingLanguage": "Python",
+                "datePublished": date,
+                "author": authors,
+            },
+        )
+    )
     root["mentions"] = [software]
 
     # the datasets, with their licences as recorded and every raw file with its checksum
@@ -315,19 +403,33 @@ def build_crate(html_dir: Path | str, cff_path: Path | str = CFF, manifest_path:
         parts = []
         for rel in sorted(f for f in files if f.split("/", 1)[0] == key):
             rec = files[rel]
-            props = {"@type": "File", "name": rel.split("/")[-1], "identifier": f"data/{rel}",
-                     "sha256": rec["sha256"], "contentSize": str(rec["bytes"]),
-                     "description": f"data/{rel} in the compendium repository (restored with `dvc pull`); "
-                                    "not included in this crate"}
+            props = {
+                "@type": "File",
+                "name": rel.split("/")[-1],
+                "identifier": f"data/{rel}",
+                "sha256": rec["sha256"],
+                "contentSize": str(rec["bytes"]),
+                "description": f"data/{rel} in the compendium repository (restored with `dvc pull`); "
+                "not included in this crate",
+            }
             if rec.get("rows") is not None:
                 props["description"] += f"; {rec['rows']} records"
             parts.append(crate.add(ContextEntity(crate, f"#data/{rel}", properties=props)))
-        ds = crate.add(ContextEntity(crate, f"https://huggingface.co/datasets/{meta['hf_id']}", properties={
-            "@type": "Dataset", "name": meta["title"], "identifier": f"data/{key}",
-            "description": f"{meta['citation']}. Code / provenance: {meta['code']}. Here (offline): {meta['offline']}. "
-                           f"Hub only: {meta['online_only']}. Licence as recorded: {meta['licence']}.",
-            "license": lic_ids[0] if len(lic_ids) == 1 else lic_ids,
-            "hasPart": parts}))
+        ds = crate.add(
+            ContextEntity(
+                crate,
+                f"https://huggingface.co/datasets/{meta['hf_id']}",
+                properties={
+                    "@type": "Dataset",
+                    "name": meta["title"],
+                    "identifier": f"data/{key}",
+                    "description": f"{meta['citation']}. Code / provenance: {meta['code']}. Here (offline): {meta['offline']}. "
+                    f"Hub only: {meta['online_only']}. Licence as recorded: {meta['licence']}.",
+                    "license": lic_ids[0] if len(lic_ids) == 1 else lic_ids,
+                    "hasPart": parts,
+                },
+            )
+        )
         datasets.append(ds)
     root["isBasedOn"] = datasets
 
@@ -335,17 +437,33 @@ def build_crate(html_dir: Path | str, cff_path: Path | str = CFF, manifest_path:
     has_part = []
     for nb in sorted((html_dir / "_sources").rglob("*.ipynb")):
         rel = nb.relative_to(html_dir).as_posix()
-        has_part.append(crate.add_file(nb, rel, properties={
-            "@type": "File", "name": nb.stem, "encodingFormat": "application/x-ipynb+json",
-            "description": f"executed notebook of notebooks/{nb.stem}.md, as run by its DVC stage",
-            "sha256": _sha256(nb), "contentSize": str(nb.stat().st_size)}))
-    pages = sorted(p for p in html_dir.rglob("*.html")
-                   if "_static" not in p.relative_to(html_dir).parts and "_sources" not in p.relative_to(html_dir).parts)
+        has_part.append(
+            crate.add_file(
+                nb,
+                rel,
+                properties={
+                    "@type": "File",
+                    "name": nb.stem,
+                    "encodingFormat": "application/x-ipynb+json",
+                    "description": f"executed notebook of notebooks/{nb.stem}.md, as run by its DVC stage",
+                    "sha256": _sha256(nb),
+                    "contentSize": str(nb.stat().st_size),
+                },
+            )
+        )
+    pages = sorted(
+        p
+        for p in html_dir.rglob("*.html")
+        if "_static" not in p.relative_to(html_dir).parts and "_sources" not in p.relative_to(html_dir).parts
+    )
     for page in pages:
         rel = page.relative_to(html_dir).as_posix()
-        has_part.append(crate.add_file(page, rel, properties={
-            "@type": "File", "name": _title(page) or rel, "encodingFormat": "text/html"}))
-    root["hasPart"] = datasets + has_part   # web-based data entities are linked from hasPart too
+        has_part.append(
+            crate.add_file(
+                page, rel, properties={"@type": "File", "name": _title(page) or rel, "encodingFormat": "text/html"}
+            )
+        )
+    root["hasPart"] = datasets + has_part  # web-based data entities are linked from hasPart too
     if (html_dir / "index.html").exists():
         root["mainEntity"] = crate.get("index.html")
     crate.metadata["datePublished"] = date
@@ -376,8 +494,11 @@ def crate_json(crate) -> dict:
     return data
 
 
-def write_crate(html_dir: Path | str = paths.BOOK / "_build" / "html", cff_path: Path | str = CFF,
-                manifest_path: Path | str | None = None) -> Path:
+def write_crate(
+    html_dir: Path | str = paths.BOOK / "_build" / "html",
+    cff_path: Path | str = CFF,
+    manifest_path: Path | str | None = None,
+) -> Path:
     """Write ``ro-crate-metadata.json`` into the built book (and so into its archive); returns its path."""
     html_dir = Path(html_dir)
     crate = build_crate(html_dir, cff_path, manifest_path)
@@ -430,9 +551,13 @@ def validate_crate(crate_dir: Path | str) -> list[str]:
         for k, v in e.items():
             if not k.startswith("@") and k not in terms:
                 problems.append(f"{eid}: property {k!r} is not in the RO-Crate context")
-            for ref in (v if isinstance(v, list) else [v]):
-                if isinstance(ref, dict) and set(ref) == {"@id"} and ref["@id"] not in graph \
-                        and not ref["@id"].startswith(("http://", "https://")):
+            for ref in v if isinstance(v, list) else [v]:
+                if (
+                    isinstance(ref, dict)
+                    and set(ref) == {"@id"}
+                    and ref["@id"] not in graph
+                    and not ref["@id"].startswith(("http://", "https://"))
+                ):
                     problems.append(f"{eid}: {k} refers to undescribed {ref['@id']}")
         types = e.get("@type", [])
         types = types if isinstance(types, list) else [types]
@@ -462,8 +587,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "check":
         bad = stale()
         if bad:
-            print(f"ERROR: {', '.join(bad)} out of date with CITATION.cff: run `python -m compendium.fair write`",
-                  file=sys.stderr)
+            print(
+                f"ERROR: {', '.join(bad)} out of date with CITATION.cff: run `python -m compendium.fair write`",
+                file=sys.stderr,
+            )
             return 1
         print(".zenodo.json and codemeta.json match CITATION.cff")
         return 0

@@ -6,6 +6,7 @@ the claims' status counts. The stage runner writes them after a successful run; 
 them as metrics, so ``dvc exp show`` lists them beside the parameters and ``dvc metrics diff`` compares
 two runs. They are small and tracked by git (``cache: false``), so an experiment's commit carries them.
 """
+
 from __future__ import annotations
 
 import json
@@ -19,20 +20,37 @@ _PWB_MODELS = ("glm51", "gemma4", "deepseek", "gptoss", "nemotron", "devstral", 
 
 #: stage -> {metric name: values.json key}
 HEADLINE: dict[str, dict[str, str]] = {
-    "datasheet": {"files": "data.files", "worker_ratings": "data.rows.worker_desires",
-                  "expert_ratings": "data.rows.expert_ratings", "pair_judgements": "hitl.n_ratings"},
-    "workbank": {"zone_green": "wb.zones.green", "zone_red": "wb.zones.red", "zone_rnd": "wb.zones.rnd",
-                 "zone_low": "wb.zones.low", "share_desire_gt3": "wb.desire.share_gt3",
-                 "workers_want_more_agency": "wb.has.workers_more", "alpha_expert_capability":
-                 "wb.alpha.expert_capability", "icc": "wb.mixed.icc"},
-    "pwb": {"layer1_baseline_mean": "pwb.layer1.baseline_mean", "layer1_prompted_mean": "pwb.layer1.prompted_mean",
-            "delta_mean": "pwb.delta.mean", "fourth_judge_qwk": "pwb.fourth_judge.qwk",
-            **{f"pwi_prompted_{m}": f"pwb.pwi.{m}.prompted" for m in _PWB_MODELS}},
+    "datasheet": {
+        "files": "data.files",
+        "worker_ratings": "data.rows.worker_desires",
+        "expert_ratings": "data.rows.expert_ratings",
+        "pair_judgements": "hitl.n_ratings",
+    },
+    "workbank": {
+        "zone_green": "wb.zones.green",
+        "zone_red": "wb.zones.red",
+        "zone_rnd": "wb.zones.rnd",
+        "zone_low": "wb.zones.low",
+        "share_desire_gt3": "wb.desire.share_gt3",
+        "workers_want_more_agency": "wb.has.workers_more",
+        "alpha_expert_capability": "wb.alpha.expert_capability",
+        "icc": "wb.mixed.icc",
+    },
+    "pwb": {
+        "layer1_baseline_mean": "pwb.layer1.baseline_mean",
+        "layer1_prompted_mean": "pwb.layer1.prompted_mean",
+        "delta_mean": "pwb.delta.mean",
+        "fourth_judge_qwk": "pwb.fourth_judge.qwk",
+        **{f"pwi_prompted_{m}": f"pwb.pwi.{m}.prompted" for m in _PWB_MODELS},
+    },
     "pwb_benchmark": {"dimensions": "pwb.benchmark.n_dimensions", "layer1_prompts": "pwb.benchmark.n_layer1_prompts"},
-    "preferences": {"judgements": "hitl.n_ratings", "ties": "hitl.n_ties",
-                    **{f"bt_{m}": f"hitl.bt.{m}" for m in ("untrained", "recipe_a", "recipe_b", "recipe_c",
-                                                           "recipe_d")},
-                    "p_c_stronger_than_d": "pref.c_vs_d.p_c_stronger", "davidson_nu": "pref.davidson.nu"},
+    "preferences": {
+        "judgements": "hitl.n_ratings",
+        "ties": "hitl.n_ties",
+        **{f"bt_{m}": f"hitl.bt.{m}" for m in ("untrained", "recipe_a", "recipe_b", "recipe_c", "recipe_d")},
+        "p_c_stronger_than_d": "pref.c_vs_d.p_c_stronger",
+        "davidson_nu": "pref.davidson.nu",
+    },
     "robustness": {"findings": "rob.n_findings", "findings_holding_everywhere": "rob.n_hold_all"},
 }
 METRICS = paths.ROOT / "metrics"

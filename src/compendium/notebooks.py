@@ -8,6 +8,7 @@ each time. ``finalize`` moves the stage's run time into ``results/.timings/<stag
 the Reproducibility page; deliberately not a DVC output, so timings never make ``dvc status`` or
 ``dvc.lock`` change) and makes the notebook byte-stable.
 """
+
 from __future__ import annotations
 
 import json
@@ -76,8 +77,9 @@ def strip_paths(nb, replacements: dict[str, str]) -> int:
     return changed
 
 
-def finalize(notebook: Path, stage: str | None = None, seconds: float | None = None,
-             staging: Path | None = None) -> float | None:
+def finalize(
+    notebook: Path, stage: str | None = None, seconds: float | None = None, staging: Path | None = None
+) -> float | None:
     """Strip volatile metadata from ``notebook``; record its run time for ``stage`` if given.
 
     Absolute paths in outputs (a stage's staging folder, the checkout) become repository-relative, so the
@@ -94,8 +96,12 @@ def finalize(notebook: Path, stage: str | None = None, seconds: float | None = N
     if stage is not None:
         out = timing_file(stage)
         out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps({"stage": stage, "notebook": Path(notebook).name,
-                                   "seconds": round(duration, 2) if duration else None}) + "\n")
+        out.write_text(
+            json.dumps(
+                {"stage": stage, "notebook": Path(notebook).name, "seconds": round(duration, 2) if duration else None}
+            )
+            + "\n"
+        )
     return duration
 
 

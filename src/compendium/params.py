@@ -12,6 +12,7 @@ The ``params`` stage writes the validated sections to ``results/params/<section>
 depends on its own section's file (so changing one study's parameter re-runs only that study), and on
 ``results/params/valid.json``, whose content never changes (so every stage waits for the check).
 """
+
 from __future__ import annotations
 
 import json
@@ -24,8 +25,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from . import paths
 
-RESTORE_HINT = ("Fix params.yaml; if a failed `dvc exp run -S ...` left the bad value there, restore the "
-                "committed file with `git checkout -- params.yaml`.")
+RESTORE_HINT = (
+    "Fix params.yaml; if a failed `dvc exp run -S ...` left the bad value there, restore the "
+    "committed file with `git checkout -- params.yaml`."
+)
 
 Seed = Annotated[int, Field(ge=0, le=2**32 - 1, description="a random seed (0 to 2^32-1)")]
 Count = Annotated[int, Field(ge=1, description="a number of draws or repetitions (at least 1)")]
@@ -78,8 +81,10 @@ class Workbank(_Section):
     has_tie_rule: Literal["lowest", "highest", "random", "mean"]
     seed: Seed
     n_boot: Count
-    stable_level: Annotated[float, Field(gt=0.5, lt=1, description="share of bootstrap draws that keep a "
-                                                                     "task's zone for it to count as stable")]
+    stable_level: Annotated[
+        float,
+        Field(gt=0.5, lt=1, description="share of bootstrap draws that keep a task's zone for it to count as stable"),
+    ]
     n_tie_draws: Count
     n_boot_groups: Count
     sweep_min: Rating
@@ -94,8 +99,10 @@ class Workbank(_Section):
         if not self.sweep_min < self.sweep_max:
             raise ValueError(f"sweep_min ({self.sweep_min:g}) must be below sweep_max ({self.sweep_max:g})")
         if self.sweep_step > self.sweep_max - self.sweep_min:
-            raise ValueError(f"sweep_step ({self.sweep_step:g}) is larger than the sweep's range "
-                             f"{self.sweep_min:g}-{self.sweep_max:g}")
+            raise ValueError(
+                f"sweep_step ({self.sweep_step:g}) is larger than the sweep's range "
+                f"{self.sweep_min:g}-{self.sweep_max:g}"
+            )
         return self
 
 
@@ -116,11 +123,13 @@ class Preferences(_Section):
     @model_validator(mode="after")
     def _sim(self):
         if self.sim_checkpoint_every > self.sim_budget:
-            raise ValueError(f"sim_checkpoint_every ({self.sim_checkpoint_every}) is larger than sim_budget "
-                             f"({self.sim_budget})")
+            raise ValueError(
+                f"sim_checkpoint_every ({self.sim_checkpoint_every}) is larger than sim_budget ({self.sim_budget})"
+            )
         if self.sim_batch > self.sim_checkpoint_every:
-            raise ValueError(f"sim_batch ({self.sim_batch}) is larger than sim_checkpoint_every "
-                             f"({self.sim_checkpoint_every})")
+            raise ValueError(
+                f"sim_batch ({self.sim_batch}) is larger than sim_checkpoint_every ({self.sim_checkpoint_every})"
+            )
         return self
 
     @field_validator("annotations_path")
@@ -187,8 +196,13 @@ class Robustness(_Section):
         return _csv_floats(v, "bt_tie_weights", 0, 1)
 
 
-SCHEMA: dict[str, type[_Section]] = {"data": Data, "workbank": Workbank, "preferences": Preferences,
-                                     "pwb": Pwb, "robustness": Robustness}
+SCHEMA: dict[str, type[_Section]] = {
+    "data": Data,
+    "workbank": Workbank,
+    "preferences": Preferences,
+    "pwb": Pwb,
+    "robustness": Robustness,
+}
 
 
 class ParamsError(ValueError):
@@ -206,13 +220,17 @@ def _describe(section: str, model: type[_Section], err: dict) -> str:
     field = model.model_fields.get(str(err["loc"][0])) if err["loc"] else None
     why = ""
     if field is not None:
-        desc = field.description or next((m.description for m in field.metadata
-                                          if getattr(m, "description", None)), None)
+        desc = field.description or next(
+            (m.description for m in field.metadata if getattr(m, "description", None)), None
+        )
         if desc:
             why = f" ({desc})"
     value = err.get("input")
-    shown = yaml.safe_dump(value, default_flow_style=True).strip().removesuffix("...").strip() \
-        if not isinstance(value, dict) else "this section"
+    shown = (
+        yaml.safe_dump(value, default_flow_style=True).strip().removesuffix("...").strip()
+        if not isinstance(value, dict)
+        else "this section"
+    )
     return f"{key}: {shown} is invalid: {msg[0].lower() + msg[1:] if msg else msg}{why}"
 
 

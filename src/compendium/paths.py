@@ -3,6 +3,7 @@
 Code runs from papermill (cwd = notebooks/ or repo root), DVC (repo root), pytest and the book build;
 all of them agree on these paths. Set ``COMPENDIUM_ROOT`` to point the package at another checkout.
 """
+
 from __future__ import annotations
 
 import os

@@ -20,6 +20,7 @@ LaTeX route needs a TeX installation that chokes on κ, α and ≥. Here:
 3. :func:`check_pdf` reads the result back: the ``%PDF`` header, the page count, and, when poppler's
    ``pdftotext`` is installed, that the text holds no unrendered TeX (``\\(``, ``$$``) or raw MyST.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -33,17 +34,27 @@ from pathlib import Path
 
 from . import paths
 
-OUT = paths.BOOK / "_build" / "pdf"              # --path-output of the single-page build
+OUT = paths.BOOK / "_build" / "pdf"  # --path-output of the single-page build
 SINGLEHTML = OUT / "_build" / "singlehtml"
 PDF = OUT / "book.pdf"
-VIRTUAL_TIME_MS = 60_000                         # MathJax and layout of a ~1 MB page need well under this
+VIRTUAL_TIME_MS = 60_000  # MathJax and layout of a ~1 MB page need well under this
 # Chromium flags known to work on this machine (compendium.browsercheck.CHROMIUM_ARGS) plus no network:
 # every host name resolves nowhere, so a page that tried to fetch a remote asset would print without it
 # (and compendium.book's offline check already fails such a page).
-CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                  "--disable-extensions", "--host-resolver-rules=MAP * ~NOTFOUND",
-                  "--run-all-compositor-stages-before-draw", "--no-pdf-header-footer"]
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-extensions",
+    "--host-resolver-rules=MAP * ~NOTFOUND",
+    "--run-all-compositor-stages-before-draw",
+    "--no-pdf-header-footer",
+]
 
 PRINT_CSS = """
 <style media="print">
@@ -79,8 +90,16 @@ def chromium() -> str:
 def build_singlehtml(book: Path = paths.BOOK, out: Path = OUT) -> Path:
     """Render the book (stored outputs only) into one HTML page under ``out``; return its path."""
     exe = Path(sys.executable).with_name("jupyter-book")
-    cmd = [str(exe) if exe.exists() else "jupyter-book", "build", str(book), "--builder", "singlehtml",
-           "--path-output", str(out), "--all"]
+    cmd = [
+        str(exe) if exe.exists() else "jupyter-book",
+        "build",
+        str(book),
+        "--builder",
+        "singlehtml",
+        "--path-output",
+        str(out),
+        "--all",
+    ]
     print("building the single-page HTML book ...", flush=True)
     t0 = time.perf_counter()
     proc = subprocess.run(cmd, capture_output=True, text=True)
@@ -88,7 +107,7 @@ def build_singlehtml(book: Path = paths.BOOK, out: Path = OUT) -> Path:
         sys.stderr.write(proc.stdout[-4000:] + proc.stderr[-4000:])
         raise RuntimeError(f"jupyter-book singlehtml build failed (exit {proc.returncode}); see its output above")
     html_dir = out / "_build" / "singlehtml"
-    master = html_dir / "intro.html"   # the toc's root page holds the whole book in singlehtml
+    master = html_dir / "intro.html"  # the toc's root page holds the whole book in singlehtml
     if not master.exists():
         raise RuntimeError(f"the single-page build wrote no {master}")
     print(f"single-page HTML: {master} ({master.stat().st_size / 1e6:.1f} MB, {time.perf_counter() - t0:.0f} s)")
@@ -105,8 +124,9 @@ def add_print_css(html: Path) -> Path:
     return out
 
 
-def print_pdf(html: Path, pdf: Path, budget_ms: int = VIRTUAL_TIME_MS, timeout: float = 900,
-              print_css: bool = True) -> Path:
+def print_pdf(
+    html: Path, pdf: Path, budget_ms: int = VIRTUAL_TIME_MS, timeout: float = 900, print_css: bool = True
+) -> Path:
     """Print ``html`` to ``pdf`` with headless Chromium, offline, after a virtual-time budget."""
     html, pdf = Path(html).resolve(), Path(pdf).resolve()
     page = add_print_css(html) if print_css else html
@@ -114,8 +134,14 @@ def print_pdf(html: Path, pdf: Path, budget_ms: int = VIRTUAL_TIME_MS, timeout: 
     tmp = pdf.with_name(pdf.name + ".part")
     tmp.unlink(missing_ok=True)
     with tempfile.TemporaryDirectory(prefix="compendium-chromium-") as profile:
-        cmd = [chromium(), *CHROMIUM_FLAGS, f"--user-data-dir={profile}", f"--virtual-time-budget={budget_ms}",
-               f"--print-to-pdf={tmp}", page.as_uri()]
+        cmd = [
+            chromium(),
+            *CHROMIUM_FLAGS,
+            f"--user-data-dir={profile}",
+            f"--virtual-time-budget={budget_ms}",
+            f"--print-to-pdf={tmp}",
+            page.as_uri(),
+        ]
         t0 = time.perf_counter()
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
     if proc.returncode != 0 or not tmp.exists() or tmp.stat().st_size == 0:
@@ -137,8 +163,9 @@ def pdf_text(pdf: Path) -> str | None:
     """The PDF's text (poppler's ``pdftotext``), or None where poppler is not installed."""
     if not shutil.which("pdftotext"):
         return None
-    return subprocess.run(["pdftotext", "-enc", "UTF-8", str(pdf), "-"], capture_output=True, text=True,
-                          check=True).stdout
+    return subprocess.run(
+        ["pdftotext", "-enc", "UTF-8", str(pdf), "-"], capture_output=True, text=True, check=True
+    ).stdout
 
 
 def check_pdf(pdf: Path, min_pages: int = 1, must_contain: tuple[str, ...] = ()) -> list[str]:
@@ -155,8 +182,9 @@ def check_pdf(pdf: Path, min_pages: int = 1, must_contain: tuple[str, ...] = ())
     text = pdf_text(pdf)
     if text is not None:
         for m in list(RAW.finditer(text))[:10]:
-            problems.append(f"{pdf}: raw markup in the text: {m.group(0)!r} near "
-                            f"{text[max(0, m.start() - 40):m.end() + 40]!r}")
+            problems.append(
+                f"{pdf}: raw markup in the text: {m.group(0)!r} near {text[max(0, m.start() - 40) : m.end() + 40]!r}"
+            )
         for s in must_contain:
             if s not in text:
                 problems.append(f"{pdf}: the text lacks {s!r}")
@@ -184,8 +212,11 @@ def main(argv=None) -> int:
         broken = failed_chapters()
         missing = missing_chapters()
         if broken or missing:
-            print("ERROR: the chapters are not all executed (run `dvc repro book` first): "
-                  + "; ".join(broken + [f"{m} missing" for m in missing]), file=sys.stderr)
+            print(
+                "ERROR: the chapters are not all executed (run `dvc repro book` first): "
+                + "; ".join(broken + [f"{m} missing" for m in missing]),
+                file=sys.stderr,
+            )
             return 1
         master = build_singlehtml()
         if args.html_only:

@@ -11,13 +11,13 @@ simulations) report there, and outside a kernel to ``sys.__stderr__``:
 prints ``[workbank] zone bootstrap (2,000 draws) ...`` and then ``done in 1.2 s``. Set
 ``COMPENDIUM_QUIET=1`` to silence it.
 """
+
 from __future__ import annotations
 
 import os
 import sys
 import time
 from contextlib import contextmanager
-
 
 _terminal = None
 

@@ -1,4 +1,5 @@
 """What the Reproducibility page reports: commit, Python and package versions, stage run times, data checksums."""
+
 from __future__ import annotations
 
 import json
@@ -12,19 +13,38 @@ import yaml
 
 from . import paths
 
-KEY_PACKAGES = ("jupyter-book", "myst-nb", "sphinx", "papermill", "dvc", "numpy", "pandas", "scipy",
-                "statsmodels", "pingouin", "krippendorff", "choix", "trueskill", "matplotlib", "seaborn",
-                "datasets", "huggingface-hub")
+KEY_PACKAGES = (
+    "jupyter-book",
+    "myst-nb",
+    "sphinx",
+    "papermill",
+    "dvc",
+    "numpy",
+    "pandas",
+    "scipy",
+    "statsmodels",
+    "pingouin",
+    "krippendorff",
+    "choix",
+    "trueskill",
+    "matplotlib",
+    "seaborn",
+    "datasets",
+    "huggingface-hub",
+)
 
 
 def git_state() -> dict[str, str]:
     """The commit the pipeline ran from, and whether the work tree had uncommitted changes."""
+
     def git(*args: str) -> str:
         try:
-            return subprocess.run(["git", *args], cwd=paths.ROOT, capture_output=True, text=True,
-                                  check=True, timeout=10).stdout.strip()
+            return subprocess.run(
+                ["git", *args], cwd=paths.ROOT, capture_output=True, text=True, check=True, timeout=10
+            ).stdout.strip()
         except (OSError, subprocess.SubprocessError):
             return ""
+
     commit = git("rev-parse", "HEAD") or "unknown (not a git checkout)"
     dirty = git("status", "--porcelain", "--untracked-files=no")
     return {"commit": commit, "dirty": "yes" if dirty else "no", "date": git("log", "-1", "--format=%cI")}
@@ -60,6 +80,7 @@ def stage_times() -> pd.DataFrame:
 def data_checksums() -> pd.DataFrame:
     """The DVC hash of data/ (from data.dvc) and the per-file SHA-256 recorded in the manifest."""
     from .data.load import manifest
+
     dvc = yaml.safe_load((paths.ROOT / "data.dvc").read_text())["outs"][0]
     rows = [{"what": "data/ (DVC directory hash, data.dvc)", "checksum": dvc["md5"], "files": dvc.get("nfiles")}]
     for rel, rec in sorted(manifest().items()):

@@ -10,6 +10,7 @@ register), or ``null`` for a cell whose inputs are absent. Where a value is a ce
 a published claim, its key is the id from ``published/*.yaml``. Every ``null`` is explained in
 ``missing.json`` (``{key: the missing input}``, :func:`write_missing`).
 """
+
 from __future__ import annotations
 
 import json
@@ -48,7 +49,9 @@ def _clean(value: Any, key: str) -> Any:
         return [_clean(v, key) for v in (value.tolist() if isinstance(value, np.ndarray) else value)]
     if value is None:
         return None
-    raise TypeError(f"values.json entry {key!r} must be a number, a string, null or a list of numbers, got {type(value).__name__}")
+    raise TypeError(
+        f"values.json entry {key!r} must be a number, a string, null or a list of numbers, got {type(value).__name__}"
+    )
 
 
 def write_values(stage: str, values: Mapping[str, Any], root: Path | None = None) -> Path:

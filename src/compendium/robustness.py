@@ -29,10 +29,11 @@ paper's setting, so the summary can say how often a finding survives a re-run as
 Grids arrive from papermill as comma-separated strings (DVC cannot template lists into a command);
 :func:`parse_grid` reads them.
 """
+
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Callable
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -41,10 +42,29 @@ from . import robustness_alttext as _alt
 from .display import with_alt
 
 __all__ = [
-    "PAPER_CUTOFF", "PAPER_BOUNDARY", "BOUNDARIES", "PAPER_TIE_RULE", "PAPER_TIE_WEIGHT", "DEFAULT_SCHEME",
-    "parse_grid", "with_reference", "zone_sweep", "has_sweep", "pwb_named_schemes", "random_schemes",
-    "pwb_sweep", "pwb_lead", "bt_sweep", "ranking_string", "finding_row", "zone_sampling_check", "bt_sampling_check",
-    "plot_zone_sweep", "plot_has_sweep", "plot_pwb_sweep", "plot_bt_sweep",
+    "PAPER_CUTOFF",
+    "PAPER_BOUNDARY",
+    "BOUNDARIES",
+    "PAPER_TIE_RULE",
+    "PAPER_TIE_WEIGHT",
+    "DEFAULT_SCHEME",
+    "parse_grid",
+    "with_reference",
+    "zone_sweep",
+    "has_sweep",
+    "pwb_named_schemes",
+    "random_schemes",
+    "pwb_sweep",
+    "pwb_lead",
+    "bt_sweep",
+    "ranking_string",
+    "finding_row",
+    "zone_sampling_check",
+    "bt_sampling_check",
+    "plot_zone_sweep",
+    "plot_has_sweep",
+    "plot_pwb_sweep",
+    "plot_bt_sweep",
 ]
 
 #: The papers' own settings (METHODS.md): WORKBank cut-off 3.0 with ">= counts as high", HAS ties to
@@ -63,6 +83,7 @@ ZONE_NAMES = ("green", "red", "rnd", "low")
 # ----------------------------------------------------------------------------------------------
 # Grids
 # ----------------------------------------------------------------------------------------------
+
 
 def parse_grid(value: Any, cast: Callable = float, name: str = "grid") -> tuple:
     """A parameter grid from a comma-separated string (``"2.5,3,3.5"``), a single number or a list.
@@ -111,8 +132,10 @@ def _check_weight(w: float, name: str, lo: float = 0.0, hi: float | None = None,
 # WORKBank: zone cut-off
 # ----------------------------------------------------------------------------------------------
 
-def zone_sweep(landscape: pd.DataFrame, cutoffs: Iterable[float],
-               boundaries: Iterable[str] = BOUNDARIES) -> pd.DataFrame:
+
+def zone_sweep(
+    landscape: pd.DataFrame, cutoffs: Iterable[float], boundaries: Iterable[str] = BOUNDARIES
+) -> pd.DataFrame:
     """Zone counts of the desire-capability landscape for every (cut-off, boundary) setting.
 
     ``landscape`` has one row per task with ``capability`` (Ae) and ``desire`` (Aw), as returned by
@@ -143,12 +166,21 @@ def zone_sweep(landscape: pd.DataFrame, cutoffs: Iterable[float],
             top = max(z.values())
             winners = [k for k in ZONE_NAMES if z[k] == top]
             others = max(v for k, v in z.items() if k != "green")
-            rows.append({"cutoff": c, "boundary": b, **z, "n_tasks": int(sum(z.values())),
-                         "share_green": 100.0 * z["green"] / len(landscape),
-                         "largest_zone": "=".join(winners), "green_lead": int(z["green"] - others),
-                         "green_largest": bool(z["green"] > others),
-                         "red_minus_rnd": int(z["red"] - z["rnd"]), "red_gt_rnd": bool(z["red"] > z["rnd"]),
-                         "reference": bool(np.isclose(c, PAPER_CUTOFF) and b == PAPER_BOUNDARY)})
+            rows.append(
+                {
+                    "cutoff": c,
+                    "boundary": b,
+                    **z,
+                    "n_tasks": int(sum(z.values())),
+                    "share_green": 100.0 * z["green"] / len(landscape),
+                    "largest_zone": "=".join(winners),
+                    "green_lead": int(z["green"] - others),
+                    "green_largest": bool(z["green"] > others),
+                    "red_minus_rnd": int(z["red"] - z["rnd"]),
+                    "red_gt_rnd": bool(z["red"] > z["rnd"]),
+                    "reference": bool(np.isclose(c, PAPER_CUTOFF) and b == PAPER_BOUNDARY),
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -156,9 +188,11 @@ def zone_sweep(landscape: pd.DataFrame, cutoffs: Iterable[float],
 # WORKBank: HAS tie rule
 # ----------------------------------------------------------------------------------------------
 
-def has_sweep(worker_counts: pd.DataFrame, expert_counts: pd.DataFrame, rules: Iterable[str],
-              seed: int, n_random: int = 200) -> pd.DataFrame:
-    """"Workers want more agency" under every pair (worker rule, expert rule) of tie rules in ``rules``.
+
+def has_sweep(
+    worker_counts: pd.DataFrame, expert_counts: pd.DataFrame, rules: Iterable[str], seed: int, n_random: int = 200
+) -> pd.DataFrame:
+    """ "Workers want more agency" under every pair (worker rule, expert rule) of tie rules in ``rules``.
 
     Calls :func:`compendium.workbank.agency.tie_rule_sensitivity` (which evaluates every pair of its
     tie rules; a ``random`` side is averaged over ``n_random`` seeded tie-breaks) and keeps the pairs
@@ -191,8 +225,10 @@ def has_sweep(worker_counts: pd.DataFrame, expert_counts: pd.DataFrame, rules: I
 # PWB: weight schemes
 # ----------------------------------------------------------------------------------------------
 
-def pwb_named_schemes(config: Mapping, cf_heavy_weights: Iterable[float] = (0.30,),
-                      restore_weights: Iterable[float] = (0.10,)) -> tuple[dict[str, dict[str, float]], dict[str, str]]:
+
+def pwb_named_schemes(
+    config: Mapping, cf_heavy_weights: Iterable[float] = (0.30,), restore_weights: Iterable[float] = (0.10,)
+) -> tuple[dict[str, dict[str, float]], dict[str, str]]:
     """The appendix's weight schemes over grids of their free weights.
 
     From :func:`compendium.pwb.weights.sensitivity_schemes`: ``default`` (v2.1), ``equal``, ``v2_0``
@@ -222,8 +258,9 @@ def pwb_named_schemes(config: Mapping, cf_heavy_weights: Iterable[float] = (0.30
     return schemes, families
 
 
-def random_schemes(base_weights: Mapping[str, float], n: int, concentration: float,
-                   seed: int) -> dict[str, dict[str, float]]:
+def random_schemes(
+    base_weights: Mapping[str, float], n: int, concentration: float, seed: int
+) -> dict[str, dict[str, float]]:
     """``n`` seeded random weight vectors around ``base_weights`` (its positively weighted dimensions).
 
     Each draw is Dirichlet(``concentration * w / sum(w)``): its mean is the base scheme (normalised)
@@ -243,8 +280,12 @@ def random_schemes(base_weights: Mapping[str, float], n: int, concentration: flo
     return {f"random_{k:04d}": dict(zip(dims, map(float, row))) for k, row in enumerate(draws)}
 
 
-def pwb_sweep(cells: pd.DataFrame, schemes: Mapping[str, Mapping[str, float]],
-              families: Mapping[str, str] | None = None, top_k: int = 3) -> tuple[pd.DataFrame, pd.DataFrame]:
+def pwb_sweep(
+    cells: pd.DataFrame,
+    schemes: Mapping[str, Mapping[str, float]],
+    families: Mapping[str, str] | None = None,
+    top_k: int = 3,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The PWB headline findings under every weight scheme.
 
     Calls :func:`compendium.pwb.aggregates.weight_sensitivity` (Kendall's tau of the prompted
@@ -256,21 +297,37 @@ def pwb_sweep(cells: pd.DataFrame, schemes: Mapping[str, Mapping[str, float]],
     from .pwb import aggregates as agg
 
     if DEFAULT_SCHEME not in schemes:
-        raise ValueError(f"pwb_sweep: schemes must include {DEFAULT_SCHEME!r} (the v2.1 weights), got {list(schemes)[:5]}")
+        raise ValueError(
+            f"pwb_sweep: schemes must include {DEFAULT_SCHEME!r} (the v2.1 weights), got {list(schemes)[:5]}"
+        )
     summary, pwis = agg.weight_sensitivity(cells, schemes, default=DEFAULT_SCHEME, top_k=top_k)
     wide = pwis.pivot_table(index=["scheme", "model"], columns="condition", values="pwi", sort=False)
     delta = (wide["with_system_prompt"] - wide["baseline"]).groupby(level="scheme", sort=False).mean()
     prompted = pwis[pwis["condition"] == "with_system_prompt"]
     # highest prompted PWI per scheme; ties (never seen) go to the alphabetically first model
-    top = (prompted.sort_values(["scheme", "pwi", "model"], ascending=[True, False, True], kind="mergesort")
-           .groupby("scheme", sort=False).first()["model"])
+    top = (
+        prompted.sort_values(["scheme", "pwi", "model"], ascending=[True, False, True], kind="mergesort")
+        .groupby("scheme", sort=False)
+        .first()["model"]
+    )
     out = summary.copy()
     out["mean_delta"] = out["scheme"].map(delta)
     out["all_gain"] = out["min_delta"] > 0
     out["top_model"] = out["scheme"].map(top)
     out["family"] = out["scheme"].map(dict(families or {})).fillna("other")
-    return out[["scheme", "family", "kendall_tau", "max_dev", "min_delta", "mean_delta", "all_gain",
-                "top_model", "top3_stable"]], pwis
+    return out[
+        [
+            "scheme",
+            "family",
+            "kendall_tau",
+            "max_dev",
+            "min_delta",
+            "mean_delta",
+            "all_gain",
+            "top_model",
+            "top3_stable",
+        ]
+    ], pwis
 
 
 def pwb_lead(pwis: pd.DataFrame, model: str, condition: str = "with_system_prompt") -> pd.Series:
@@ -289,6 +346,7 @@ def pwb_lead(pwis: pd.DataFrame, model: str, condition: str = "with_system_promp
 # ----------------------------------------------------------------------------------------------
 # Preferences: Bradley-Terry tie convention
 # ----------------------------------------------------------------------------------------------
+
 
 def ranking_string(strengths: Mapping[str, float] | pd.Series, labels: Mapping[str, str] | None = None) -> str:
     """``"C > D > B"``: models by decreasing strength (labels if given; equal strengths share ``=``)."""
@@ -310,8 +368,9 @@ def _tie_label(w: float) -> str:
     return f"w = {w:g}"
 
 
-def bt_sweep(counts: pd.DataFrame, tie_weights: Iterable[float], davidson: bool = True,
-             tol: float = 1e-6, max_iter: int = 500) -> pd.DataFrame:
+def bt_sweep(
+    counts: pd.DataFrame, tie_weights: Iterable[float], davidson: bool = True, tol: float = 1e-6, max_iter: int = 500
+) -> pd.DataFrame:
     """Bradley-Terry strengths of the five models under every tie convention.
 
     For each ``w`` in ``tie_weights`` a tie adds ``w`` to both sides of the win matrix
@@ -340,7 +399,9 @@ def bt_sweep(counts: pd.DataFrame, tie_weights: Iterable[float], davidson: bool 
     for w in ws:
         res = pw.bradley_terry_mm(pref.win_matrix(counts, tie_weight=w), tol=tol, max_iter=max_iter)
         if not bool(res.converged):
-            raise RuntimeError(f"bt_sweep: Bradley-Terry with tie weight {w:g} did not converge in {max_iter} iterations")
+            raise RuntimeError(
+                f"bt_sweep: Bradley-Terry with tie weight {w:g} did not converge in {max_iter} iterations"
+            )
         fits.append((_tie_label(w), w, pd.Series(res.strengths, index=models)))
     bt_published = pref.bradley_terry_table(counts, tol=tol, max_iter=max_iter)
     published = bt_published.set_index("model")["strength"]
@@ -355,13 +416,20 @@ def bt_sweep(counts: pd.DataFrame, tie_weights: Iterable[float], davidson: bool 
             rho = pref.spearman_bt_vs_val(s.rename("strength").rename_axis("model").reset_index())
         except ValueError:  # tied strengths: the report's rank formula is undefined
             rho = float("nan")
-        rows.append({"convention": label, "tie_weight": w, **{m: float(s[m]) for m in models},
-                     "ranking": ranking_string(s, pref.MODEL_LABELS), "top_model": order[0],
-                     "same_ranking_as_published": order == pub_order,
-                     "rho_val_pref_acc": rho,
-                     "log_c_over_d": float(np.log(s["recipe_c"] / s["recipe_d"])),
-                     "min_adjacent_log_gap": float(np.min(-np.diff(np.log(s.loc[pub_order].to_numpy())))),
-                     "reference": bool(w == PAPER_TIE_WEIGHT)})
+        rows.append(
+            {
+                "convention": label,
+                "tie_weight": w,
+                **{m: float(s[m]) for m in models},
+                "ranking": ranking_string(s, pref.MODEL_LABELS),
+                "top_model": order[0],
+                "same_ranking_as_published": order == pub_order,
+                "rho_val_pref_acc": rho,
+                "log_c_over_d": float(np.log(s["recipe_c"] / s["recipe_d"])),
+                "min_adjacent_log_gap": float(np.min(-np.diff(np.log(s.loc[pub_order].to_numpy())))),
+                "reference": bool(w == PAPER_TIE_WEIGHT),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -369,9 +437,19 @@ def bt_sweep(counts: pd.DataFrame, tie_weights: Iterable[float], davidson: bool 
 # Summary
 # ----------------------------------------------------------------------------------------------
 
-def finding_row(key: str, study: str, finding: str, holds, values, fmt: str = "{:.1f}",
-                settings: str = "", measure: str = "", reference_value: float | None = None,
-                how_sure: str = "") -> dict:
+
+def finding_row(
+    key: str,
+    study: str,
+    finding: str,
+    holds,
+    values,
+    fmt: str = "{:.1f}",
+    settings: str = "",
+    measure: str = "",
+    reference_value: float | None = None,
+    how_sure: str = "",
+) -> dict:
     """One row of the summary table: does ``finding`` hold at every setting, and the range of its number.
 
     ``holds``: one bool per setting; ``values``: the quantity behind the finding at each setting
@@ -391,14 +469,27 @@ def finding_row(key: str, study: str, finding: str, holds, values, fmt: str = "{
         raise ValueError(f"finding_row {key!r}: values contain NaN")
     n, k = int(h.size), int(h.sum())
     lo, hi = float(v.min()), float(v.max())
-    return {"key": key, "study": study, "finding": finding, "settings": settings, "n_settings": n, "n_hold": k,
-            "holds_all": bool(k == n), "verdict": f"{'yes' if k == n else 'no'} ({k}/{n})", "measure": measure,
-            "min": lo, "max": hi, "range": f"{fmt.format(lo)} to {fmt.format(hi)}",
-            "paper_setting": "" if reference_value is None else fmt.format(reference_value), "how_sure": how_sure}
+    return {
+        "key": key,
+        "study": study,
+        "finding": finding,
+        "settings": settings,
+        "n_settings": n,
+        "n_hold": k,
+        "holds_all": bool(k == n),
+        "verdict": f"{'yes' if k == n else 'no'} ({k}/{n})",
+        "measure": measure,
+        "min": lo,
+        "max": hi,
+        "range": f"{fmt.format(lo)} to {fmt.format(hi)}",
+        "paper_setting": "" if reference_value is None else fmt.format(reference_value),
+        "how_sure": how_sure,
+    }
 
 
-def zone_sampling_check(desires: pd.DataFrame, experts: pd.DataFrame, cutoff: float = PAPER_CUTOFF,
-                        n_draws: int = 1000, seed: int = 0) -> dict[str, float]:
+def zone_sampling_check(
+    desires: pd.DataFrame, experts: pd.DataFrame, cutoff: float = PAPER_CUTOFF, n_draws: int = 1000, seed: int = 0
+) -> dict[str, float]:
     """How often the zone findings survive resampling the *raters* at one cut-off (``>=`` is high).
 
     Calls :func:`compendium.workbank.landscape.zone_cluster_bootstrap` (workers resampled within their
@@ -413,11 +504,16 @@ def zone_sampling_check(desires: pd.DataFrame, experts: pd.DataFrame, cutoff: fl
     land = wl.task_landscape(desires, uniq)
     cl = wl.zone_cluster_bootstrap(desires, uniq, land, cutoff, n_draws, seed)
     other = cl[["red", "rnd", "low"]].max(axis=1)
-    return {"p_green_largest": float((cl["green"] > other).mean()), "p_red_gt_rnd": float((cl["red"] > cl["rnd"]).mean()),
-            "n_draws": int(n_draws)}
+    return {
+        "p_green_largest": float((cl["green"] > other).mean()),
+        "p_red_gt_rnd": float((cl["red"] > cl["rnd"]).mean()),
+        "n_draws": int(n_draws),
+    }
 
 
-def bt_sampling_check(counts: pd.DataFrame, by_category: pd.DataFrame | None, n_boot: int, seed: int) -> dict[str, float]:
+def bt_sampling_check(
+    counts: pd.DataFrame, by_category: pd.DataFrame | None, n_boot: int, seed: int
+) -> dict[str, float]:
     """How often the preference findings survive resampling, at the published tie credit.
 
     Two bootstraps of the published Bradley-Terry fit: judgements resampled within pairs
@@ -470,6 +566,7 @@ def _plotting():
     import seaborn as sns
 
     from . import figstyle
+
     return plt, sns, figstyle
 
 
@@ -478,16 +575,29 @@ def plot_zone_sweep(zones: pd.DataFrame):
     """Tasks per zone against the cut-off, one panel per boundary rule (the mean at the cut-off counts as
     high, as in the paper, or as low)."""
     plt, sns, fs = _plotting()
-    long = zones.melt(id_vars=["cutoff", "boundary", "reference"], value_vars=list(ZONE_NAMES), var_name="zone",
-                      value_name="tasks")
+    long = zones.melt(
+        id_vars=["cutoff", "boundary", "reference"], value_vars=list(ZONE_NAMES), var_name="zone", value_name="tasks"
+    )
     long["zone"] = long["zone"].map(_ZONE_LABELS)
     long["boundary"] = long["boundary"].map({"ge": "mean = cut-off is high (paper)", "gt": "mean = cut-off is low"})
     with plt.rc_context(fs.THEME):
-        g = sns.relplot(long, kind="line", x="cutoff", y="tasks", col="boundary", hue="zone", style="zone",
-                        hue_order=[_ZONE_LABELS[z] for z in ZONE_NAMES],
-                        palette={_ZONE_LABELS[z]: fs.ZONE_COLORS[z] for z in ZONE_NAMES},
-                        markers={_ZONE_LABELS[z]: fs.ZONE_MARKERS[z] for z in ZONE_NAMES}, dashes=False, ms=5,
-                        height=3.6, aspect=0.95, facet_kws={"sharey": True})
+        g = sns.relplot(
+            long,
+            kind="line",
+            x="cutoff",
+            y="tasks",
+            col="boundary",
+            hue="zone",
+            style="zone",
+            hue_order=[_ZONE_LABELS[z] for z in ZONE_NAMES],
+            palette={_ZONE_LABELS[z]: fs.ZONE_COLORS[z] for z in ZONE_NAMES},
+            markers={_ZONE_LABELS[z]: fs.ZONE_MARKERS[z] for z in ZONE_NAMES},
+            dashes=False,
+            ms=5,
+            height=3.6,
+            aspect=0.95,
+            facet_kws={"sharey": True},
+        )
         g.set_titles(col_template="{col_name}")
         g.set_axis_labels("cut-off on both axes (task mean, 1-5)", "tasks in zone")
         if zones["reference"].any():
@@ -513,15 +623,34 @@ def plot_has_sweep(has: pd.DataFrame):
     with plt.rc_context(fs.THEME):
         fig, ax = plt.subplots(figsize=(1.4 * len(er) + 2.6, 1.0 * len(wr) + 1.6))
         annot = [[f"{M.iat[i, j]:.1f}\n(vs {E.iat[i, j]:.1f})" for j in range(len(er))] for i in range(len(wr))]
-        fs.heatmap(ax, M, annot=np.array(annot), fmt="", vmin=0, vmax=max(70.0, float(M.to_numpy().max())),
-                   cbar_label="% tasks: workers want more agency", annot_kws={"fontsize": 8.5})
+        fs.heatmap(
+            ax,
+            M,
+            annot=np.array(annot),
+            fmt="",
+            vmin=0,
+            vmax=max(70.0, float(M.to_numpy().max())),
+            cbar_label="% tasks: workers want more agency",
+            annot_kws={"fontsize": 8.5},
+        )
         for i, j in zip(*np.nonzero((M <= E).to_numpy())):
             ax.add_patch(plt.Rectangle((j, i), 1, 1, fill=False, hatch="///", ec="#b2182b", lw=0))
         if PAPER_TIE_RULE in wr and PAPER_TIE_RULE in er:
-            ax.add_patch(plt.Rectangle((er.index(PAPER_TIE_RULE) + 0.02, wr.index(PAPER_TIE_RULE) + 0.02), 0.96, 0.96,
-                                       fill=False, ec="k", lw=2))
-        ax.set(xlabel="experts' tie rule", ylabel="workers' tie rule",
-               title="Workers want more agency (vs experts want more)")
+            ax.add_patch(
+                plt.Rectangle(
+                    (er.index(PAPER_TIE_RULE) + 0.02, wr.index(PAPER_TIE_RULE) + 0.02),
+                    0.96,
+                    0.96,
+                    fill=False,
+                    ec="k",
+                    lw=2,
+                )
+            )
+        ax.set(
+            xlabel="experts' tie rule",
+            ylabel="workers' tie rule",
+            title="Workers want more agency (vs experts want more)",
+        )
         fig.tight_layout()
     return fig
 
@@ -534,29 +663,47 @@ def plot_pwb_sweep(per_scheme: pd.DataFrame, pwis: pd.DataFrame, model_order: Se
     named = per_scheme[per_scheme["family"] != "random"]
     rnd = per_scheme[per_scheme["family"] == "random"]
     p = pwis[(pwis["condition"] == "with_system_prompt") & pwis["scheme"].isin(named["scheme"])]
-    order = list(model_order) if model_order is not None else list(
-        p[p["scheme"] == DEFAULT_SCHEME].sort_values("pwi", ascending=False)["model"])
+    order = (
+        list(model_order)
+        if model_order is not None
+        else list(p[p["scheme"] == DEFAULT_SCHEME].sort_values("pwi", ascending=False)["model"])
+    )
     schemes = list(named["scheme"])
     others = iter(c for c in fs.CATEGORICAL if c != fs.GREY)
     colours = {s: "k" if s == DEFAULT_SCHEME else next(others, fs.GREY) for s in schemes}
     markers = {s: "D" if s == DEFAULT_SCHEME else fs.MARKERS[k % len(fs.MARKERS)] for k, s in enumerate(schemes)}
     with plt.rc_context(fs.THEME):
         fig, (a1, a2) = plt.subplots(1, 2, figsize=(10.5, 4.4), gridspec_kw={"width_ratios": [1.25, 1]})
-        sns.pointplot(p, x="pwi", y="model", hue="scheme", order=order, hue_order=schemes, palette=colours,
-                      markers=[markers[s] for s in schemes],
-                      linestyle="none", dodge=0.6 if len(schemes) > 1 else False, errorbar=None, markersize=5, ax=a1)
+        sns.pointplot(
+            p,
+            x="pwi",
+            y="model",
+            hue="scheme",
+            order=order,
+            hue_order=schemes,
+            palette=colours,
+            markers=[markers[s] for s in schemes],
+            linestyle="none",
+            dodge=0.6 if len(schemes) > 1 else False,
+            errorbar=None,
+            markersize=5,
+            ax=a1,
+        )
         a1.set(xlabel="prompted PWI", ylabel="", title="Prompted PWI under each scheme")
         handles, names = a1.get_legend_handles_labels()
         a1.get_legend().remove()
         if len(rnd):
-            sns.histplot(rnd["min_delta"], bins=30, color="#9ecae1", edgecolor="white",
-                         label=f"{len(rnd)} random schemes", ax=a2)
-        for s, v in zip(named["scheme"], named["min_delta"]):   # each line topped by its scheme's marker
+            sns.histplot(
+                rnd["min_delta"], bins=30, color="#9ecae1", edgecolor="white", label=f"{len(rnd)} random schemes", ax=a2
+            )
+        for s, v in zip(named["scheme"], named["min_delta"]):  # each line topped by its scheme's marker
             a2.axvline(v, color=colours[s], lw=1.6 if s == DEFAULT_SCHEME else 1)
             a2.plot(v, 1.0, markers[s], color=colours[s], ms=5, transform=a2.get_xaxis_transform(), clip_on=False)
         a2.axvline(0, color="#b2182b", ls=":", lw=1)
-        a2.set(xlabel=f"smallest gain from the prompt over the {pwis['model'].nunique()} models (ΔPWI)",
-               ylabel="random schemes")
+        a2.set(
+            xlabel=f"smallest gain from the prompt over the {pwis['model'].nunique()} models (ΔPWI)",
+            ylabel="random schemes",
+        )
         a2.set_title("Does every model still gain?", pad=12)
         if len(rnd):
             a2.legend(fontsize=8, loc="upper left")
@@ -567,8 +714,9 @@ def plot_pwb_sweep(per_scheme: pd.DataFrame, pwis: pd.DataFrame, model_order: Se
 
 
 @with_alt(_alt.bt_sweep)
-def plot_bt_sweep(bt: pd.DataFrame, models: Sequence[str], labels: Mapping[str, str],
-                  colours: Mapping[str, str] | None = None):
+def plot_bt_sweep(
+    bt: pd.DataFrame, models: Sequence[str], labels: Mapping[str, str], colours: Mapping[str, str] | None = None
+):
     """Bradley-Terry strength of each model against the tie weight w (lines), Davidson at the right."""
     plt, sns, fs = _plotting()
     num = bt[bt["tie_weight"].notna()].sort_values("tie_weight")
@@ -582,8 +730,19 @@ def plot_bt_sweep(bt: pd.DataFrame, models: Sequence[str], labels: Mapping[str, 
         fig, ax = plt.subplots(figsize=(7.2, 4.2))
         xmax = float(num["tie_weight"].max()) if len(num) else 1.0
         xd = xmax + 0.25
-        sns.lineplot(long, x="tie_weight", y="strength", hue="model", style="model", hue_order=names, palette=pal,
-                     markers=mk, dashes=False, ms=6, ax=ax)
+        sns.lineplot(
+            long,
+            x="tie_weight",
+            y="strength",
+            hue="model",
+            style="model",
+            hue_order=names,
+            palette=pal,
+            markers=mk,
+            dashes=False,
+            ms=6,
+            ax=ax,
+        )
         for m, n in zip(models, names):
             if len(dav):
                 ax.plot([xd], dav[m], mk[n], color=pal[n], ms=7, mec="k", mew=0.5)
@@ -592,8 +751,11 @@ def plot_bt_sweep(bt: pd.DataFrame, models: Sequence[str], labels: Mapping[str, 
             ax.text(PAPER_TIE_WEIGHT, ax.get_ylim()[1], " published", va="top", fontsize=8.5)
         ticks = list(num["tie_weight"]) + ([xd] if len(dav) else [])
         ax.set_xticks(ticks, [f"{t:g}" for t in num["tie_weight"]] + (["Davidson"] if len(dav) else []))
-        ax.set(xlabel="weight w of a tie, credited to each side", ylabel="Bradley-Terry strength (sum 5)",
-               title="Strengths under each tie convention")
+        ax.set(
+            xlabel="weight w of a tie, credited to each side",
+            ylabel="Bradley-Terry strength (sum 5)",
+            title="Strengths under each tie convention",
+        )
         sns.move_legend(ax, "center left", bbox_to_anchor=(1.0, 0.5), title=None, fontsize=8.5)
         fig.tight_layout()
     return fig

@@ -9,6 +9,7 @@ browser check (:mod:`compendium.browsercheck`) reports it.
 
 Enabled in ``book/_config.yml`` (``sphinx.config.extensions``).
 """
+
 from __future__ import annotations
 
 import os

@@ -8,6 +8,7 @@ the build went to ``pickle.loads`` (profiled: 32 of 92 s). During reference reso
 is only read, never changed, so this extension lends the resolver a per-build cache of the unpickled
 doctrees; every other caller of ``get_doctree`` (which may change the tree it gets) is untouched.
 """
+
 from __future__ import annotations
 
 from typing import Any

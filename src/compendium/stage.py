@@ -16,6 +16,7 @@ notebook, paired by jupytext), and one parameter section of ``params.yaml``. Thi
 A failure (an error in a cell, a killed run) therefore leaves the last good results and chapter in place,
 and prints one line naming the stage and the error.
 """
+
 from __future__ import annotations
 
 import os
@@ -46,16 +47,19 @@ class Stage:
         return paths.BOOK / "executed" / f"{self.notebook}.ipynb"
 
 
-STAGES: dict[str, Stage] = {s.name: s for s in (
-    Stage("datasheet", "00_data", None),
-    Stage("claims", "05_claims", None),
-    Stage("pwb", "10_pwb", "pwb"),
-    Stage("pwb_benchmark", "11_pwb_benchmark", None),
-    Stage("workbank", "20_workbank", "workbank"),
-    Stage("preferences", "30_preferences", "preferences"),
-    Stage("robustness", "40_robustness", "robustness"),
-    Stage("reproducibility", "90_reproducibility", None),
-)}
+STAGES: dict[str, Stage] = {
+    s.name: s
+    for s in (
+        Stage("datasheet", "00_data", None),
+        Stage("claims", "05_claims", None),
+        Stage("pwb", "10_pwb", "pwb"),
+        Stage("pwb_benchmark", "11_pwb_benchmark", None),
+        Stage("workbank", "20_workbank", "workbank"),
+        Stage("preferences", "30_preferences", "preferences"),
+        Stage("robustness", "40_robustness", "robustness"),
+        Stage("reproducibility", "90_reproducibility", None),
+    )
+}
 
 
 class StageError(RuntimeError):
@@ -121,13 +125,21 @@ def run(name: str, quiet: bool = False, executed_dir: Path | None = None) -> flo
     os.environ[STAGING_ENV] = f"{name}={staging_results}"
     t0 = time.perf_counter()
     try:
-        papermill.execute_notebook(nb, str(staging_nb), parameters=parameters, cwd=str(paths.NOTEBOOKS),
-                                   kernel_name="python3", progress_bar=False, log_output=False)
+        papermill.execute_notebook(
+            nb,
+            str(staging_nb),
+            parameters=parameters,
+            cwd=str(paths.NOTEBOOKS),
+            kernel_name="python3",
+            progress_bar=False,
+            log_output=False,
+        )
     except Exception as exc:  # noqa: BLE001 - every failure becomes one sentence
         raise StageError(
             f"stage {name!r} failed in {st.source.relative_to(paths.ROOT)}: {_first_error_line(exc)}. "
             f"The last good results/{name}/ and chapter are unchanged; the failed notebook is "
-            f"{_rel(staging_nb)}.") from exc
+            f"{_rel(staging_nb)}."
+        ) from exc
     finally:
         if env_before is None:
             os.environ.pop(STAGING_ENV, None)
@@ -156,8 +168,12 @@ def main(argv: list[str] | None = None) -> int:
     sub = ap.add_subparsers(dest="cmd", required=True)
     r = sub.add_parser("run", help="execute a stage's notebook and swap its outputs in on success")
     r.add_argument("stage", choices=sorted(STAGES))
-    r.add_argument("--executed-dir", type=Path, default=None,
-                   help="write the executed notebook here instead of book/executed/ (tests)")
+    r.add_argument(
+        "--executed-dir",
+        type=Path,
+        default=None,
+        help="write the executed notebook here instead of book/executed/ (tests)",
+    )
     args = ap.parse_args(sys.argv[1:] if argv is None else argv)
     try:
         run(args.stage, executed_dir=args.executed_dir)

@@ -2,6 +2,7 @@
 `dvc repro claims` (a no-op taking about a second when nothing changed), so `make test` on a fresh clone
 checks freshly computed numbers, never stale ones. Set COMPENDIUM_NO_REPRO=1 to check the results already
 on disk (while developing one stage, without re-running the others)."""
+
 import os
 import subprocess
 import sys
@@ -16,7 +17,9 @@ from compendium import claims, paths
 def evaluation():
     if not os.environ.get("COMPENDIUM_NO_REPRO"):
         dvc = Path(sys.executable).with_name("dvc")
-        proc = subprocess.run([str(dvc), "repro", "claims"], check=False, cwd=paths.ROOT, capture_output=True, text=True)
+        proc = subprocess.run(
+            [str(dvc), "repro", "claims"], check=False, cwd=paths.ROOT, capture_output=True, text=True
+        )
         assert proc.returncode == 0, f"`dvc repro claims` failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
     return claims.evaluate(previous_csv=False)
 
@@ -40,8 +43,13 @@ def shared_published_candidates() -> list[Path]:
         return [Path(env) / "published"]
     out = [paths.ROOT.parent / "shared" / "published"]
     try:
-        common = subprocess.run(["git", "rev-parse", "--path-format=absolute", "--git-common-dir"], cwd=paths.ROOT,
-                                capture_output=True, text=True, check=True).stdout.strip()
+        common = subprocess.run(
+            ["git", "rev-parse", "--path-format=absolute", "--git-common-dir"],
+            cwd=paths.ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
         main_root = Path(common).parent
         if main_root.resolve() != paths.ROOT.resolve():
             out.append(main_root.parent / "shared" / "published")

@@ -1,5 +1,6 @@
 """Every printed number of the three registers, checked: each has a status, none is unexplained, every
 table cell is published, the register is the team's copy byte for byte, and each reason is backed."""
+
 import ast
 import math
 from pathlib import Path
@@ -17,12 +18,19 @@ def test_register_is_byte_identical_to_shared(shared_candidates):
     candidates = shared_candidates
     shared = next((c for c in candidates if c.is_dir()), None)
     assert shared is not None, (
-        "the shared register is missing: looked for " + ", ".join(str(c) for c in candidates)
-        + " (set COMPENDIUM_SHARED to the folder that holds published/)")
-    differ = [f for f in REGISTER_FILES
-              if not (shared / f).exists() or (shared / f).read_bytes() != (paths.PUBLISHED / f).read_bytes()]
-    assert not differ, (f"published/ differs from {shared} in {differ}: copy the files from there "
-                        "(cp ../shared/published/{pwb,workbank,hitl}.yaml ../shared/published/METHODS.md published/)")
+        "the shared register is missing: looked for "
+        + ", ".join(str(c) for c in candidates)
+        + " (set COMPENDIUM_SHARED to the folder that holds published/)"
+    )
+    differ = [
+        f
+        for f in REGISTER_FILES
+        if not (shared / f).exists() or (shared / f).read_bytes() != (paths.PUBLISHED / f).read_bytes()
+    ]
+    assert not differ, (
+        f"published/ differs from {shared} in {differ}: copy the files from there "
+        "(cp ../shared/published/{pwb,workbank,hitl}.yaml ../shared/published/METHODS.md published/)"
+    )
 
 
 def test_every_claim_has_a_status(evaluation):
@@ -31,16 +39,18 @@ def test_every_claim_has_a_status(evaluation):
     assert set(t["status"]) <= set(claims.STATUSES)
     on_disk = pd.read_csv(paths.RESULTS / "claims" / "claims.csv", dtype=str, keep_default_na=False)
     assert dict(zip(on_disk["claim_id"], on_disk["status"])) == dict(zip(t["claim_id"], t["status"])), (
-        "results/claims/claims.csv is not the claims stage's output for the current values: run dvc repro claims")
+        "results/claims/claims.csv is not the claims stage's output for the current values: run dvc repro claims"
+    )
 
 
 def test_no_claim_is_unexplained(evaluation):
     bad = evaluation.table[evaluation.table["status"] == "unexplained"]
     by = bad.groupby(["study", "level"]).size().to_dict()
-    lines = [f"{r.claim_id}: paper {r.published}, ours {r.reproduced or '(none)'}: {r.note}"
-             for r in bad.head(25).itertuples()]
-    assert bad.empty, (f"{len(bad)} unexplained claims (by study and level: {by}); the first:\n"
-                       + "\n".join(lines))
+    lines = [
+        f"{r.claim_id}: paper {r.published}, ours {r.reproduced or '(none)'}: {r.note}"
+        for r in bad.head(25).itertuples()
+    ]
+    assert bad.empty, f"{len(bad)} unexplained claims (by study and level: {by}); the first:\n" + "\n".join(lines)
 
 
 def test_every_register_table_cell_is_a_published_key(evaluation):
@@ -69,7 +79,8 @@ def test_reproduced_numbers_recheck_independently(evaluation):
         tol = float(r["tolerance"])
         for a, b in zip(pub, ours):
             assert math.isfinite(float(b)) and abs(float(b) - float(a)) <= tol + 1e-9, (
-                f"{r['claim_id']}: ours {b} vs paper {a} (tol {tol})")
+                f"{r['claim_id']}: ours {b} vs paper {a} (tol {tol})"
+            )
 
 
 def test_needs_data_and_quoted_follow_the_level(evaluation):
@@ -96,8 +107,11 @@ def test_every_note_names_a_claim_and_resolvable_evidence(evaluation):
     published = claims.load_published()
     assert claims.note_problems(evaluation.notes, published) == []
     labels = claims.sphinx_labels()
-    bad = [f"{n['file']}: {cid}: evidence {n['evidence']!r}" for cid, n in evaluation.notes.items()
-           if n["evidence"] and n["evidence"] not in labels and not _test_exists(n["evidence"])]
+    bad = [
+        f"{n['file']}: {cid}: evidence {n['evidence']!r}"
+        for cid, n in evaluation.notes.items()
+        if n["evidence"] and n["evidence"] not in labels and not _test_exists(n["evidence"])
+    ]
     assert not bad, "evidence that is neither a Sphinx label of a chapter nor an existing test:\n" + "\n".join(bad)
 
 

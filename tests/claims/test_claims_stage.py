@@ -1,6 +1,7 @@
 """The claims stage end to end, on a copy of the study stages' outputs: it reads the previous run's
 claims.csv before writing, and when a value moves off the paper (as `dvc exp run -S ...` would) it still
 runs, prints the claim whose status changed to the terminal, and records it in results/.history/claims_changes.csv."""
+
 import json
 import os
 import shutil
@@ -13,8 +14,14 @@ from compendium import claims, paths
 
 
 def _run_stage(env, executed):
-    return subprocess.run([sys.executable, "-m", "compendium.stage", "run", "claims", "--executed-dir", str(executed)],
-                          cwd=paths.ROOT, env=env, capture_output=True, text=True, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "compendium.stage", "run", "claims", "--executed-dir", str(executed)],
+        cwd=paths.ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
 
 
 def test_stage_reports_status_changes_and_still_runs_off_the_paper(tmp_path, evaluation):
@@ -26,8 +33,12 @@ def test_stage_reports_status_changes_and_still_runs_off_the_paper(tmp_path, eva
                 if (paths.RESULTS / stage / f).exists():
                     shutil.copyfile(paths.RESULTS / stage / f, results / stage / f)
     t = evaluation.table
-    movable = t[(t["status"] == "reproduced") & (t["kind"] == "") & (t["relation"] == "")
-                & t["_published"].map(lambda v: isinstance(v, (int, float)))]
+    movable = t[
+        (t["status"] == "reproduced")
+        & (t["kind"] == "")
+        & (t["relation"] == "")
+        & t["_published"].map(lambda v: isinstance(v, (int, float)))
+    ]
     assert len(movable), "no reproduced numeric claim to move"
     target = movable.iloc[0]
     env = {**os.environ, "COMPENDIUM_RESULTS": str(results), "PYTHONPATH": str(paths.ROOT / "src")}
@@ -48,8 +59,9 @@ def test_stage_reports_status_changes_and_still_runs_off_the_paper(tmp_path, eva
     assert second.returncode == 0, second.stderr[-3000:]  # the stage runs; only the claims test fails
     assert f"status changed: {target['claim_id']}: reproduced -> unexplained" in second.stderr
     changes = pd.read_csv(results / ".history" / "claims_changes.csv", dtype=str, keep_default_na=False)
-    assert changes.to_dict("records") == [{"claim_id": target["claim_id"], "study": target["study"],
-                                           "before": "reproduced", "after": "unexplained"}]
+    assert changes.to_dict("records") == [
+        {"claim_id": target["claim_id"], "study": target["study"], "before": "reproduced", "after": "unexplained"}
+    ]
     after = pd.read_csv(results / "claims" / "claims.csv", dtype=str, keep_default_na=False).set_index("claim_id")
     assert after.loc[target["claim_id"], "status"] == "unexplained"
     nb = json.loads((tmp_path / "executed" / "05_claims.ipynb").read_text())

@@ -1,14 +1,12 @@
 """The `datasheet` stage, run as DVC runs it (compendium.stage), on the real data, into a temporary results folder."""
+
 import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pandas as pd
 import pytest
-
-from compendium import paths
 
 pytestmark = pytest.mark.pipeline
 
@@ -17,8 +15,13 @@ pytestmark = pytest.mark.pipeline
 def data_stage(tmp_path_factory):
     out = tmp_path_factory.mktemp("data_stage")
     env = dict(os.environ, COMPENDIUM_RESULTS=str(out / "results"))
-    subprocess.run([sys.executable, "-m", "compendium.stage", "run", "datasheet", "--executed-dir", str(out)],
-                   env=env, check=True, capture_output=True, text=True)
+    subprocess.run(
+        [sys.executable, "-m", "compendium.stage", "run", "datasheet", "--executed-dir", str(out)],
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
     return out
 
 
@@ -41,6 +44,7 @@ def test_tables_are_written(data_stage):
 
 def test_chapter_shows_the_row_counts(data_stage):
     from compendium.notebooks import glued
+
     g = glued(data_stage / "00_data.ipynb")
     assert g["data_rows_worker_desires"] == "'5,731'"
     assert g["data_rows_worker_metadata"] == "'1,500'"

@@ -5,6 +5,7 @@ Every case runs on a scratch clone of the committed repository (``git clone`` of
 ``dvc pull data.dvc``, the whole pipeline reproduced once), never on the working copy. Run with
 ``make test-reliability`` (part of ``.ci/run``); it takes a few minutes on 2 cores.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -25,8 +26,14 @@ VENV_BIN = Path(sys.executable).parent
 
 
 def _env(clone: Path, **extra) -> dict:
-    env = dict(os.environ, PYTHONPATH=str(clone / "src"), PATH=f"{VENV_BIN}:{os.environ.get('PATH', '')}",
-               COMPENDIUM_QUIET="1", MPLBACKEND="Agg", PYTHONDONTWRITEBYTECODE="1")
+    env = dict(
+        os.environ,
+        PYTHONPATH=str(clone / "src"),
+        PATH=f"{VENV_BIN}:{os.environ.get('PATH', '')}",
+        COMPENDIUM_QUIET="1",
+        MPLBACKEND="Agg",
+        PYTHONDONTWRITEBYTECODE="1",
+    )
     for k in ("COMPENDIUM_ROOT", "COMPENDIUM_RESULTS", "COMPENDIUM_STAGING"):
         env.pop(k, None)
     env.update(extra)
@@ -34,8 +41,7 @@ def _env(clone: Path, **extra) -> dict:
 
 
 def run(clone: Path, *cmd: str, timeout: float = 900, **env) -> subprocess.CompletedProcess:
-    return subprocess.run(list(cmd), cwd=clone, env=_env(clone, **env), capture_output=True, text=True,
-                          timeout=timeout)
+    return subprocess.run(list(cmd), cwd=clone, env=_env(clone, **env), capture_output=True, text=True, timeout=timeout)
 
 
 def tree_hash(*roots: Path) -> dict[str, str]:
@@ -43,8 +49,11 @@ def tree_hash(*roots: Path) -> dict[str, str]:
     (a failed stage leaves its half-run notebook there for the user to read)."""
     out = {}
     for root in roots:
-        files = [root] if root.is_file() else sorted(p for p in root.rglob("*")
-                                                      if p.is_file() and ".staging" not in p.parts)
+        files = (
+            [root]
+            if root.is_file()
+            else sorted(p for p in root.rglob("*") if p.is_file() and ".staging" not in p.parts)
+        )
         for p in files:
             out[str(p)] = hashlib.sha256(p.read_bytes()).hexdigest()
     return out
@@ -66,8 +75,13 @@ def clone(tmp_path_factory) -> Path:
 
 
 def good_state(clone: Path) -> dict[str, str]:
-    return tree_hash(clone / "results", clone / "book" / "executed", clone / "book" / "_build" / "html",
-                     clone / "data.dvc", clone / "dvc.lock")
+    return tree_hash(
+        clone / "results",
+        clone / "book" / "executed",
+        clone / "book" / "_build" / "html",
+        clone / "data.dvc",
+        clone / "dvc.lock",
+    )
 
 
 def assert_clean(clone: Path):
@@ -124,12 +138,15 @@ def test_plain_repro_never_re_records_raw_data(clone):
     assert_clean(clone)
 
 
-@pytest.mark.parametrize("key,value,words", [
-    ("workbank.cutoff", "9", "params.yaml: workbank.cutoff: 9 is invalid"),
-    ("workbank.stable_level", "1.5", "params.yaml: workbank.stable_level: 1.5 is invalid"),
-    ("pwb.seed", "-1", "params.yaml: pwb.seed: -1 is invalid"),
-    ("preferences.ci_level", "1.5", "params.yaml: preferences.ci_level: 1.5 is invalid"),
-])
+@pytest.mark.parametrize(
+    "key,value,words",
+    [
+        ("workbank.cutoff", "9", "params.yaml: workbank.cutoff: 9 is invalid"),
+        ("workbank.stable_level", "1.5", "params.yaml: workbank.stable_level: 1.5 is invalid"),
+        ("pwb.seed", "-1", "params.yaml: pwb.seed: -1 is invalid"),
+        ("preferences.ci_level", "1.5", "params.yaml: preferences.ci_level: 1.5 is invalid"),
+    ],
+)
 def test_bad_parameter_stops_before_any_stage_and_the_restore_works(clone, key, value, words):
     before = good_state(clone)
     p = run(clone, "dvc", "exp", "run", "-S", f"{key}={value}")
@@ -144,8 +161,14 @@ def test_bad_parameter_stops_before_any_stage_and_the_restore_works(clone, key, 
 
 def test_killed_stage_leaves_the_last_good_results(clone):
     before = good_state(clone)
-    proc = subprocess.Popen(["dvc", "repro", "-f", "-s", "preferences"], cwd=clone, env=_env(clone),
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    proc = subprocess.Popen(
+        ["dvc", "repro", "-f", "-s", "preferences"],
+        cwd=clone,
+        env=_env(clone),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     staging = clone / "results" / ".staging" / "preferences"
     t0 = time.perf_counter()
     while not staging.exists() and time.perf_counter() - t0 < 60:

@@ -1,4 +1,5 @@
 """Acquisition: fails fast and changes nothing without network; validates before it writes (mocked hub)."""
+
 import json
 import shutil
 import time
@@ -58,14 +59,14 @@ def _fake_download(files):
             else:
                 shutil.copyfile(src, dest / rel)
         return "0123abcd" * 5
+
     return download
 
 
 def test_successful_refresh_writes_files_and_records_revision(monkeypatch, tmp_path):
     monkeypatch.setattr(acq, "probe_hub", lambda timeout=5: None)
     rel = "hitl/published_pair_counts.csv"
-    sha = acq.acquire("hitl", revision="v1", data_root=tmp_path,
-                      downloader=_fake_download({rel: paths.DATA / rel}))
+    sha = acq.acquire("hitl", revision="v1", data_root=tmp_path, downloader=_fake_download({rel: paths.DATA / rel}))
     assert sha == "0123abcd" * 5
     assert (tmp_path / rel).read_bytes() == (paths.DATA / rel).read_bytes()
     rec = json.loads((tmp_path / "hitl" / "ACQUIRED.json").read_text())

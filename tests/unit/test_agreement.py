@@ -1,5 +1,6 @@
 """compendium.stats.agreement against scikit-learn, the krippendorff package's published example and
 hand-worked cases."""
+
 from itertools import combinations
 
 import numpy as np
@@ -49,8 +50,12 @@ def test_krippendorff_wrapper_reproduces_krippendorff_2011_example():
     # Krippendorff (2011), "Computing Krippendorff's alpha-reliability", 4 coders x 12 units with gaps:
     # published alpha nominal 0.743, ordinal 0.815, interval 0.849.
     n = np.nan
-    data = [[1, 2, 3, 3, 2, 1, 4, 1, 2, n, n, n], [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, n, 3],
-            [n, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, n], [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, n]]
+    data = [
+        [1, 2, 3, 3, 2, 1, 4, 1, 2, n, n, n],
+        [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, n, 3],
+        [n, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, n],
+        [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, n],
+    ]
     assert ag.krippendorff_alpha(data, "nominal") == pytest.approx(0.743, abs=5e-4)
     assert ag.krippendorff_alpha(data, "ordinal") == pytest.approx(0.815, abs=5e-4)
     assert ag.krippendorff_alpha(data, "interval") == pytest.approx(0.849, abs=5e-4)
@@ -79,22 +84,27 @@ def test_panel_agreement_against_hand_computation():
     assert res["exact"] == pytest.approx(100 * np.mean(r == 0))
     assert res["adjacent"] == pytest.approx(100 * np.mean(r <= 1))
     assert res["spread"] == pytest.approx(r.mean())
-    ks = [cohen_kappa_score(panel[:, p], panel[:, q], weights="quadratic", labels=[0, 1, 2, 3])
-          for p, q in combinations(range(3), 2)]
+    ks = [
+        cohen_kappa_score(panel[:, p], panel[:, q], weights="quadratic", labels=[0, 1, 2, 3])
+        for p, q in combinations(range(3), 2)
+    ]
     assert res["qwk"] == pytest.approx(np.mean(ks), abs=1e-12)
     assert res["alpha"] == pytest.approx(_alpha_interval_by_hand(panel.tolist()), abs=1e-10)
 
 
-@pytest.mark.parametrize("call, match", [
-    (lambda: ag.exact_agreement([1, 2], [1]), "same length"),
-    (lambda: ag.exact_agreement([], []), "empty"),
-    (lambda: ag.quadratic_weighted_kappa([0, 4], [0, 1]), "not among the categories"),
-    (lambda: ag.quadratic_weighted_kappa([0, 1], [0, 1], categories=(1, 0)), "increasing"),
-    (lambda: ag.panel_agreement([[1, 2, np.nan]]), "missing values"),
-    (lambda: ag.panel_agreement([1, 2, 3]), "2-D"),
-    (lambda: ag.krippendorff_alpha([[1, np.nan], [np.nan, 2]]), "no unit rated by two"),
-    (lambda: ag.krippendorff_alpha([[1, 2], [1, 2]], level="cardinal"), "level must be"),
-])
+@pytest.mark.parametrize(
+    "call, match",
+    [
+        (lambda: ag.exact_agreement([1, 2], [1]), "same length"),
+        (lambda: ag.exact_agreement([], []), "empty"),
+        (lambda: ag.quadratic_weighted_kappa([0, 4], [0, 1]), "not among the categories"),
+        (lambda: ag.quadratic_weighted_kappa([0, 1], [0, 1], categories=(1, 0)), "increasing"),
+        (lambda: ag.panel_agreement([[1, 2, np.nan]]), "missing values"),
+        (lambda: ag.panel_agreement([1, 2, 3]), "2-D"),
+        (lambda: ag.krippendorff_alpha([[1, np.nan], [np.nan, 2]]), "no unit rated by two"),
+        (lambda: ag.krippendorff_alpha([[1, 2], [1, 2]], level="cardinal"), "level must be"),
+    ],
+)
 def test_bad_input_raises_clear_errors(call, match):
     with pytest.raises(ValueError, match=match):
         call()

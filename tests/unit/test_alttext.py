@@ -1,4 +1,5 @@
 """Alt text of the figures: written into the PNG, read back by the Sphinx extension, built from the data drawn."""
+
 import struct
 import zlib
 
@@ -29,7 +30,7 @@ def test_png_description_round_trips_and_pillow_reads_it(tmp_path):
     out = display.png_with_description(data, text)
     assert display.png_description(out) == text
     (tmp_path / "g.png").write_bytes(out)
-    with Image.open(tmp_path / "g.png") as im:   # an independent PNG reader
+    with Image.open(tmp_path / "g.png") as im:  # an independent PNG reader
         im.load()
         assert im.text["Description"] == text
         assert im.size == Image.open(tmp_path / "f.png").size
@@ -126,8 +127,14 @@ def test_sphinx_extension_fills_alt_from_the_png(tmp_path):
 def test_pwb_alt_texts_state_the_numbers_drawn():
     from compendium.pwb import alttext, figures
 
-    t2 = pd.DataFrame({"model": ["A", "B", "C"], "baseline": [40.0, 50.0, 30.0], "prompted": [80.0, 60.0, 75.5],
-                       "delta_printed": [40.0, 10.0, 45.5]})
+    t2 = pd.DataFrame(
+        {
+            "model": ["A", "B", "C"],
+            "baseline": [40.0, 50.0, 30.0],
+            "prompted": [80.0, 60.0, 75.5],
+            "delta_printed": [40.0, 10.0, 45.5],
+        }
+    )
     text = alttext.pwi_dumbbell(t2)
     assert "3 models" in text and "Every model scores higher" in text
     assert "from 10.0 points for B to 45.5 for C" in text and "A's 80.0" in text
@@ -137,8 +144,11 @@ def test_pwb_alt_texts_state_the_numbers_drawn():
     t2.loc[1, "prompted"] = 45.0
     assert "2 of 3 models score higher" in alttext.pwi_dumbbell(t2)
 
-    corr = pd.DataFrame(np.eye(3), index=["anti_sycophancy", "complementarity", "skill_preservation"],
-                        columns=["anti_sycophancy", "complementarity", "skill_preservation"])
+    corr = pd.DataFrame(
+        np.eye(3),
+        index=["anti_sycophancy", "complementarity", "skill_preservation"],
+        columns=["anti_sycophancy", "complementarity", "skill_preservation"],
+    )
     corr.iloc[0, 2] = corr.iloc[2, 0] = 0.81
     corr.iloc[0, 1] = corr.iloc[1, 0] = -0.2
     text = alttext.correlation(corr)
@@ -148,8 +158,9 @@ def test_pwb_alt_texts_state_the_numbers_drawn():
 def test_workbank_alt_texts_state_the_numbers_drawn():
     from compendium.workbank import alttext, figures
 
-    land = pd.DataFrame({"capability": [4, 4, 2, 2, 4.5], "desire": [4, 2, 4, 2, 3.5],
-                         "zone": ["green", "red", "rnd", "low", "green"]})
+    land = pd.DataFrame(
+        {"capability": [4, 4, 2, 2, 4.5], "desire": [4, 2, 4, 2, 3.5], "zone": ["green", "red", "rnd", "low", "green"]}
+    )
     text = alttext.landscape(land, 3.0, 0.123)
     assert "5 tasks" in text and "Green Light 2" in text and "Red Light 1" in text and "0.123" in text
     fig = figures.landscape(land, 3.0, 0.123)
@@ -164,12 +175,21 @@ def test_preferences_and_robustness_alt_texts_state_the_numbers_drawn():
     from compendium import robustness_alttext
     from compendium.preferences import alttext
 
-    pairs = pd.DataFrame({"higher_val_model": ["recipe_a", "recipe_b"], "lower_val_model": ["untrained", "recipe_a"],
-                          "higher_val_win_rate": [0.62, 0.48], "wilson_lo": [0.55, 0.41], "wilson_hi": [0.69, 0.55],
-                          "signal": ["tracks", "noisy"]})
+    pairs = pd.DataFrame(
+        {
+            "higher_val_model": ["recipe_a", "recipe_b"],
+            "lower_val_model": ["untrained", "recipe_a"],
+            "higher_val_win_rate": [0.62, 0.48],
+            "wilson_lo": [0.55, 0.41],
+            "wilson_hi": [0.69, 0.55],
+            "signal": ["tracks", "noisy"],
+        }
+    )
     text = alttext.pair_forest(pairs)
     assert "2 model pairs" in text and "1 tracks, 0 flips, 1 noisy" in text and "0.62 (0.55 to 0.69)" in text
-    bt = pd.DataFrame({"tie_weight": [0.0, 0.5, 1.0, np.nan], "m1": [1.2, 1.1, 1.0, 1.15], "m2": [0.8, 0.9, 1.05, 0.85]})
+    bt = pd.DataFrame(
+        {"tie_weight": [0.0, 0.5, 1.0, np.nan], "m1": [1.2, 1.1, 1.0, 1.15], "m2": [0.8, 0.9, 1.05, 0.85]}
+    )
     text = robustness_alttext.bt_sweep(bt, ["m1", "m2"], {"m1": "One", "m2": "Two"})
     assert "changes with the tie weight" in text and "w = 1: Two" in text and "w = 0: One" in text
 
@@ -177,9 +197,19 @@ def test_preferences_and_robustness_alt_texts_state_the_numbers_drawn():
 def test_prompt_domains_alt_text_counts_layer_one_only():
     from compendium.pwb import alttext
 
-    inv = pd.DataFrame({"layer": [1, 1, 1, 1, 2], "domain": ["law", "law", "health_care", "law", "law"],
-                        "dimension": ["anti_sycophancy", "complementarity", "anti_sycophancy", "complementarity",
-                                      "anti_sycophancy"]})
+    inv = pd.DataFrame(
+        {
+            "layer": [1, 1, 1, 1, 2],
+            "domain": ["law", "law", "health_care", "law", "law"],
+            "dimension": [
+                "anti_sycophancy",
+                "complementarity",
+                "anti_sycophancy",
+                "complementarity",
+                "anti_sycophancy",
+            ],
+        }
+    )
     text = alttext.prompt_domains(inv)
     assert "the 4 layer-1 prompts" in text and "law (3 prompts)" in text and "each dimension has 2 prompts" in text
     inv.loc[1, "dimension"] = "anti_sycophancy"

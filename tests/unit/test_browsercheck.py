@@ -1,4 +1,5 @@
 """The book checker's static part on a hand-made site: each kind of breakage is caught, clean pages pass."""
+
 from compendium.browsercheck import static_problems
 
 
@@ -10,14 +11,20 @@ def _site(tmp_path, body_a, body_b="<main><h1 id='top'>B</h1></main>"):
 
 
 def test_clean_site_has_no_problems(tmp_path):
-    site = _site(tmp_path, "<p>See <a href='b.html#top'>B</a> and <a href='https://dvc.org'>DVC</a>.</p>"
-                           "<img src='img.png' alt='Bar chart of two groups: A is twice B.'><pre>```python\n$$x$$</pre><span class='math'>\\(x\\)</span>")
+    site = _site(
+        tmp_path,
+        "<p>See <a href='b.html#top'>B</a> and <a href='https://dvc.org'>DVC</a>.</p>"
+        "<img src='img.png' alt='Bar chart of two groups: A is twice B.'><pre>```python\n$$x$$</pre><span class='math'>\\(x\\)</span>",
+    )
     assert static_problems(site) == []
 
 
 def test_each_breakage_is_reported(tmp_path):
-    site = _site(tmp_path, "<a href='missing.html'>x</a><a href='b.html#nowhere'>y</a><img src='gone.png'>"
-                           "<p>{glue:text}`wb_share:.1f` and :::</p><span class='problematic'>{numref}`fig-x`</span>")
+    site = _site(
+        tmp_path,
+        "<a href='missing.html'>x</a><a href='b.html#nowhere'>y</a><img src='gone.png'>"
+        "<p>{glue:text}`wb_share:.1f` and :::</p><span class='problematic'>{numref}`fig-x`</span>",
+    )
     probs = static_problems(site)
     text = "\n".join(probs)
     assert "a.html: broken link missing.html" in text

@@ -1,6 +1,7 @@
 """The claims engine on small hand-made registers: every status and level, each relation at its edges, the
 meaning of ≈, labels, the Monte-Carlo and rounding-boundary gates, caveats, variants, notes validation,
 provenance, table cell ids, status changes between runs, and the rendered HTML."""
+
 import json
 
 import pandas as pd
@@ -18,8 +19,12 @@ def _claim(cid, published, tol=0.0, level="raw", **kw):
 
 
 def _register(tmp_path, claim_list, study="pwb", tables=None, levels=None):
-    doc = {"study": study, "levels": levels or {"per_instance": "needs PWB per-run scores (Hugging Face only)"},
-           "tables": tables or [], "claims": claim_list}
+    doc = {
+        "study": study,
+        "levels": levels or {"per_instance": "needs PWB per-run scores (Hugging Face only)"},
+        "tables": tables or [],
+        "claims": claim_list,
+    }
     (tmp_path / f"{study}.yaml").write_text(yaml.safe_dump(doc, allow_unicode=True, sort_keys=False))
     return tmp_path
 
@@ -31,43 +36,80 @@ def _notes(tmp_path, entries, study="pwb"):
 
 def _check(tmp_path, values, missing=None, stage="pwb"):
     pub = claims.load_published(tmp_path)
-    return claims.check(pub, {stage: values}, claims.load_notes(tmp_path), {stage: missing or {}},
-                        tables=claims.load_tables(tmp_path),
-                        levels=claims.register_levels(tmp_path)).set_index("claim_id")
+    return claims.check(
+        pub,
+        {stage: values},
+        claims.load_notes(tmp_path),
+        {stage: missing or {}},
+        tables=claims.load_tables(tmp_path),
+        levels=claims.register_levels(tmp_path),
+    ).set_index("claim_id")
 
 
-DIFFERS = {"kind": "differs", "reason": "paper_slip", "note": "the paper prints 13.3, the data give 13.87",
-           "evidence": "wb-slips"}
+DIFFERS = {
+    "kind": "differs",
+    "reason": "paper_slip",
+    "note": "the paper prints 13.3, the data give 13.87",
+    "evidence": "wb-slips",
+}
 
 # ------------------------------------------------------------------------------------------------ statuses
 
 
 def test_every_status_from_level_and_value(tmp_path):
-    _register(tmp_path, [
-        _claim("pwb.a", 46.1, 0.05),                                  # raw, matches          -> reproduced
-        _claim("pwb.b", 13.3, 0.05),                                  # raw, differs + note   -> differs
-        _claim("pwb.c", 5, 0),                                        # raw, differs, no note -> unexplained
-        _claim("pwb.d", 7, 0),                                        # raw, not computed     -> unexplained
-        _claim("pwb.e", 1.30, 0.005, level="per_instance"),           # no value              -> needs data
-        _claim("pwb.e2", 1.30, 0.005, level="per_instance"),          # no value, no missing  -> needs data (level text)
-        _claim("pwb.f", 0.59, 0.005, level="per_instance"),           # value published       -> checked: reproduced
-        _claim("pwb.g", 0.59, 0.005, level="per_instance"),           # value that misses     -> unexplained
-        _claim("pwb.h", 0.15, 0, level="none"),                       # no value              -> quoted
-        _claim("pwb.i", 0.15, 0, level="none"),                       # inputs hold it        -> reproduced
-        _claim("pwb.j", 0.15, 0, level="none"),                       # inputs contradict it  -> unexplained
-        _claim("pwb.k", 3, 0, level="outside"),                       # file named            -> needs data
-        _claim("pwb.l", 3, 0, level="outside"),                       # nothing named         -> unexplained
-        _claim("pwb.m", 3, 0, level="outside"),                       # computed              -> reproduced
-    ])
+    _register(
+        tmp_path,
+        [
+            _claim("pwb.a", 46.1, 0.05),  # raw, matches          -> reproduced
+            _claim("pwb.b", 13.3, 0.05),  # raw, differs + note   -> differs
+            _claim("pwb.c", 5, 0),  # raw, differs, no note -> unexplained
+            _claim("pwb.d", 7, 0),  # raw, not computed     -> unexplained
+            _claim("pwb.e", 1.30, 0.005, level="per_instance"),  # no value              -> needs data
+            _claim("pwb.e2", 1.30, 0.005, level="per_instance"),  # no value, no missing  -> needs data (level text)
+            _claim("pwb.f", 0.59, 0.005, level="per_instance"),  # value published       -> checked: reproduced
+            _claim("pwb.g", 0.59, 0.005, level="per_instance"),  # value that misses     -> unexplained
+            _claim("pwb.h", 0.15, 0, level="none"),  # no value              -> quoted
+            _claim("pwb.i", 0.15, 0, level="none"),  # inputs hold it        -> reproduced
+            _claim("pwb.j", 0.15, 0, level="none"),  # inputs contradict it  -> unexplained
+            _claim("pwb.k", 3, 0, level="outside"),  # file named            -> needs data
+            _claim("pwb.l", 3, 0, level="outside"),  # nothing named         -> unexplained
+            _claim("pwb.m", 3, 0, level="outside"),  # computed              -> reproduced
+        ],
+    )
     _notes(tmp_path, {"pwb.b": DIFFERS})
-    values = {"pwb.a": 46.09, "pwb.b": 13.87, "pwb.c": 6, "pwb.e": None, "pwb.f": 0.594, "pwb.g": 0.7,
-              "pwb.i": 0.15, "pwb.j": 0.2, "pwb.k": None, "pwb.m": 3}
-    missing = {"pwb.e": "data/pwb/results/ (per-instance scores, Hugging Face hub)",
-               "pwb.k": "data/workbank/external/yc.csv"}
+    values = {
+        "pwb.a": 46.09,
+        "pwb.b": 13.87,
+        "pwb.c": 6,
+        "pwb.e": None,
+        "pwb.f": 0.594,
+        "pwb.g": 0.7,
+        "pwb.i": 0.15,
+        "pwb.j": 0.2,
+        "pwb.k": None,
+        "pwb.m": 3,
+    }
+    missing = {
+        "pwb.e": "data/pwb/results/ (per-instance scores, Hugging Face hub)",
+        "pwb.k": "data/workbank/external/yc.csv",
+    }
     t = _check(tmp_path, values, missing)
-    expected = {"a": "reproduced", "b": "differs", "c": "unexplained", "d": "unexplained", "e": "needs_data",
-                "e2": "needs_data", "f": "reproduced", "g": "unexplained", "h": "quoted", "i": "reproduced",
-                "j": "unexplained", "k": "needs_data", "l": "unexplained", "m": "reproduced"}
+    expected = {
+        "a": "reproduced",
+        "b": "differs",
+        "c": "unexplained",
+        "d": "unexplained",
+        "e": "needs_data",
+        "e2": "needs_data",
+        "f": "reproduced",
+        "g": "unexplained",
+        "h": "quoted",
+        "i": "reproduced",
+        "j": "unexplained",
+        "k": "needs_data",
+        "l": "unexplained",
+        "m": "reproduced",
+    }
     assert {k.removeprefix("pwb."): v for k, v in t["status"].items()} == expected
     assert t.loc["pwb.b", "reason"] == "paper_slip" and t.loc["pwb.b", "evidence"] == "wb-slips"
     assert "13.87" in t.loc["pwb.b", "note"]
@@ -100,15 +142,30 @@ def test_tolerance_is_inclusive_and_elementwise():
     assert not claims.matches(1.0, "1.0", 0.1)
 
 
-@pytest.mark.parametrize("relation, value, published, tol, holds", [
-    ("<", 0.99e-37, 1e-37, 0, True), ("<", 1e-37, 1e-37, 0, False), ("<", 1.35e-6, 1e-6, 0, False),
-    ("≤", 1.0, 1.0, 0, True), ("≤", 1.0000001, 1.0, 0, False), ("≤", 1.004, 1.0, 0.005, True),
-    (">", 99.5, 99, 0, True), (">", 99, 99, 0, False), (">", 98.996, 99, 0.005, True),
-    ("≥", 10, 10, 0, True), ("≥", 9.99, 10, 0, False), ("≥", 0.196, 0.2, 0.005, True),
-    ("≥", [10, 12], [10, 10], 0, True), ("≥", [10, 9], [10, 10], 0, False),
-    ("<", [1e-4, 5e-5], 1e-3, 0, True), ("<", [1e-4, 2e-3], 1e-3, 0, False),   # one bound for every element
-    ("<", [], 1e-3, 0, False), ("<", "1e-4", 1e-3, 0, False), ("<", None, 1e-3, 0, False),
-])
+@pytest.mark.parametrize(
+    "relation, value, published, tol, holds",
+    [
+        ("<", 0.99e-37, 1e-37, 0, True),
+        ("<", 1e-37, 1e-37, 0, False),
+        ("<", 1.35e-6, 1e-6, 0, False),
+        ("≤", 1.0, 1.0, 0, True),
+        ("≤", 1.0000001, 1.0, 0, False),
+        ("≤", 1.004, 1.0, 0.005, True),
+        (">", 99.5, 99, 0, True),
+        (">", 99, 99, 0, False),
+        (">", 98.996, 99, 0.005, True),
+        ("≥", 10, 10, 0, True),
+        ("≥", 9.99, 10, 0, False),
+        ("≥", 0.196, 0.2, 0.005, True),
+        ("≥", [10, 12], [10, 10], 0, True),
+        ("≥", [10, 9], [10, 10], 0, False),
+        ("<", [1e-4, 5e-5], 1e-3, 0, True),
+        ("<", [1e-4, 2e-3], 1e-3, 0, False),  # one bound for every element
+        ("<", [], 1e-3, 0, False),
+        ("<", "1e-4", 1e-3, 0, False),
+        ("<", None, 1e-3, 0, False),
+    ],
+)
 def test_relations_at_their_edges(relation, value, published, tol, holds):
     assert claims.relation_holds(relation, value, published, tol) is holds
 
@@ -128,24 +185,31 @@ def test_approx_is_five_percent_or_the_tolerance():
 
 def test_approx_of_a_printed_power_of_ten_is_an_order_of_magnitude():
     for printed in ("10^{-95}", "$10^{-95}$", "10^-95"):
-        assert claims.approx_equal(1e-95, 3e-95, printed=printed)          # log10 gap 0.48
-        assert claims.approx_equal(1e-95, 0.32e-95, printed=printed)       # log10 gap 0.49
-        assert not claims.approx_equal(1e-95, 4e-95, printed=printed)      # 0.60
+        assert claims.approx_equal(1e-95, 3e-95, printed=printed)  # log10 gap 0.48
+        assert claims.approx_equal(1e-95, 0.32e-95, printed=printed)  # log10 gap 0.49
+        assert not claims.approx_equal(1e-95, 4e-95, printed=printed)  # 0.60
         assert not claims.approx_equal(1e-95, 0, printed=printed)
-    assert not claims.approx_equal(1e-95, 3e-95, printed="1e-95")          # not printed as a power: 5 %
+    assert not claims.approx_equal(1e-95, 3e-95, printed="1e-95")  # not printed as a power: 5 %
 
 
 def test_relation_claims_in_the_check(tmp_path):
-    _register(tmp_path, [
-        _claim("pwb.p_bound", 1e-6, relation="<", printed="1e−6"),
-        _claim("pwb.p_bound2", 5e-11, relation="<", printed="5e−11"),
-        _claim("pwb.about", 47, 0.5, relation="≈", printed="~47"),
-        _claim("pwb.oom", 1e-95, relation="≈", printed="10^{-95}", level="per_instance"),
-    ])
+    _register(
+        tmp_path,
+        [
+            _claim("pwb.p_bound", 1e-6, relation="<", printed="1e−6"),
+            _claim("pwb.p_bound2", 5e-11, relation="<", printed="5e−11"),
+            _claim("pwb.about", 47, 0.5, relation="≈", printed="~47"),
+            _claim("pwb.oom", 1e-95, relation="≈", printed="10^{-95}", level="per_instance"),
+        ],
+    )
     _notes(tmp_path, {"pwb.p_bound2": {**DIFFERS, "note": "computed p = 5.74e-11 exceeds the printed bound"}})
     t = _check(tmp_path, {"pwb.p_bound": 1.35e-7, "pwb.p_bound2": 5.74e-11, "pwb.about": 47.9, "pwb.oom": 2e-95})
-    assert t["status"].to_dict() == {"pwb.p_bound": "reproduced", "pwb.p_bound2": "differs",
-                                     "pwb.about": "reproduced", "pwb.oom": "reproduced"}
+    assert t["status"].to_dict() == {
+        "pwb.p_bound": "reproduced",
+        "pwb.p_bound2": "differs",
+        "pwb.about": "reproduced",
+        "pwb.oom": "reproduced",
+    }
 
 
 def test_unknown_relation_is_a_register_error(tmp_path):
@@ -160,9 +224,14 @@ def test_unknown_relation_is_a_register_error(tmp_path):
 def test_labels_compare_as_normalised_text(tmp_path):
     assert claims.same_label("excl.", " Excl. ") and claims.same_label("Recipe  C", "recipe c")
     assert not claims.same_label("tracks", "noisy") and not claims.same_label("poor", None)
-    _register(tmp_path, [_claim("pwb.tier", "excl.", kind="label", level="none"),
-                         _claim("pwb.signal", "tracks", kind="label"),
-                         _claim("pwb.band", "poor", kind="label", level="row_level")])
+    _register(
+        tmp_path,
+        [
+            _claim("pwb.tier", "excl.", kind="label", level="none"),
+            _claim("pwb.signal", "tracks", kind="label"),
+            _claim("pwb.band", "poor", kind="label", level="row_level"),
+        ],
+    )
     t = _check(tmp_path, {"pwb.tier": "EXCL.", "pwb.signal": "noisy"})
     assert t["status"].to_dict() == {"pwb.tier": "reproduced", "pwb.signal": "unexplained", "pwb.band": "needs_data"}
     assert "label differs" in t.loc["pwb.signal", "note"]
@@ -173,17 +242,32 @@ def test_labels_compare_as_normalised_text(tmp_path):
 
 def test_monte_carlo_reason_holds_only_within_three_standard_errors(tmp_path):
     _register(tmp_path, [_claim(f"pwb.mc{i}", 40.7, 0.05) for i in range(4)] + [_claim("pwb.mcl", [1.0, 2.0], 0.05)])
-    mc = {"kind": "differs", "reason": "monte_carlo", "note": "bootstrap mean, 10,000 draws",
-          "evidence": "tests/unit/test_x.py::test_y"}
+    mc = {
+        "kind": "differs",
+        "reason": "monte_carlo",
+        "note": "bootstrap mean, 10,000 draws",
+        "evidence": "tests/unit/test_x.py::test_y",
+    }
     _notes(tmp_path, {f"pwb.mc{i}": mc for i in range(4)} | {"pwb.mcl": mc})
-    values = {"pwb.mc0": 40.95, "pwb.mc0.mc_se": 0.1,      # gap 0.25 <= 0.30     -> differs
-              "pwb.mc1": 41.0, "pwb.mc1.mc_se": 0.1,       # gap 0.30 (edge)      -> differs
-              "pwb.mc2": 41.05, "pwb.mc2.mc_se": 0.1,      # gap 0.35 > 0.30      -> unexplained
-              "pwb.mc3": 40.8,                             # no mc_se published   -> unexplained
-              "pwb.mcl": [1.2, 2.1], "pwb.mcl.mc_se": [0.1, 0.01]}  # 2nd element 0.1 > 0.03 -> unexplained
+    values = {
+        "pwb.mc0": 40.95,
+        "pwb.mc0.mc_se": 0.1,  # gap 0.25 <= 0.30     -> differs
+        "pwb.mc1": 41.0,
+        "pwb.mc1.mc_se": 0.1,  # gap 0.30 (edge)      -> differs
+        "pwb.mc2": 41.05,
+        "pwb.mc2.mc_se": 0.1,  # gap 0.35 > 0.30      -> unexplained
+        "pwb.mc3": 40.8,  # no mc_se published   -> unexplained
+        "pwb.mcl": [1.2, 2.1],
+        "pwb.mcl.mc_se": [0.1, 0.01],
+    }  # 2nd element 0.1 > 0.03 -> unexplained
     t = _check(tmp_path, values)
-    assert t["status"].to_dict() == {"pwb.mc0": "differs", "pwb.mc1": "differs", "pwb.mc2": "unexplained",
-                                     "pwb.mc3": "unexplained", "pwb.mcl": "unexplained"}
+    assert t["status"].to_dict() == {
+        "pwb.mc0": "differs",
+        "pwb.mc1": "differs",
+        "pwb.mc2": "unexplained",
+        "pwb.mc3": "unexplained",
+        "pwb.mcl": "unexplained",
+    }
     assert "exceeds 3 Monte-Carlo standard errors" in t.loc["pwb.mc2", "note"]
     assert "no Monte-Carlo standard error" in t.loc["pwb.mc3", "note"]
     assert t.loc["pwb.mc0", "mc_se"] == "0.1"
@@ -215,12 +299,16 @@ def test_caveat_is_shown_but_never_changes_a_status(tmp_path):
 
 def test_variants_are_shown_never_compared(tmp_path):
     _register(tmp_path, [_claim("pwb.alpha", 0.48, 0.005), _claim("pwb.r", 0.75, 0.005, level="per_instance")])
-    values = {"pwb.alpha": 0.481, "pwb.alpha.variant.dedup": 0.9, "pwb.alpha.variant.by_id": 0.1,
-              "pwb.r.variant.by_position": 0.65}
+    values = {
+        "pwb.alpha": 0.481,
+        "pwb.alpha.variant.dedup": 0.9,
+        "pwb.alpha.variant.by_id": 0.1,
+        "pwb.r.variant.by_position": 0.65,
+    }
     t = _check(tmp_path, values)
-    assert t.loc["pwb.alpha", "status"] == "reproduced"          # the far-off variants play no part
+    assert t.loc["pwb.alpha", "status"] == "reproduced"  # the far-off variants play no part
     assert json.loads(t.loc["pwb.alpha", "variants"]) == {"by_id": 0.1, "dedup": 0.9}
-    assert t.loc["pwb.r", "status"] == "needs_data"              # a variant is not the claim's value
+    assert t.loc["pwb.r", "status"] == "needs_data"  # a variant is not the claim's value
     assert json.loads(t.loc["pwb.r", "variants"]) == {"by_position": 0.65}
 
 
@@ -236,15 +324,18 @@ def test_a_differs_note_on_a_reproduced_claim_is_flagged_stale(tmp_path):
 # ---------------------------------------------------------------------------------------- notes validation
 
 
-@pytest.mark.parametrize("entry, message", [
-    ({"kind": "differs", "reason": "typo", "note": "n", "evidence": "x"}, "reason 'typo' is not one of paper_slip"),
-    ({"kind": "differs", "reason": "paper_slip", "note": "n"}, "needs 'evidence'"),
-    ({"kind": "differs", "reason": "paper_slip", "evidence": "x"}, "'note' must be"),
-    ({"kind": "needs_data", "note": "n"}, "needs 'kind' \\(differs \\| caveat\\)"),
-    ({"kind": "caveat", "reason": "paper_slip", "note": "n"}, "a 'caveat' note has no 'reason'"),
-    ({"kind": "caveat", "note": "n", "page": "x"}, "unknown key\\(s\\) \\['page'\\]"),
-    ("just text", "expected a mapping"),
-])
+@pytest.mark.parametrize(
+    "entry, message",
+    [
+        ({"kind": "differs", "reason": "typo", "note": "n", "evidence": "x"}, "reason 'typo' is not one of paper_slip"),
+        ({"kind": "differs", "reason": "paper_slip", "note": "n"}, "needs 'evidence'"),
+        ({"kind": "differs", "reason": "paper_slip", "evidence": "x"}, "'note' must be"),
+        ({"kind": "needs_data", "note": "n"}, "needs 'kind' \\(differs \\| caveat\\)"),
+        ({"kind": "caveat", "reason": "paper_slip", "note": "n"}, "a 'caveat' note has no 'reason'"),
+        ({"kind": "caveat", "note": "n", "page": "x"}, "unknown key\\(s\\) \\['page'\\]"),
+        ("just text", "expected a mapping"),
+    ],
+)
 def test_bad_notes_are_named_by_file_and_id(tmp_path, entry, message):
     _notes(tmp_path, {"pwb.x": entry})
     with pytest.raises(claims.RegisterError, match=rf"notes/pwb.yaml: entry 'pwb.x'.*{message}"):
@@ -256,7 +347,7 @@ def test_notes_belong_to_their_study_file_and_appear_once(tmp_path):
     with pytest.raises(claims.RegisterError, match=r"notes/pwb.yaml: entry 'wb.x' is not a pwb id"):
         claims.load_notes(tmp_path)
     _notes(tmp_path, {}, study="pwb")
-    (tmp_path / "notes" / "pwb.yaml").write_text("")                      # an empty file is fine
+    (tmp_path / "notes" / "pwb.yaml").write_text("")  # an empty file is fine
     _notes(tmp_path, {"wb.x": DIFFERS}, study="workbank")
     (tmp_path / "notes" / "other.yaml").write_text(yaml.safe_dump({"wb.x": DIFFERS}))
     with pytest.raises(claims.RegisterError, match=r"entry 'wb.x' is also in"):
@@ -297,15 +388,19 @@ def test_duplicate_ids_rejected(tmp_path):
 
 
 def test_provenance_takes_the_longest_prefix():
-    prov = {"pwb.": "compendium.pwb.report.values (tests/unit/test_pwb.py::test_all)",
-            "pwb.table3.": "compendium.pwb.aggregates.table3 (tests/unit/test_pwb_aggregates.py::test_table3)",
-            "pwb.table3.complementarity.": "compendium.pwb.aggregates.comp (tests/unit/test_c.py::test_c)"}
+    prov = {
+        "pwb.": "compendium.pwb.report.values (tests/unit/test_pwb.py::test_all)",
+        "pwb.table3.": "compendium.pwb.aggregates.table3 (tests/unit/test_pwb_aggregates.py::test_table3)",
+        "pwb.table3.complementarity.": "compendium.pwb.aggregates.comp (tests/unit/test_c.py::test_c)",
+    }
     assert claims.provenance_for("pwb.table3.anti_sycophancy.base", prov).startswith("compendium.pwb.aggregates.table3")
     assert claims.provenance_for("pwb.table3.complementarity.base", prov).startswith("compendium.pwb.aggregates.comp")
     assert claims.provenance_for("pwb.delta.mean", prov).startswith("compendium.pwb.report.values")
     assert claims.provenance_for("wb.x", prov) == ""
-    assert claims.split_provenance(prov["pwb.table3."]) == ("compendium.pwb.aggregates.table3",
-                                                            "tests/unit/test_pwb_aggregates.py::test_table3")
+    assert claims.split_provenance(prov["pwb.table3."]) == (
+        "compendium.pwb.aggregates.table3",
+        "tests/unit/test_pwb_aggregates.py::test_table3",
+    )
     assert claims.split_provenance("compendium.x.f") == ("compendium.x.f", "")
 
 
@@ -316,10 +411,14 @@ def test_provenance_tolerates_missing_modules_and_reads_literals(tmp_path, monke
     f = tmp_path / "register.py"
     f.write_text('PROVENANCE: dict[str, str] = {"pwb.table2.": "compendium.pwb.f (tests/unit/t.py::test_f)"}\n')
     assert claims._literal_provenance(f) == {"pwb.table2.": "compendium.pwb.f (tests/unit/t.py::test_f)"}
-    f.write_text('T = "tests/unit/test_r.py"\nU: str = T + "::"\n'
-                 'PROVENANCE: dict[str, str] = {"wb.t1.": f"compendium.workbank.r.t1 ({U}test_t1)", "wb.": "x (" + T + ")"}\n')
-    assert claims._literal_provenance(f) == {"wb.t1.": "compendium.workbank.r.t1 (tests/unit/test_r.py::test_t1)",
-                                             "wb.": "x (tests/unit/test_r.py)"}
+    f.write_text(
+        'T = "tests/unit/test_r.py"\nU: str = T + "::"\n'
+        'PROVENANCE: dict[str, str] = {"wb.t1.": f"compendium.workbank.r.t1 ({U}test_t1)", "wb.": "x (" + T + ")"}\n'
+    )
+    assert claims._literal_provenance(f) == {
+        "wb.t1.": "compendium.workbank.r.t1 (tests/unit/test_r.py::test_t1)",
+        "wb.": "x (tests/unit/test_r.py)",
+    }
     f.write_text('PROVENANCE = {k: "x" for k in ("a", "b")}\n')
     assert claims._literal_provenance(f) is None  # not a literal: the module would be imported instead
 
@@ -327,27 +426,49 @@ def test_provenance_tolerates_missing_modules_and_reads_literals(tmp_path, monke
 def test_provenance_lands_in_the_claim_row(tmp_path):
     _register(tmp_path, [_claim("pwb.table2.glm51.base", 40.7, 0.05)])
     pub = claims.load_published(tmp_path)
-    t = claims.check(pub, {"pwb": {"pwb.table2.glm51.base": 40.71}}, {},
-                     provenance={"pwb": {"pwb.table2.": "compendium.pwb.f (tests/unit/t.py::test_f)"}})
+    t = claims.check(
+        pub,
+        {"pwb": {"pwb.table2.glm51.base": 40.71}},
+        {},
+        provenance={"pwb": {"pwb.table2.": "compendium.pwb.f (tests/unit/t.py::test_f)"}},
+    )
     assert t.loc[0, "provenance"] == "compendium.pwb.f (tests/unit/t.py::test_f)"
 
 
 # ---------------------------------------------------------------------------------------- the table cells
 
 TABLES = [
-    {"slug": "t2", "label": "Table 2", "caption": "PWI", "rows": ["m1", "m2"], "cols": ["base", "delta", "d"],
-     "id_pattern": "pwb.t2.{row}.{col}", "existing_ids": {"m1.base": "pwb.pwi.m1"}, "blank_cells": ["m2.d"],
-     "same_as": {"m2.delta": "pwb.other"}},
-    {"slug": "mat", "rows": ["h1", "h2"], "cols": ["h1", "h2"], "id_pattern": "(whole matrix) pwb.matrix",
-     "existing_ids": {"*": "pwb.matrix"}},
+    {
+        "slug": "t2",
+        "label": "Table 2",
+        "caption": "PWI",
+        "rows": ["m1", "m2"],
+        "cols": ["base", "delta", "d"],
+        "id_pattern": "pwb.t2.{row}.{col}",
+        "existing_ids": {"m1.base": "pwb.pwi.m1"},
+        "blank_cells": ["m2.d"],
+        "same_as": {"m2.delta": "pwb.other"},
+    },
+    {
+        "slug": "mat",
+        "rows": ["h1", "h2"],
+        "cols": ["h1", "h2"],
+        "id_pattern": "(whole matrix) pwb.matrix",
+        "existing_ids": {"*": "pwb.matrix"},
+    },
 ]
 
 
 def test_table_cell_ids_follow_pattern_existing_ids_blank_and_whole_matrix(tmp_path):
     _register(tmp_path, [_claim("pwb.pwi.m1", 40.7, 0.05)], tables=TABLES)
     t2, mat = claims.load_tables(tmp_path)
-    assert [c.id for c in t2.cells] == ["pwb.pwi.m1", "pwb.t2.m1.delta", "pwb.t2.m1.d", "pwb.t2.m2.base",
-                                        "pwb.t2.m2.delta"]
+    assert [c.id for c in t2.cells] == [
+        "pwb.pwi.m1",
+        "pwb.t2.m1.delta",
+        "pwb.t2.m1.d",
+        "pwb.t2.m2.base",
+        "pwb.t2.m2.delta",
+    ]
     assert t2.cells[-1].same_as == "pwb.other"
     assert mat.ids == ["pwb.matrix"] and [c.index for c in mat.cells] == [(0, 0), (0, 1), (1, 0), (1, 1)]
     values = {"pwb": {"pwb.pwi.m1": 40.7, "pwb.t2.m1.delta": None, "pwb.other": 1}, "workbank": {"pwb.t2.m1.d": 2}}
@@ -355,12 +476,18 @@ def test_table_cell_ids_follow_pattern_existing_ids_blank_and_whole_matrix(tmp_p
 
 
 def test_table_with_a_cell_that_has_no_id_is_an_error(tmp_path):
-    _register(tmp_path, [], tables=[{"slug": "z", "rows": ["a"], "cols": ["n"], "id_pattern": "(existing ids)",
-                                      "existing_ids": {}}])
+    _register(
+        tmp_path,
+        [],
+        tables=[{"slug": "z", "rows": ["a"], "cols": ["n"], "id_pattern": "(existing ids)", "existing_ids": {}}],
+    )
     with pytest.raises(claims.RegisterError, match=r"pwb.yaml: table z: cell a.n has no id"):
         claims.load_tables(tmp_path)
-    _register(tmp_path, [], tables=[{"slug": "z", "rows": ["a"], "cols": ["n"], "id_pattern": "x.{row}.{col}",
-                                      "blank_cells": ["b.n"]}])
+    _register(
+        tmp_path,
+        [],
+        tables=[{"slug": "z", "rows": ["a"], "cols": ["n"], "id_pattern": "x.{row}.{col}", "blank_cells": ["b.n"]}],
+    )
     with pytest.raises(claims.RegisterError, match=r"table z: blank_cells names cells that are not row.col"):
         claims.load_tables(tmp_path)
 
@@ -373,12 +500,19 @@ def _table(statuses, study="pwb", level="raw"):
 
 
 def test_summary_counts_study_by_level_by_status():
-    t = pd.concat([_table({"a": "reproduced", "b": "differs"}), _table({"c": "needs_data"}, level="per_instance"),
-                   _table({"d": "quoted"}, study="hitl", level="none")])
+    t = pd.concat(
+        [
+            _table({"a": "reproduced", "b": "differs"}),
+            _table({"c": "needs_data"}, level="per_instance"),
+            _table({"d": "quoted"}, study="hitl", level="none"),
+        ]
+    )
     s = claims.summary(t)
     assert list(s.columns) == ["study", "level", *claims.STATUSES, "total"]
-    rows = {(r.study, r.level): (r.reproduced, r.differs, r.needs_data, r.quoted, r.unexplained, r.total)
-            for r in s.itertuples()}
+    rows = {
+        (r.study, r.level): (r.reproduced, r.differs, r.needs_data, r.quoted, r.unexplained, r.total)
+        for r in s.itertuples()
+    }
     assert rows[("pwb", "raw")] == (1, 1, 0, 0, 0, 2)
     assert rows[("pwb", "all")] == (1, 1, 1, 0, 0, 3)
     assert rows[("hitl", "none")] == (0, 0, 0, 1, 0, 1)
@@ -390,14 +524,16 @@ def test_status_changes_since_the_last_run(tmp_path):
     now = _table({"a": "reproduced", "b": "unexplained", "c": "needs_data", "new": "quoted"})
     prev_csv = tmp_path / "claims" / "claims.csv"
     prev_csv.parent.mkdir()
-    pd.DataFrame({"claim_id": ["a", "b", "c", "gone"], "status": ["reproduced", "reproduced", "needs_data", "differs"]}
-                 ).to_csv(prev_csv, index=False)
+    pd.DataFrame(
+        {"claim_id": ["a", "b", "c", "gone"], "status": ["reproduced", "reproduced", "needs_data", "differs"]}
+    ).to_csv(prev_csv, index=False)
     assert claims.previous_claims_csv(tmp_path) == prev_csv
     ch = claims.status_changes(claims.read_statuses(prev_csv), now)
     assert ch.to_dict("records") == [
         {"claim_id": "b", "study": "pwb", "before": "reproduced", "after": "unexplained"},
         {"claim_id": "new", "study": "pwb", "before": "", "after": "quoted"},
-        {"claim_id": "gone", "study": "", "before": "differs", "after": "(removed)"}]
+        {"claim_id": "gone", "study": "", "before": "differs", "after": "(removed)"},
+    ]
     lines = claims.change_lines(ch)
     assert "status changed: b: reproduced -> unexplained" in lines
     assert "status changed: gone: differs -> (removed)" in lines
@@ -405,7 +541,8 @@ def test_status_changes_since_the_last_run(tmp_path):
     assert claims.status_changes(None, now).empty
     assert claims.change_lines(claims.status_changes(None, now), first_run=True)[0].startswith("first run")
     assert claims.change_lines(claims.status_changes({"a": "reproduced"}, now.head(1))) == [
-        "no claim changed status since the last run"]
+        "no claim changed status since the last run"
+    ]
 
 
 def test_previous_csv_falls_back_to_the_old_place(tmp_path):
@@ -431,7 +568,9 @@ def test_evaluate_and_write_outputs(tmp_path, monkeypatch):
     files = claims.write_outputs(ev)
     csv = pd.read_csv(files["claims"], dtype=str, keep_default_na=False)
     assert list(csv.columns) == claims.COLUMNS and dict(zip(csv.claim_id, csv.status)) == {
-        "pwb.a": "reproduced", "pwb.b": "needs_data"}
+        "pwb.a": "reproduced",
+        "pwb.b": "needs_data",
+    }
     vals = json.loads(files["values"].read_text())
     assert vals["claims.total"] == 2 and vals["claims.pwb.needs_data"] == 1 and vals["claims.unexplained"] == 0
     first = files["claims"].read_bytes()
@@ -443,19 +582,40 @@ def test_evaluate_and_write_outputs(tmp_path, monkeypatch):
 
 
 def _rendered(tmp_path):
-    _register(tmp_path, [
-        _claim("pwb.pwi.m1", 40.7, 0.05, printed="40.7"), _claim("pwb.t2.m1.delta", 13.3, 0.05),
-        _claim("pwb.t2.m1.d", 1.30, 0.005, level="per_instance"), _claim("pwb.t2.m2.base", 0.15, level="none"),
-        _claim("pwb.matrix", [[1, 2], [3, 4]]), _claim("pwb.text", 1e-37, relation="<", printed="10^{-37}"),
-        _claim("pwb.bad", 5, printed="5 <b>")], tables=TABLES)
-    _notes(tmp_path, {"pwb.t2.m1.delta": DIFFERS,
-                      "pwb.pwi.m1": {"kind": "caveat", "note": "point estimate", "evidence": "pwb-instances"}})
-    values = {"pwb.pwi.m1": 40.71, "pwb.pwi.m1.variant.point": 40.5, "pwb.t2.m1.delta": 13.87,
-              "pwb.t2.m1.d": None, "pwb.matrix": [[1, 2], [3, 4]], "pwb.text": 2e-38, "pwb.bad": 6}
+    _register(
+        tmp_path,
+        [
+            _claim("pwb.pwi.m1", 40.7, 0.05, printed="40.7"),
+            _claim("pwb.t2.m1.delta", 13.3, 0.05),
+            _claim("pwb.t2.m1.d", 1.30, 0.005, level="per_instance"),
+            _claim("pwb.t2.m2.base", 0.15, level="none"),
+            _claim("pwb.matrix", [[1, 2], [3, 4]]),
+            _claim("pwb.text", 1e-37, relation="<", printed="10^{-37}"),
+            _claim("pwb.bad", 5, printed="5 <b>"),
+        ],
+        tables=TABLES,
+    )
+    _notes(
+        tmp_path,
+        {
+            "pwb.t2.m1.delta": DIFFERS,
+            "pwb.pwi.m1": {"kind": "caveat", "note": "point estimate", "evidence": "pwb-instances"},
+        },
+    )
+    values = {
+        "pwb.pwi.m1": 40.71,
+        "pwb.pwi.m1.variant.point": 40.5,
+        "pwb.t2.m1.delta": 13.87,
+        "pwb.t2.m1.d": None,
+        "pwb.matrix": [[1, 2], [3, 4]],
+        "pwb.text": 2e-38,
+        "pwb.bad": 6,
+    }
     ev = claims.evaluate(tmp_path, tmp_path / "noresults", previous_csv=False)
     ev.values = {"pwb": values}
-    ev.table = claims.check(claims.load_published(tmp_path), ev.values, ev.notes, {"pwb": {"pwb.t2.m1.d": "hub"}},
-                            tables=ev.tables)
+    ev.table = claims.check(
+        claims.load_published(tmp_path), ev.values, ev.notes, {"pwb": {"pwb.t2.m1.d": "hub"}}, tables=ev.tables
+    )
     return ev
 
 
@@ -467,27 +627,31 @@ def test_rendered_tables_show_symbol_and_word_and_link_every_reason(tmp_path):
     soup = BeautifulSoup(page, "html.parser")
     text = soup.get_text(" ")
     for sym, word in claims.MARK.values():
-        assert f"{sym} {word}" in text, word          # the legend (and cells) carry symbol and word
+        assert f"{sym} {word}" in text, word  # the legend (and cells) carry symbol and word
     for status in ("reproduced", "differs", "needs_data", "quoted", "unexplained"):
         assert soup.select(f"td.{status}"), status
-    assert "· no claim" in text                       # pwb.t2.m2.delta: same_as an id with no claim
+    assert "· no claim" in text  # pwb.t2.m2.delta: same_as an id with no claim
     # every link inside the page has its anchor; the differs cell links to the reason
     ids = {t["id"] for t in soup.find_all(id=True)}
     hrefs = [a["href"] for a in soup.find_all("a", href=True) if a["href"].startswith("#")]
     assert hrefs and all(h[1:] in ids for h in hrefs)
-    assert f'#{claims.anchor("pwb.t2.m1.delta")}' in hrefs and f'#{claims.anchor("pwb.bad")}' in hrefs
+    assert f"#{claims.anchor('pwb.t2.m1.delta')}" in hrefs and f"#{claims.anchor('pwb.bad')}" in hrefs
     li = soup.find(id=claims.anchor("pwb.t2.m1.delta")).parent
     assert "paper slip" in li.get_text() and "13.87" in li.get_text()
     assert li.find("a", href="20_workbank.html#wb-slips")
     assert "caveat" in soup.find(id=claims.anchor("pwb.pwi.m1")).parent.get_text()
     assert "variant point: 40.50" in text
     assert "10-37" in text.replace(" ", "") and soup.find("sup")
-    assert "5 <b>" in text                            # printed text is escaped, never markup
+    assert "5 <b>" in text  # printed text is escaped, never markup
     assert "compendium.pwb.f" in text
     assert "∅ needs data: 1 claim: hub" in text
     # the whole-matrix cells show the matrix element by element
     assert [td.get_text("|").split("|")[:2] for td in soup.select("#claims-pwb-mat ~ div td")][:4] == [
-        ["1", "1"], ["2", "2"], ["3", "3"], ["4", "4"]]
+        ["1", "1"],
+        ["2", "2"],
+        ["3", "3"],
+        ["4", "4"],
+    ]
 
 
 def test_number_formatting():
@@ -514,8 +678,11 @@ def test_sphinx_labels_link_to_their_page(tmp_path):
     (nb / "20_workbank.md").write_text("(wb-slips)=\n## Slips\n:::{table} x\n:name: tbl-wb-zones\n:::\n")
     (book / "intro.md").write_text("(intro-x)=\n# Intro\n")
     labels = claims.sphinx_labels(nb, book)
-    assert labels == {"wb-slips": "20_workbank.html#wb-slips", "tbl-wb-zones": "20_workbank.html#tbl-wb-zones",
-                      "intro-x": "../intro.html#intro-x"}
+    assert labels == {
+        "wb-slips": "20_workbank.html#wb-slips",
+        "tbl-wb-zones": "20_workbank.html#tbl-wb-zones",
+        "intro-x": "../intro.html#intro-x",
+    }
 
 
 def test_browser_budget_and_report():
@@ -544,16 +711,30 @@ def test_project_register_loads():
 
 
 def test_text_claims_show_the_register_note_where_the_status_has_none(tmp_path):
-    _register(tmp_path, [_claim("pwb.q", 320, level="none", note="the 16 multi-turn scenarios are not all released"),
-                         _claim("pwb.r", 1.0, 0.05, note="register remark")])
+    _register(
+        tmp_path,
+        [
+            _claim("pwb.q", 320, level="none", note="the 16 multi-turn scenarios are not all released"),
+            _claim("pwb.r", 1.0, 0.05, note="register remark"),
+        ],
+    )
     t = _check(tmp_path, {"pwb.r": 1.01}).reset_index()
     text = BeautifulSoup(claims.text_claims_html(t), "html.parser").get_text(" ")
     assert "not all released" in text and "register remark" in text and "“ quoted" in text
 
 
 def test_change_lines_are_capped_with_a_count_of_the_rest():
-    ch = pd.DataFrame({"claim_id": [f"c{k}" for k in range(30)], "study": "x",
-                       "before": ["unexplained"] * 30, "after": ["reproduced"] * 28 + ["differs"] * 2})
+    ch = pd.DataFrame(
+        {
+            "claim_id": [f"c{k}" for k in range(30)],
+            "study": "x",
+            "before": ["unexplained"] * 30,
+            "after": ["reproduced"] * 28 + ["differs"] * 2,
+        }
+    )
     lines = claims.change_lines(ch, most=5)
     assert len(lines) == 6
-    assert lines[-1] == "... and 25 more (results/.history/claims_changes.csv): 2 unexplained -> differs, 23 unexplained -> reproduced"
+    assert (
+        lines[-1]
+        == "... and 25 more (results/.history/claims_changes.csv): 2 unexplained -> differs, 23 unexplained -> reproduced"
+    )

@@ -1,4 +1,5 @@
 """Loaders return validated tables; every kind of bad input gives an error naming file, column, expectation."""
+
 import pandas as pd
 import pytest
 
@@ -10,11 +11,20 @@ from compendium.data.schema import ALL_TABLES
 DESIRES = "workbank/domain_worker_desires.csv"
 
 
-@pytest.mark.parametrize("loader, rows", [
-    (d.load_worker_desires, 5731), (d.load_worker_metadata, 1500), (d.load_expert_ratings, 2057),
-    (d.load_task_metadata, 2131), (d.load_hitl_pair_counts, 10), (d.load_hitl_pair_counts_by_category, 80),
-    (d.load_pwb_dimension_scores, 140), (d.load_pwb_fourth_judge_scores, 504), (d.load_hitl_prompts, 50),
-])
+@pytest.mark.parametrize(
+    "loader, rows",
+    [
+        (d.load_worker_desires, 5731),
+        (d.load_worker_metadata, 1500),
+        (d.load_expert_ratings, 2057),
+        (d.load_task_metadata, 2131),
+        (d.load_hitl_pair_counts, 10),
+        (d.load_hitl_pair_counts_by_category, 80),
+        (d.load_pwb_dimension_scores, 140),
+        (d.load_pwb_fourth_judge_scores, 504),
+        (d.load_hitl_prompts, 50),
+    ],
+)
 def test_loaders_return_the_released_rows(loader, rows):
     assert len(loader()) == rows
 
@@ -49,6 +59,7 @@ def test_manifest_matches_the_data_on_disk():
 
 # --- bad input ------------------------------------------------------------------------------------
 
+
 def test_corrupt_file_fails_the_checksum_naming_the_file(data_copy):
     root = data_copy(DESIRES)
     with open(root / DESIRES, "ab") as f:
@@ -81,8 +92,10 @@ def _rewrite(root, rel, fn):
 def test_missing_column_is_named(data_copy):
     root = data_copy(DESIRES)
     _rewrite(root, DESIRES, lambda df: df.drop(columns=["Automation Desire Rating"]))
-    with pytest.raises(d.DataValidationError,
-                       match=r"domain_worker_desires\.csv: missing required column\(s\) \['Automation Desire Rating'\]"):
+    with pytest.raises(
+        d.DataValidationError,
+        match=r"domain_worker_desires\.csv: missing required column\(s\) \['Automation Desire Rating'\]",
+    ):
         d.load_worker_desires(root=root, verify=False)
 
 
@@ -92,6 +105,7 @@ def test_out_of_range_rating_is_named_with_its_range(data_copy):
     def bad(df):
         df.loc[41, "Automation Desire Rating"] = 7
         return df
+
     _rewrite(root, DESIRES, bad)
     with pytest.raises(d.DataValidationError) as e:
         d.load_worker_desires(root=root, verify=False)
@@ -106,6 +120,7 @@ def test_panel_score_out_of_0_3_is_rejected(data_copy):
     def bad(df):
         df.loc[0, "human_score"] = 4
         return df
+
     _rewrite(root, rel, bad)
     with pytest.raises(d.DataValidationError, match=r"'human_score': expected values in \[0, 3\]"):
         d.load_pwb_pilot_scores(root=root, verify=False)
@@ -118,6 +133,7 @@ def test_text_in_a_numeric_column_is_rejected(data_copy):
         df["Enjoyment Rating"] = df["Enjoyment Rating"].astype(object)
         df.loc[3, "Enjoyment Rating"] = "high"
         return df
+
     _rewrite(root, DESIRES, bad)
     with pytest.raises(d.DataValidationError, match="'Enjoyment Rating': expected integers"):
         d.load_worker_desires(root=root, verify=False)
@@ -138,6 +154,7 @@ def test_unknown_model_id_is_rejected(data_copy):
     def bad(df):
         df.loc[2, "model_y"] = "recipe_z"
         return df
+
     _rewrite(root, rel, bad)
     with pytest.raises(d.DataValidationError, match="'model_y': expected one of .*recipe_z"):
         d.load_hitl_pair_counts(root=root, verify=False)
@@ -163,9 +180,12 @@ def test_unknown_table_name():
 
 def test_require_columns_names_what_is_missing():
     from compendium.data.errors import require_columns
+
     df = pd.DataFrame({"a": [1], "b": [2]})
     require_columns(df, ["a", "b"], "frame")  # passes
-    with pytest.raises(d.DataValidationError, match=r"pair counts: missing column\(s\) \['ties'\]; expected \['a', 'ties'\]"):
+    with pytest.raises(
+        d.DataValidationError, match=r"pair counts: missing column\(s\) \['ties'\]; expected \['a', 'ties'\]"
+    ):
         require_columns(df, ["a", "ties"], "pair counts")
     with pytest.raises(d.DataValidationError, match="expected a pandas DataFrame, got list"):
         require_columns([1, 2], ["a"], "frame")
@@ -173,11 +193,13 @@ def test_require_columns_names_what_is_missing():
 
 # --- the schemas are pandera schemas --------------------------------------------------------------
 
+
 def test_every_spec_is_a_pandera_schema_that_checks_on_its_own():
     import pandera.errors
     import pandera.pandas as pa
 
     from compendium.data.schema import pandera_schema
+
     spec = ALL_TABLES["hitl_pair_counts"]
     schema = pandera_schema(spec)
     assert isinstance(schema, pa.DataFrameSchema) and pandera_schema(spec) is schema
@@ -194,26 +216,33 @@ def test_missing_value_is_named_with_its_row(data_copy):
     def bad(df):
         df.loc[9, "Task"] = None
         return df
+
     _rewrite(root, DESIRES, bad)
-    with pytest.raises(d.DataValidationError,
-                       match=r"domain_worker_desires\.csv: column 'Task': expected no missing values, found missing "
-                             r"in 1 row\(s\), first at data row 10"):
+    with pytest.raises(
+        d.DataValidationError,
+        match=r"domain_worker_desires\.csv: column 'Task': expected no missing values, found missing "
+        r"in 1 row\(s\), first at data row 10",
+    ):
         d.load_worker_desires(root=root, verify=False)
 
 
 def test_a_list_column_holding_a_number_is_rejected():
     from compendium.data.load import validate
+
     spec = ALL_TABLES["pwb_pilot_ground_truth"]
     df = d.load_table("pwb_pilot_ground_truth")
     df.loc[4, "llm_individual_scores"] = 2
-    with pytest.raises(d.DataValidationError,
-                       match=r"x\.json: column 'llm_individual_scores': expected a list, "
-                             r"found 1 row\(s\), first at data row 5"):
+    with pytest.raises(
+        d.DataValidationError,
+        match=r"x\.json: column 'llm_individual_scores': expected a list, "
+        r"found 1 row\(s\), first at data row 5",
+    ):
         validate(df, spec, where="x.json")
 
 
 def test_several_problems_report_the_first_column_in_file_order():
     from compendium.data.load import validate
+
     spec = ALL_TABLES["hitl_pair_counts"]
     df = d.load_hitl_pair_counts()
     df.loc[1, "ties"] = -1

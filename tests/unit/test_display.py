@@ -7,7 +7,11 @@ from compendium.display import markdown_table, table
 def test_markdown_table_formats_and_aligns():
     df = pd.DataFrame({"name": ["a|b", "c"], "x": [1.23456, float("nan")], "n": [3, 4]})
     assert markdown_table(df).splitlines() == [
-        "| name | x | n |", "|---|---:|---:|", "| a\\|b | 1.23 | 3 |", "| c |  | 4 |"]
+        "| name | x | n |",
+        "|---|---:|---:|",
+        "| a\\|b | 1.23 | 3 |",
+        "| c |  | 4 |",
+    ]
 
 
 def test_table_is_a_numbered_myst_directive():
@@ -22,6 +26,7 @@ def test_plain_converts_numpy_scalars():
     import numpy as np
 
     from compendium.display import plain
+
     vals = [plain(np.float64(0.5)), plain(np.int64(3)), plain(np.bool_(True)), plain("x")]
     assert vals == [0.5, 3, True, "x"]
     assert [type(v) for v in vals] == [float, int, bool, str]
@@ -29,6 +34,7 @@ def test_plain_converts_numpy_scalars():
 
 def test_glue_figure_saves_the_png_it_glues(tmp_path, monkeypatch):
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
@@ -37,6 +43,7 @@ def test_glue_figure_saves_the_png_it_glues(tmp_path, monkeypatch):
     monkeypatch.setattr(paths, "RESULTS", tmp_path)
     glued = {}
     import myst_nb
+
     monkeypatch.setattr(myst_nb, "glue", lambda k, v, display=True: glued.setdefault(k, v))
     fig, ax = plt.subplots()
     ax.plot([0, 1], [0, 1])
@@ -53,7 +60,7 @@ def test_table_formats_columns_as_text_before_alignment():
     # formatted columns are text (left-aligned), exactly as str.format prints them
     assert lines[1] == "|---|---|---|"
     assert lines[2] == "| a | 1,234 | 0.00012 |" and lines[3] == "| b | 2 | 0.5 |"
-    assert df["x"].tolist() == [1234.5, 2.0]          # the caller's frame is not changed
+    assert df["x"].tolist() == [1234.5, 2.0]  # the caller's frame is not changed
     with pytest.raises(KeyError, match="no column 'y'"):
         table(df, "tbl-f", "c", formats={"y": "{:.1f}"})
 
@@ -64,6 +71,7 @@ def test_glue_all_glues_every_key_as_plain_python_without_display(monkeypatch):
     from IPython.display import Markdown
 
     from compendium.display import glue_all
+
     calls = []
     monkeypatch.setattr(myst_nb, "glue", lambda k, v, display=True: calls.append((k, v, display)))
     md = Markdown("`lowest`")

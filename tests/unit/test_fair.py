@@ -1,4 +1,5 @@
 """FAIR metadata from CITATION.cff: .zenodo.json and codemeta.json are current, the RO-Crate validates offline."""
+
 import json
 import shutil
 
@@ -39,15 +40,30 @@ def test_zenodo_and_codemeta_from_a_hand_written_cff(tmp_path):
     cff = fair.load_cff(tmp_path / "CITATION.cff")
     z = fair.zenodo(cff)
     assert z["creators"] == [{"name": "Doe, Jane", "orcid": "0000-0002-1825-0097"}, {"name": "The team"}]
-    assert (z["title"], z["version"], z["publication_date"], z["license"], z["description"]) == \
-        ("A test compendium", "1.2.3", "2026-01-02", "MIT", "It tests.")
-    assert z["related_identifiers"] == [{"identifier": "arXiv:2506.06576", "relation": "references",
-                                         "scheme": "arxiv", "resource_type": "publication-article"}]
+    assert (z["title"], z["version"], z["publication_date"], z["license"], z["description"]) == (
+        "A test compendium",
+        "1.2.3",
+        "2026-01-02",
+        "MIT",
+        "It tests.",
+    )
+    assert z["related_identifiers"] == [
+        {
+            "identifier": "arXiv:2506.06576",
+            "relation": "references",
+            "scheme": "arxiv",
+            "resource_type": "publication-article",
+        }
+    ]
     assert z["references"] == ["Ann Roe (2025). Is it? arXiv:2506.06576"]
     fair.validate(z, fair.ZENODO_SCHEMA, "zenodo")
     c = fair.codemeta(cff)
-    assert c["author"][0] == {"@type": "Person", "familyName": "Doe", "givenName": "Jane",
-                              "@id": "https://orcid.org/0000-0002-1825-0097"}
+    assert c["author"][0] == {
+        "@type": "Person",
+        "familyName": "Doe",
+        "givenName": "Jane",
+        "@id": "https://orcid.org/0000-0002-1825-0097",
+    }
     assert c["author"][1] == {"@type": "Organization", "name": "The team"}
     assert c["license"] == "https://spdx.org/licenses/MIT" and c["datePublished"] == "2026-01-02"
     assert c["referencePublication"][0]["@id"] == "https://arxiv.org/abs/2506.06576"
@@ -99,10 +115,17 @@ def book(tmp_path):
     (html / "_static" / "x.html").write_text("theme")
     (html / "_sources" / "executed" / "10_pwb.ipynb").write_text('{"cells": []}')
     manifest = tmp_path / "manifest.json"
-    manifest.write_text(json.dumps({"files": {
-        "pwb/config.yaml": {"sha256": "ab" * 32, "bytes": 10, "rows": None},
-        "workbank/a.csv": {"sha256": "cd" * 32, "bytes": 20, "rows": 3},
-        "hitl/p.json": {"sha256": "ef" * 32, "bytes": 30, "rows": 50}}}))
+    manifest.write_text(
+        json.dumps(
+            {
+                "files": {
+                    "pwb/config.yaml": {"sha256": "ab" * 32, "bytes": 10, "rows": None},
+                    "workbank/a.csv": {"sha256": "cd" * 32, "bytes": 20, "rows": 3},
+                    "hitl/p.json": {"sha256": "ef" * 32, "bytes": 30, "rows": 50},
+                }
+            }
+        )
+    )
     (tmp_path / "CITATION.cff").write_text(CFF_TEXT)
     return html, tmp_path / "CITATION.cff", manifest
 

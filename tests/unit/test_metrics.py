@@ -1,4 +1,5 @@
 """compendium.metrics: the headline numbers DVC compares across experiments."""
+
 import json
 
 import pandas as pd
@@ -7,17 +8,18 @@ from compendium import metrics
 
 
 def test_headline_picks_the_named_keys_and_never_invents_one(tmp_path):
-    (tmp_path / "values.json").write_text(json.dumps({"wb.zones.green": 364, "wb.zones.red": 267,
-                                                      "wb.desire.share_gt3": 46.1, "wb.mixed.icc": None,
-                                                      "other": 1}))
+    (tmp_path / "values.json").write_text(
+        json.dumps(
+            {"wb.zones.green": 364, "wb.zones.red": 267, "wb.desire.share_gt3": 46.1, "wb.mixed.icc": None, "other": 1}
+        )
+    )
     h = metrics.headline("workbank", tmp_path)
     assert h == {"zone_green": 364, "zone_red": 267, "share_desire_gt3": 46.1}
 
 
 def test_claims_metrics_count_statuses(tmp_path):
     pd.DataFrame({"status": ["reproduced", "reproduced", "needs_data", "differs"]}).to_csv(tmp_path / "claims.csv")
-    assert metrics.headline("claims", tmp_path) == {"claims_differs": 1, "claims_needs_data": 1,
-                                                    "claims_reproduced": 2}
+    assert metrics.headline("claims", tmp_path) == {"claims_differs": 1, "claims_needs_data": 1, "claims_reproduced": 2}
 
 
 def test_every_stage_with_results_has_metrics_declared_in_dvc_yaml():

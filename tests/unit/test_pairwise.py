@@ -1,4 +1,5 @@
 """compendium.stats.pairwise, each statistic against an independent computation."""
+
 from __future__ import annotations
 
 import math
@@ -36,10 +37,11 @@ def published():
 
 # ---------------------------------------------------------------- Wilson
 
+
 def test_wilson_matches_statsmodels():
     k = np.array([0, 1, 5, 41, 81, 62, 100])
     n = np.array([10, 1, 9, 122, 122, 119, 100])
-    alpha = 2 * (1 - stats.norm.cdf(1.96))            # the published z = 1.96 exactly
+    alpha = 2 * (1 - stats.norm.cdf(1.96))  # the published z = 1.96 exactly
     lo, hi = pw.wilson_interval(k, n)
     slo, shi = proportion_confint(k, n, alpha=alpha, method="wilson")
     np.testing.assert_allclose(lo, slo, atol=1e-12)
@@ -58,6 +60,7 @@ def test_wilson_scalar_and_edge_cases():
 
 # ---------------------------------------------------------------- win matrices
 
+
 def test_win_matrix_ties_half_and_batch():
     W = pw.win_matrix_from_counts([0, 1], [1, 2], [3, 2], [1, 4], [2, 0], 3)
     np.testing.assert_array_equal(W, [[0, 4, 0], [2, 0, 2], [0, 4, 0]])
@@ -66,18 +69,22 @@ def test_win_matrix_ties_half_and_batch():
     np.testing.assert_array_equal(Wb[1], [[0, 0, 0], [1, 0, 1], [0, 2, 0]])
 
 
-@pytest.mark.parametrize("args,msg", [
-    (([0], [0], [1], [1], [0], 2), "itself"),
-    (([0], [2], [1], [1], [0], 2), "outside"),
-    (([0], [1], [-1], [1], [0], 2), "non-negative"),
-    (([0], [1], [1, 2], [1], [0], 2), "shape"),
-])
+@pytest.mark.parametrize(
+    "args,msg",
+    [
+        (([0], [0], [1], [1], [0], 2), "itself"),
+        (([0], [2], [1], [1], [0], 2), "outside"),
+        (([0], [1], [-1], [1], [0], 2), "non-negative"),
+        (([0], [1], [1, 2], [1], [0], 2), "shape"),
+    ],
+)
 def test_win_matrix_errors(args, msg):
     with pytest.raises(ValueError, match=msg):
         pw.win_matrix_from_counts(*args)
 
 
 # ---------------------------------------------------------------- Bradley-Terry
+
 
 def _bt_reference(W, tol=1e-6, max_iter=500):
     """Independent plain-Python transcription of METHODS.md (no numpy)."""
@@ -117,7 +124,7 @@ def test_bt_stops_one_iterate_early_within_tolerance(W_pub):
     conv = pw.bradley_terry_mm(W_pub, tol=1e-14, max_iter=100_000).strengths
     assert bool(r.converged) and int(r.n_iter) == 15
     diff = np.abs(r.strengths - conv).max()
-    assert 1e-8 < diff < 1e-6          # short of the MLE, but by less than the tolerance
+    assert 1e-8 < diff < 1e-6  # short of the MLE, but by less than the tolerance
     assert r.strengths.sum() == pytest.approx(5.0, abs=1e-12)
 
 
@@ -129,6 +136,7 @@ def test_bt_converged_matches_choix(W_pub):
 def test_bt_matches_choix_mm_on_doubled_comparisons():
     """Ties as half wins == every judgement counted twice, a tie once each way (choix list format)."""
     import choix
+
     rng = np.random.default_rng(3)
     i, j = np.triu_indices(4, 1)
     a, b, t = rng.integers(5, 30, (3, i.size))
@@ -143,7 +151,7 @@ def test_bt_matches_choix_mm_on_doubled_comparisons():
 
 def test_bt_two_models_hand_case():
     s = pw.bradley_terry_mm(np.array([[0.0, 3.0], [1.0, 0.0]]), tol=1e-15, max_iter=10_000).strengths
-    np.testing.assert_allclose(s, [1.5, 0.5], atol=1e-12)        # pi_1 / pi_2 = 3, sum 2
+    np.testing.assert_allclose(s, [1.5, 0.5], atol=1e-12)  # pi_1 / pi_2 = 3, sum 2
 
 
 def test_bt_batched_equals_one_at_a_time(W_pub):
@@ -168,6 +176,7 @@ def test_bt_errors():
 def test_bt_log_covariance_matches_logistic_regression():
     """BT is a logistic regression on x = e_i - e_j; statsmodels' GLM gives var(theta_i - theta_ref)."""
     import statsmodels.api as sm
+
     rng = np.random.default_rng(5)
     K = 4
     i, j = np.triu_indices(K, 1)
@@ -178,7 +187,7 @@ def test_bt_log_covariance_matches_logistic_regression():
     X = np.zeros((i.size, K))
     X[np.arange(i.size), i] = 1
     X[np.arange(i.size), j] = -1
-    fit = sm.GLM(np.column_stack([a, b]), X[:, 1:], family=sm.families.Binomial()).fit()   # model 0 = reference
+    fit = sm.GLM(np.column_stack([a, b]), X[:, 1:], family=sm.families.Binomial()).fit()  # model 0 = reference
     for k in range(1, K):
         var_k0 = C[k, k] + C[0, 0] - 2 * C[k, 0]
         assert var_k0 == pytest.approx(fit.cov_params()[k - 1, k - 1], rel=1e-6)
@@ -186,6 +195,7 @@ def test_bt_log_covariance_matches_logistic_regression():
 
 
 # ---------------------------------------------------------------- Davidson
+
 
 def test_davidson_two_models_closed_form():
     """Two items: the model is saturated, so pi_1/pi_2 = w/l and nu = t / sqrt(w l)."""
@@ -225,6 +235,7 @@ def test_davidson_errors():
 
 # ---------------------------------------------------------------- TrueSkill
 
+
 @pytest.mark.parametrize("draw_probability,tau", [(0.10, 25 / 300), (0.178, 0.0), (0.30, 0.5)])
 def test_trueskill_batched_equals_package(draw_probability, tau):
     rng = np.random.default_rng(11)
@@ -234,8 +245,14 @@ def test_trueskill_batched_equals_package(draw_probability, tau):
     d = rng.random(T) < 0.2
     mu, sigma = pw.trueskill_sequential(w, l, d, 5, draw_probability=draw_probability, tau=tau)
     order2 = rng.permutation(T)
-    mub, sigb = pw.trueskill_batched(np.stack([w, w[order2]]), np.stack([l, l[order2]]), np.stack([d, d[order2]]), 5,
-                                     draw_probability=draw_probability, tau=tau)
+    mub, sigb = pw.trueskill_batched(
+        np.stack([w, w[order2]]),
+        np.stack([l, l[order2]]),
+        np.stack([d, d[order2]]),
+        5,
+        draw_probability=draw_probability,
+        tau=tau,
+    )
     np.testing.assert_allclose(mub[0], mu, atol=1e-9)
     np.testing.assert_allclose(sigb[0], sigma, atol=1e-9)
     mu2, sig2 = pw.trueskill_sequential(w[order2], l[order2], d[order2], 5, draw_probability=draw_probability, tau=tau)
@@ -246,6 +263,7 @@ def test_trueskill_batched_equals_package(draw_probability, tau):
 def test_trueskill_single_game_hand_values():
     """First game between two default players, no draws possible: the closed form of Herbrich et al."""
     import trueskill
+
     env = trueskill.TrueSkill(draw_probability=0.0, backend="scipy")
     a, b = trueskill.rate_1vs1(env.create_rating(), env.create_rating(), env=env)
     mu, sig = pw.trueskill_batched([[0]], [[1]], [[False]], 2, draw_probability=0.0)
@@ -265,6 +283,7 @@ def test_trueskill_errors():
 
 # ---------------------------------------------------------------- MAP belief and information gain
 
+
 def _map_objective(theta, W, prior_sd):
     K = len(theta)
     val = 0.0
@@ -272,7 +291,7 @@ def _map_objective(theta, W, prior_sd):
         for b in range(K):
             if a != b:
                 val += W[a, b] * math.log(special.expit(theta[a] - theta[b]))
-    return -(val - (theta ** 2).sum() / (2 * prior_sd ** 2))
+    return -(val - (theta**2).sum() / (2 * prior_sd**2))
 
 
 def test_bradley_terry_map_matches_scipy_and_numerical_hessian():
@@ -288,8 +307,12 @@ def test_bradley_terry_map_matches_scipy_and_numerical_hessian():
     for a in range(4):
         for b in range(4):
             e_a, e_b = np.eye(4)[a] * h, np.eye(4)[b] * h
-            H[a, b] = (_map_objective(theta + e_a + e_b, W, 1.5) - _map_objective(theta + e_a - e_b, W, 1.5)
-                       - _map_objective(theta - e_a + e_b, W, 1.5) + _map_objective(theta - e_a - e_b, W, 1.5)) / (4 * h * h)
+            H[a, b] = (
+                _map_objective(theta + e_a + e_b, W, 1.5)
+                - _map_objective(theta + e_a - e_b, W, 1.5)
+                - _map_objective(theta - e_a + e_b, W, 1.5)
+                + _map_objective(theta - e_a - e_b, W, 1.5)
+            ) / (4 * h * h)
     np.testing.assert_allclose(cov, np.linalg.inv(H), rtol=1e-4, atol=1e-8)
 
 
@@ -311,7 +334,7 @@ def test_expected_information_gain_is_log_det_reduction():
 
 def test_information_gain_prefers_the_unexplored_pair():
     W = np.zeros((3, 3))
-    W[0, 1] = W[1, 0] = 200.0          # 0 and 1 compared a lot; 2 never
+    W[0, 1] = W[1, 0] = 200.0  # 0 and 1 compared a lot; 2 never
     theta, cov = pw.bradley_terry_map(W)
-    eig = pw.expected_information_gain(theta, cov)          # pairs (0,1), (0,2), (1,2)
+    eig = pw.expected_information_gain(theta, cov)  # pairs (0,1), (0,2), (1,2)
     assert eig.argmin() == 0 and eig[1] > eig[0] and eig[2] > eig[0]

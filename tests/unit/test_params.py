@@ -1,4 +1,5 @@
 """compendium.params: every key of params.yaml has a bad value that is refused with a message naming it."""
+
 import copy
 
 import pytest
@@ -83,16 +84,22 @@ def test_a_bad_value_is_refused_naming_the_key(section, key, value, words):
     assert "git checkout -- params.yaml" in msg  # how to restore after a failed `dvc exp run -S`
 
 
-@pytest.mark.parametrize("change,words", [
-    (lambda d: d["workbank"].update(sweep_min=3.5, sweep_max=2.5), "sweep_min (3.5) must be below sweep_max (2.5)"),
-    (lambda d: d["workbank"].update(sweep_step=2.0), "sweep_step (2) is larger than the sweep's range"),
-    (lambda d: d["preferences"].update(sim_checkpoint_every=50000), "sim_checkpoint_every (50000) is larger than sim_budget"),
-    (lambda d: d["preferences"].update(sim_batch=600), "sim_batch (600) is larger than sim_checkpoint_every"),
-    (lambda d: d["pwb"].update(seeed=1), "pwb.seeed is not a parameter of this stage"),
-    (lambda d: d.update(extra={}), "extra is not a section of params.yaml"),
-    (lambda d: d.pop("pwb"), "section pwb is missing"),
-    (lambda d: d["pwb"].pop("seed"), "pwb.seed is missing"),
-])
+@pytest.mark.parametrize(
+    "change,words",
+    [
+        (lambda d: d["workbank"].update(sweep_min=3.5, sweep_max=2.5), "sweep_min (3.5) must be below sweep_max (2.5)"),
+        (lambda d: d["workbank"].update(sweep_step=2.0), "sweep_step (2) is larger than the sweep's range"),
+        (
+            lambda d: d["preferences"].update(sim_checkpoint_every=50000),
+            "sim_checkpoint_every (50000) is larger than sim_budget",
+        ),
+        (lambda d: d["preferences"].update(sim_batch=600), "sim_batch (600) is larger than sim_checkpoint_every"),
+        (lambda d: d["pwb"].update(seeed=1), "pwb.seeed is not a parameter of this stage"),
+        (lambda d: d.update(extra={}), "extra is not a section of params.yaml"),
+        (lambda d: d.pop("pwb"), "section pwb is missing"),
+        (lambda d: d["pwb"].pop("seed"), "pwb.seed is missing"),
+    ],
+)
 def test_relations_unknown_and_missing_keys(change, words):
     doc = copy.deepcopy(GOOD)
     change(doc)

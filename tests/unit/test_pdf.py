@@ -1,4 +1,5 @@
 """compendium.pdf prints HTML to PDF with headless Chromium, offline, after MathJax; check_pdf reads it back."""
+
 import base64
 import shutil
 
@@ -7,12 +8,14 @@ import pytest
 from compendium import paths, pdf
 
 needs_chromium = pytest.mark.skipif(
-    not (shutil.which("chromium") or shutil.which("chromium-browser")), reason="no Chromium installed")
+    not (shutil.which("chromium") or shutil.which("chromium-browser")), reason="no Chromium installed"
+)
 needs_poppler = pytest.mark.skipif(not shutil.which("pdftotext"), reason="poppler-utils not installed")
 
 # a 2x2 red PNG
-PNG = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAFklEQVR4nGP8z8DAwMDAxMDAwMDAAAANHQEDasKb6QAA"
-                       "AABJRU5ErkJggg==")
+PNG = base64.b64decode(
+    "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAFklEQVR4nGP8z8DAwMDAxMDAwMDAAAANHQEDasKb6QAAAABJRU5ErkJggg=="
+)
 MATHJAX = (paths.BOOK / "_static" / "mathjax" / "tex-svg.js").as_uri()
 
 
@@ -20,13 +23,16 @@ def _page(tmp_path, mathjax=True):
     (tmp_path / "dot.png").write_bytes(PNG)
     script = f'<script defer src="{MATHJAX}"></script>' if mathjax else ""
     html = tmp_path / "page.html"
-    html.write_text(f"""<!doctype html><html><head><meta charset="utf-8"><title>t</title>{script}</head>
+    html.write_text(
+        f"""<!doctype html><html><head><meta charset="utf-8"><title>t</title>{script}</head>
 <body><main><h1>Tiny chapter</h1>
 <p>Agreement: quadratic-weighted κ = 0.70, Krippendorff's α = 0.54, every rating ≥ 3 counts as high.</p>
 <p>Inline math: \\(\\kappa_w \\geq \\frac{{1}}{{2}}\\)</p>
 <figure><img src="dot.png" width="40"><figcaption>Fig. 1.1 A dot.</figcaption></figure>
 <table><caption>Table 1.1 Zones</caption><tr><th>zone</th><th>tasks</th></tr><tr><td>green</td><td>364</td></tr></table>
-</main></body></html>""", encoding="utf-8")
+</main></body></html>""",
+        encoding="utf-8",
+    )
     return html
 
 
@@ -58,8 +64,10 @@ def test_check_pdf_rejects_what_is_not_a_pdf(tmp_path):
 def test_page_count_without_poppler_counts_page_objects(tmp_path, monkeypatch):
     monkeypatch.setattr(pdf.shutil, "which", lambda name: None)
     f = tmp_path / "x.pdf"
-    f.write_bytes(b"%PDF-1.4\n1 0 obj <</Type /Pages /Kids [2 0 R 3 0 R]>>\n2 0 obj <</Type /Page>>\n"
-                  b"3 0 obj <</Type/Page /Parent 1 0 R>>\n")
+    f.write_bytes(
+        b"%PDF-1.4\n1 0 obj <</Type /Pages /Kids [2 0 R 3 0 R]>>\n2 0 obj <</Type /Page>>\n"
+        b"3 0 obj <</Type/Page /Parent 1 0 R>>\n"
+    )
     assert pdf.page_count(f) == 2
 
 

@@ -1,4 +1,5 @@
 """compendium.preferences: the report's numbers, the bootstrap, Davidson, TrueSkill orders, simulation."""
+
 from __future__ import annotations
 
 import json
@@ -10,8 +11,7 @@ import yaml
 from scipy import stats
 from statsmodels.stats.proportion import proportion_confint
 
-from compendium import paths
-from compendium import preferences as pref
+from compendium import paths, preferences as pref
 from compendium.stats import pairwise as pw
 
 Z_ALPHA = 2 * (1 - stats.norm.cdf(1.96))
@@ -34,10 +34,12 @@ def published():
 
 def small_counts(rows):
     return pd.DataFrame(rows, columns=["model_x", "model_y", "x_wins", "y_wins", "ties"]).assign(
-        n=lambda d: d.x_wins + d.y_wins + d.ties)
+        n=lambda d: d.x_wins + d.y_wins + d.ties
+    )
 
 
 # ---------------------------------------------------------------- report claims
+
 
 def test_report_claims_reproduce_published(counts, published):
     values = pref.report_claims(counts)
@@ -55,16 +57,20 @@ def test_spearman_matches_scipy_and_report_value(counts):
     s = bt.set_index("model")["strength"]
     ref = stats.spearmanr([s[m] for m in pref.TRAINED], [pref.VAL_PREF_ACC[m] for m in pref.TRAINED]).statistic
     assert rho == pytest.approx(ref, abs=1e-12)
-    assert rho == 0.8                                       # the report's +0.80, exactly (sum d^2 = 2)
+    assert rho == 0.8  # the report's +0.80, exactly (sum d^2 = 2)
     tied = bt.assign(strength=[1.0, 1.0, 1.0, 1.0, 2.0])
     with pytest.raises(ValueError, match="tied"):
         pref.spearman_bt_vs_val(tied)
 
 
 def test_pair_table_signal_and_wilson():
-    c = small_counts([("untrained", "recipe_c", 10, 40, 5),     # C (higher val) wins clearly -> tracks
-                      ("recipe_a", "recipe_b", 30, 5, 0),        # B higher val, loses clearly -> flips
-                      ("untrained", "recipe_a", 12, 10, 3)])     # untrained higher val, close -> noisy
+    c = small_counts(
+        [
+            ("untrained", "recipe_c", 10, 40, 5),  # C (higher val) wins clearly -> tracks
+            ("recipe_a", "recipe_b", 30, 5, 0),  # B higher val, loses clearly -> flips
+            ("untrained", "recipe_a", 12, 10, 3),
+        ]
+    )  # untrained higher val, close -> noisy
     t = pref.pair_table(c).set_index(["model_x", "model_y"])
     assert list(t["signal"]) == ["tracks", "flips", "noisy"]
     r = t.loc[("untrained", "recipe_c")]
@@ -72,7 +78,7 @@ def test_pair_table_signal_and_wilson():
     lo, hi = proportion_confint(40, 50, alpha=Z_ALPHA, method="wilson")
     assert (r.wilson_lo, r.wilson_hi) == (pytest.approx(lo, abs=1e-12), pytest.approx(hi, abs=1e-12))
     r = t.loc[("untrained", "recipe_a")]
-    assert r.higher_val_model == "untrained" and r.higher_val_wins == 12       # orientation by val_pref_acc
+    assert r.higher_val_model == "untrained" and r.higher_val_wins == 12  # orientation by val_pref_acc
     assert r.delta_val_pref_acc == pytest.approx(0.036)
 
 
@@ -83,14 +89,17 @@ def test_model_record_pools_both_orientations():
     assert rec.loc["recipe_a", "n"] == 0 and np.isnan(rec.loc["recipe_a", "win_rate"])
 
 
-@pytest.mark.parametrize("mutate,msg", [
-    (lambda d: d.drop(columns="ties"), "missing column"),
-    (lambda d: d.assign(model_x="recipe_z"), "unknown model"),
-    (lambda d: d.assign(n=d.n + 1), "'n' != x_wins"),
-    (lambda d: d.assign(x_wins=-1, n=d.n - d.x_wins - 1), "non-negative"),
-    (lambda d: pd.concat([d, d]), "more than once"),
-    (lambda d: d.assign(model_y=d.model_x), "itself"),
-])
+@pytest.mark.parametrize(
+    "mutate,msg",
+    [
+        (lambda d: d.drop(columns="ties"), "missing column"),
+        (lambda d: d.assign(model_x="recipe_z"), "unknown model"),
+        (lambda d: d.assign(n=d.n + 1), "'n' != x_wins"),
+        (lambda d: d.assign(x_wins=-1, n=d.n - d.x_wins - 1), "non-negative"),
+        (lambda d: pd.concat([d, d]), "more than once"),
+        (lambda d: d.assign(model_y=d.model_x), "itself"),
+    ],
+)
 def test_validate_pair_counts_errors(counts, mutate, msg):
     with pytest.raises(ValueError, match=msg):
         pref.validate_pair_counts(mutate(counts.copy()))
@@ -102,8 +111,13 @@ def test_bt_crosscheck_table(counts):
     assert x["abs_diff_procedure_vs_choix"].max() < 1e-6
     bt = pref.bradley_terry_table(counts)
     assert list(bt.columns) == ["model", "strength", "rank"]
-    assert bt.set_index("model")["rank"].to_dict() == {"recipe_c": 1, "recipe_d": 2, "recipe_b": 3, "recipe_a": 4,
-                                                        "untrained": 5}
+    assert bt.set_index("model")["rank"].to_dict() == {
+        "recipe_c": 1,
+        "recipe_d": 2,
+        "recipe_b": 3,
+        "recipe_a": 4,
+        "untrained": 5,
+    }
 
 
 def test_winrate_vs_base_and_head_to_head(counts):
@@ -120,14 +134,16 @@ def test_winrate_vs_base_and_head_to_head(counts):
 
 # ---------------------------------------------------------------- categories and themes
 
+
 def test_category_tables(counts, by_category):
     assert pref.category_sums_match(by_category, counts)["match"].all()
     cat_bt = pref.category_bradley_terry(by_category)
     assert cat_bt.shape == (8, 5)
     np.testing.assert_allclose(cat_bt.sum(axis=1), 5.0)
     one = by_category[by_category.category == "personal_advice"]
-    np.testing.assert_allclose(cat_bt.loc["personal_advice"].to_numpy(),
-                               pref.bradley_terry_table(one)["strength"].to_numpy())
+    np.testing.assert_allclose(
+        cat_bt.loc["personal_advice"].to_numpy(), pref.bradley_terry_table(one)["strength"].to_numpy()
+    )
     wr = pref.category_win_rates(by_category)
     rec = pref.model_record(one).set_index("model")["win_rate"]
     np.testing.assert_allclose(wr.loc["personal_advice"].to_numpy(), rec.loc[list(pref.MODELS)].to_numpy())
@@ -148,6 +164,7 @@ def test_comment_themes_count_gap():
 
 
 # ---------------------------------------------------------------- bootstrap
+
 
 def test_bootstrap_resamples_within_pairs(counts):
     draws = pref.bootstrap_pair_counts(counts, 500, seed=1)
@@ -182,14 +199,23 @@ def test_bootstrap_sd_matches_asymptotic_se_without_ties():
     n = 400
     true = np.array([0.8, 0.9, 1.0, 1.1, 1.2])
     xw = rng.binomial(n, true[i] / (true[i] + true[j]))
-    c = pd.DataFrame({"model_x": [pref.MODELS[k] for k in i], "model_y": [pref.MODELS[k] for k in j],
-                      "x_wins": xw, "y_wins": n - xw, "ties": 0, "n": n})
+    c = pd.DataFrame(
+        {
+            "model_x": [pref.MODELS[k] for k in i],
+            "model_y": [pref.MODELS[k] for k in j],
+            "x_wins": xw,
+            "y_wins": n - xw,
+            "ties": 0,
+            "n": n,
+        }
+    )
     b = pref.bootstrap_bradley_terry(c, 3000, seed=9)
     se = pref.asymptotic_log_se(c, b.point)
     np.testing.assert_allclose(b.summary()["sd_log_strength"].to_numpy(), se, rtol=0.08)
 
 
 # ---------------------------------------------------------------- Davidson, TrueSkill orders
+
 
 def test_davidson_comparison(counts):
     bt = pref.bradley_terry_table(counts)
@@ -230,16 +256,18 @@ def test_trueskill_without_drift_reproduces_bt_ranking(counts):
 
 # ---------------------------------------------------------------- simulation
 
+
 def test_simulation_two_models_matches_binomial():
     """Two models, uniform: MAP ranks model 1 first iff it has more wins (ties -> model 0 first), so
     P(top) = P(Binomial(n, p) > n/2) exactly; the simulation must agree within Monte Carlo error."""
     pi = np.array([1.0, 1.3])
     p = 1.3 / 2.3
     R = 4000
-    res = pref.simulate_active_sampling(pi, budget=60, repetitions=R, checkpoint_every=20, seed=7, batch=10,
-                                        strategies=("uniform",))
+    res = pref.simulate_active_sampling(
+        pi, budget=60, repetitions=R, checkpoint_every=20, seed=7, batch=10, strategies=("uniform",)
+    )
     for n in (20, 40, 60):
-        exact = stats.binom.sf(n // 2, n, p)          # P(wins > n/2)
+        exact = stats.binom.sf(n // 2, n, p)  # P(wins > n/2)
         got = res.curves.set_index("n_judgements").loc[n, "p_top"]
         assert abs(got - exact) < 4 * np.sqrt(exact * (1 - exact) / R)
 
@@ -257,8 +285,9 @@ def test_simulation_shapes_reproducibility_and_allocation():
     assert (uni.sub(0.1).abs() < 0.03).all()
     # a strategy's result does not depend on which other strategies run
     only = pref.simulate_active_sampling(pi, strategies=("arena",), **kw)
-    pd.testing.assert_frame_equal(only.curves.reset_index(drop=True),
-                                  a.curves[a.curves.strategy == "arena"].reset_index(drop=True))
+    pd.testing.assert_frame_equal(
+        only.curves.reset_index(drop=True), a.curves[a.curves.strategy == "arena"].reset_index(drop=True)
+    )
     need = a.judgements_needed(target=0.5, n_boot=20)
     assert list(need["strategy"]) == list(pref.STRATEGIES)
     cmp = pref.compare_with_uniform(a, 400)
@@ -266,24 +295,27 @@ def test_simulation_shapes_reproducibility_and_allocation():
 
 
 def test_simulation_recovers_easy_ranking():
-    res = pref.simulate_active_sampling(np.array([1.0, 3.0, 9.0]), budget=300, repetitions=200, checkpoint_every=100,
-                                        seed=2, batch=10)
+    res = pref.simulate_active_sampling(
+        np.array([1.0, 3.0, 9.0]), budget=300, repetitions=200, checkpoint_every=100, seed=2, batch=10
+    )
     last = res.curves.groupby("strategy")["p_ranking"].last()
     assert (last > 0.97).all()
 
 
 def test_arena_sampling_is_skewed_within_repetitions():
     from compendium.preferences.simulation import _pair_probs_arena
+
     p = _pair_probs_arena(np.random.default_rng(0), 50, 5, skew=1.0)
     np.testing.assert_allclose(p.sum(1), 1.0)
-    assert (p.max(1) / p.min(1) > 9.9).all()          # (1 * 1/2) / (1/4 * 1/5) = 10
+    assert (p.max(1) / p.min(1) > 9.9).all()  # (1 * 1/2) / (1/4 * 1/5) = 10
 
 
 def test_information_gain_concentrates_on_uncertain_pairs():
     """One lopsided pair and one close pair: information gain spends less on the lopsided one."""
     pi = np.array([1.0, 1.05, 20.0])
-    res = pref.simulate_active_sampling(pi, budget=600, repetitions=50, checkpoint_every=200, seed=3, batch=10,
-                                        strategies=("information_gain",))
+    res = pref.simulate_active_sampling(
+        pi, budget=600, repetitions=50, checkpoint_every=200, seed=3, batch=10, strategies=("information_gain",)
+    )
     share = res.allocation.set_index(["model_i", "model_j"])["mean_share"]
     assert share[("0", "1")] > share[("0", "2")]
 
@@ -294,12 +326,15 @@ def test_uniform_recovery_at_study_size_is_low():
     assert r["p_ranking"] < 0.5 < r["p_top"] < 0.8
 
 
-@pytest.mark.parametrize("kw,msg", [
-    (dict(budget=450), "divide"),
-    (dict(checkpoint_every=55, budget=550), "multiple of batch"),
-    (dict(strategies=("random",)), "unknown strategy"),
-    (dict(repetitions=0), ">= 1"),
-])
+@pytest.mark.parametrize(
+    "kw,msg",
+    [
+        (dict(budget=450), "divide"),
+        (dict(checkpoint_every=55, budget=550), "multiple of batch"),
+        (dict(strategies=("random",)), "unknown strategy"),
+        (dict(repetitions=0), ">= 1"),
+    ],
+)
 def test_simulation_errors(kw, msg):
     base = dict(budget=400, repetitions=5, checkpoint_every=100, seed=1, batch=10)
     base.update(kw)

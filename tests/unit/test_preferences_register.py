@@ -1,4 +1,5 @@
 """compendium.preferences.register: every cell of published/hitl.yaml's tables, against independent computations."""
+
 from __future__ import annotations
 
 import importlib
@@ -22,8 +23,12 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.fixture(scope="module")
 def inputs():
-    return {"counts": data.load_hitl_pair_counts(), "by_category": data.load_hitl_pair_counts_by_category(),
-                "prompts": data.load_hitl_prompts(), "themes": data.load_hitl_comment_themes()}
+    return {
+        "counts": data.load_hitl_pair_counts(),
+        "by_category": data.load_hitl_pair_counts_by_category(),
+        "prompts": data.load_hitl_prompts(),
+        "themes": data.load_hitl_comment_themes(),
+    }
 
 
 @pytest.fixture(scope="module")
@@ -89,7 +94,7 @@ def test_pairs_table_by_hand(inputs, built):
     values, _ = built
     raw = pd.read_csv(ROOT / "data/hitl/published_pair_counts.csv")
     val = VAL_PREF_ACC
-    alpha = 2 * (1 - normal.cdf(1.96))   # the report's z = 1.96, not 1.959964
+    alpha = 2 * (1 - normal.cdf(1.96))  # the report's z = 1.96, not 1.959964
     for r in raw.itertuples():
         key = f"hitl.pairs.{r.model_x}__{r.model_y}"
         hw = r.y_wins if val[r.model_y] > val[r.model_x] else r.x_wins
@@ -174,7 +179,10 @@ def test_themes_rows_and_counts(inputs, built):
     for s, t in zip(slugs, themes):
         assert values[f"hitl.themes.{s}.count"] == t["count"]
     assert values["hitl.comments.n"] == inputs["themes"]["n_comments"]
-    assert register.theme_slug("Accuracy, Relevance, And Addressing The Prompt") == "accuracy_relevance_and_addressing_the_pr"
+    assert (
+        register.theme_slug("Accuracy, Relevance, And Addressing The Prompt")
+        == "accuracy_relevance_and_addressing_the_pr"
+    )
 
 
 def test_design_constants_from_inputs(inputs, built):
@@ -184,8 +192,9 @@ def test_design_constants_from_inputs(inputs, built):
     assert values["hitl.design.n_prompts"] == 50 and values["hitl.design.n_categories"] == 8
     assert values["hitl.design.pair_instances"] == 500
     none_level = [c["id"] for c in _register()["claims"] if c["level"] == "none"]
-    assert set(none_level) == set(register.QUOTED_DESIGN) | {k for k in values if k.startswith("hitl.design.")
-                                                             and values[k] is not None}
+    assert set(none_level) == set(register.QUOTED_DESIGN) | {
+        k for k in values if k.startswith("hitl.design.") and values[k] is not None
+    }
     assert all("quoted" in missing[k] for k in register.QUOTED_DESIGN)
 
 

@@ -1,4 +1,5 @@
 """compendium.preferences.rowlevel on a generated row-level fixture (the HF annotations are not offline)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -18,7 +19,7 @@ SCENARIOS = [
     ("s3", "untrained", "recipe_c", "p3", ["x", "x", "y"], [True, True, False]),
     ("s4", "untrained", "recipe_c", "p4", ["tie", "tie", "y"], [False, True, True]),
     ("s5", "untrained", "recipe_c", "p5", ["y", "y", "x"], [True, False, False]),
-    ("s6", "untrained", "recipe_c", "p6", ["y", "x"], [True, True]),            # only 2 ratings: not in kappa
+    ("s6", "untrained", "recipe_c", "p6", ["y", "x"], [True, True]),  # only 2 ratings: not in kappa
     # pair recipe_c (X) vs recipe_d (Y)
     ("s7", "recipe_c", "recipe_d", "p1", ["x", "x", "x"], [False, False, True]),
     ("s8", "recipe_c", "recipe_d", "p2", ["y", "y", "y"], [True, False, True]),
@@ -26,9 +27,13 @@ SCENARIOS = [
     ("s10", "recipe_c", "recipe_d", "p4", ["x", "x", "y"], [False, True, False]),
     ("s11", "recipe_c", "recipe_d", "p5", ["tie", "tie", "tie"], [True, False, False]),
 ]
-PROMPTS = pd.DataFrame({"id": ["p1", "p2", "p3", "p4", "p5", "p6"],
-                        "category": ["advice", "advice", "advice", "factual", "factual", "factual"],
-                        "text": ["..."] * 6})
+PROMPTS = pd.DataFrame(
+    {
+        "id": ["p1", "p2", "p3", "p4", "p5", "p6"],
+        "category": ["advice", "advice", "advice", "factual", "factual", "factual"],
+        "text": ["..."] * 6,
+    }
+)
 
 
 def make_rows(choice_style: str = "letters") -> pd.DataFrame:
@@ -41,16 +46,26 @@ def make_rows(choice_style: str = "letters") -> pd.DataFrame:
             else:
                 winner = mx if out == "x" else my
                 choice = "A" if winner == a else "B"
-            rows.append({"participant_id": f"P{k % 7 + 1:03d}", "scenario_id": sid, "prompt_id": prompt,
-                         "axis": f"{mx} vs {my}", "a_model": a, "b_model": b, "choice_canonical": choice})
+            rows.append(
+                {
+                    "participant_id": f"P{k % 7 + 1:03d}",
+                    "scenario_id": sid,
+                    "prompt_id": prompt,
+                    "axis": f"{mx} vs {my}",
+                    "a_model": a,
+                    "b_model": b,
+                    "choice_canonical": choice,
+                }
+            )
             k += 1
     df = pd.DataFrame(rows)
     if choice_style == "words":
         df = df.rename(columns={"choice_canonical": "choice"})
         df["choice"] = df["choice"].map({"A": "A is better", "B": "b", "tie": "About equal"})
     elif choice_style == "winner":
-        win = np.where(df["choice_canonical"] == "A", df["a_model"],
-                       np.where(df["choice_canonical"] == "B", df["b_model"], "tie"))
+        win = np.where(
+            df["choice_canonical"] == "A", df["a_model"], np.where(df["choice_canonical"] == "B", df["b_model"], "tie")
+        )
         df = df.drop(columns="choice_canonical").assign(winner_model=win)
     return df
 
@@ -68,9 +83,9 @@ def fleiss_by_hand(tables):
     """Fleiss (1971) from its definition, for items x categories count tables with n raters each."""
     t = np.asarray(tables, dtype=float)
     N, n = t.shape[0], t[0].sum()
-    P_i = ((t ** 2).sum(1) - n) / (n * (n - 1))
+    P_i = ((t**2).sum(1) - n) / (n * (n - 1))
     p_j = t.sum(0) / (N * n)
-    Pe = (p_j ** 2).sum()
+    Pe = (p_j**2).sum()
     return (P_i.mean() - Pe) / (1 - Pe)
 
 
@@ -99,8 +114,9 @@ def test_parquet_round_trip_and_aggregation(parquet_file):
 def test_aggregated_rows_feed_the_bt_fit(parquet_file):
     ann = rowlevel.normalise_annotations(rowlevel.read_annotations(parquet_file))
     agg = rowlevel.aggregate_pair_counts(ann)
-    counts = pd.DataFrame([{"model_x": mx, "model_y": my, **c, "n": sum(c.values())}
-                           for (mx, my), c in expected_counts().items()])
+    counts = pd.DataFrame(
+        [{"model_x": mx, "model_y": my, **c, "n": sum(c.values())} for (mx, my), c in expected_counts().items()]
+    )
     pd.testing.assert_frame_equal(pref.pair_table(agg), pref.pair_table(counts))
 
 
@@ -108,8 +124,11 @@ def test_fleiss_kappa_per_pair_by_hand(parquet_file):
     ann = rowlevel.normalise_annotations(rowlevel.read_annotations(parquet_file))
     kappa = rowlevel.fleiss_kappa_per_pair(ann, min_items=5).set_index(["model_x", "model_y"])
     for pair in expected_counts():
-        tables = [[o.count("x"), o.count("y"), o.count("tie")] for _, mx, my, _, o, _ in SCENARIOS
-                  if (mx, my) == pair and len(o) == 3]
+        tables = [
+            [o.count("x"), o.count("y"), o.count("tie")]
+            for _, mx, my, _, o, _ in SCENARIOS
+            if (mx, my) == pair and len(o) == 3
+        ]
         assert kappa.loc[pair, "n_items"] == 5
         assert kappa.loc[pair, "fleiss_kappa"] == pytest.approx(fleiss_by_hand(tables), abs=1e-12)
     few = rowlevel.fleiss_kappa_per_pair(ann, min_items=6)
@@ -158,15 +177,18 @@ def test_other_choice_encodings_give_the_same_result(style):
     pd.testing.assert_frame_equal(a, b)
 
 
-@pytest.mark.parametrize("mutate,msg", [
-    (lambda d: d.drop(columns="participant_id"), "missing column"),
-    (lambda d: d.drop(columns="prompt_id"), "missing column"),
-    (lambda d: d.assign(scenario_id="s1"), "different models or prompts"),
-    (lambda d: d.drop(columns="choice_canonical"), "no choice column"),
-    (lambda d: d.assign(choice_canonical="maybe"), "not A, B, tie"),
-    (lambda d: d.assign(a_model="recipe_z"), "unknown or missing model"),
-    (lambda d: d.assign(b_model=d.a_model), "same model"),
-])
+@pytest.mark.parametrize(
+    "mutate,msg",
+    [
+        (lambda d: d.drop(columns="participant_id"), "missing column"),
+        (lambda d: d.drop(columns="prompt_id"), "missing column"),
+        (lambda d: d.assign(scenario_id="s1"), "different models or prompts"),
+        (lambda d: d.drop(columns="choice_canonical"), "no choice column"),
+        (lambda d: d.assign(choice_canonical="maybe"), "not A, B, tie"),
+        (lambda d: d.assign(a_model="recipe_z"), "unknown or missing model"),
+        (lambda d: d.assign(b_model=d.a_model), "same model"),
+    ],
+)
 def test_normalise_errors(mutate, msg):
     with pytest.raises(ValueError, match=msg):
         rowlevel.normalise_annotations(mutate(make_rows()))

@@ -11,6 +11,7 @@ disagreement table are checked on it against independent computations
 that keeps every count) also matches the printed per-pair kappas, the disagreement table and the length
 ratios; on it the package gives all 72 printed row-level numbers.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -42,13 +43,17 @@ def _deviations(d: int, k: int, m: int) -> list[int]:
     while len(dev) < m:
         i = int(np.argmax([abs(x) for x in dev])) if dev else None
         if i is not None and abs(dev[i]) >= 2 and dev[i] > 0:
-            x = dev.pop(i); dev += [x - 1, 1]
+            x = dev.pop(i)
+            dev += [x - 1, 1]
         elif i is not None and dev[i] == 1:
-            dev.pop(i); dev += [2, -1]
+            dev.pop(i)
+            dev += [2, -1]
         elif i is not None and dev[i] == -1:
-            dev.pop(i); dev += [-2, 1]
+            dev.pop(i)
+            dev += [-2, 1]
         elif i is not None and dev[i] == -2:
-            dev.pop(i); dev += [-1, -1]
+            dev.pop(i)
+            dev += [-1, -1]
         else:
             if len(dev) + 2 > m:
                 raise ValueError("cannot place the deviations")
@@ -67,11 +72,13 @@ def make_study_rows(seed: int = 1, layout: str = "hf", choice_column: str = "cho
     by_cat = data.load_hitl_pair_counts_by_category()
     prompts = data.load_hitl_prompts()
     ex = data.load_hitl_scenario_votes()
-    fixed = {(r.prompt_id, *sorted((r.winner_model, r.loser_model), key=MODELS.index)): r.winner_model
-             for r in ex.itertuples()}
+    fixed = {
+        (r.prompt_id, *sorted((r.winner_model, r.loser_model), key=MODELS.index)): r.winner_model
+        for r in ex.itertuples()
+    }
     scenarios = []
     for i, mx in enumerate(MODELS):
-        for my in MODELS[i + 1:]:
+        for my in MODELS[i + 1 :]:
             n_items = pub[f"hitl.fleiss.{mx}__{my}.n_items"]
             cats = by_cat[(by_cat.model_x == mx) & (by_cat.model_y == my)]
             # choose how many non-3 scenarios each category gets: at least its minimum, total 50 - n_items
@@ -107,7 +114,7 @@ def make_study_rows(seed: int = 1, layout: str = "hf", choice_column: str = "cho
                 rng.shuffle(labels)
                 for p in ps:
                     if p not in votes:
-                        votes[p], labels = labels[:sizes[p]], labels[sizes[p]:]
+                        votes[p], labels = labels[: sizes[p]], labels[sizes[p] :]
                 assert not labels
                 for p in ps:
                     grid_id = f"{p}__{INTERNAL[mx]}__vs__{INTERNAL[my]}"
@@ -119,10 +126,18 @@ def make_study_rows(seed: int = 1, layout: str = "hf", choice_column: str = "cho
         a, b = (mx, my) if a_is_x else (my, mx)
         for o in votes:
             side = "tie" if o == "tie" else "A" if (o == "x") == a_is_x else "B"
-            rows.append({"scenario_id": sid, "prompt_id": p, "a_model": a, "b_model": b, "choice_canonical": side,
-                         "a_text": f"{a}:{p}:" + "w" * (40 + 7 * MODELS.index(a)),
-                         "b_text": f"{b}:{p}:" + "w" * (40 + 7 * MODELS.index(b)),
-                         "comment": "shorter" if o == "y" else ""})
+            rows.append(
+                {
+                    "scenario_id": sid,
+                    "prompt_id": p,
+                    "a_model": a,
+                    "b_model": b,
+                    "choice_canonical": side,
+                    "a_text": f"{a}:{p}:" + "w" * (40 + 7 * MODELS.index(a)),
+                    "b_text": f"{b}:{p}:" + "w" * (40 + 7 * MODELS.index(b)),
+                    "comment": "shorter" if o == "y" else "",
+                }
+            )
     df = pd.DataFrame(rows)
     df.insert(0, "participant_id", [f"P{(i % 305) + 1:03d}" for i in range(len(df))])
     if layout == "export":
@@ -151,10 +166,17 @@ def test_fixture_reproduces_published_counts(rows, norm):
     counts, by_cat = data.load_hitl_pair_counts(), data.load_hitl_pair_counts_by_category()
     assert len(rows) == 1507
     assert rowlevel.compare_with_published(rowlevel.aggregate_pair_counts(norm), counts)["match"].all()
-    assert rowlevel.compare_with_published(rowlevel.aggregate_pair_counts(norm, by=("category",)), by_cat,
-                                           by=("category",))["match"].all()
-    values, missing = register.register_values(counts, by_cat, data.load_hitl_prompts(), data.load_hitl_comment_themes(),
-                                               annotations=rows, examples=data.load_hitl_scenario_votes())
+    assert rowlevel.compare_with_published(
+        rowlevel.aggregate_pair_counts(norm, by=("category",)), by_cat, by=("category",)
+    )["match"].all()
+    values, missing = register.register_values(
+        counts,
+        by_cat,
+        data.load_hitl_prompts(),
+        data.load_hitl_comment_themes(),
+        annotations=rows,
+        examples=data.load_hitl_scenario_votes(),
+    )
     assert values["hitl.n_participants"] == 305 == pub["hitl.n_participants"]
     fleiss_rows = next(t["rows"] for t in register.load_layout() if t["slug"] == "fleiss")
     for pair in fleiss_rows:
@@ -177,12 +199,13 @@ def test_kappa_matches_statsmodels(norm):
         assert r.n_items == len(g)
         expected = sm_fleiss_kappa(g[["x", "y", "tie"]].to_numpy(), method="fleiss")
         assert r.kappa == pytest.approx(expected, abs=1e-12)
-        assert r.band == ("poor" if r.kappa < 0.2 else "fair" if r.kappa < 0.4 else "moderate" if r.kappa < 0.6
-                          else "substantial")
+        assert r.band == (
+            "poor" if r.kappa < 0.2 else "fair" if r.kappa < 0.4 else "moderate" if r.kappa < 0.6 else "substantial"
+        )
 
 
 def test_kappa_edge_cases():
-    assert rowlevel.fleiss_kappa_counts([[3, 0, 0], [3, 0, 0]]) == 1.0      # every rating the same label
+    assert rowlevel.fleiss_kappa_counts([[3, 0, 0], [3, 0, 0]]) == 1.0  # every rating the same label
     assert rowlevel.fleiss_kappa_counts([[3, 0, 0], [0, 3, 0]]) == pytest.approx(1.0)
     with pytest.raises(ValueError, match="same number"):
         rowlevel.fleiss_kappa_counts([[3, 0, 0], [1, 1, 0]])
@@ -201,7 +224,7 @@ def _disagreement_by_hand(raw: pd.DataFrame, prompts: pd.DataFrame) -> dict:
     """A plain loop over scenarios written from the report's description (characterize_failures)."""
     cat = dict(zip(prompts.id, prompts.category))
     out = {}
-    for sid, g in raw.groupby("scenario_id"):
+    for _sid, g in raw.groupby("scenario_id"):
         a, b = g.a_model.iloc[0], g.b_model.iloc[0]
         lower = a if VAL_PREF_ACC[a] <= VAL_PREF_ACC[b] else b
         higher = b if lower == a else a
@@ -258,14 +281,19 @@ def test_internal_id_map_matches_the_report_order():
     """The map follows build_report.py: MODEL_ORDER base, prod-baseline, prod-adambeta2, prod-bestbet,
     prod-bestbet-v2 = Original, Recipe A..D, with val_pref_acc 0.500, 0.464, 0.492, 0.628, 0.648."""
     authors_order = ["base", "prod-baseline", "prod-adambeta2", "prod-bestbet", "prod-bestbet-v2"]
-    authors_val = {"base": 0.500, "prod-baseline": 0.464, "prod-adambeta2": 0.492, "prod-bestbet": 0.628,
-                   "prod-bestbet-v2": 0.648}
+    authors_val = {
+        "base": 0.500,
+        "prod-baseline": 0.464,
+        "prod-adambeta2": 0.492,
+        "prod-bestbet": 0.628,
+        "prod-bestbet-v2": 0.648,
+    }
     m = rowlevel.INTERNAL_MODEL_IDS
     assert [m[k] for k in authors_order] == list(MODELS)
     assert all(VAL_PREF_ACC[m[k]] == v for k, v in authors_val.items())
     # the report's per-pair table lists pairs in sorted order of the internal ids; mapped, that is the
     # register's row order (an independent check of the map)
-    pairs = sorted((a, b) for i, a in enumerate(authors_order) for b in authors_order[i + 1:])
+    pairs = sorted((a, b) for i, a in enumerate(authors_order) for b in authors_order[i + 1 :])
     layout = {t["slug"]: t for t in register.load_layout()}
     assert [f"{m[a]}__{m[b]}" for a, b in pairs] == layout["pairs"]["rows"]
 
@@ -274,7 +302,7 @@ def test_authors_example_selection_picks_published_kind(norm):
     ex = rowlevel.disagreement_examples(norm)
     assert len(ex) == 5 and (ex["score"] >= 1).all() and ex["score"].is_monotonic_decreasing
     assert all(VAL_PREF_ACC[w] < VAL_PREF_ACC[lo] for w, lo in zip(ex.winner_model, ex.loser_model))
-    assert ex["score"].iloc[0] == 3   # the fixture holds the report's 3-0-0 examples
+    assert ex["score"].iloc[0] == 3  # the fixture holds the report's 3-0-0 examples
 
 
 # ----------------------------------------------------------------------------------------------
@@ -301,10 +329,17 @@ def test_annealed_rows_give_every_printed_row_level_number():
     norm = rowlevel.normalise_annotations(rows, prompts=data.load_hitl_prompts())
     assert len(rows) == 1507
     assert rowlevel.compare_with_published(rowlevel.aggregate_pair_counts(norm), counts)["match"].all()
-    assert rowlevel.compare_with_published(rowlevel.aggregate_pair_counts(norm, by=("category",)), by_cat,
-                                           by=("category",))["match"].all()
-    values, _ = register.register_values(counts, by_cat, data.load_hitl_prompts(), data.load_hitl_comment_themes(),
-                                         annotations=rows, examples=data.load_hitl_scenario_votes())
+    assert rowlevel.compare_with_published(
+        rowlevel.aggregate_pair_counts(norm, by=("category",)), by_cat, by=("category",)
+    )["match"].all()
+    values, _ = register.register_values(
+        counts,
+        by_cat,
+        data.load_hitl_prompts(),
+        data.load_hitl_comment_themes(),
+        annotations=rows,
+        examples=data.load_hitl_scenario_votes(),
+    )
     reg = yaml.safe_load((paths.PUBLISHED / "hitl.yaml").read_text())
     checked = 0
     for c in reg["claims"]:

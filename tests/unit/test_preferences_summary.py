@@ -1,4 +1,5 @@
 """compendium.preferences.summary: the preferences chapter's prose numbers, values and display helpers."""
+
 from __future__ import annotations
 
 import re
@@ -10,8 +11,7 @@ import pytest
 from scipy import stats
 
 import compendium.data as data
-from compendium import claims, display, paths
-from compendium import preferences as pref
+from compendium import claims, display, paths, preferences as pref
 from compendium.preferences import summary
 from compendium.preferences.report import spearman_bt_vs_val_ci
 
@@ -20,18 +20,19 @@ NOTEBOOK = paths.ROOT / "notebooks" / "30_preferences.md"
 
 # --- pingouin Spearman -------------------------------------------------------------------------------------
 
+
 def test_spearman_ci_matches_scipy_and_fisher_z():
     bt = pd.DataFrame({"model": list(pref.TRAINED), "strength": [0.9, 1.1, 1.4, 1.2]})
     val = dict(zip(pref.TRAINED, [0.60, 0.62, 0.66, 0.67], strict=True))
     got = spearman_bt_vs_val_ci(bt, val_pref_acc=val)
     ref = stats.spearmanr([0.9, 1.1, 1.4, 1.2], [0.60, 0.62, 0.66, 0.67])
     assert got["rho"] == pytest.approx(ref.statistic, abs=1e-12)
-    assert got["rho"] == pytest.approx(0.8, abs=1e-12)          # one neighbour swap of four: 1 - 6*2/60
+    assert got["rho"] == pytest.approx(0.8, abs=1e-12)  # one neighbour swap of four: 1 - 6*2/60
     assert got["p"] == pytest.approx(ref.pvalue, abs=1e-12)
-    z, half = np.arctanh(0.8), 1.959963984540054 / np.sqrt(4 - 3)   # hand-worked Fisher-z interval, n = 4
+    z, half = np.arctanh(0.8), 1.959963984540054 / np.sqrt(4 - 3)  # hand-worked Fisher-z interval, n = 4
     assert got["ci_lo"] == pytest.approx(np.tanh(z - half), abs=1e-12)
     assert got["ci_hi"] == pytest.approx(np.tanh(z + half), abs=1e-12)
-    assert [round(got["ci_lo"], 2), round(got["ci_hi"], 2)] == got["ci_pingouin"]   # pingouin prints 2 decimals
+    assert [round(got["ci_lo"], 2), round(got["ci_hi"], 2)] == got["ci_pingouin"]  # pingouin prints 2 decimals
 
 
 def test_spearman_ci_on_the_study_keeps_the_published_rho():
@@ -49,26 +50,37 @@ def test_spearman_ci_needs_four_models():
 
 # --- small helpers, hand-worked -------------------------------------------------------------------------------
 
+
 def test_category_leaders_groups_categories_by_model():
-    cat_bt = pd.DataFrame({"untrained": [0.5, 0.5, 2.0], "recipe_c": [2.0, 0.4, 1.0], "recipe_d": [1.0, 3.0, 1.0]},
-                          index=["advice_x", "coding", "teaching"])
-    assert summary.category_leaders(cat_bt) == "Untrained in teaching; Recipe C in advice x; Recipe D in coding" \
-        .replace("Untrained", pref.MODEL_LABELS["untrained"]).replace("Recipe C", pref.MODEL_LABELS["recipe_c"]) \
-        .replace("Recipe D", pref.MODEL_LABELS["recipe_d"])
+    cat_bt = pd.DataFrame(
+        {"untrained": [0.5, 0.5, 2.0], "recipe_c": [2.0, 0.4, 1.0], "recipe_d": [1.0, 3.0, 1.0]},
+        index=["advice_x", "coding", "teaching"],
+    )
+    assert summary.category_leaders(
+        cat_bt
+    ) == "Untrained in teaching; Recipe C in advice x; Recipe D in coding".replace(
+        "Untrained", pref.MODEL_LABELS["untrained"]
+    ).replace("Recipe C", pref.MODEL_LABELS["recipe_c"]).replace("Recipe D", pref.MODEL_LABELS["recipe_d"])
 
 
 def test_rank_shares_hand_case():
     # columns in MODELS order: untrained, a, b, c, d; strengths -> ranks
-    s = np.array([[1, 2, 3, 4, 5],      # untrained last, A 4th: bottom pair, untrained last
-                  [2, 1, 3, 4, 5],      # A last, untrained 4th: bottom pair, untrained not last
-                  [5, 1, 2, 3, 4]], dtype=float)   # untrained first
+    s = np.array(
+        [
+            [1, 2, 3, 4, 5],  # untrained last, A 4th: bottom pair, untrained last
+            [2, 1, 3, 4, 5],  # A last, untrained 4th: bottom pair, untrained not last
+            [5, 1, 2, 3, 4],
+        ],
+        dtype=float,
+    )  # untrained first
     got = summary.rank_shares(SimpleNamespace(strengths=s))
     assert got == {"bottom_pair": pytest.approx(2 / 3), "untrained_last": pytest.approx(1 / 3)}
 
 
 def test_merge_register_merges_and_refuses_a_clash():
-    merged, miss = summary.merge_register({"a": 1.0, "b": 2}, {"a": 1.0 + 1e-14, "c": None},
-                                            {"c": "data/hitl/annotations.parquet (rows)"})
+    merged, miss = summary.merge_register(
+        {"a": 1.0, "b": 2}, {"a": 1.0 + 1e-14, "c": None}, {"c": "data/hitl/annotations.parquet (rows)"}
+    )
     assert merged == {"a": 1.0 + 1e-14, "b": 2, "c": None}
     assert miss.to_dict("records") == [{"missing input": "row-level annotations", "empty values": 1}]
     with pytest.raises(ValueError, match=r"\['a'\]"):
@@ -77,8 +89,15 @@ def test_merge_register_merges_and_refuses_a_clash():
 
 def test_c_vs_d_view_says_when_the_two_disagree():
     cd = {"log_ratio": 0.05, "ci_lo": -0.1, "ci_hi": 0.2, "p_greater": 0.7, "separable": False}
-    h2h = {"wins": 55, "losses": 45, "ties": 10, "win_rate": 0.55, "wilson_lo": 0.45, "wilson_hi": 0.65,
-           "binom_p": 0.37}
+    h2h = {
+        "wins": 55,
+        "losses": 45,
+        "ties": 10,
+        "win_rate": 0.55,
+        "wilson_lo": 0.45,
+        "wilson_hi": 0.65,
+        "binom_p": 0.37,
+    }
     view, tail = summary.c_vs_d_view(cd, h2h, 0.95)
     assert tail == "opposite directions; neither interval excludes equality."
     assert view["value"].tolist()[:2] == ["+0.050", "[-0.100, +0.200]"]
@@ -86,15 +105,24 @@ def test_c_vs_d_view_says_when_the_two_disagree():
 
 
 def test_claims_view_marks_agreement():
-    tbl = pd.DataFrame({"claim_id": ["x", "y", "z"], "level": "raw", "published": [1, 2, 3],
-                        "ours": pd.Series([1.0, 2.5, None], dtype=object), "tol": 0.1,
-                        "agrees": [True, False, None], "missing": ["", "", "m"]})
+    tbl = pd.DataFrame(
+        {
+            "claim_id": ["x", "y", "z"],
+            "level": "raw",
+            "published": [1, 2, 3],
+            "ours": pd.Series([1.0, 2.5, None], dtype=object),
+            "tol": 0.1,
+            "agrees": [True, False, None],
+            "missing": ["", "", "m"],
+        }
+    )
     view = summary.claims_view(tbl)
     assert view["agrees"].tolist() == ["✓ yes", "✗ no", "— empty"]
     assert view["ours"].tolist() == ["1", "2.5", ""]
 
 
 # --- the whole chapter on the real counts, cheap settings --------------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def results():
@@ -109,25 +137,58 @@ def results():
     ts_default = pref.trueskill_orders(counts, n_orders=3, seed=1)
     ts_static = pref.trueskill_orders(counts, n_orders=3, seed=1, tau=0.0)
     truth = pref.decisive_truth(counts, "davidson")
-    params = dict(n_bootstrap=200, ci_level=0.95, trueskill_orders=3, sim_budget=400, sim_repetitions=20,
-                  sim_checkpoint_every=200, sim_batch=20, sim_arena_skew=1.0, sim_target=0.95)
-    sim = pref.simulate_active_sampling(truth, budget=400, repetitions=20, checkpoint_every=200, seed=1, batch=20,
-                                        labels=pref.MODELS)
+    params = dict(
+        n_bootstrap=200,
+        ci_level=0.95,
+        trueskill_orders=3,
+        sim_budget=400,
+        sim_repetitions=20,
+        sim_checkpoint_every=200,
+        sim_batch=20,
+        sim_arena_skew=1.0,
+        sim_target=0.95,
+    )
+    sim = pref.simulate_active_sampling(
+        truth, budget=400, repetitions=20, checkpoint_every=200, seed=1, batch=20, labels=pref.MODELS
+    )
     themes_tbl, themes_check = pref.comment_themes_table(themes)
-    return dict(counts=counts, by_category=by_category, prompts=prompts, themes=themes,
-                cat_check=pref.category_sums_match(by_category, counts), claims=pref.report_claims(counts),
-                pairs=pairs, record=pref.model_record(counts), bt=bt,
-                crosscheck=pref.bradley_terry_crosscheck(counts), rho=pref.spearman_bt_vs_val(bt),
-                rho_ci=spearman_bt_vs_val_ci(bt), cat_bt=pref.category_bradley_terry(by_category),
-                cat_wr=pref.category_win_rates(by_category), cat_pairs=pref.category_pair_table(by_category),
-                themes_tbl=themes_tbl, themes_check=themes_check, boot=boot, boot_summary=boot_summary,
-                rank_probs=boot.rank_probabilities(), het=pref.category_heterogeneity(by_category),
-                boot_cl=pref.bootstrap_bradley_terry_clustered(by_category, n_boot=200, seed=2),
-                cd=boot.log_ratio_interval("recipe_c", "recipe_d", level=0.95),
-                h2h=pref.head_to_head(counts, "recipe_d", "recipe_c"), holm=pref.holm_pair_tests(pairs),
-                dav_tbl=dav_tbl, dav=dav, ts_default=ts_default, ts_static=ts_static, ts_libdiff=0.0,
-                true_strengths=truth, sim=sim, needed=sim.judgements_needed(target=0.95, seed=1),
-                at_study=pref.uniform_recovery_at(truth, 100, repetitions=20, seed=1), params=params)
+    return dict(
+        counts=counts,
+        by_category=by_category,
+        prompts=prompts,
+        themes=themes,
+        cat_check=pref.category_sums_match(by_category, counts),
+        claims=pref.report_claims(counts),
+        pairs=pairs,
+        record=pref.model_record(counts),
+        bt=bt,
+        crosscheck=pref.bradley_terry_crosscheck(counts),
+        rho=pref.spearman_bt_vs_val(bt),
+        rho_ci=spearman_bt_vs_val_ci(bt),
+        cat_bt=pref.category_bradley_terry(by_category),
+        cat_wr=pref.category_win_rates(by_category),
+        cat_pairs=pref.category_pair_table(by_category),
+        themes_tbl=themes_tbl,
+        themes_check=themes_check,
+        boot=boot,
+        boot_summary=boot_summary,
+        rank_probs=boot.rank_probabilities(),
+        het=pref.category_heterogeneity(by_category),
+        boot_cl=pref.bootstrap_bradley_terry_clustered(by_category, n_boot=200, seed=2),
+        cd=boot.log_ratio_interval("recipe_c", "recipe_d", level=0.95),
+        h2h=pref.head_to_head(counts, "recipe_d", "recipe_c"),
+        holm=pref.holm_pair_tests(pairs),
+        dav_tbl=dav_tbl,
+        dav=dav,
+        ts_default=ts_default,
+        ts_static=ts_static,
+        ts_libdiff=0.0,
+        true_strengths=truth,
+        sim=sim,
+        needed=sim.judgements_needed(target=0.95, seed=1),
+        at_study=pref.uniform_recovery_at(truth, 100, repetitions=20, seed=1),
+        params=params,
+    )
 
 
 def test_summary_numbers_from_the_counts(results):
@@ -139,10 +200,10 @@ def test_summary_numbers_from_the_counts(results):
     assert s["pref_n_decisive"] == s["pref_n_ratings"] - s["pref_n_ties"]
     assert s["pref_tie_share"] == pytest.approx(s["pref_n_ties"] / s["pref_n_ratings"])
     assert s["pref_rho"] == pytest.approx(0.8) and s["pref_rho_n"] == 4
-    assert s["pref_bt_maxdiff"] < 1e-6                      # bit for bit against the published strengths
+    assert s["pref_bt_maxdiff"] < 1e-6  # bit for bit against the published strengths
     assert s["pref_h2h_d"] + s["pref_h2h_c"] == int(results["h2h"]["wins"] + results["h2h"]["losses"])
     assert sum(s[f"pref_p_best_{m.replace('recipe_', '')}"] for m in pref.MODELS) == pytest.approx(1.0)
-    assert s["pref_fwer"] == pytest.approx(1 - 0.95 ** 10)
+    assert s["pref_fwer"] == pytest.approx(1 - 0.95**10)
     assert s["pref_sim_tie_factor"] == pytest.approx(1 / (1 - s["pref_tie_share"]))
 
 
@@ -175,21 +236,35 @@ def test_summary_names_missing_inputs(results):
 
 # --- display helpers --------------------------------------------------------------------------------------------
 
+
 def test_table_keeps_columns_then_renames_formats_and_labels():
     df = pd.DataFrame({"model": ["a", "b"], "x": [0.123456, 2.0], "drop": [1, 2]})
-    md = display.table(df, "tbl-t", "cap", columns=["model", "x"], rename={"x": "value", "unused": "?"},
-                       formats={"value": "{:.2f}"}, labels={"model": {"a": "A", "b": "B"}}).data
+    md = display.table(
+        df,
+        "tbl-t",
+        "cap",
+        columns=["model", "x"],
+        rename={"x": "value", "unused": "?"},
+        formats={"value": "{:.2f}"},
+        labels={"model": {"a": "A", "b": "B"}},
+    ).data
     assert "| model | value |" in md and "| A | 0.12 |" in md and "drop" not in md
-    assert list(df.columns) == ["model", "x", "drop"] and df["model"].tolist() == ["a", "b"]   # input untouched
+    assert list(df.columns) == ["model", "x", "drop"] and df["model"].tolist() == ["a", "b"]  # input untouched
 
 
 def test_views_name_existing_columns(results):
     """Every column a VIEWS entry keeps, renames, formats or labels exists in the table it displays."""
-    frames = {"counts": results["counts"], "pairs": results["pairs"], "record": results["record"],
-              "crosscheck": results["crosscheck"], "themes": results["themes_tbl"],
-              "bootstrap": results["boot_summary"], "davidson": results["dav_tbl"],
-              "trueskill": summary.trueskill_table(results["ts_default"], results["ts_static"]),
-              "gap": summary.gap_section(results)["gap_tbl"]}
+    frames = {
+        "counts": results["counts"],
+        "pairs": results["pairs"],
+        "record": results["record"],
+        "crosscheck": results["crosscheck"],
+        "themes": results["themes_tbl"],
+        "bootstrap": results["boot_summary"],
+        "davidson": results["dav_tbl"],
+        "trueskill": summary.trueskill_table(results["ts_default"], results["ts_static"]),
+        "gap": summary.gap_section(results)["gap_tbl"],
+    }
     assert set(frames) == set(summary.VIEWS)
     for key, view in summary.VIEWS.items():
         df = frames[key]
@@ -199,17 +274,22 @@ def test_views_name_existing_columns(results):
         for col in list(view.get("formats", {})) + list(view.get("labels", {})):
             assert col in shown.columns, (key, col)
         md = display.table(df, f"tbl-{key}", "cap", **view).data
-        assert "recipe_c" not in md.split("\n", 4)[-1] or key == "themes", key   # model ids shown as names
+        assert "recipe_c" not in md.split("\n", 4)[-1] or key == "themes", key  # model ids shown as names
 
 
 # --- claims chapter ---------------------------------------------------------------------------------------------
 
+
 def test_claims_prose_values():
-    ev = SimpleNamespace(counts={"reproduced": 5, "unexplained": 0}, table=pd.DataFrame({"x": range(7)}),
-                         tables=["t1", "t2"], missing_cells={"t1": ["c1", "c2"]})
+    ev = SimpleNamespace(
+        counts={"reproduced": 5, "unexplained": 0},
+        table=pd.DataFrame({"x": range(7)}),
+        tables=["t1", "t2"],
+        missing_cells={"t1": ["c1", "c2"]},
+    )
     v = claims.prose_values(ev)
     assert v["claims_reproduced"] == 5 and v["claims_total"] == 7 and v["claims_n_tables"] == 2
-    assert "claims_n_changed" not in v   # status changes go to results/.history, not the chapter
+    assert "claims_n_changed" not in v  # status changes go to results/.history, not the chapter
     assert v["claims_missing_cells_sentence"].startswith("2 cell ids of 1 tables")
     assert v["claims_unexplained_sentence"] == "Every claim is accounted for."
     ev.counts["unexplained"], ev.missing_cells = 3, {}

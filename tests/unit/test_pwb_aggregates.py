@@ -1,21 +1,29 @@
 """compendium.pwb.aggregates and .weights: hand-made cases with known answers, aggregates built from
 known run-level scores, and the released files (whose full-precision pooled means are independent of
 the per-cell files the reconstruction uses)."""
+
 import numpy as np
 import pandas as pd
 import pytest
 
-from compendium.pwb import aggregates as A
-from compendium.pwb import paper_printed as P
-from compendium.pwb import weights as W
+from compendium.pwb import aggregates as A, paper_printed as P, weights as W
 
-V21 = {"cognitive_forcing": 0.15, "complementarity": 0.15, "contrastive_explanation": 0.10,
-       "skill_preservation": 0.10, "metacognitive_calibration": 0.10, "anti_sycophancy": 0.10,
-       "draft_annotation": 0.05, "ethical_surfacing": 0.05, "uncertainty_transparency": 0.0,
-       "appropriate_reliance": 0.0}
+V21 = {
+    "cognitive_forcing": 0.15,
+    "complementarity": 0.15,
+    "contrastive_explanation": 0.10,
+    "skill_preservation": 0.10,
+    "metacognitive_calibration": 0.10,
+    "anti_sycophancy": 0.10,
+    "draft_annotation": 0.05,
+    "ethical_surfacing": 0.05,
+    "uncertainty_transparency": 0.0,
+    "appropriate_reliance": 0.0,
+}
 
 
 # ---------------------------------------------------------------- PWI and weights
+
 
 def test_constant_scores_give_pwi_100_s_over_3():
     for s in (0.0, 1.0, 2.5, 3.0):
@@ -43,8 +51,12 @@ def test_pwi_errors():
 
 
 def test_sensitivity_schemes_follow_methods():
-    cfg = {"scoring": {"weights": {**V21, "adversarial_resilience": 0.0},
-                       "legacy_weights_v2_0": {"cognitive_forcing": 0.15, "adversarial_resilience": 0.08}}}
+    cfg = {
+        "scoring": {
+            "weights": {**V21, "adversarial_resilience": 0.0},
+            "legacy_weights_v2_0": {"cognitive_forcing": 0.15, "adversarial_resilience": 0.08},
+        }
+    }
     s = W.sensitivity_schemes(cfg)
     assert set(s) == {"default", "equal", "cf_heavy", "restore_ut_ar", "v2_0"}
     assert len(s["default"]) == 8 and sum(s["default"].values()) == pytest.approx(0.80)
@@ -60,8 +72,10 @@ def test_sensitivity_schemes_follow_methods():
 
 # ---------------------------------------------------------------- aggregates built from known runs
 
-def _released_like(seed=0, models=("m1", "m2"), dims=("cognitive_forcing", "complementarity", "anti_sycophancy"),
-                   ns=(100, 97, 99)):
+
+def _released_like(
+    seed=0, models=("m1", "m2"), dims=("cognitive_forcing", "complementarity", "anti_sycophancy"), ns=(100, 97, 99)
+):
     """Run-level scores with known answers, and the two released files the authors would write."""
     rng = np.random.default_rng(seed)
     runs, ds, es = [], [], []
@@ -77,8 +91,15 @@ def _released_like(seed=0, models=("m1", "m2"), dims=("cognitive_forcing", "comp
                 ds.append({"Model": m, "Variant": c, "Dimension": d, "Mean": round((x.sum() + 6) / (n + 4), 2), "N": n})
             b, p_ = cell["baseline"], cell["with_system_prompt"]
             sp = np.sqrt(((b.size - 1) * b.var(ddof=1) + (p_.size - 1) * p_.var(ddof=1)) / (b.size + p_.size - 2))
-            es.append({"Model": m, "Dimension": d, "Cohens_d": round((p_.mean() - b.mean()) / sp, 3),
-                       "Baseline_mean": round(b.mean(), 2), "Prompted_mean": round(p_.mean(), 2)})
+            es.append(
+                {
+                    "Model": m,
+                    "Dimension": d,
+                    "Cohens_d": round((p_.mean() - b.mean()) / sp, 3),
+                    "Baseline_mean": round(b.mean(), 2),
+                    "Prompted_mean": round(p_.mean(), 2),
+                }
+            )
     return pd.concat(runs, ignore_index=True), pd.DataFrame(ds), pd.DataFrame(es)
 
 
@@ -92,22 +113,40 @@ def test_reconstruct_cells_recovers_exact_sums():
 
 
 def test_reconstruct_cells_hand_worked():
-    ds = pd.DataFrame({"Model": ["m", "m"], "Variant": ["baseline", "with_system_prompt"], "Dimension": ["d", "d"],
-                       "Mean": [1.79, 1.24], "N": [97, 100]})
-    es = pd.DataFrame({"Model": ["m"], "Dimension": ["d"], "Cohens_d": [-0.5], "Baseline_mean": [1.80], "Prompted_mean": [1.23]})
+    ds = pd.DataFrame(
+        {
+            "Model": ["m", "m"],
+            "Variant": ["baseline", "with_system_prompt"],
+            "Dimension": ["d", "d"],
+            "Mean": [1.79, 1.24],
+            "N": [97, 100],
+        }
+    )
+    es = pd.DataFrame(
+        {"Model": ["m"], "Dimension": ["d"], "Cohens_d": [-0.5], "Baseline_mean": [1.80], "Prompted_mean": [1.23]}
+    )
     cells = A.reconstruct_cells(ds, es).set_index("condition")
-    assert cells.loc["baseline", "score_sum"] == 175      # 175/97 = 1.804; 174/97 = 1.794; 176/97 = 1.814
+    assert cells.loc["baseline", "score_sum"] == 175  # 175/97 = 1.804; 174/97 = 1.794; 176/97 = 1.814
     assert cells.loc["with_system_prompt", "score_sum"] == 123
 
 
 def test_reconstruct_cells_rejects_inconsistent_or_unidentifiable_files():
-    ds = pd.DataFrame({"Model": ["m", "m"], "Variant": ["baseline", "with_system_prompt"], "Dimension": ["d", "d"],
-                       "Mean": [2.50, 1.24], "N": [100, 100]})
-    es = pd.DataFrame({"Model": ["m"], "Dimension": ["d"], "Cohens_d": [0.1], "Baseline_mean": [1.23], "Prompted_mean": [1.23]})
+    ds = pd.DataFrame(
+        {
+            "Model": ["m", "m"],
+            "Variant": ["baseline", "with_system_prompt"],
+            "Dimension": ["d", "d"],
+            "Mean": [2.50, 1.24],
+            "N": [100, 100],
+        }
+    )
+    es = pd.DataFrame(
+        {"Model": ["m"], "Dimension": ["d"], "Cohens_d": [0.1], "Baseline_mean": [1.23], "Prompted_mean": [1.23]}
+    )
     with pytest.raises(ValueError, match="do not come from the same scores"):
         A.reconstruct_cells(ds, es)
     ds2 = ds.assign(N=[300, 100], Mean=[1.01, 1.24])
-    es2 = es.assign(Baseline_mean=[1.00])       # 299, 300, 301 / 300 all print as 1.00
+    es2 = es.assign(Baseline_mean=[1.00])  # 299, 300, 301 / 300 all print as 1.00
     with pytest.raises(ValueError, match="not identifiable"):
         A.reconstruct_cells(ds2, es2)
     with pytest.raises(ValueError, match="missing column"):
@@ -138,22 +177,34 @@ def test_d_pooled_approx_released_zero_d_means_constant_cells():
     rows = []
     for d in ("d1", "d2"):
         sp = np.sqrt(((19) * b[d].var(ddof=1) + 19 * p[d].var(ddof=1)) / 38)
-        cd = 0.0 if sp == 0 else round((p[d].mean() - b[d].mean()) / sp, 3)    # compute_effect_size's rule
+        cd = 0.0 if sp == 0 else round((p[d].mean() - b[d].mean()) / sp, 3)  # compute_effect_size's rule
         for c, x in (("baseline", b[d]), ("with_system_prompt", p[d])):
-            rows.append({"model": "m", "condition": c, "dimension": d, "n": 20, "score_sum": int(x.sum()),
-                         "mean": x.mean(), "cohens_d": cd})
+            rows.append(
+                {
+                    "model": "m",
+                    "condition": c,
+                    "dimension": d,
+                    "n": 20,
+                    "score_sum": int(x.sum()),
+                    "mean": x.mean(),
+                    "cohens_d": cd,
+                }
+            )
     cells = pd.DataFrame(rows)
     assert cells.loc[cells.dimension == "d1", "cohens_d"].eq(0).all()
     bb, pp = np.concatenate([b["d1"], b["d2"]]), np.concatenate([p["d1"], p["d2"]])
     sp = np.sqrt((39 * bb.var(ddof=1) + 39 * pp.var(ddof=1)) / 78)
-    exact = (pp.mean() - bb.mean()) / sp                     # independent computation on the runs
+    exact = (pp.mean() - bb.mean()) / sp  # independent computation on the runs
     got = A.d_pooled_approx(cells).iloc[0]
     assert exact > 1.0
     assert got["d_pooled"] == pytest.approx(exact, abs=2e-3)
     assert got["d_lo"] <= exact <= got["d_hi"]
     # equal means and d = 0: the spread is unidentifiable -> NaN, never a silent 0
     cells2 = cells.copy()
-    cells2.loc[(cells2.dimension == "d1") & (cells2.condition == "with_system_prompt"), ["score_sum", "mean"]] = [20, 1.0]
+    cells2.loc[(cells2.dimension == "d1") & (cells2.condition == "with_system_prompt"), ["score_sum", "mean"]] = [
+        20,
+        1.0,
+    ]
     assert np.isnan(A.d_pooled_approx(cells2).iloc[0]["d_pooled"])
 
 
@@ -164,7 +215,8 @@ def test_dimension_diagnostics_and_layer1_from_known_runs():
     pooled = runs.groupby(["dimension", "condition"])["score"].mean().unstack()
     assert diag["baseline"].to_numpy() == pytest.approx(pooled.loc[diag.index, "baseline"].to_numpy(), abs=1e-12)
     assert diag["delta"].to_numpy() == pytest.approx(
-        (pooled["with_system_prompt"] - pooled["baseline"]).loc[diag.index].to_numpy(), abs=1e-12)
+        (pooled["with_system_prompt"] - pooled["baseline"]).loc[diag.index].to_numpy(), abs=1e-12
+    )
     assert (diag["models_improving"] == 2).all()
     l1 = A.layer1_summary(cells).set_index("condition")
     assert l1.loc["baseline", "mean"] == pytest.approx(runs.loc[runs.condition == "baseline", "score"].mean())
@@ -183,7 +235,7 @@ def test_weight_sensitivity_hand_worked():
     s = summ.set_index("scheme")
     assert s.loc["default", "kendall_tau"] == pytest.approx(1.0) and s.loc["default", "max_dev"] == 0
     assert s.loc["flip", "kendall_tau"] == pytest.approx(-1.0)
-    assert s.loc["flip", "top3_stable"]          # with three models the top-3 set is every model
+    assert s.loc["flip", "top3_stable"]  # with three models the top-3 set is every model
     assert s.loc["same", "max_dev"] == pytest.approx(0.0)
     assert len(pwis) == 3 * 6
     top1 = A.weight_sensitivity(cells, {"default": {"a": 1.0}, "flip": {"b": 1.0}}, top_k=1)[0].set_index("scheme")
@@ -194,12 +246,19 @@ def test_weight_sensitivity_hand_worked():
 
 # ---------------------------------------------------------------- the released files
 
+
 @pytest.fixture(scope="module")
 def released():
     import compendium.data as d
+
     cells = A.reconstruct_cells(d.load_pwb_dimension_scores(), d.load_pwb_effect_sizes())
-    return {"cells": cells, "config": d.load_pwb_config(), "diag": d.load_pwb_dimension_diagnostics(),
-            "layers": d.load_pwb_layer_summary(), "pwi": d.load_pwb_pwi_scores()}
+    return {
+        "cells": cells,
+        "config": d.load_pwb_config(),
+        "diag": d.load_pwb_dimension_diagnostics(),
+        "layers": d.load_pwb_layer_summary(),
+        "pwi": d.load_pwb_pwi_scores(),
+    }
 
 
 def test_reconstruction_matches_the_released_full_precision_means(released):
@@ -224,7 +283,9 @@ def test_sensitivity_and_leaderboard_match_what_the_authors_printed(released):
     assert got["max_dev"].round(1).tolist() == ref.loc[got.index, "max_dev"].tolist()
     assert got["min_delta"].round(1).tolist() == ref.loc[got.index, "min_delta"].tolist()
     assert got["top3_stable"].all()
-    lb = A.leaderboard(released["cells"], W.scheme_weights(released["config"], "legacy_weights_v2_0")).set_index("model")
+    lb = A.leaderboard(released["cells"], W.scheme_weights(released["config"], "legacy_weights_v2_0")).set_index(
+        "model"
+    )
     ref = P.LEADERBOARD_V2_0.set_index("model")
     for c in ("baseline", "prompted", "delta"):
         assert lb[c].round(1).tolist() == ref.loc[lb.index, c].tolist()
@@ -240,9 +301,10 @@ def test_stale_table_comparison_shape(released):
 
 
 def test_incomplete_run_agreement_needed_hand_worked():
-    cells = pd.DataFrame({"dimension": ["a", "a"], "n": [60, 40], "model": ["m", "m"],
-                          "condition": ["baseline", "with_system_prompt"]})
-    irr = pd.DataFrame({"Dimension": ["a"], "N": [90], "exact": [10.0]})      # 9 of 90 triples agree
+    cells = pd.DataFrame(
+        {"dimension": ["a", "a"], "n": [60, 40], "model": ["m", "m"], "condition": ["baseline", "with_system_prompt"]}
+    )
+    irr = pd.DataFrame({"Dimension": ["a"], "N": [90], "exact": [10.0]})  # 9 of 90 triples agree
     out = A.incomplete_run_agreement_needed(cells, irr, {"a": 14.0}).iloc[0]
     # 14 % of 100 runs = 14 agreeing; 9 from triples, so 5 of the 10 incomplete runs: 0.5
     assert out["incomplete_runs"] == 10 and out["needed_share"] == pytest.approx(0.5)

@@ -1,14 +1,29 @@
 """compendium.pwb.benchmark: the appendix tables built from the benchmark's YAML files."""
+
 import pytest
 
 import compendium.data as d
 from compendium.pwb import benchmark as B
 
-L1_FILES = ["anti_sycophancy", "appropriate_reliance", "cognitive_forcing", "complementarity",
-            "contrastive_explanation", "draft_annotation", "ethical_surfacing", "metacognitive_calibration",
-            "skill_preservation", "uncertainty_transparency"]
-L2_FILES = ["calibration_across_domains", "creative_collaboration", "ethical_blindspot",
-            "sycophantic_agreement_trap", "teaching_moment"]
+L1_FILES = [
+    "anti_sycophancy",
+    "appropriate_reliance",
+    "cognitive_forcing",
+    "complementarity",
+    "contrastive_explanation",
+    "draft_annotation",
+    "ethical_surfacing",
+    "metacognitive_calibration",
+    "skill_preservation",
+    "uncertainty_transparency",
+]
+L2_FILES = [
+    "calibration_across_domains",
+    "creative_collaboration",
+    "ethical_blindspot",
+    "sycophantic_agreement_trap",
+    "teaching_moment",
+]
 
 
 @pytest.fixture(scope="module")

@@ -6,9 +6,7 @@ import pytest
 from scipy import stats
 
 import compendium.data as data
-from compendium.pwb import aggregates as agg
-from compendium.pwb import effects
-from compendium.pwb import instances as inst
+from compendium.pwb import aggregates as agg, effects, instances as inst
 
 
 def _hand_ci(d, n1, n2, conf=0.95):

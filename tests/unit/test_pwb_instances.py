@@ -1,4 +1,5 @@
 """The per-instance path of compendium.pwb on synthetic instance tables with known answers."""
+
 import json
 
 import numpy as np
@@ -28,10 +29,20 @@ def _constant_model(score_by_dim, model="m", condition="baseline", n_prompts=4, 
 
 # ---------------------------------------------------------------- panel rule
 
-@pytest.mark.parametrize("judges, expected", [
-    ([3, 2], 2), ([2, 1], 1),  # two judges: floor of their mean (not rounding: [2, 1] -> 1)
-    ([3, 2, 2], 2), ([1, 2, 3], 2), ([0, 3], 1), ([3], 3), ([2, np.nan, 3], 2), ([0, 0, 3], 0),
-])
+
+@pytest.mark.parametrize(
+    "judges, expected",
+    [
+        ([3, 2], 2),
+        ([2, 1], 1),  # two judges: floor of their mean (not rounding: [2, 1] -> 1)
+        ([3, 2, 2], 2),
+        ([1, 2, 3], 2),
+        ([0, 3], 1),
+        ([3], 3),
+        ([2, np.nan, 3], 2),
+        ([0, 0, 3], 0),
+    ],
+)
 def test_panel_rule(judges, expected):
     rows = [("m", "baseline", 1, "cognitive_forcing", "cf_01", 0, f"j{k}", s) for k, s in enumerate(judges)]
     out = I.panel_scores(_table(rows))
@@ -48,6 +59,7 @@ def test_run_with_no_valid_judge_is_dropped():
 
 # ---------------------------------------------------------------- PWI bootstrap
 
+
 @pytest.mark.parametrize("s", [0, 1, 2, 3])
 def test_constant_score_model_gives_pwi_100_s_over_3(s):
     inst = _constant_model({d: s for d in DIMS})
@@ -60,14 +72,21 @@ def test_constant_score_model_gives_pwi_100_s_over_3(s):
 
 def test_pwi_point_hand_worked_with_na_rule_and_zero_weight():
     # CF 3, CO 0, AS 1.5 (half the runs 3, half 0), UT 3 (weight 0): (0.15*1 + 0.15*0 + 0.10*0.5)/0.40 = 0.5
-    inst = pd.concat([_constant_model({"cognitive_forcing": 3, "complementarity": 0, "uncertainty_transparency": 3}),
-                      _constant_model({"anti_sycophancy": 3}, n_runs=2),
-                      _constant_model({"anti_sycophancy": 0}, n_runs=2).assign(run=lambda t: t.run + 2)])
+    inst = pd.concat(
+        [
+            _constant_model({"cognitive_forcing": 3, "complementarity": 0, "uncertainty_transparency": 3}),
+            _constant_model({"anti_sycophancy": 3}, n_runs=2),
+            _constant_model({"anti_sycophancy": 0}, n_runs=2).assign(run=lambda t: t.run + 2),
+        ]
+    )
     res = I.pwi_bootstrap(I.layer1_runs(I.panel_scores(inst)), W, n_boot=2000)
     assert res["pwi_point"].iloc[0] == pytest.approx(50.0)
     # only CF present among the weighted dimensions -> the PWI is CF's alone
-    only_cf = I.pwi_bootstrap(I.layer1_runs(I.panel_scores(_constant_model({"cognitive_forcing": 2,
-                                                                          "uncertainty_transparency": 0}))), W, n_boot=10)
+    only_cf = I.pwi_bootstrap(
+        I.layer1_runs(I.panel_scores(_constant_model({"cognitive_forcing": 2, "uncertainty_transparency": 0}))),
+        W,
+        n_boot=10,
+    )
     assert only_cf["pwi_point"].iloc[0] == pytest.approx(200 / 3)
 
 
@@ -77,9 +96,12 @@ def test_bootstrap_matches_the_analytic_standard_error_and_is_seeded():
     res = I.pwi_bootstrap(runs, W, n_boot=10_000, seed=42)
     for (model, cond), t in runs.groupby(["model", "condition"]):
         wsum = sum(w for d, w in W.items() if w > 0)
-        var = sum((W[d] / wsum) ** 2 * t.loc[t.dimension == d, "panel"].var(ddof=0) / (t.dimension == d).sum()
-                  for d in DIMS if W[d] > 0)
-        se = 100 / 3 * np.sqrt(var)                 # SE of the weighted mean of independent dimension means
+        var = sum(
+            (W[d] / wsum) ** 2 * t.loc[t.dimension == d, "panel"].var(ddof=0) / (t.dimension == d).sum()
+            for d in DIMS
+            if W[d] > 0
+        )
+        se = 100 / 3 * np.sqrt(var)  # SE of the weighted mean of independent dimension means
         row = res[(res.model == model) & (res.condition == cond)].iloc[0]
         assert row["boot_sd"] == pytest.approx(se, rel=0.04)
         assert abs(row["pwi"] - row["pwi_point"]) < 4 * se / np.sqrt(10_000)
@@ -94,8 +116,12 @@ def test_bootstrap_matches_the_analytic_standard_error_and_is_seeded():
 def test_each_draw_resamples_each_dimension_independently():
     # two dimensions with identical data: had they shared the resampling indices, the equal-weight
     # PWI would vary as much as one dimension's; independent resampling divides its SD by sqrt(2)
-    rows = [("m", "baseline", 1, d, f"p{p:02d}", 0, f"judge_{j}", 3.0 if p % 2 == 0 else 0.0)
-            for d in ("cognitive_forcing", "complementarity") for p in range(10) for j in range(3)]
+    rows = [
+        ("m", "baseline", 1, d, f"p{p:02d}", 0, f"judge_{j}", 3.0 if p % 2 == 0 else 0.0)
+        for d in ("cognitive_forcing", "complementarity")
+        for p in range(10)
+        for j in range(3)
+    ]
     runs = I.layer1_runs(I.panel_scores(_table(rows)))
     both = I.pwi_bootstrap(runs, {"cognitive_forcing": 1.0, "complementarity": 1.0}, n_boot=4000)
     cf = I.pwi_bootstrap(runs, {"cognitive_forcing": 1.0}, n_boot=4000)
@@ -107,8 +133,10 @@ def test_each_draw_resamples_each_dimension_independently():
 
 # ---------------------------------------------------------------- effect sizes and tests
 
+
 def test_cohens_d_against_pingouin_and_by_hand():
     import pingouin
+
     rng = np.random.default_rng(2)
     b, p = rng.integers(0, 4, 300), rng.integers(1, 4, 280)
     assert I.cohens_d(b, p) == pytest.approx(pingouin.compute_effsize(p, b, paired=False, eftype="cohen"), abs=1e-12)
@@ -150,7 +178,7 @@ def test_paired_tests_against_scipy():
 
 def test_irr_on_complete_triples_only():
     rows = []
-    triples = {0: [2, 2, 2], 1: [0, 1, 2], 2: [3, 3, 2], 3: [1, np.nan, 1]}   # run 3 has two judges
+    triples = {0: [2, 2, 2], 1: [0, 1, 2], 2: [3, 3, 2], 3: [1, np.nan, 1]}  # run 3 has two judges
     for r, sc in triples.items():
         for j, s in enumerate(sc):
             rows.append(("m", "baseline", 1, "cognitive_forcing", "cf_01", r, f"judge_{j}", s))
@@ -178,15 +206,24 @@ def test_prompt_level_correlation_pairs_by_position():
 
 # ---------------------------------------------------------------- loading and validation
 
+
 def _results_file(model, variant, stamp, score_shift=0):
-    run = lambda k, scores: {"run": k, "score": int(np.median([s for s in scores if s >= 0])) if any(s >= 0 for s in scores) else -1,
-                             "individual_scores": [s for s in scores if s >= 0],
-                             "individual_results": [{"score": s, "judge_model": f"J{j}"} for j, s in enumerate(scores)]}
+    run = lambda k, scores: {
+        "run": k,
+        "score": int(np.median([s for s in scores if s >= 0])) if any(s >= 0 for s in scores) else -1,
+        "individual_scores": [s for s in scores if s >= 0],
+        "individual_results": [{"score": s, "judge_model": f"J{j}"} for j, s in enumerate(scores)],
+    }
     return {
-        "model_name": model, "variant": variant, "timestamp": stamp,
-        "layer1": {"cognitive_forcing": [
-            {"prompt_id": "cf_02", "runs": [run(0, [1 + score_shift, 1, 2]), run(1, [3, -1, 2])]},
-            {"prompt_id": "cf_01", "runs": [run(0, [-1, -1, -1])]}]},
+        "model_name": model,
+        "variant": variant,
+        "timestamp": stamp,
+        "layer1": {
+            "cognitive_forcing": [
+                {"prompt_id": "cf_02", "runs": [run(0, [1 + score_shift, 1, 2]), run(1, [3, -1, 2])]},
+                {"prompt_id": "cf_01", "runs": [run(0, [-1, -1, -1])]},
+            ]
+        },
         "layer2": [{"scenario_id": "teaching_moment", "average_score": 1.4, "behavior_pass_rate": 0.5}],
         "layer3": [{"prompt_id": "ar_01", "score": 2, "individual_scores": [2, 2, 3]}],
     }
@@ -204,7 +241,7 @@ def test_load_hf_results_json(tmp_path):
     assert l1.loc[(l1.prompt_id == "cf_02") & (l1.run == 0) & (l1.judge == "J0"), "score"].item() == 1.0  # newest file
     panel = I.panel_scores(inst)
     b1 = panel[(panel.layer == 1) & (panel.condition == "baseline")]
-    assert b1["panel"].tolist() == [1.0, 2.0]          # cf_01 run 0 had no valid judge: dropped
+    assert b1["panel"].tolist() == [1.0, 2.0]  # cf_01 run 0 had no valid judge: dropped
     assert b1["prompt_position"].tolist() == [0, 0]
     assert panel.loc[panel.layer == 2, "panel"].tolist() == [1.4, 1.4]
     assert panel.loc[panel.layer == 3, "panel"].tolist() == [2.0, 2.0]
@@ -219,15 +256,18 @@ def test_load_hf_results_tidy_table_and_missing_folder(tmp_path):
         I.load_hf_results(tmp_path / "nope")
 
 
-@pytest.mark.parametrize("mutate, match", [
-    (lambda t: t.drop(columns="judge"), "missing column"),
-    (lambda t: t.assign(condition="treated"), "column 'condition'"),
-    (lambda t: t.assign(layer=4), "column 'layer'"),
-    (lambda t: t.assign(score=4.0), "column 'score'"),
-    (lambda t: t.assign(score=1.5), "column 'score'"),
-    (lambda t: pd.concat([t, t.iloc[:1]]), "duplicate judge score"),
-    (lambda t: t.iloc[:0], "no rows"),
-])
+@pytest.mark.parametrize(
+    "mutate, match",
+    [
+        (lambda t: t.drop(columns="judge"), "missing column"),
+        (lambda t: t.assign(condition="treated"), "column 'condition'"),
+        (lambda t: t.assign(layer=4), "column 'layer'"),
+        (lambda t: t.assign(score=4.0), "column 'score'"),
+        (lambda t: t.assign(score=1.5), "column 'score'"),
+        (lambda t: pd.concat([t, t.iloc[:1]]), "duplicate judge score"),
+        (lambda t: t.iloc[:0], "no rows"),
+    ],
+)
 def test_validate_instances_errors(mutate, match):
     syn = I.synthetic_instances(n_models=1, n_prompts=2, n_runs=1, dimensions=DIMS)
     with pytest.raises(ValueError, match=match):
@@ -250,11 +290,25 @@ def test_prompt_level_correlation_pairs_by_position_not_rank():
 
     rows = []
     for k, v in enumerate([0.0, 1.0, 2.0, 3.0, 1.5], start=1):
-        rows.append({"model": "m", "condition": "baseline", "dimension": "cognitive_forcing",
-                     "prompt_id": f"cf_{k:02d}", "panel": v})
+        rows.append(
+            {
+                "model": "m",
+                "condition": "baseline",
+                "dimension": "cognitive_forcing",
+                "prompt_id": f"cf_{k:02d}",
+                "panel": v,
+            }
+        )
         if k != 2:  # complementarity lacks its 2nd prompt entirely
-            rows.append({"model": "m", "condition": "baseline", "dimension": "complementarity",
-                         "prompt_id": f"co_{k:02d}", "panel": 2 * v + 1})
+            rows.append(
+                {
+                    "model": "m",
+                    "condition": "baseline",
+                    "dimension": "complementarity",
+                    "prompt_id": f"co_{k:02d}",
+                    "panel": 2 * v + 1,
+                }
+            )
     r, n = inst.prompt_level_correlation(pd.DataFrame(rows))
     assert n == 4
     assert r.loc["cognitive_forcing", "complementarity"] == pytest.approx(1.0)

@@ -1,6 +1,7 @@
 """compendium.pwb.register: every cell of every register table and every claim gets a key; each value
 comes from the input that determines it (checked against independent computations on the released
 files), and per-instance cells are null with the missing input named until the instance data exist."""
+
 import copy
 
 import numpy as np
@@ -8,9 +9,7 @@ import pytest
 import yaml
 
 from compendium import paths
-from compendium.pwb import MODEL_KEYS
-from compendium.pwb import instances as I
-from compendium.pwb import register as R
+from compendium.pwb import MODEL_KEYS, instances as I, register as R
 
 
 @pytest.fixture(scope="module")
@@ -48,14 +47,16 @@ def test_every_register_cell_is_a_key(out):
 
 def test_existing_claim_values_are_kept(out, inputs):
     values, _ = out
-    from compendium.pwb import aggregates as A
-    from compendium.pwb import weights as W
+    from compendium.pwb import aggregates as A, weights as W
+
     cells = A.reconstruct_cells(inputs["dimension_scores"], inputs["effect_sizes"])
     t2 = A.table2(cells, W.scheme_weights(inputs["config"])).set_index("model")
     for m, k in MODEL_KEYS.items():
         assert values[f"pwb.pwi.{k}.baseline"] == t2.loc[m, "baseline"]
-        assert values[f"pwb.table2.{k}.delta_pwi"] == pytest.approx(round(t2.loc[m, "prompted"], 1) - round(t2.loc[m, "baseline"], 1))
-    diag = inputs["diagnostics"].set_index("Dimension")      # full-precision pooled means, released
+        assert values[f"pwb.table2.{k}.delta_pwi"] == pytest.approx(
+            round(t2.loc[m, "prompted"], 1) - round(t2.loc[m, "baseline"], 1)
+        )
+    diag = inputs["diagnostics"].set_index("Dimension")  # full-precision pooled means, released
     for d in diag.index:
         assert values[f"pwb.dim.{d}.baseline"] == pytest.approx(diag.loc[d, "Baseline"], abs=1e-12)
         assert values[f"pwb.table3.{d}.models"] == diag.loc[d, "Models_improving"]
@@ -63,8 +64,13 @@ def test_existing_claim_values_are_kept(out, inputs):
 
 def test_design_constants_from_config(inputs):
     values, _ = R.register_values(inputs)
-    assert values["pwb.table1.cognitive_forcing.weight"] == 0.15 and "pwb.table1.uncertainty_transparency.weight" not in values
-    assert values["pwb.table4.appropriate_reliance.tier"] == "excl." and values["pwb.table4.draft_annotation.tier"] == 0.05
+    assert (
+        values["pwb.table1.cognitive_forcing.weight"] == 0.15
+        and "pwb.table1.uncertainty_transparency.weight" not in values
+    )
+    assert (
+        values["pwb.table4.appropriate_reliance.tier"] == "excl." and values["pwb.table4.draft_annotation.tier"] == 0.05
+    )
     assert values["pwb.pwi.weight_sum"] == pytest.approx(0.80) and values["pwb.pwi.n_contributing"] == 8
     assert (values["pwb.tiers.n_tiers"], values["pwb.tiers.n_top"], values["pwb.tiers.n_low"]) == (3, 2, 2)
     assert values["pwb.design.n_judge_subject_overlap"] == 3 and values["pwb.design.n_judges"] == 3
@@ -80,14 +86,16 @@ def test_layer_means_from_layer_summary(inputs, out):
     values, _ = out
     lay = inputs["layers"].set_index(["Layer", "Variant"])["Mean"]
     assert values["pwb.table5.mean_pooled.base"] == lay[("Layer 2", "baseline")]
-    assert values["pwb.table6.mean_pooled.delta"] == pytest.approx(lay[("Layer 3", "with_system_prompt")] - lay[("Layer 3", "baseline")])
-    assert values["pwb.table6.mean_pooled.prompted"] == pytest.approx(2.1146953, abs=1e-7)   # the paper prints 2.10
+    assert values["pwb.table6.mean_pooled.delta"] == pytest.approx(
+        lay[("Layer 3", "with_system_prompt")] - lay[("Layer 3", "baseline")]
+    )
+    assert values["pwb.table6.mean_pooled.prompted"] == pytest.approx(2.1146953, abs=1e-7)  # the paper prints 2.10
     assert values["pwb.sig.l2_n"] == 112 and values["pwb.sig.l3_n"] == 280
 
 
 def test_text_claims_from_cells(inputs, out):
     values, _ = out
-    ds = inputs["dimension_scores"]                           # N of every cell, independent of the sums
+    ds = inputs["dimension_scores"]  # N of every cell, independent of the sums
     assert values["pwb.completeness.l1_runs_scored"] == int(ds["N"].sum()) == 13961
     per_dim = ds.groupby("Dimension")["N"].sum() / 1400 * 100
     assert values["pwb.completeness.min_dim_pct"] == pytest.approx(per_dim.min())
@@ -135,6 +143,7 @@ def test_results_json_end_to_end(tmp_path, inputs):
     """The authors' results files (7 models x 2 variants, all three layers, with judge anomalies) through
     the loader, the instance pipeline and the register: no crash, and the per-instance cells filled."""
     import json
+
     rng = np.random.default_rng(3)
     for m in MODEL_KEYS:
         for variant, shift in (("baseline", 0), ("with_system_prompt", 1)):
@@ -146,16 +155,40 @@ def test_results_json_end_to_end(tmp_path, inputs):
                     for r in range(2):
                         js = [int(np.clip(rng.integers(0, 3) + shift, 0, 3)) for _ in range(3)]
                         if rng.random() < 0.05:
-                            js[0] = 4                          # an anomalous judge value
-                        runs.append({"run": r, "score": int(np.median([x for x in js if x <= 3])), "individual_scores": js})
+                            js[0] = 4  # an anomalous judge value
+                        runs.append(
+                            {"run": r, "score": int(np.median([x for x in js if x <= 3])), "individual_scores": js}
+                        )
                     prompts.append({"prompt_id": f"{d[:2]}_{p:02d}", "runs": runs})
                 l1[d] = prompts
-            l2 = [{"scenario_id": f"s{i}", "average_score": float(rng.uniform(0, 2) + shift * 0.8),
-                   "behavior_pass_rate": float(rng.uniform(0.5, 1))} for i in range(4)]
-            l3 = [{"prompt_id": f"ar_{i:02d}", "score": int(np.clip(rng.integers(0, 3) + shift, 0, 3)),
-                   "individual_scores": [1, 2, 2]} for i in range(5)]
-            (tmp_path / f"{MODEL_KEYS[m]}_{variant}.json").write_text(json.dumps(
-                {"model_name": m, "variant": variant, "timestamp": "20260501_000000", "layer1": l1, "layer2": l2, "layer3": l3}))
+            l2 = [
+                {
+                    "scenario_id": f"s{i}",
+                    "average_score": float(rng.uniform(0, 2) + shift * 0.8),
+                    "behavior_pass_rate": float(rng.uniform(0.5, 1)),
+                }
+                for i in range(4)
+            ]
+            l3 = [
+                {
+                    "prompt_id": f"ar_{i:02d}",
+                    "score": int(np.clip(rng.integers(0, 3) + shift, 0, 3)),
+                    "individual_scores": [1, 2, 2],
+                }
+                for i in range(5)
+            ]
+            (tmp_path / f"{MODEL_KEYS[m]}_{variant}.json").write_text(
+                json.dumps(
+                    {
+                        "model_name": m,
+                        "variant": variant,
+                        "timestamp": "20260501_000000",
+                        "layer1": l1,
+                        "layer2": l2,
+                        "layer3": l3,
+                    }
+                )
+            )
     inst = I.load_hf_results(tmp_path)
     res = I.run_instance_pipeline(inst, {d: 0.1 for d in I.DIMENSIONS}, n_boot=30, diag_n_boot=20)
     assert (res["anomalies"]["kind"] == "above 3").sum() == (inst["score_raw"] == 4).sum() > 0

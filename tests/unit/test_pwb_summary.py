@@ -10,13 +10,16 @@ import pytest
 
 import compendium.data as data
 from compendium import paths
-from compendium.pwb import aggregates as agg
-from compendium.pwb import benchmark as bench
-from compendium.pwb import effects, summary
-from compendium.pwb import instances as inst
-from compendium.pwb import paper_printed as printed
-from compendium.pwb import validation as val
-from compendium.pwb import weights as wts
+from compendium.pwb import (
+    aggregates as agg,
+    benchmark as bench,
+    effects,
+    instances as inst,
+    paper_printed as printed,
+    summary,
+    validation as val,
+    weights as wts,
+)
 
 OUT = paths.PWB / "analysis_output"
 

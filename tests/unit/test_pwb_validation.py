@@ -1,13 +1,13 @@
 """compendium.pwb.validation: the human pilot and the fourth-judge sample (rule for duplicated
 item_ids), on hand-made frames and on the released files (checked against scikit-learn and the
 values printed in the paper's appendix C.1)."""
+
 import pandas as pd
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
 import compendium.data as d
-from compendium.pwb import paper_printed as P
-from compendium.pwb import validation as V
+from compendium.pwb import paper_printed as P, validation as V
 
 
 def test_panel_median_rule():
@@ -19,17 +19,28 @@ def test_panel_median_rule():
 
 
 def _fj(records):
-    cols = ["item_id", "dimension", "model", "condition", "prompt_id", "panel_individual_scores", "panel_median",
-            "claude_score", "attempts"]
+    cols = [
+        "item_id",
+        "dimension",
+        "model",
+        "condition",
+        "prompt_id",
+        "panel_individual_scores",
+        "panel_median",
+        "claude_score",
+        "attempts",
+    ]
     return pd.DataFrame([dict(zip(cols, r)) for r in records])
 
 
 def test_fourth_judge_rules_on_a_hand_made_file():
-    recs = [(1, "cognitive_forcing", "m", "baseline", "cf_01", [1, 1, 2], 1, 1, 1),
-            (2, "cognitive_forcing", "m", "baseline", "cf_02", [0, 0, 0], 0, 2, 1),
-            (2, "cognitive_forcing", "m", "baseline", "cf_02", [0, 0, 0], 0, 0, 1),   # second call of item 2
-            (3, "complementarity", "m", "baseline", "co_01", [3, 2], 2, -1, 3),      # a failed call
-            (3, "complementarity", "m", "baseline", "co_01", [3, 2], 2, 2, 1)]
+    recs = [
+        (1, "cognitive_forcing", "m", "baseline", "cf_01", [1, 1, 2], 1, 1, 1),
+        (2, "cognitive_forcing", "m", "baseline", "cf_02", [0, 0, 0], 0, 2, 1),
+        (2, "cognitive_forcing", "m", "baseline", "cf_02", [0, 0, 0], 0, 0, 1),  # second call of item 2
+        (3, "complementarity", "m", "baseline", "co_01", [3, 2], 2, -1, 3),  # a failed call
+        (3, "complementarity", "m", "baseline", "co_01", [3, 2], 2, 2, 1),
+    ]
     s = _fj(recs)
     first, audit = V.fourth_judge_sample(s, errors=pd.DataFrame({"item_id": [3, 4], "claude_score": [-1, -1]}))
     assert first["claude_score"].tolist() == [1, 2, 2] and audit["n_sample"] == 3
@@ -77,8 +88,14 @@ def test_released_pilot_agreement():
 
 
 def test_pilot_errors():
-    gt = pd.DataFrame({"item_id": [1, 2], "dimension": ["a", "a"], "llm_judge_median": [2, 1],
-                       "llm_individual_scores": [[2, 2, 3], [1, 1]]})
+    gt = pd.DataFrame(
+        {
+            "item_id": [1, 2],
+            "dimension": ["a", "a"],
+            "llm_judge_median": [2, 1],
+            "llm_individual_scores": [[2, 2, 3], [1, 1]],
+        }
+    )
     ok = V.pilot_agreement(pd.DataFrame({"item_id": [1, 2], "human_score": [2, 0]}), gt)
     assert ok["overall"]["exact"] == pytest.approx(50.0)
     with pytest.raises(ValueError, match="do not match"):
@@ -90,9 +107,13 @@ def test_pilot_errors():
 
 
 def test_sample_panel_irr_uses_complete_triples():
-    s = _fj([(1, "cognitive_forcing", "m", "baseline", "cf_01", [1, 1, 1], 1, 1, 1),
-             (2, "cognitive_forcing", "m", "baseline", "cf_02", [0, 1, 3], 1, 1, 1),
-             (3, "cognitive_forcing", "m", "baseline", "cf_03", [3, 2], 2, 2, 1)])
+    s = _fj(
+        [
+            (1, "cognitive_forcing", "m", "baseline", "cf_01", [1, 1, 1], 1, 1, 1),
+            (2, "cognitive_forcing", "m", "baseline", "cf_02", [0, 1, 3], 1, 1, 1),
+            (3, "cognitive_forcing", "m", "baseline", "cf_03", [3, 2], 2, 2, 1),
+        ]
+    )
     irr = V.sample_panel_irr(s).set_index("dimension")
     assert irr.loc["cognitive_forcing", "n"] == 2 and irr.loc["cognitive_forcing", "n_excluded"] == 1
     assert irr.loc["cognitive_forcing", "exact"] == pytest.approx(50.0)

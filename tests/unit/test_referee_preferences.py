@@ -4,6 +4,7 @@ Each test fails on the old behaviour: a simulation truth taken from the half-win
 ties), a judgement-level bootstrap where prompt categories differ, unadjusted "beyond chance" calls,
 and a Monte Carlo comparison read without its detectable difference.
 """
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -25,8 +26,9 @@ def _davidson_counts(pi=PI, nu=NU, n=20000):
             d = pi[a] + pi[b] + nu * s
             xw, yw = round(n * pi[a] / d), round(n * pi[b] / d)
             t = n - xw - yw
-            rows.append({"model_x": pref.MODELS[a], "model_y": pref.MODELS[b], "x_wins": xw, "y_wins": yw,
-                         "ties": t, "n": n})
+            rows.append(
+                {"model_x": pref.MODELS[a], "model_y": pref.MODELS[b], "x_wins": xw, "y_wins": yw, "ties": t, "n": n}
+            )
     return pd.DataFrame(rows)
 
 
@@ -46,8 +48,9 @@ def test_simulation_truth_is_a_decisive_model_not_the_tie_shrunk_half_win_fit():
 def test_judgements_needed_scale_as_one_over_gap_squared():
     res = {}
     for g in (0.4, 0.2):
-        sim = pref.simulate_active_sampling(np.exp([g, 0.0]), budget=800, repetitions=2000, checkpoint_every=5, batch=5,
-                                            seed=7, strategies=("uniform",))
+        sim = pref.simulate_active_sampling(
+            np.exp([g, 0.0]), budget=800, repetitions=2000, checkpoint_every=5, batch=5, seed=7, strategies=("uniform",)
+        )
         res[g] = float(sim.judgements_needed(0.9, n_boot=1).loc[0, "n_for_ranking"])
     assert 3.0 < res[0.2] / res[0.4] < 5.5
     t = pref.needed_by_gap(1000.0, 0.3, [0.3, 0.15, 0.0])
@@ -62,8 +65,17 @@ def _category_counts(heterogeneous: bool, n=40, cats=8, seed=0):
             for b in range(a + 1, 5):
                 p = (0.8 if c % 2 else 0.2) if heterogeneous and (a, b) == (3, 4) else 0.5
                 xw = int(rng.binomial(n, p))
-                rows.append({"category": f"c{c}", "model_x": pref.MODELS[a], "model_y": pref.MODELS[b],
-                             "x_wins": xw, "y_wins": n - xw, "ties": 0, "n": n})
+                rows.append(
+                    {
+                        "category": f"c{c}",
+                        "model_x": pref.MODELS[a],
+                        "model_y": pref.MODELS[b],
+                        "x_wins": xw,
+                        "y_wins": n - xw,
+                        "ties": 0,
+                        "n": n,
+                    }
+                )
     return pd.DataFrame(rows)
 
 
@@ -96,7 +108,9 @@ def test_holm_pair_tests_match_statsmodels():
     counts = _davidson_counts(n=60)
     pairs = pref.pair_table(counts)
     t = pref.holm_pair_tests(pairs)
-    p = [stats.binomtest(int(w), int(w + lo)).pvalue for w, lo in zip(pairs["higher_val_wins"], pairs["lower_val_wins"])]
+    p = [
+        stats.binomtest(int(w), int(w + lo)).pvalue for w, lo in zip(pairs["higher_val_wins"], pairs["lower_val_wins"])
+    ]
     assert np.allclose(t["p"], p)
     assert np.allclose(t["p_holm"], multipletests(p, method="holm")[1])
     assert t["significant_holm"].sum() <= t["significant_unadjusted"].sum()

@@ -4,12 +4,12 @@ A tie-credit sweep varies an analysis choice with the data fixed. The old summar
 most preferred: 6/6" as robustness; these tests show that the sweep agrees with itself even on pure
 noise, so the summary must carry a resampling check beside it.
 """
+
 import numpy as np
 import pandas as pd
 import pytest
 
-from compendium import preferences as pref
-from compendium import robustness as rob
+from compendium import preferences as pref, robustness as rob
 from compendium.workbank.common import CAPABILITY, DESIRE, OCC, TASK, USER
 
 
@@ -18,9 +18,17 @@ def _noise_counts(seed, n=300):
     rows = []
     for a in range(5):
         for b in range(a + 1, 5):
-            k = rng.multinomial(n, [0.41, 0.41, 0.18])     # five equally good models
-            rows.append({"model_x": pref.MODELS[a], "model_y": pref.MODELS[b], "x_wins": k[0], "y_wins": k[1],
-                         "ties": k[2], "n": n})
+            k = rng.multinomial(n, [0.41, 0.41, 0.18])  # five equally good models
+            rows.append(
+                {
+                    "model_x": pref.MODELS[a],
+                    "model_y": pref.MODELS[b],
+                    "x_wins": k[0],
+                    "y_wins": k[1],
+                    "ties": k[2],
+                    "n": n,
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -28,9 +36,9 @@ def _noise_counts(seed, n=300):
 def test_tie_credit_sweep_agrees_with_itself_on_pure_noise_but_a_resampling_check_does_not(seed):
     counts = _noise_counts(seed)
     bt = rob.bt_sweep(counts, [0, 0.25, 0.5, 0.75, 1])
-    assert bt["top_model"].nunique() == 1                   # "top model: 6/6 settings" on noise
+    assert bt["top_model"].nunique() == 1  # "top model: 6/6 settings" on noise
     chk = rob.bt_sampling_check(counts, None, n_boot=400, seed=1)
-    assert chk["p_same_ranking_judgements"] < 0.5           # ... which the bootstrap does not support
+    assert chk["p_same_ranking_judgements"] < 0.5  # ... which the bootstrap does not support
     assert 0 <= chk["p_c_beats_d_judgements"] <= 1
 
 
@@ -41,8 +49,17 @@ def test_bt_sampling_check_with_categories_reports_both_bootstraps():
         for a in range(5):
             for b in range(a + 1, 5):
                 k = rng.multinomial(20, [0.45, 0.4, 0.15])
-                rows.append({"category": f"c{c}", "model_x": pref.MODELS[a], "model_y": pref.MODELS[b],
-                             "x_wins": k[0], "y_wins": k[1], "ties": k[2], "n": 20})
+                rows.append(
+                    {
+                        "category": f"c{c}",
+                        "model_x": pref.MODELS[a],
+                        "model_y": pref.MODELS[b],
+                        "x_wins": k[0],
+                        "y_wins": k[1],
+                        "ties": k[2],
+                        "n": 20,
+                    }
+                )
     bc = pd.DataFrame(rows)
     pooled = bc.groupby(["model_x", "model_y"], as_index=False)[["x_wins", "y_wins", "ties", "n"]].sum()
     chk = rob.bt_sampling_check(pooled, bc, n_boot=300, seed=2)

@@ -4,6 +4,7 @@ Each test fails on the old behaviour: the raked share compared with the unweight
 "> 3" share (a tie artefact), zone totals bootstrapped as if tasks were independent, the tie-rule range
 taken over lopsided mixed rules, and percentile intervals drawn for groups of two workers.
 """
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -55,8 +56,15 @@ def test_permuted_template_weights_keep_the_template_distribution():
 
 
 def test_small_groups_get_no_bootstrap_interval():
-    d = pd.DataFrame({USER: ["a", "b", "c", "c"], OCC: ["o"] * 4, TASK: ["t1", "t1", "t1", "t2"],
-                      DESIRE: [5, 1, 4, 2], HAS: [1, 2, 3, 4]})
+    d = pd.DataFrame(
+        {
+            USER: ["a", "b", "c", "c"],
+            OCC: ["o"] * 4,
+            TASK: ["t1", "t1", "t1", "t2"],
+            DESIRE: [5, 1, 4, 2],
+            HAS: [1, 2, 3, 4],
+        }
+    )
     meta = pd.DataFrame({USER: ["a", "b", "c"], OCC: ["o"] * 3, "Age": [30, 40, 50], "Gender": ["F", "F", "M"]})
     g = demographics.demographic_groups(d, meta, variables=("Gender",), n_draws=100, seed=1).set_index("group")
     # a bootstrap over 2 people has only 3 possible means: no interval is better than a false one
@@ -66,10 +74,12 @@ def test_small_groups_get_no_bootstrap_interval():
 
 def _zone_data():
     """Three tasks: 1 expert; 2 experts on the same side; 2 experts straddling 3 (means 3.0)."""
-    des = pd.DataFrame({TASK: ["a"] * 4 + ["b"] * 4 + ["c"] * 4, OCC: "o",
-                        USER: [f"w{k}" for k in range(12)], DESIRE: [4] * 12})
-    exp = pd.DataFrame({TASK: ["a", "b", "b", "c", "c"], OCC: "o", USER: ["e1", "e1", "e2", "e1", "e2"],
-                        CAPABILITY: [2, 4, 5, 2, 4]})
+    des = pd.DataFrame(
+        {TASK: ["a"] * 4 + ["b"] * 4 + ["c"] * 4, OCC: "o", USER: [f"w{k}" for k in range(12)], DESIRE: [4] * 12}
+    )
+    exp = pd.DataFrame(
+        {TASK: ["a", "b", "b", "c", "c"], OCC: "o", USER: ["e1", "e1", "e2", "e1", "e2"], CAPABILITY: [2, 4, 5, 2, 4]}
+    )
     return des, exp
 
 
@@ -77,9 +87,9 @@ def test_zone_bootstrap_capability_side_is_degenerate_with_one_or_two_experts():
     des, exp = _zone_data()
     land = landscape.task_landscape(des, exp)
     pt, _ = landscape.zone_bootstrap(des, exp, land, 3.0, n_draws=4000, seed=2)
-    assert pt.loc["a", "p_capability_side"] == 1.0          # one expert: never varies
-    assert pt.loc["b", "p_capability_side"] == 1.0          # two experts on the same side: never varies
-    assert pt.loc["c", "p_capability_side"] == pytest.approx(0.75, abs=0.03)   # (2,4): 3 of 4 resamples >= 3
+    assert pt.loc["a", "p_capability_side"] == 1.0  # one expert: never varies
+    assert pt.loc["b", "p_capability_side"] == 1.0  # two experts on the same side: never varies
+    assert pt.loc["c", "p_capability_side"] == pytest.approx(0.75, abs=0.03)  # (2,4): 3 of 4 resamples >= 3
     assert (pt["p_desire_side"] == 1.0).all()
     br = landscape.zone_uncertainty_breakdown(pt, 0.95)
     assert br["experts_1"] == pytest.approx(100 / 3) and br["experts_2"] == pytest.approx(200 / 3)
@@ -99,12 +109,13 @@ def test_cluster_bootstrap_widens_zone_totals_when_raters_repeat_across_tasks():
     rng = np.random.default_rng(5)
     n = 200
     tasks = [f"t{k:03d}" for k in range(n)]
-    des = pd.DataFrame({TASK: np.repeat(tasks, 4), OCC: "o", USER: [f"w{k}" for k in range(4 * n)],
-                        DESIRE: rng.choice([2, 4], 4 * n)})
+    des = pd.DataFrame(
+        {TASK: np.repeat(tasks, 4), OCC: "o", USER: [f"w{k}" for k in range(4 * n)], DESIRE: rng.choice([2, 4], 4 * n)}
+    )
     lenient = {"e0": 4, "e1": 4, "e2": 2, "e3": 2}
     rows = []
     for k, t in enumerate(tasks):
-        for e in (["e0", "e2"] if k % 2 else ["e1", "e3"]):
+        for e in ["e0", "e2"] if k % 2 else ["e1", "e3"]:
             rows.append({TASK: t, OCC: "o", USER: e, CAPABILITY: lenient[e]})
     exp = pd.DataFrame(rows)
     land = landscape.task_landscape(des, exp)
@@ -116,12 +127,16 @@ def test_cluster_bootstrap_widens_zone_totals_when_raters_repeat_across_tasks():
 
 
 def test_same_rule_range_ignores_lopsided_mixed_rules():
-    grid = pd.DataFrame({"worker_rule": ["lowest", "lowest", "highest", "highest"],
-                         "expert_rule": ["lowest", "highest", "lowest", "highest"],
-                         "workers_more": [47.5, 27.4, 60.5, 39.1]})
+    grid = pd.DataFrame(
+        {
+            "worker_rule": ["lowest", "lowest", "highest", "highest"],
+            "expert_rule": ["lowest", "highest", "lowest", "highest"],
+            "workers_more": [47.5, 27.4, 60.5, 39.1],
+        }
+    )
     r = agency.same_rule_range(grid)
     assert (r["min"], r["max"], r["min_rule"], r["max_rule"]) == (39.1, 47.5, "highest", "lowest")
-    assert grid["workers_more"].min() < r["min"]          # the old range reached into the mixed cells
+    assert grid["workers_more"].min() < r["min"]  # the old range reached into the mixed cells
 
 
 def test_unconditional_icc_matches_anova_on_balanced_data_and_statsmodels():

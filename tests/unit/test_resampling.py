@@ -1,10 +1,15 @@
 """Seeded bootstrap helpers (compendium.stats.resampling) against theory and scipy.stats.bootstrap."""
+
 import numpy as np
 import pytest
 from scipy import stats
 
-from compendium.stats.resampling import (bootstrap_group_means, cluster_bootstrap_ratio, percentile_interval,
-                                         stratified_resample_sums)
+from compendium.stats.resampling import (
+    bootstrap_group_means,
+    cluster_bootstrap_ratio,
+    percentile_interval,
+    stratified_resample_sums,
+)
 
 
 def test_singleton_strata_never_vary_and_labels_sorted():

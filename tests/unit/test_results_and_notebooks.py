@@ -1,4 +1,5 @@
 """Artifacts are byte-stable: values.json, CSV tables, executed notebooks; the offline check finds CDN assets."""
+
 import json
 
 import nbformat
@@ -11,8 +12,9 @@ from compendium.notebooks import strip_timestamps
 
 
 def test_write_values_is_flat_sorted_and_rejects_other_types(tmp_path):
-    out = results.write_values("x", {"b": np.float64(1 / 3), "a": np.int64(2), "m": [[1, 2], [3, 4]],
-                                     "n": float("nan")}, root=tmp_path)
+    out = results.write_values(
+        "x", {"b": np.float64(1 / 3), "a": np.int64(2), "m": [[1, 2], [3, 4]], "n": float("nan")}, root=tmp_path
+    )
     text = out.read_text()
     assert list(json.loads(text)) == ["a", "b", "m", "n"]
     assert json.loads(text) == {"a": 2, "b": 0.333333333333, "m": [[1, 2], [3, 4]], "n": None}
@@ -56,7 +58,8 @@ def test_offline_check_flags_cdn_scripts_and_styles(tmp_path):
         '<script src="https://cdn.jsdelivr.net/npm/mathjax@3/es5/tex-chtml.js"></script>'
         '<link rel="stylesheet" href="//fonts.googleapis.com/css?family=Lato">'
         '<link rel="canonical" href="https://example.org/a.html">'
-        '<script src="_static/local.js"></script><a href="https://dvc.org">DVC</a>')
+        '<script src="_static/local.js"></script><a href="https://dvc.org">DVC</a>'
+    )
     hits = book.remote_assets(tmp_path)
     assert [h[1][:7] for h in hits] == ["<script", "<link r"]
     assert all("a.html" == h[0] for h in hits)
@@ -69,9 +72,11 @@ def test_strip_paths_makes_outputs_independent_of_the_checkout():
 
     nb = nbformat.v4.new_notebook()
     cell = nbformat.v4.new_code_cell("p")
-    cell.outputs = [nbformat.v4.new_output("execute_result", {"text/plain": "PosixPath('/x/repo/results/.staging/s/f.png')"}),
-                    nbformat.v4.new_output("stream", name="stdout", text="wrote /x/repo/results/.staging/s/t.csv\n"),
-                    nbformat.v4.new_output("display_data", {"image/png": "/x/repo/AAAA"})]
+    cell.outputs = [
+        nbformat.v4.new_output("execute_result", {"text/plain": "PosixPath('/x/repo/results/.staging/s/f.png')"}),
+        nbformat.v4.new_output("stream", name="stdout", text="wrote /x/repo/results/.staging/s/t.csv\n"),
+        nbformat.v4.new_output("display_data", {"image/png": "/x/repo/AAAA"}),
+    ]
     nb.cells = [cell]
     n = strip_paths(nb, {"/x/repo/": "", "/x/repo/results/.staging/s": "results/s"})
     assert n == 2

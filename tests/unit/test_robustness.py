@@ -1,5 +1,6 @@
 """Robustness sweeps (compendium.robustness) on hand-worked small cases, plus the paper's setting on the
 real data (each sweep must give back the published number at the published setting)."""
+
 import math
 
 import numpy as np
@@ -16,8 +17,8 @@ from compendium.preferences import MODELS
 
 def test_parse_grid_strings_numbers_and_lists():
     assert rob.parse_grid("2.5, 3,3.5", float) == (2.5, 3.0, 3.5)
-    assert rob.parse_grid("3,2.5,3.0", float) == (3.0, 2.5)          # duplicates dropped, order kept
-    assert rob.parse_grid(0.5, float) == (0.5,)                       # dvc -S key=0.5 arrives as a number
+    assert rob.parse_grid("3,2.5,3.0", float) == (3.0, 2.5)  # duplicates dropped, order kept
+    assert rob.parse_grid(0.5, float) == (0.5,)  # dvc -S key=0.5 arrives as a number
     assert rob.parse_grid(0, float) == (0.0,)
     assert rob.parse_grid([1, "2"], float) == (1.0, 2.0)
     assert rob.parse_grid("lowest,mean", str) == ("lowest", "mean")
@@ -40,10 +41,13 @@ def test_with_reference_adds_the_paper_setting_once():
 # WORKBank zones
 # ----------------------------------------------------------------------------------------------
 
+
 def small_landscape():
     #                          t1   t2   t3   t4   t5
-    return pd.DataFrame({"capability": [3.0, 3.5, 2.0, 2.9, 3.0],
-                         "desire": [3.0, 2.0, 4.0, 1.0, 3.2]}, index=[f"t{i}" for i in range(1, 6)])
+    return pd.DataFrame(
+        {"capability": [3.0, 3.5, 2.0, 2.9, 3.0], "desire": [3.0, 2.0, 4.0, 1.0, 3.2]},
+        index=[f"t{i}" for i in range(1, 6)],
+    )
 
 
 def test_zone_sweep_hand_worked():
@@ -66,9 +70,9 @@ def test_zone_sweep_strict_boundary_is_exact_for_float_means_and_sorted():
     z = rob.zone_sweep(land, [3.3, 2.0], ("gt", "ge"))
     assert list(z["cutoff"]) == [2.0, 2.0, 3.3, 3.3] and list(z["boundary"]) == ["gt", "ge", "gt", "ge"]
     at = z[z["cutoff"] == 3.3].set_index("boundary")
-    assert at.loc["ge", "green"] == 2                      # 3.3 >= 3.3 on both tasks
+    assert at.loc["ge", "green"] == 2  # 3.3 >= 3.3 on both tasks
     assert (at.loc["gt", "green"], at.loc["gt", "red"], at.loc["gt", "rnd"]) == (0, 1, 1)
-    assert not z["reference"].any()                        # 3.0 / ge is not in this grid
+    assert not z["reference"].any()  # 3.0 / ge is not in this grid
     with pytest.raises(ValueError, match="boundary"):
         rob.zone_sweep(land, [3.0], ("ge", "strict"))
     with pytest.raises(ValueError, match="column 'desire'"):
@@ -78,6 +82,7 @@ def test_zone_sweep_strict_boundary_is_exact_for_float_means_and_sorted():
 # ----------------------------------------------------------------------------------------------
 # WORKBank HAS tie rules
 # ----------------------------------------------------------------------------------------------
+
 
 def has_counts(rows, idx):
     return pd.DataFrame(rows, columns=[1, 2, 3, 4, 5], index=idx)
@@ -93,7 +98,11 @@ E = has_counts([[1, 0, 1, 0, 0], [0, 0, 0, 2, 0], [0, 1, 0, 0, 0]], ["a", "b", "
 def test_has_sweep_hand_worked():
     h = rob.has_sweep(W, E, ("lowest", "highest"), seed=1, n_random=10)
     assert list(zip(h["worker_rule"], h["expert_rule"])) == [
-        ("lowest", "lowest"), ("lowest", "highest"), ("highest", "lowest"), ("highest", "highest")]
+        ("lowest", "lowest"),
+        ("lowest", "highest"),
+        ("highest", "lowest"),
+        ("highest", "highest"),
+    ]
     g = h.set_index(["worker_rule", "expert_rule"])
     third = 100 / 3
     # lowest/lowest: a 2 > 1 (workers more), b 3 < 4, c 1 < 2 (experts more)
@@ -124,7 +133,7 @@ def test_has_sweep_mean_and_random_rules():
     assert rr["experts_more"] >= 100 / 3 - 1e-9
     again = rob.has_sweep(W, E, ("mean", "random"), seed=3, n_random=50).set_index(["worker_rule", "expert_rule"])
     assert again.equals(h)
-    assert not h["reference"].any()                        # 'lowest' is not in this grid
+    assert not h["reference"].any()  # 'lowest' is not in this grid
     with pytest.raises(ValueError, match="tie rule"):
         rob.has_sweep(W, E, ("lowest", "median"), seed=1)
 
@@ -133,12 +142,24 @@ def test_has_sweep_mean_and_random_rules():
 # PWB weights
 # ----------------------------------------------------------------------------------------------
 
-CONFIG = {"scoring": {
-    "weights": {"cognitive_forcing": 0.15, "complementarity": 0.15, "contrastive_explanation": 0.10,
-                "uncertainty_transparency": 0.0, "appropriate_reliance": 0.0},
-    "legacy_weights_v2_0": {"cognitive_forcing": 0.2, "complementarity": 0.1, "contrastive_explanation": 0.1,
-                            "uncertainty_transparency": 0.1, "appropriate_reliance": 0.05},
-}}
+CONFIG = {
+    "scoring": {
+        "weights": {
+            "cognitive_forcing": 0.15,
+            "complementarity": 0.15,
+            "contrastive_explanation": 0.10,
+            "uncertainty_transparency": 0.0,
+            "appropriate_reliance": 0.0,
+        },
+        "legacy_weights_v2_0": {
+            "cognitive_forcing": 0.2,
+            "complementarity": 0.1,
+            "contrastive_explanation": 0.1,
+            "uncertainty_transparency": 0.1,
+            "appropriate_reliance": 0.05,
+        },
+    }
+}
 
 
 def test_pwb_named_schemes_grids():
@@ -162,12 +183,12 @@ def test_random_schemes_dirichlet_mean_and_spread():
     s = rob.random_schemes(base, 20000, 19.0, seed=7)
     assert list(s)[:2] == ["random_0000", "random_0001"] and len(s) == 20000
     w = pd.DataFrame(s).T
-    assert list(w.columns) == ["a", "b", "d"]                            # zero-weight dimension left out
+    assert list(w.columns) == ["a", "b", "d"]  # zero-weight dimension left out
     assert np.allclose(w.sum(axis=1), 1.0)
     assert w.mean().to_numpy() == pytest.approx([0.3, 0.1, 0.6], abs=0.005)
     # Dirichlet variance p (1 - p) / (concentration + 1)
     assert w.var().to_numpy() == pytest.approx([0.3 * 0.7 / 20, 0.1 * 0.9 / 20, 0.6 * 0.4 / 20], rel=0.05)
-    assert rob.random_schemes(base, 3, 19.0, seed=7) == {k: s[k] for k in list(s)[:3]}   # seeded
+    assert rob.random_schemes(base, 3, 19.0, seed=7) == {k: s[k] for k in list(s)[:3]}  # seeded
     assert rob.random_schemes(base, 0, 19.0, seed=7) == {}
     with pytest.raises(ValueError, match="concentration"):
         rob.random_schemes(base, 5, 0.0, seed=1)
@@ -177,11 +198,17 @@ def test_random_schemes_dirichlet_mean_and_spread():
 
 def small_cells():
     rows = []
-    means = {("X", "baseline"): (1.0, 2.0), ("X", "with_system_prompt"): (3.0, 2.0),
-             ("Y", "baseline"): (0.0, 1.0), ("Y", "with_system_prompt"): (2.0, 2.5)}
+    means = {
+        ("X", "baseline"): (1.0, 2.0),
+        ("X", "with_system_prompt"): (3.0, 2.0),
+        ("Y", "baseline"): (0.0, 1.0),
+        ("Y", "with_system_prompt"): (2.0, 2.5),
+    }
     for (m, c), (d1, d2) in means.items():
-        rows += [{"model": m, "condition": c, "dimension": "d1", "n": 10, "score_sum": 10 * d1, "mean": d1},
-                 {"model": m, "condition": c, "dimension": "d2", "n": 10, "score_sum": 10 * d2, "mean": d2}]
+        rows += [
+            {"model": m, "condition": c, "dimension": "d1", "n": 10, "score_sum": 10 * d1, "mean": d1},
+            {"model": m, "condition": c, "dimension": "d2", "n": 10, "score_sum": 10 * d2, "mean": d2},
+        ]
     return pd.DataFrame(rows)
 
 
@@ -211,6 +238,7 @@ def test_pwb_sweep_hand_worked():
 # Bradley-Terry tie conventions
 # ----------------------------------------------------------------------------------------------
 
+
 def proportional_counts(ties: int = 0) -> pd.DataFrame:
     """Decisive wins proportional to strengths 1..5 (x wins = pi_x, y wins = pi_y): the BT MLE on the
     decisive judgements is exactly pi, i.e. (1, 2, 3, 4, 5) / 3 after rescaling to sum 5."""
@@ -219,20 +247,25 @@ def proportional_counts(ties: int = 0) -> pd.DataFrame:
     for a in range(5):
         for b in range(a + 1, 5):
             x, y = MODELS[a], MODELS[b]
-            rows.append({"model_x": x, "model_y": y, "x_wins": pi[x], "y_wins": pi[y], "ties": ties,
-                         "n": pi[x] + pi[y] + ties})
+            rows.append(
+                {"model_x": x, "model_y": y, "x_wins": pi[x], "y_wins": pi[y], "ties": ties, "n": pi[x] + pi[y] + ties}
+            )
     return pd.DataFrame(rows)
 
 
 def test_bt_sweep_ties_dropped_recovers_known_strengths():
     bt = rob.bt_sweep(proportional_counts(ties=4), (0.0, 0.5, 1.0), davidson=True)
-    assert list(bt["convention"]) == ["ties dropped (w = 0)", "half win each (w = 0.5, published)",
-                                      "full win each (w = 1)", "Davidson ties model"]
+    assert list(bt["convention"]) == [
+        "ties dropped (w = 0)",
+        "half win each (w = 0.5, published)",
+        "full win each (w = 1)",
+        "Davidson ties model",
+    ]
     dropped = bt.iloc[0]
     assert dropped[list(MODELS)].to_numpy(dtype=float) == pytest.approx(np.arange(1, 6) / 3, abs=1e-5)
     assert dropped["ranking"] == "Recipe D > Recipe C > Recipe B > Recipe A > Untrained"
     assert dropped["top_model"] == "recipe_d"
-    assert dropped["rho_val_pref_acc"] == pytest.approx(1.0)        # strength and val_pref_acc both rise A -> D
+    assert dropped["rho_val_pref_acc"] == pytest.approx(1.0)  # strength and val_pref_acc both rise A -> D
     assert dropped["log_c_over_d"] == pytest.approx(math.log(4 / 5), abs=1e-5)
     assert dropped["min_adjacent_log_gap"] == pytest.approx(math.log(5 / 4), abs=1e-5)
     # crediting ties to both sides pulls the strengths together, without reordering them
@@ -246,8 +279,9 @@ def test_bt_sweep_ties_dropped_recovers_known_strengths():
 
 def test_bt_sweep_matches_choix_on_the_same_win_matrix():
     import choix
+
     counts = proportional_counts(ties=4)
-    counts.loc[0, "ties"] = 11                                  # uneven ties so w matters per pair
+    counts.loc[0, "ties"] = 11  # uneven ties so w matters per pair
     counts["n"] = counts["x_wins"] + counts["y_wins"] + counts["ties"]
     bt = rob.bt_sweep(counts, (0.25, 1.0), davidson=False)
     for k, w in enumerate((0.25, 1.0)):
@@ -268,7 +302,7 @@ def test_bt_sweep_equal_strengths_and_bad_weight():
     bt = rob.bt_sweep(sym, (0.5,), davidson=False)
     assert bt.iloc[0][list(MODELS)].to_numpy(dtype=float) == pytest.approx(np.ones(5))
     assert " > " not in bt.iloc[0]["ranking"] and bt.iloc[0]["ranking"].count(" = ") == 4
-    assert math.isnan(bt.iloc[0]["rho_val_pref_acc"])           # tied strengths: the report's rho is undefined
+    assert math.isnan(bt.iloc[0]["rho_val_pref_acc"])  # tied strengths: the report's rho is undefined
     with pytest.raises(ValueError, match="tie weight"):
         rob.bt_sweep(sym, (-0.5,))
 
@@ -281,6 +315,7 @@ def test_ranking_string():
 # ----------------------------------------------------------------------------------------------
 # Summary rows
 # ----------------------------------------------------------------------------------------------
+
 
 def test_finding_row():
     r = rob.finding_row("k", "S", "f", [True, False, True], [1.0, -2.0, 3.0], "{:+.1f}", "grid", "margin", 1.0)
@@ -301,11 +336,19 @@ def test_figures_draw():
 
     z = rob.zone_sweep(small_landscape(), [2.5, 3.0], ("ge", "gt"))
     h = rob.has_sweep(W, E, ("lowest", "highest"), seed=1, n_random=5)
-    per, pwis = rob.pwb_sweep(small_cells(), {"default": {"d1": 1, "d2": 1}, "r": {"d1": 2, "d2": 1}},
-                              {"default": "default", "r": "random"}, top_k=1)
+    per, pwis = rob.pwb_sweep(
+        small_cells(),
+        {"default": {"d1": 1, "d2": 1}, "r": {"d1": 2, "d2": 1}},
+        {"default": "default", "r": "random"},
+        top_k=1,
+    )
     bt = rob.bt_sweep(proportional_counts(ties=4), (0.0, 0.5), davidson=True)
-    figs = [rob.plot_zone_sweep(z), rob.plot_has_sweep(h), rob.plot_pwb_sweep(per, pwis),
-            rob.plot_bt_sweep(bt, MODELS, {})]
+    figs = [
+        rob.plot_zone_sweep(z),
+        rob.plot_has_sweep(h),
+        rob.plot_pwb_sweep(per, pwis),
+        rob.plot_bt_sweep(bt, MODELS, {}),
+    ]
     # the zone sweep is faceted: one panel per boundary rule (ge, gt)
     assert [len(f.axes) for f in figs] == [2, 2, 2, 1]
     for f in figs:
@@ -316,6 +359,7 @@ def test_figures_draw():
 # The paper's setting on the real data gives back the published numbers
 # ----------------------------------------------------------------------------------------------
 
+
 def test_paper_settings_reproduce_published_values():
     import compendium.data as data
     from compendium.pwb import aggregates as agg
@@ -325,17 +369,19 @@ def test_paper_settings_reproduce_published_values():
     desires, experts = data.load_worker_desires(), data.load_expert_ratings()
     z = rob.zone_sweep(landscape.task_landscape(desires, experts), [3.0])
     ref = z[z["reference"]].iloc[0]
-    assert (ref["green"], ref["red"], ref["rnd"], ref["low"]) == (364, 267, 107, 106)   # wb.zones.*
-    h = rob.has_sweep(agency.has_counts(desires, TASK), agency.has_counts(experts, TASK), ("lowest",), seed=0, n_random=1)
-    assert h.iloc[0]["workers_more"] == pytest.approx(47.5, abs=0.05)                   # wb.has.workers_more
-    assert h.iloc[0]["diagonal"] == pytest.approx(26.9, abs=0.05)                       # wb.has.diagonal
+    assert (ref["green"], ref["red"], ref["rnd"], ref["low"]) == (364, 267, 107, 106)  # wb.zones.*
+    h = rob.has_sweep(
+        agency.has_counts(desires, TASK), agency.has_counts(experts, TASK), ("lowest",), seed=0, n_random=1
+    )
+    assert h.iloc[0]["workers_more"] == pytest.approx(47.5, abs=0.05)  # wb.has.workers_more
+    assert h.iloc[0]["diagonal"] == pytest.approx(26.9, abs=0.05)  # wb.has.diagonal
     bt = rob.bt_sweep(data.load_hitl_pair_counts(), (0.5,), davidson=False).iloc[0]
-    assert bt["recipe_c"] == pytest.approx(1.1728131357279115, abs=1e-6)               # hitl.bt.recipe_c
-    assert bt["recipe_a"] == pytest.approx(0.8623494595865299, abs=1e-6)               # hitl.bt.recipe_a
-    assert bt["rho_val_pref_acc"] == pytest.approx(0.8)                                 # hitl.spearman
+    assert bt["recipe_c"] == pytest.approx(1.1728131357279115, abs=1e-6)  # hitl.bt.recipe_c
+    assert bt["recipe_a"] == pytest.approx(0.8623494595865299, abs=1e-6)  # hitl.bt.recipe_a
+    assert bt["rho_val_pref_acc"] == pytest.approx(0.8)  # hitl.spearman
     cells = agg.reconstruct_cells(data.load_pwb_dimension_scores(), data.load_pwb_effect_sizes())
     schemes, fam = rob.pwb_named_schemes(data.load_pwb_config())
     per, _ = rob.pwb_sweep(cells, schemes, fam)
     d = per.set_index("scheme").loc["default"]
-    assert round(d["min_delta"], 1) == 24.1 and round(d["mean_delta"], 1) == 34.7     # Table 2 / pwb.delta.mean
-    assert d["top_model"] == "GLM 5.1"                                                   # Table 2
+    assert round(d["min_delta"], 1) == 24.1 and round(d["mean_delta"], 1) == 34.7  # Table 2 / pwb.delta.mean
+    assert d["top_model"] == "GLM 5.1"  # Table 2

@@ -1,13 +1,12 @@
 """The robustness chapter's findings table, values and prose numbers (compendium.robustness_summary)."""
+
 import re
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from compendium import paths
-from compendium import robustness as rob
-from compendium import robustness_summary as rs
+from compendium import paths, robustness as rob, robustness_summary as rs
 
 
 def test_holds_phrase_and_fmt_list():
@@ -59,16 +58,39 @@ def sweeps():
     zs = rob.zone_sampling_check(desires, experts, 3.0, 20, 1)
     bs = rob.bt_sampling_check(counts, data.load_hitl_pair_counts_by_category(), 20, 1)
     found = rs.findings(zones, has, untied, pwb, bt, zs, bs)
-    return dict(land=land, zones=zones, has=has, untied=untied, pwb=pwb, n_weights=len(schemes["default"]), bt=bt,
-                counts=counts, zs=zs, bs=bs, found=found, models=list(pref.MODELS))
+    return dict(
+        land=land,
+        zones=zones,
+        has=has,
+        untied=untied,
+        pwb=pwb,
+        n_weights=len(schemes["default"]),
+        bt=bt,
+        counts=counts,
+        zs=zs,
+        bs=bs,
+        found=found,
+        models=list(pref.MODELS),
+    )
 
 
 def test_findings_table_rows_and_verdicts(sweeps):
     f = sweeps["found"].set_index("key")
-    assert list(f.index) == ["wb_green_largest", "wb_red_gt_rnd", "wb_workers_more_same_rule",
-                             "wb_workers_more_any_rule", "pwb_all_gain", "pwb_top_glm", "pwb_top3",
-                             "pwb_all_gain_random", "pwb_top_glm_random", "pwb_top3_random", "bt_top_c",
-                             "bt_ranking", "bt_rho"]
+    assert list(f.index) == [
+        "wb_green_largest",
+        "wb_red_gt_rnd",
+        "wb_workers_more_same_rule",
+        "wb_workers_more_any_rule",
+        "pwb_all_gain",
+        "pwb_top_glm",
+        "pwb_top3",
+        "pwb_all_gain_random",
+        "pwb_top_glm_random",
+        "pwb_top3_random",
+        "bt_top_c",
+        "bt_ranking",
+        "bt_rho",
+    ]
     z = sweeps["zones"]
     g = f.loc["wb_green_largest"]
     assert (g["n_settings"], g["n_hold"]) == (len(z), int(z["green_largest"].sum()))
@@ -84,8 +106,7 @@ def test_findings_table_rows_and_verdicts(sweeps):
 
 def test_stage_values_keep_the_values_contract(sweeps):
     s = sweeps
-    v = rs.stage_values(s["zones"], s["has"], s["untied"], s["pwb"], s["bt"], s["found"], s["zs"], s["bs"],
-                        s["models"])
+    v = rs.stage_values(s["zones"], s["has"], s["untied"], s["pwb"], s["bt"], s["found"], s["zs"], s["bs"], s["models"])
     ref = s["zones"][s["zones"]["reference"]].iloc[0]
     assert v["rob.reference.zones.green"] == ref["green"] == 364
     assert v["rob.n_findings"] == 13 and v["rob.n_hold_all"] == int(s["found"]["holds_all"].sum())
@@ -101,9 +122,21 @@ def test_stage_values_keep_the_values_contract(sweeps):
 def test_summary_numbers_and_every_quoted_key(sweeps):
     s = sweeps
     params = {"has_random_draws": 5, "pwb_random_concentration": 40.0, "n_sampling": 20}
-    g = rs.summary(land=s["land"], zones=s["zones"], has=s["has"], untied=s["untied"], pwb=s["pwb"],
-                   n_weights=s["n_weights"], bt=s["bt"], counts=s["counts"], tie_weights=(0.0, 0.5, 1.0),
-                   found=s["found"], zs=s["zs"], bs=s["bs"], params=params)
+    g = rs.summary(
+        land=s["land"],
+        zones=s["zones"],
+        has=s["has"],
+        untied=s["untied"],
+        pwb=s["pwb"],
+        n_weights=s["n_weights"],
+        bt=s["bt"],
+        counts=s["counts"],
+        tie_weights=(0.0, 0.5, 1.0),
+        found=s["found"],
+        zs=s["zs"],
+        bs=s["bs"],
+        params=params,
+    )
     assert (g["rob_ref_green"], g["rob_ref_red"], g["rob_ref_rnd"], g["rob_ref_low"]) == (364, 267, 107, 106)
     assert g["rob_ge_gt_moved"] == g["rob_ref_green"] - g["rob_gt_green"] > 0
     assert (g["rob_cut_min"], g["rob_cut_max"], g["rob_zone_n"]) == (2.5, 3.5, 6)

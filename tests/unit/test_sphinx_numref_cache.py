@@ -1,4 +1,5 @@
 """compendium.sphinx_numref_cache: numbered references unpickle each target page once, and resolve as before."""
+
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,9 @@ def _build(tmp_path: Path, extensions: list[str]) -> tuple[str, int]:
     src.mkdir(parents=True)
     (src / "conf.py").write_text(f"extensions = {extensions!r}\nnumfig = True\n")
     (src / "index.rst").write_text("Index\n=====\n\n.. toctree::\n\n   a\n   b\n")
-    (src / "a.rst").write_text("A\n=\n\n.. _tbl-x:\n\n.. table:: A table\n\n   ===  ===\n   x    y\n   ===  ===\n   1    2\n   ===  ===\n")
+    (src / "a.rst").write_text(
+        "A\n=\n\n.. _tbl-x:\n\n.. table:: A table\n\n   ===  ===\n   x    y\n   ===  ===\n   1    2\n   ===  ===\n"
+    )
     (src / "b.rst").write_text("B\n=\n\n" + "".join(f"See :numref:`tbl-x` ({k}).\n\n" for k in range(20)))
     calls = []
     real = BuildEnvironment.get_doctree
@@ -25,8 +28,16 @@ def _build(tmp_path: Path, extensions: list[str]) -> tuple[str, int]:
 
     BuildEnvironment.get_doctree = counting
     try:
-        app = Sphinx(str(src), str(src), str(tmp_path / "out"), str(tmp_path / "doctrees"), "html",
-                     status=None, warning=None, freshenv=True)
+        app = Sphinx(
+            str(src),
+            str(src),
+            str(tmp_path / "out"),
+            str(tmp_path / "doctrees"),
+            "html",
+            status=None,
+            warning=None,
+            freshenv=True,
+        )
         app.build()
     finally:
         BuildEnvironment.get_doctree = real

@@ -1,5 +1,6 @@
 """dvc.yaml lists, for each stage, exactly the package code its notebook imports (followed through the
 package): editing one study's subpackage re-runs that study's stages and what reads them, nothing else."""
+
 import ast
 
 import yaml
@@ -15,8 +16,9 @@ def _dvc_code_deps(stage: str) -> list[str]:
 
 def test_every_stage_lists_the_modules_its_notebook_imports():
     wanted = deps.stage_dep_paths()
-    wrong = {st: {"dvc.yaml": _dvc_code_deps(st), "imports": wanted[st]} for st in STAGES
-             if _dvc_code_deps(st) != wanted[st]}
+    wrong = {
+        st: {"dvc.yaml": _dvc_code_deps(st), "imports": wanted[st]} for st in STAGES if _dvc_code_deps(st) != wanted[st]
+    }
     assert wrong == {}, "update dvc.yaml (python -m compendium.deps prints the lists)"
 
 
@@ -28,23 +30,40 @@ def test_one_study_does_not_depend_on_another():
 
 
 def test_relative_and_absolute_imports_are_resolved():
-    tree = ast.parse("from . import paths\nfrom .stats import pairwise\nimport compendium.results\n"
-                     "from compendium.workbank import landscape\nimport numpy\n")
+    tree = ast.parse(
+        "from . import paths\nfrom .stats import pairwise\nimport compendium.results\n"
+        "from compendium.workbank import landscape\nimport numpy\n"
+    )
     found = deps._imports(tree, "compendium.claims", is_package=False)
-    assert {"compendium.paths", "compendium.stats", "compendium.stats.pairwise", "compendium.results",
-            "compendium.workbank", "compendium.workbank.landscape"} <= found
+    assert {
+        "compendium.paths",
+        "compendium.stats",
+        "compendium.stats.pairwise",
+        "compendium.results",
+        "compendium.workbank",
+        "compendium.workbank.landscape",
+    } <= found
     assert not any(m.startswith("numpy") for m in found)
 
 
 def test_closure_follows_package_imports():
     mods = deps.closure({"compendium.stage"})
-    assert {"compendium.stage", "compendium.paths", "compendium.params", "compendium.notebooks",
-            "compendium.metrics"} <= mods
+    assert {
+        "compendium.stage",
+        "compendium.paths",
+        "compendium.params",
+        "compendium.notebooks",
+        "compendium.metrics",
+    } <= mods
 
 
 def test_rewrite_replaces_only_the_package_deps():
-    text = ("stages:\n  a:\n    cmd: x\n    deps:\n      - notebooks/a.md\n      - src/compendium/old.py\n"
-            "      - data.txt\n    outs:\n      - results/a\n")
+    text = (
+        "stages:\n  a:\n    cmd: x\n    deps:\n      - notebooks/a.md\n      - src/compendium/old.py\n"
+        "      - data.txt\n    outs:\n      - results/a\n"
+    )
     new = deps.rewrite_dvc_yaml(text, {"a": ["src/compendium/x.py", "src/compendium/y"]})
-    assert new == ("stages:\n  a:\n    cmd: x\n    deps:\n      - notebooks/a.md\n      - src/compendium/x.py\n"
-                   "      - src/compendium/y\n      - data.txt\n    outs:\n      - results/a\n")
+    assert new == (
+        "stages:\n  a:\n    cmd: x\n    deps:\n      - notebooks/a.md\n      - src/compendium/x.py\n"
+        "      - src/compendium/y\n      - data.txt\n    outs:\n      - results/a\n"
+    )

@@ -1,4 +1,5 @@
 """Raking (compendium.stats.weighting) against hand-worked cases and an independent table-level IPF."""
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -65,8 +66,10 @@ def test_three_margins_match_independent_table_ipf():
     targets = [np.array([0.45, 0.55]), np.array([0.6, 0.3, 0.1]), np.array([0.2, 0.8])]
     res = rake(cats, {c: dict(zip(levels[k], targets[k])) for k, c in enumerate(["s", "r", "e"])})
     fit = _table_ipf(counts, targets)
-    expected = {tuple(levels[k][idx[k]] for k in range(3)): fit[idx] * counts.sum() / counts[idx]
-                for idx in np.ndindex(counts.shape)}
+    expected = {
+        tuple(levels[k][idx[k]] for k in range(3)): fit[idx] * counts.sum() / counts[idx]
+        for idx in np.ndindex(counts.shape)
+    }
     got = [expected[tuple(r)] for r in cats.itertuples(index=False)]
     np.testing.assert_allclose(res.weights, got, rtol=1e-7)
     m = weighted_margins(cats, res.weights)

@@ -1,4 +1,5 @@
 """Human Agency Scale: tie rules, matrix, occupation JSD and the H5 sets, on hand-made data."""
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -13,13 +14,17 @@ def counts(rows):
 
 
 def test_tie_rules_hand_checked():
-    c = counts([[1, 1, 0, 0, 0],    # tie H1/H2, mean 1.5
-                [0, 0, 2, 0, 2],    # tie H3/H5, mean 4
-                [0, 3, 1, 0, 0],    # clear H2, mean 2.25
-                [1, 0, 0, 0, 1]])   # tie H1/H5, mean 3
+    c = counts(
+        [
+            [1, 1, 0, 0, 0],  # tie H1/H2, mean 1.5
+            [0, 0, 2, 0, 2],  # tie H3/H5, mean 4
+            [0, 3, 1, 0, 0],  # clear H2, mean 2.25
+            [1, 0, 0, 0, 1],
+        ]
+    )  # tie H1/H5, mean 3
     assert list(agency.dominant_level(c, "lowest")) == [1, 3, 2, 1]
     assert list(agency.dominant_level(c, "highest")) == [2, 5, 2, 5]
-    assert list(agency.dominant_level(c, "mean")) == [2, 4, 2, 3]   # 1.5 rounds half up
+    assert list(agency.dominant_level(c, "mean")) == [2, 4, 2, 3]  # 1.5 rounds half up
     r = agency.dominant_level(c, "random", seed=1)
     assert r.iloc[0] in (1, 2) and r.iloc[1] in (3, 5) and r.iloc[2] == 2 and r.iloc[3] in (1, 5)
     assert r.equals(agency.dominant_level(c, "random", seed=1))
@@ -55,7 +60,7 @@ def test_occupation_levels_and_jsd_against_scipy():
     e = ratings([("a", "O1", 1), ("b", "O1", 1), ("c", "O2", 3), ("c", "O2", 3)], "e")
     occ = agency.occupation_levels(w, e).set_index("occupation")
     assert occ.loc["O1", "worker_level"] == 2 and occ.loc["O1", "expert_level"] == 1
-    assert occ.loc["O2", "worker_level"] == 4          # tie H4/H5 -> lowest
+    assert occ.loc["O2", "worker_level"] == 4  # tie H4/H5 -> lowest
     p, q = np.array([1, 2, 0, 0, 0]) / 3, np.array([1, 0, 0, 0, 0.0])
     assert occ.loc["O1", "jsd"] == pytest.approx(jensenshannon(p, q, base=2))
     # hand: JS distance of disjoint distributions is 1 in base 2
@@ -86,6 +91,6 @@ def test_tie_sensitivity_grid_contains_the_plain_comparison():
     ref = agency.agency_comparison(agency.dominant_level(wc), agency.dominant_level(ec))
     assert low["workers_more"] == pytest.approx(ref["workers_more"])
     hl = grid[(grid.worker_rule == "highest") & (grid.expert_rule == "lowest")].iloc[0]
-    assert hl["workers_more"] == pytest.approx(75.0)   # t0: 2>1, t1: 2>1, t2: 4 vs 4, t3: 4>2
-    ut = agency.untied_only(wc, ec)                     # only t3 is untied on both sides
+    assert hl["workers_more"] == pytest.approx(75.0)  # t0: 2>1, t1: 2>1, t2: 4 vs 4, t3: 4>2
+    ut = agency.untied_only(wc, ec)  # only t3 is untied on both sides
     assert ut["n_tasks"] == 1 and ut["workers_more"] == 100.0

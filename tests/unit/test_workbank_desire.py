@@ -1,4 +1,5 @@
 """Automation desire (compendium.workbank.desire) on small hand-checked frames."""
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -17,21 +18,31 @@ def frame(rows):
 
 
 def test_task_means_group_by_text_and_strict_vs_inclusive():
-    df = frame([("t1", "o", 3, 1, 1), ("t1", "o", 3, 1, 1),      # mean exactly 3
-                ("t2", "o", 4, 2, 2), ("t2", "o", 3, 2, 2),      # 3.5
-                ("t3", "p", 1, 3, 3), ("t3", "p", 2, 3, 3), ("t3", "p", 3, 3, 3),  # 2.0
-                ("t4", "p", 5, 4, 4)])                            # 5
+    df = frame(
+        [
+            ("t1", "o", 3, 1, 1),
+            ("t1", "o", 3, 1, 1),  # mean exactly 3
+            ("t2", "o", 4, 2, 2),
+            ("t2", "o", 3, 2, 2),  # 3.5
+            ("t3", "p", 1, 3, 3),
+            ("t3", "p", 2, 3, 3),
+            ("t3", "p", 3, 3, 3),  # 2.0
+            ("t4", "p", 5, 4, 4),
+        ]
+    )  # 5
     t = desire.task_desire(df)
     assert t.loc["t2", "desire"] == 3.5 and t.loc["t3", "n_ratings"] == 3
     sh = desire.desire_shares(t["desire"], 3.0)
-    assert sh["share_gt_cutoff"] == 50.0     # t2, t4 (3.0 is not > 3)
-    assert sh["share_ge_cutoff"] == 75.0     # t1 counts when inclusive
+    assert sh["share_gt_cutoff"] == 50.0  # t2, t4 (3.0 is not > 3)
+    assert sh["share_ge_cutoff"] == 75.0  # t1 counts when inclusive
     assert sh["share_ge4"] == 25.0 and sh["share_le2"] == 25.0
 
 
 def test_ranked_tasks_breaks_ties_by_text():
-    t = pd.DataFrame({"occupation": ["o"] * 3, "n_ratings": [3, 3, 3], "desire": [4.0, 4.0, 2.0]},
-                     index=pd.Index(["b", "a", "c"], name=TASK))
+    t = pd.DataFrame(
+        {"occupation": ["o"] * 3, "n_ratings": [3, 3, 3], "desire": [4.0, 4.0, 2.0]},
+        index=pd.Index(["b", "a", "c"], name=TASK),
+    )
     top = desire.ranked_tasks(t, 2)
     assert list(top.columns) == ["rank", "task", "occupation", "mean_desire", "n_ratings"]
     assert list(top["task"]) == ["a", "b"]
@@ -40,7 +51,7 @@ def test_ranked_tasks_breaks_ties_by_text():
 
 def test_reasons_use_responses_with_rating_at_least_3():
     df = frame([("t", "o", 3, 1, 1), ("t", "o", 4, 1, 1), ("t", "o", 2, 1, 1), ("t", "o", 5, 1, 1)])
-    df[DESIRE_REASONS["free_time"]] = [True, True, True, False]   # the rating-2 row must not count
+    df[DESIRE_REASONS["free_time"]] = [True, True, True, False]  # the rating-2 row must not count
     df[DESIRE_REASONS["stress"]] = [False, False, False, True]
     n, tab = desire.desire_reasons(df)
     tab = tab.set_index("reason")
@@ -50,12 +61,23 @@ def test_reasons_use_responses_with_rating_at_least_3():
 
 
 def test_sectors_from_soc_code_and_bls_major_groups():
-    meta = pd.DataFrame({OCC: ["Data Scientists", "Data Scientists", "Actors"],
-                         "O*NET-SOC Code": ["15-2051.00", "15-2051.00", "27-2011.00"]})
-    bls = pd.DataFrame({"OCC_CODE": ["15-0000", "27-0000", "15-2051"],
-                        "OCC_TITLE": ["Computer and Mathematical Occupations",
-                                      "Arts, Design, Entertainment, Sports, and Media Occupations", "Data Scientists"],
-                        "O_GROUP": ["major", "major", "detailed"]})
+    meta = pd.DataFrame(
+        {
+            OCC: ["Data Scientists", "Data Scientists", "Actors"],
+            "O*NET-SOC Code": ["15-2051.00", "15-2051.00", "27-2011.00"],
+        }
+    )
+    bls = pd.DataFrame(
+        {
+            "OCC_CODE": ["15-0000", "27-0000", "15-2051"],
+            "OCC_TITLE": [
+                "Computer and Mathematical Occupations",
+                "Arts, Design, Entertainment, Sports, and Media Occupations",
+                "Data Scientists",
+            ],
+            "O_GROUP": ["major", "major", "detailed"],
+        }
+    )
     s = desire.occupation_sectors(meta, bls)
     assert s.loc["Actors", "sector"] == "Arts, Design, Entertainment, Sports, and Media"
     assert s.loc["Data Scientists", "sector_code"] == "15"

@@ -1,4 +1,5 @@
 """The four zones, sector shares, cut-off sweep and bootstrap zone stability, on hand-made data."""
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -8,18 +9,29 @@ from compendium.workbank.common import CAPABILITY, DESIRE, OCC, TASK, USER
 
 
 def data():
-    w = pd.DataFrame({TASK: ["a", "a", "b", "b", "c", "c", "d", "d"], OCC: ["o"] * 4 + ["p"] * 4,
-                      USER: list("wxwxyzyz"), DESIRE: [3, 3, 2, 3, 4, 4, 1, 2]})
-    e = pd.DataFrame({TASK: ["a", "a", "b", "b", "c", "d", "d", "z"], OCC: ["o"] * 4 + ["p"] * 4,
-                      USER: ["E1", "E2", "E1", "E2", "E1", "E1", "E2", "E1"],
-                      CAPABILITY: [3, 3, 4, 5, 2, 1, 2, 5]})
+    w = pd.DataFrame(
+        {
+            TASK: ["a", "a", "b", "b", "c", "c", "d", "d"],
+            OCC: ["o"] * 4 + ["p"] * 4,
+            USER: list("wxwxyzyz"),
+            DESIRE: [3, 3, 2, 3, 4, 4, 1, 2],
+        }
+    )
+    e = pd.DataFrame(
+        {
+            TASK: ["a", "a", "b", "b", "c", "d", "d", "z"],
+            OCC: ["o"] * 4 + ["p"] * 4,
+            USER: ["E1", "E2", "E1", "E2", "E1", "E1", "E2", "E1"],
+            CAPABILITY: [3, 3, 4, 5, 2, 1, 2, 5],
+        }
+    )
     return w, e
 
 
 def test_landscape_inner_join_and_inclusive_zones():
     w, e = data()
     land = landscape.task_landscape(w, e)
-    assert list(land.index) == ["a", "b", "c", "d"]          # 'z' has no worker ratings
+    assert list(land.index) == ["a", "b", "c", "d"]  # 'z' has no worker ratings
     z = landscape.assign_zones(land["capability"], land["desire"], 3.0)
     # a: (3, 3) -> green (3.0 counts as high); b: (4.5, 2.5) red; c: (2, 4) rnd; d: (1.5, 1.5) low
     assert list(z) == ["green", "red", "rnd", "low"]
@@ -42,7 +54,7 @@ def test_cutoff_sweep_counts():
     w, e = data()
     land = landscape.task_landscape(w, e)
     sw = landscape.cutoff_sweep(land, [1.0, 3.0, 5.0]).set_index("cutoff")
-    assert sw.loc[1.0, "green"] == 4                       # everything is high at 1
+    assert sw.loc[1.0, "green"] == 4  # everything is high at 1
     assert sw.loc[5.0, "low"] == 4
     assert sw.loc[3.0, "share_desire_gt"] == 25.0 and sw.loc[3.0, "share_desire_ge"] == 50.0
 

@@ -1,5 +1,6 @@
 """compendium.workbank.register: every register table builder against an independent computation (a hand
 case, or the authors' loop / a pandas computation written differently), and every register cell id produced."""
+
 import math
 
 import krippendorff
@@ -31,6 +32,7 @@ CHAR = list(TASK_CHARACTERISTICS.values())
 
 # ------------------------------------------------------------------------------------ fixtures
 
+
 def synthetic(seed=0, n_occ=4, tasks_per_occ=5, workers_per_occ=6, n_experts=5):
     """Worker desires, metadata and expert ratings with every column the builders read."""
     rng = np.random.default_rng(seed)
@@ -42,14 +44,27 @@ def synthetic(seed=0, n_occ=4, tasks_per_occ=5, workers_per_occ=6, n_experts=5):
             uid = f"w{o}-{w}"
             m_rows.append({USER: uid, OCC: occ})
             for t in rng.choice(tasks, size=3, replace=False):
-                r = {USER: uid, OCC: occ, TASK: t, DESIRE: int(rng.integers(1, 6)), HAS: int(rng.integers(1, 6)),
-                     JOB_SECURITY: int(rng.integers(1, 6)), ENJOYMENT: int(rng.integers(1, 6))}
+                r = {
+                    USER: uid,
+                    OCC: occ,
+                    TASK: t,
+                    DESIRE: int(rng.integers(1, 6)),
+                    HAS: int(rng.integers(1, 6)),
+                    JOB_SECURITY: int(rng.integers(1, 6)),
+                    ENJOYMENT: int(rng.integers(1, 6)),
+                }
                 r.update({c: int(rng.integers(1, 6)) for c in CHAR})
                 r.update({c: bool(rng.random() < 0.5) and r[DESIRE] >= 3 for c in DESIRE_REASONS.values()})
                 d_rows.append(r)
         for t in tasks:
             for x in rng.choice(n_experts, size=int(rng.integers(2, 4)), replace=False):
-                r = {USER: f"e{x}", OCC: occ, TASK: t, CAPABILITY: int(rng.integers(1, 6)), HAS: int(rng.integers(1, 6))}
+                r = {
+                    USER: f"e{x}",
+                    OCC: occ,
+                    TASK: t,
+                    CAPABILITY: int(rng.integers(1, 6)),
+                    HAS: int(rng.integers(1, 6)),
+                }
                 r.update({c: int(rng.integers(1, 6)) for c in CHAR})
                 e_rows.append(r)
     return pd.DataFrame(d_rows), pd.DataFrame(m_rows), pd.DataFrame(e_rows)
@@ -57,9 +72,16 @@ def synthetic(seed=0, n_occ=4, tasks_per_occ=5, workers_per_occ=6, n_experts=5):
 
 @pytest.fixture(scope="module")
 def real():
-    return {"d": data.load_worker_desires(), "m": data.load_worker_metadata(), "e": data.load_expert_ratings(),
-            "t": data.load_task_metadata(), "w": data.load_bls_wages(), "u": data.load_claude_usage(),
-            "yc": data.load_yc_company_mappings(), "p": data.load_arxiv_paper_mappings()}
+    return {
+        "d": data.load_worker_desires(),
+        "m": data.load_worker_metadata(),
+        "e": data.load_expert_ratings(),
+        "t": data.load_task_metadata(),
+        "w": data.load_bls_wages(),
+        "u": data.load_claude_usage(),
+        "yc": data.load_yc_company_mappings(),
+        "p": data.load_arxiv_paper_mappings(),
+    }
 
 
 @pytest.fixture(scope="module")
@@ -69,9 +91,15 @@ def reg_out(real):
 
 # ------------------------------------------------------------------------------------- helpers
 
+
 def test_cell_ids_patterns_existing_and_blank():
-    t = {"rows": ["a", "b"], "cols": ["x", "y"], "id_pattern": "wb.t.{row}.{col}",
-         "existing_ids": {"a.x": "wb.old"}, "blank_cells": ["b.y"]}
+    t = {
+        "rows": ["a", "b"],
+        "cols": ["x", "y"],
+        "id_pattern": "wb.t.{row}.{col}",
+        "existing_ids": {"a.x": "wb.old"},
+        "blank_cells": ["b.y"],
+    }
     assert R.cell_ids(t) == {("a", "x"): "wb.old", ("a", "y"): "wb.t.a.y", ("b", "x"): "wb.t.b.x"}
     whole = {"rows": ["h1"], "cols": ["h1", "h2"], "id_pattern": "(whole)", "existing_ids": {"*": "wb.m"}}
     assert set(R.cell_ids(whole).values()) == {"wb.m"}
@@ -86,6 +114,7 @@ def test_label_matching_normalises_quotes_case_and_final_period():
 
 # --------------------------------------------------------------------------------------- table 1
 
+
 def test_table1_matches_statsmodels_formula():
     """Our design matrix + MixedLM against the authors' route: make_safe names, a patsy formula, smf.mixedlm."""
     rng = np.random.default_rng(3)
@@ -98,12 +127,19 @@ def test_table1_matches_statsmodels_formula():
     rows = []
     for i in range(n_workers):
         for t in rng.choice(n_tasks, 4, replace=False):
-            rows.append({USER: f"u{i}", OCC: "Occ", TASK: f"t{t}",
-                         DESIRE: float(np.clip(np.round(3 + task_eff[t] + rng.normal(0, 1)), 1, 5))})
+            rows.append(
+                {
+                    USER: f"u{i}",
+                    OCC: "Occ",
+                    TASK: f"t{t}",
+                    DESIRE: float(np.clip(np.round(3 + task_eff[t] + rng.normal(0, 1)), 1, 5)),
+                }
+            )
     des = pd.DataFrame(rows)
 
     def safe(s):
-        return (s.strip().replace(" ", "_").replace("-", "_").replace("(", "").replace(")", "").replace("*", "").lower())
+        return s.strip().replace(" ", "_").replace("-", "_").replace("(", "").replace(")", "").replace("*", "").lower()
+
     df = des.merge(meta, on=[USER, OCC]).rename(columns=lambda c: safe(c))
     covs = [safe(c) for c in MIXED_MODEL_COVARIATES]
     res = smf.mixedlm("automation_desire_rating ~ " + " + ".join(covs), df, groups=df["task"]).fit(method="bfgs")
@@ -126,13 +162,18 @@ def test_table1_rounding_boundary_cells(reg_out):
     """The four Table 1 cells that differ from the print sit within 2.5e-5 of a 3-decimal rounding boundary:
     an optimiser difference of 1e-5 (the authors' L-BFGS stopped at a singular covariance) tips them."""
     v, _ = reg_out
-    for cid in ["wb.table1.political_republican.z", "wb.table1.usage_idea_generation_weekly.z",
-                "wb.table1.ai_tedious_somewhat_disagree.z", "wb.table1.ai_tedious_somewhat_disagree.ci_high"]:
+    for cid in [
+        "wb.table1.political_republican.z",
+        "wb.table1.usage_idea_generation_weekly.z",
+        "wb.table1.ai_tedious_somewhat_disagree.z",
+        "wb.table1.ai_tedious_somewhat_disagree.ci_high",
+    ]:
         x = v[cid] * 1000
         assert abs(x - math.floor(x) - 0.5) < 0.025, (cid, v[cid])
 
 
 # ---------------------------------------------------------------------------------- tables 2-5
+
 
 def test_table2_counts_by_hand():
     meta = pd.DataFrame({USER: ["a", "b", "c", "d"], OCC: ["Editors", "Editors", "Lawyers", "Editors"]})
@@ -194,10 +235,11 @@ def test_table5_hand_case():
     occ = R.occupation_has(d, m, e)
     js2 = 0.5 * math.log2(1 / 0.75) + 0.5 * (0.5 * math.log2(0.5 / 0.75) + 0.5 * math.log2(0.5 / 0.25))
     assert occ.loc["O", "jsd"] == pytest.approx(math.sqrt(js2))
-    assert (occ.loc["O", "worker_level"], occ.loc["O", "expert_level"]) == (2, 2)   # tie H2/H4 -> lowest
+    assert (occ.loc["O", "worker_level"], occ.loc["O", "expert_level"]) == (2, 2)  # tie H2/H4 -> lowest
 
 
 # ------------------------------------------------------------------------------------- figures
+
 
 def test_fig4b_crosstab():
     d, _, _ = synthetic(4)
@@ -208,8 +250,10 @@ def test_fig4b_crosstab():
 
 
 def test_fig5a_hand_case():
-    land = pd.DataFrame({"occupation": ["A", "A", "A", "B"], "zone": ["green", "green", "low", "red"]},
-                        index=pd.Index(["t1", "t2", "t3", "t4"], name=TASK))
+    land = pd.DataFrame(
+        {"occupation": ["A", "A", "A", "B"], "zone": ["green", "green", "low", "red"]},
+        index=pd.Index(["t1", "t2", "t3", "t4"], name=TASK),
+    )
     sectors = pd.DataFrame({"sector": ["Computer and Mathematical", "Management"]}, index=["A", "B"])
     f = R.fig5a_frame(land, sectors)
     assert f.loc["computer_math", "green"] == pytest.approx(200 / 3)
@@ -224,10 +268,17 @@ def test_zones_frame_hand_case():
 
 def test_mapping_frames_hand_case():
     land = pd.DataFrame({"zone": ["green", "green", "red", "low"]}, index=["t1", "t2", "t3", "t4"])
-    yc = pd.DataFrame({"task": ["t1", "t1", "t3", "tx"], "occupation": ["A", "B", "C", "D"],
-                       "company_count": [2, 1, 5, 9], "company": ["X; Y", "Y", "Z;X", "Q"]})
-    papers = pd.DataFrame({"task": ["t2", "t4"], "occupation": ["A", "D"], "paper_count": [3, 4],
-                           "paper_ids": ["1, 2,3", "3"]})
+    yc = pd.DataFrame(
+        {
+            "task": ["t1", "t1", "t3", "tx"],
+            "occupation": ["A", "B", "C", "D"],
+            "company_count": [2, 1, 5, 9],
+            "company": ["X; Y", "Y", "Z;X", "Q"],
+        }
+    )
+    papers = pd.DataFrame(
+        {"task": ["t2", "t4"], "occupation": ["A", "D"], "paper_count": [3, 4], "paper_ids": ["1, 2,3", "3"]}
+    )
     f5b, f5c, nbu, tot = R.mapping_frames(land, yc, papers)
     assert f5c.loc["low", "mappings"] == 4 and f5c.loc["low", "per_task"] == 4
     # green: t1 twice (2 + 1) over 2 tasks; the row for an unknown task (tx) is ignored
@@ -242,8 +293,13 @@ def test_mapping_frames_hand_case():
 
 def test_fig7_loop():
     e = pd.DataFrame({TASK: ["a", "a", "b", "c"], HAS: [1, 3, 4, 5]})
-    t = pd.DataFrame({TASK: ["a", "b", "c"], WAGE: [100.0, 50.0, np.nan],
-                      SKILL: ["['S1', 'S2']", "['S2']", "['S1', 'Working with Computers']"]})
+    t = pd.DataFrame(
+        {
+            TASK: ["a", "b", "c"],
+            WAGE: [100.0, 50.0, np.nan],
+            SKILL: ["['S1', 'S2']", "['S2']", "['S1', 'Working with Computers']"],
+        }
+    )
     f = R.fig7_frame(e, t, {"s1": "S1", "s2": "S2"})
     # S1: HAS (2 + 5) / 2 = 3.5, wage 100; S2: HAS (2 + 4) / 2 = 3, wage 75
     assert f.loc["s1"].tolist() == [1, 1] and f.loc["s2"].tolist() == [2, 2]
@@ -283,12 +339,19 @@ def test_nb_has_avg_and_h5_groupby():
 
 # ---------------------------------------------------------------------------------- alpha, SD
 
+
 def test_alpha_authors_keeps_repeated_rows():
     """The paper's alpha keeps the repeated row; the variant drops it; both against the krippendorff package
     on matrices written by hand (slots x tasks)."""
-    e = pd.DataFrame({USER: ["u1", "u2", "u1", "u1", "u2", "u3", "u3"], TASK: ["A", "A", "B", "A", "B", "C", "C"],
-                      CAPABILITY: [1, 2, 3, 1, 3, 4, 4], HAS: [1, 2, 3, 1, 3, 4, 4]})
-    e = e.iloc[[0, 1, 2, 4, 3, 5, 6]]                   # rows: A u1, A u2, B u1, B u2, A u1 (repeat), C, C
+    e = pd.DataFrame(
+        {
+            USER: ["u1", "u2", "u1", "u1", "u2", "u3", "u3"],
+            TASK: ["A", "A", "B", "A", "B", "C", "C"],
+            CAPABILITY: [1, 2, 3, 1, 3, 4, 4],
+            HAS: [1, 2, 3, 1, 3, 4, 4],
+        }
+    )
+    e = e.iloc[[0, 1, 2, 4, 3, 5, 6]]  # rows: A u1, A u2, B u1, B u2, A u1 (repeat), C, C
     e.loc[e.index[-1], USER] = "u4"
     with_rep = np.array([[1, 3, 4], [2, 3, 4], [1, np.nan, np.nan]], dtype=float)
     without = np.array([[1, 3, 4], [2, 3, 4]], dtype=float)
@@ -299,7 +362,8 @@ def test_alpha_authors_keeps_repeated_rows():
     v = R.alpha_values(pd.concat([d, d.assign(**{TASK: "B"})]), e)
     assert v["wb.alpha.expert_capability"] == pytest.approx(a_auth)
     assert v["wb.alpha.expert_capability.variant.dedup_rows"] == pytest.approx(
-        krippendorff.alpha(reliability_data=without, level_of_measurement="ordinal", value_domain=[1, 2, 3, 4, 5]))
+        krippendorff.alpha(reliability_data=without, level_of_measurement="ordinal", value_domain=[1, 2, 3, 4, 5])
+    )
     assert v["wb.alpha.expert_capability"] != pytest.approx(v["wb.alpha.expert_capability.variant.dedup_rows"])
 
 
@@ -319,6 +383,7 @@ def test_expert_sd_population_vs_sample():
 
 
 # -------------------------------------------------------------------------------- whole register
+
 
 def test_every_register_cell_is_produced(reg_out):
     values, missing = reg_out
@@ -340,25 +405,31 @@ def test_every_register_cell_is_produced(reg_out):
 def test_external_files_absent_give_null_with_reason(real):
     values, missing = R.register_values(real["d"], real["m"], real["e"], real["t"], real["w"])
     assert values["wb.fig5b.green.per_task"] is None and "company_to_workflow" in missing["wb.fig5b.green.per_task"]
-    assert values["wb.nb_claude.web_administrators.pct"] is None and "usage_from_anthropic" in missing[
-        "wb.nb_claude.web_administrators.pct"]
+    assert (
+        values["wb.nb_claude.web_administrators.pct"] is None
+        and "usage_from_anthropic" in missing["wb.nb_claude.web_administrators.pct"]
+    )
     assert values["wb.zones.green"] == 364
 
 
 def test_text_claims_on_real_data(reg_out, real):
     """Independent recomputations (plain pandas / scipy) of text claims on the release."""
     from scipy import stats
+
     v, _ = reg_out
     d, e, t, p = real["d"], real["e"], real["t"], real["p"]
     assert v["wb.counts.experts"] == len(set(e[USER]))
     assert v["wb.counts.onet_tasks"] == t.shape[0] and v["wb.counts.onet_occupations"] == len(set(t[OCC]))
     assert v["wb.counts.min_experts_per_task"] == min(len(set(g[USER])) for _, g in e.groupby(TASK))
     r = stats.spearmanr(d[DESIRE], d[ENJOYMENT])
-    assert v["wb.rho.resp_desire_enjoyment"] == pytest.approx(r[0]) and v["wb.rho.resp_desire_enjoyment_p"] == pytest.approx(r[1])
+    assert v["wb.rho.resp_desire_enjoyment"] == pytest.approx(r[0]) and v[
+        "wb.rho.resp_desire_enjoyment_p"
+    ] == pytest.approx(r[1])
     assert v["wb.papers.top_task_1"] == max(p["paper_count"])
     assert v["wb.design.followup_threshold"] == 3 and v["wb.design.likert_points"] == 5
-    assert v["wb.has.occ_worker_levels"] == [round(x * 104 / 100) for x in
-                                             [v[f"wb.fig6b.h{k}.pct"] for k in range(1, 6)]]
+    assert v["wb.has.occ_worker_levels"] == [
+        round(x * 104 / 100) for x in [v[f"wb.fig6b.h{k}.pct"] for k in range(1, 6)]
+    ]
     # a sector share: task means over the sector's responses, strictly above 3
     arts = v["wb.sector.arts_share_gt3"]
     assert 0 < arts < 100
@@ -375,10 +446,14 @@ def test_printed_slips_evidence(reg_out):
     """Where the print and the data disagree by a slip of the print, the printed token is a truncation or
     a one-digit change of the computed value (evidence for published/notes/workbank.yaml)."""
     from compendium.workbank.desire import format_p_truncated
+
     v, _ = reg_out
     # p-value bounds: the paper truncates the mantissa, so the exact p exceeds the printed bound
-    for cid, printed in [("wb.rho.capability_desire_p_bound", "p<1e-6"), ("wb.rho.desire_jobsecurity_p_bound", "p<5e-11"),
-                         ("wb.rho.desire_enjoyment_p_bound", "p<3e-17")]:
+    for cid, printed in [
+        ("wb.rho.capability_desire_p_bound", "p<1e-6"),
+        ("wb.rho.desire_jobsecurity_p_bound", "p<5e-11"),
+        ("wb.rho.desire_enjoyment_p_bound", "p<3e-17"),
+    ]:
         assert format_p_truncated(v[cid]) == printed
         assert v[cid] > float(printed[2:])
     # Fig 5b Red Light: 117.6367 truncated is 117.63, rounded 117.64; the other bars are rounded (Low 118.8679 -> 118.87)

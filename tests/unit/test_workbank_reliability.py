@@ -1,4 +1,5 @@
 """Krippendorff's alpha wrapper (hand-computed ordinal case) and the mixed model (ANOVA estimator)."""
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -21,7 +22,7 @@ def test_ordinal_alpha_hand_computed():
 def test_alpha_perfect_agreement_missing_cells_and_duplicates():
     df = long(["u1", "u1", "u2", "u2", "u3", "u4", "u4"], ["a", "b", "a", "c", "b", "a", "c"], [1, 1, 4, 4, 2, 5, 5])
     assert reliability.krippendorff_alpha_ordinal(df, DESIRE) == pytest.approx(1.0)
-    dup = pd.concat([df, df.iloc[[0]]])          # an exact repeat counts once
+    dup = pd.concat([df, df.iloc[[0]]])  # an exact repeat counts once
     assert reliability.krippendorff_alpha_ordinal(dup, DESIRE) == pytest.approx(1.0)
     conflict = pd.concat([df, long(["u1"], ["a"], [3])])
     with pytest.raises(ValueError, match="two different values"):
@@ -43,18 +44,22 @@ def test_mixed_model_balanced_one_way_equals_anova_estimator():
     assert summ["sigma_e2"] == pytest.approx(msw, rel=1e-4)
     assert summ["sigma_u2"] == pytest.approx((msb - msw) / n, rel=1e-3)
     assert summ["icc"] == pytest.approx(summ["sigma_u2"] / (summ["sigma_u2"] + summ["sigma_e2"]))
-    assert coefs.loc[0, "term"] == "Intercept" and coefs.loc[0, "coef"] == pytest.approx(data["desire"].mean(), rel=1e-6)
+    assert coefs.loc[0, "term"] == "Intercept" and coefs.loc[0, "coef"] == pytest.approx(
+        data["desire"].mean(), rel=1e-6
+    )
 
 
 def test_mixed_model_data_and_design_matrix():
-    desires = pd.DataFrame({USER: ["w1", "w1", "w2", "w3"], OCC: ["o", "o", "o", "o"], TASK: ["a", "b", "a", "b"],
-                            DESIRE: [3, 4, 2, 5]})
-    meta = pd.DataFrame({USER: ["w1", "w2", "w3"], OCC: ["o", "o", "o"], "Age": [30, 40, 50],
-                         "Gender": ["Male", "Female", None]})
+    desires = pd.DataFrame(
+        {USER: ["w1", "w1", "w2", "w3"], OCC: ["o", "o", "o", "o"], TASK: ["a", "b", "a", "b"], DESIRE: [3, 4, 2, 5]}
+    )
+    meta = pd.DataFrame(
+        {USER: ["w1", "w2", "w3"], OCC: ["o", "o", "o"], "Age": [30, 40, 50], "Gender": ["Male", "Female", None]}
+    )
     d = reliability.mixed_model_data(desires, meta, covariates=("Gender", "Age"))
-    assert len(d) == 3                                     # w3's row has a missing covariate
+    assert len(d) == 3  # w3's row has a missing covariate
     X = reliability.design_matrix(d, covariates=("Gender", "Age"))
-    assert list(X.columns) == ["Intercept", "Gender[T.Male]", "Age"]   # reference = first level sorted
+    assert list(X.columns) == ["Intercept", "Gender[T.Male]", "Age"]  # reference = first level sorted
     assert X["Gender[T.Male]"].tolist() == [1.0, 1.0, 0.0]
     with pytest.raises(ValueError, match="missing column"):
         reliability.mixed_model_data(desires, meta, covariates=("Income",))
@@ -66,11 +71,12 @@ def test_mixed_model_data_counts_what_it_leaves_out():
 
     from compendium.workbank import reliability as rel
     from compendium.workbank.common import DESIRE, OCC, TASK, USER
+
     cov = ["Age", "Gender"]
-    desires = pd.DataFrame({USER: ["u1", "u2", "u3", "u4"], OCC: ["o"] * 4, TASK: ["t1", "t1", "t2", "t2"],
-                            DESIRE: [1, 2, 3, 4]})
-    meta = pd.DataFrame({USER: ["u1", "u2", "u3"], OCC: ["o"] * 3, "Age": [30, np.nan, 50],
-                         "Gender": ["F", "M", "F"]})
+    desires = pd.DataFrame(
+        {USER: ["u1", "u2", "u3", "u4"], OCC: ["o"] * 4, TASK: ["t1", "t1", "t2", "t2"], DESIRE: [1, 2, 3, 4]}
+    )
+    meta = pd.DataFrame({USER: ["u1", "u2", "u3"], OCC: ["o"] * 3, "Age": [30, np.nan, 50], "Gender": ["F", "M", "F"]})
     m = rel.mixed_model_data(desires, meta, covariates=cov)
     assert len(m) == 2
     assert m.attrs == {"n_responses": 4, "n_unmatched": 1, "n_dropped_missing": 1}

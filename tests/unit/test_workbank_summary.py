@@ -1,4 +1,5 @@
 """The WORKBank chapter's prose numbers (compendium.workbank.summary) and its Spearman statistics (pingouin)."""
+
 import math
 import re
 
@@ -8,8 +9,7 @@ import pytest
 from scipy import stats
 
 from compendium import paths
-from compendium.workbank import desire
-from compendium.workbank import summary as S
+from compendium.workbank import desire, summary as S
 from compendium.workbank.common import DESIRE, TASK, USER
 
 # ------------------------------------------------------------------------------ Spearman via pingouin
@@ -30,6 +30,7 @@ def test_spearman_ci_matches_scipy_and_a_hand_fisher_z_interval():
     assert r["ci_high"] == pytest.approx(math.tanh(z + half), abs=1e-12)
     # unrounded: pingouin.corr itself prints the interval to 2 decimals only
     import pingouin
+
     lo2, hi2 = pingouin.corr(x, y, method="spearman")["CI95"].iloc[0]
     assert (round(r["ci_low"], 2), round(r["ci_high"], 2)) == (lo2, hi2)
     assert r["ci_low"] != round(r["ci_low"], 2)
@@ -39,7 +40,7 @@ def test_spearman_ci_matches_scipy_and_a_hand_fisher_z_interval():
 def test_spearman_ci_hand_case_ties_and_missing_pairs():
     x = [1, 2, 3, 4, 5, np.nan]
     y = [2, 1, 4, 3, 5, 9]
-    r = desire.spearman_ci(x, y)          # the pair with a missing x is dropped
+    r = desire.spearman_ci(x, y)  # the pair with a missing x is dropped
     assert r["n"] == 5
     # ranks 1..5 against 2,1,4,3,5: d^2 = 1+1+1+1+0 = 4, rho = 1 - 6*4/(5*24) = 0.8
     assert r["rho"] == pytest.approx(0.8)
@@ -72,31 +73,59 @@ class Values(dict):
 
 def _inputs():
     rep, err = "Reasons for Automation Desire - Repetitive", "Reasons for Automation Desire - Human Error"
-    desires = pd.DataFrame({TASK: ["a", "a", "a", "b", "b", "c"], USER: [1, 2, 2, 1, 3, 4],
-                            DESIRE: [4, 3, 2, 5, 3, 1],
-                            rep: [1, 0, 1, 1, 0, 0], err: [1, 1, 0, 1, 0, 1]})
+    desires = pd.DataFrame(
+        {
+            TASK: ["a", "a", "a", "b", "b", "c"],
+            USER: [1, 2, 2, 1, 3, 4],
+            DESIRE: [4, 3, 2, 5, 3, 1],
+            rep: [1, 0, 1, 1, 0, 0],
+            err: [1, 1, 0, 1, 0, 1],
+        }
+    )
     experts = pd.DataFrame({TASK: ["a", "a", "a", "b", "c", "c"], USER: [10, 10, 11, 10, 12, 13]})
-    experts = pd.concat([experts, experts.iloc[[0]]])           # a repeated row counts once
+    experts = pd.concat([experts, experts.iloc[[0]]])  # a repeated row counts once
     tasks = pd.DataFrame({"desire": [3.0, 4.0, 1.0, 3.0]})
     tables = {
         "sample_vs_bls_sectors": pd.DataFrame({"sector": list("pqrstu")}),
-        "has_tie_rules": pd.DataFrame({"worker_rule": ["lowest", "lowest", "highest", "mean"],
-                                       "expert_rule": ["lowest", "highest", "highest", "mean"],
-                                       "workers_more": [40.0, 20.0, 30.0, 10.0],
-                                       "experts_more": [10.0, 50.0, 35.0, 5.0]}),
-        "cutoff_sweep": pd.DataFrame({"cutoff": [2.5, 3.0, 3.5], "green": [500, 364, 100],
-                                      "share_desire_gt": [70.0, 46.1, 20.0]}),
-        "sample_vs_bls_demographics": pd.DataFrame({
-            "variable": ["race", "race", "age_band", "hispanic"],
-            "category": ["white", "black", "16 to 19 years", "hispanic"],
-            "bls_pct": [76.0, 13.0, 3.5, 19.0], "sample_pct": [70.0, 16.0, 6.0, 8.0]}),
-        "demographic_groups": pd.DataFrame({
-            "variable": ["LLM Familiarity", "LLM Familiarity", "Political Affiliation"],
-            "group": [S.LLM_REGULAR, S.LLM_HEARD, "Green Party"], "mean_desire": [3.4, 2.9, 3.0],
-            "n_workers": [900, 100, 2]}),
+        "has_tie_rules": pd.DataFrame(
+            {
+                "worker_rule": ["lowest", "lowest", "highest", "mean"],
+                "expert_rule": ["lowest", "highest", "highest", "mean"],
+                "workers_more": [40.0, 20.0, 30.0, 10.0],
+                "experts_more": [10.0, 50.0, 35.0, 5.0],
+            }
+        ),
+        "cutoff_sweep": pd.DataFrame(
+            {"cutoff": [2.5, 3.0, 3.5], "green": [500, 364, 100], "share_desire_gt": [70.0, 46.1, 20.0]}
+        ),
+        "sample_vs_bls_demographics": pd.DataFrame(
+            {
+                "variable": ["race", "race", "age_band", "hispanic"],
+                "category": ["white", "black", "16 to 19 years", "hispanic"],
+                "bls_pct": [76.0, 13.0, 3.5, 19.0],
+                "sample_pct": [70.0, 16.0, 6.0, 8.0],
+            }
+        ),
+        "demographic_groups": pd.DataFrame(
+            {
+                "variable": ["LLM Familiarity", "LLM Familiarity", "Political Affiliation"],
+                "group": [S.LLM_REGULAR, S.LLM_HEARD, "Green Party"],
+                "mean_desire": [3.4, 2.9, 3.0],
+                "n_workers": [900, 100, 2],
+            }
+        ),
     }
-    params = dict(cutoff=3.0, has_tie_rule="lowest", n_boot=2000, stable_level=0.95, n_tie_draws=200,
-                  n_boot_groups=1000, sweep_min=2.5, sweep_max=3.5, mixed_method="bfgs")
+    params = dict(
+        cutoff=3.0,
+        has_tie_rule="lowest",
+        n_boot=2000,
+        stable_level=0.95,
+        n_tie_draws=200,
+        n_boot_groups=1000,
+        sweep_min=2.5,
+        sweep_max=3.5,
+        mixed_method="bfgs",
+    )
     published = {"claims": [{"id": "wb.has.workers_more", "published": 47.5}]}
     return desires, experts, tasks, tables, params, published
 
@@ -106,8 +135,17 @@ def test_summary_derives_the_prose_phrases_by_hand():
     v = Values()
     reg_summary = pd.DataFrame({"table": ["t1", "t2"], "cells": [10, 5], "null": [0, 2]})
     reg_values = {"wb.counts.expert_sd_max": 1.0, "wb.counts.expert_sd_max.variant.sample_sd": 1.41, "x": 1}
-    g = S.summary(v, tables, desires=desires, experts=experts, tasks=tasks, params=params,
-                  register_values=reg_values, register_summary=reg_summary, published=published)
+    g = S.summary(
+        v,
+        tables,
+        desires=desires,
+        experts=experts,
+        tasks=tasks,
+        params=params,
+        register_values=reg_values,
+        register_summary=reg_summary,
+        published=published,
+    )
     # desire >= 3 responses: rows 0, 1, 3, 4; the two flags agree on rows 0, 3, 4
     assert g["wb_rep_err_agree"] == pytest.approx(75.0)
     assert g["wb_n_at_three"] == 2
@@ -115,7 +153,7 @@ def test_summary_derives_the_prose_phrases_by_hand():
     # distinct experts per task: a 2, b 1, c 2 (the repeated row is one expert); workers per task: a 2, b 2, c 1
     assert (g["wb_ept_min"], g["wb_ept_max"], g["wb_ept_median"]) == (1, 2, 2.0)
     assert (g["wb_wpt_min"], g["wb_wpt_max"]) == (1, 2)
-    assert g["wb_expert_max_tasks"] == 2                   # expert 10 rates a and b
+    assert g["wb_expert_max_tasks"] == 2  # expert 10 rates a and b
     # symmetric rules: lowest/lowest (40 > 10), highest/highest (30 < 35), mean/mean (10 > 5)
     assert (g["wb_n_sym"], g["wb_n_sym_more"]) == (3, 2)
     assert g["wb_sectors_missing"] == 6 - v["wb.external.sectors_in_sample"]
@@ -130,15 +168,29 @@ def test_summary_derives_the_prose_phrases_by_hand():
     assert g["wb_null_spread"] == pytest.approx(100 * v["wb.raking.null_spread"])
     # without the register, its keys are left out
     g2 = S.summary(v, tables, desires=desires, experts=experts, tasks=tasks, params=params, published=published)
-    assert "wb_reg_cells" not in g2 and set(g) - set(g2) == {"wb_reg_cells", "wb_reg_tables", "wb_reg_null",
-                                                             "wb_reg_keys", "wb_sd_pop", "wb_sd_sample"}
+    assert "wb_reg_cells" not in g2 and set(g) - set(g2) == {
+        "wb_reg_cells",
+        "wb_reg_tables",
+        "wb_reg_null",
+        "wb_reg_keys",
+        "wb_sd_pop",
+        "wb_sd_sample",
+    }
 
 
 def test_every_number_the_chapter_quotes_comes_from_the_summary():
     desires, experts, tasks, tables, params, published = _inputs()
-    g = S.summary(Values(), tables, desires=desires, experts=experts, tasks=tasks, params=params,
-                  register_values={"wb.counts.expert_sd_max": 1, "wb.counts.expert_sd_max.variant.sample_sd": 1},
-                  register_summary=pd.DataFrame({"cells": [1], "null": [0]}), published=published)
+    g = S.summary(
+        Values(),
+        tables,
+        desires=desires,
+        experts=experts,
+        tasks=tasks,
+        params=params,
+        register_values={"wb.counts.expert_sd_max": 1, "wb.counts.expert_sd_max.variant.sample_sd": 1},
+        register_summary=pd.DataFrame({"cells": [1], "null": [0]}),
+        published=published,
+    )
     text = (paths.ROOT / "notebooks" / "20_workbank.md").read_text()
     quoted = set(re.findall(r"\{glue:(?:text|md)\}`([A-Za-z0-9_]+)", text))
     assert quoted and quoted <= set(g), sorted(quoted - set(g))
@@ -157,16 +209,35 @@ def test_display_tables_choose_and_name_columns():
     alpha = S.display_table("wb_tbl_alpha", {}, v)
     assert list(alpha.columns) == ["ratings", *S.FORMATS["wb_tbl_alpha"]]
     assert alpha["ratings"].tolist()[0] == "expert capability"
-    dens = {"yc_density": pd.DataFrame({"join": ["task", "task_occupation"], "zone": ["green", "green"],
-                                        "n_tasks": [3, 3], "n_mapped": [1, 1], "total": [9, 12],
-                                        "density": [3.0, 4.0], "share_of_total": [50.0, 60.0]})}
+    dens = {
+        "yc_density": pd.DataFrame(
+            {
+                "join": ["task", "task_occupation"],
+                "zone": ["green", "green"],
+                "n_tasks": [3, 3],
+                "n_mapped": [1, 1],
+                "total": [9, 12],
+                "density": [3.0, 4.0],
+                "share_of_total": [50.0, 60.0],
+            }
+        )
+    }
     dens["arxiv_density"] = dens["yc_density"].assign(total=[1, 2])
     d = S.display_table("wb_tbl_density", dens, {})
     assert d["source"].tolist() == ["YC companies", "arXiv papers"] and d["total"].tolist() == [9, 1]
-    corr = pd.DataFrame({"pair": ["x"], "rho": [0.1], "p": [0.2], "n_tasks": [5], "paper_style_bound": ["p<2e-1"],
-                         "ci_low": [0.0], "ci_high": [0.2]})
+    corr = pd.DataFrame(
+        {
+            "pair": ["x"],
+            "rho": [0.1],
+            "p": [0.2],
+            "n_tasks": [5],
+            "paper_style_bound": ["p<2e-1"],
+            "ci_low": [0.0],
+            "ci_high": [0.2],
+        }
+    )
     assert list(S.display_table("wb_tbl_corr", {"correlations": corr}, {}).columns)[-2:] == ["p", "paper_style_bound"]
-    for name in S.FORMATS:                    # every formatted table is one display_table builds
+    for name in S.FORMATS:  # every formatted table is one display_table builds
         try:
             S.display_table(name, {}, v)
         except KeyError as e:

@@ -5,6 +5,7 @@ Every ``load_*`` function returns the file as pandas reads it (the file's own co
 checking its sha256 and validating columns, dtypes, ranges and keys. Pass ``root=`` to read another
 copy of ``data/`` (``verify=False`` skips the checksum, for deliberately altered test copies).
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -18,7 +19,9 @@ from .load import load_table, validate, verify_file
 def _loader(name: str):
     def load(root: Path | None = None, verify: bool = True):
         return load_table(name, root=root, verify=verify)
+
     from .schema import ALL_TABLES
+
     spec = ALL_TABLES[name]
     load.__name__ = f"load_{name}"
     load.__qualname__ = load.__name__
@@ -90,6 +93,7 @@ def load_pwb_system_prompt(root: Path | None = None) -> str:
 def load_hitl_comment_themes(root: Path | None = None) -> dict:
     """``data/hitl/comment_themes_llm.json``: the 8 LLM-clustered comment themes (+ n_comments, model)."""
     import json
+
     path = verify_file("hitl/comment_themes_llm.json", root)
     obj = json.loads(path.read_text())
     for k in ("themes", "n_comments"):
@@ -103,4 +107,10 @@ def load_hitl_comment_themes(root: Path | None = None) -> dict:
 
 
 __all__ = [n for n in dir() if n.startswith("load_")] + [
-    "ChecksumError", "DataError", "DataValidationError", "MissingDataError", "validate", "verify_file"]
+    "ChecksumError",
+    "DataError",
+    "DataValidationError",
+    "MissingDataError",
+    "validate",
+    "verify_file",
+]

@@ -11,6 +11,7 @@ Afterwards review the diff, run ``python -m compendium.data.manifest --write`` a
 Offline (as on the build machine) it fails in well under the timeout: the data then come from the
 DVC remote bundled with the repository (``dvc pull``).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -56,8 +57,7 @@ def _download(dataset: str, revision: str, dest: Path) -> str:
     info = HfApi(endpoint=hub_endpoint()).dataset_info(spec["hf_id"], revision=revision)
     sha = info.sha
     if "hf_files" in spec or "hf_dirs" in spec:
-        snap = Path(snapshot_download(spec["hf_id"], repo_type="dataset", revision=sha,
-                                      local_dir=dest / "_snapshot"))
+        snap = Path(snapshot_download(spec["hf_id"], repo_type="dataset", revision=sha, local_dir=dest / "_snapshot"))
         for src, target in spec.get("hf_files", {}).items():
             found = list(snap.rglob(src))
             if not found:
@@ -71,6 +71,7 @@ def _download(dataset: str, revision: str, dest: Path) -> str:
         shutil.rmtree(snap)
     for config, target in spec.get("hf_configs", {}).items():
         import datasets as hfds
+
         ds = hfds.load_dataset(spec["hf_id"], config, revision=sha, split="train")
         (dest / target).parent.mkdir(parents=True, exist_ok=True)
         ds.to_parquet(str(dest / target))
@@ -81,6 +82,7 @@ def _validate_downloaded(dataset: str, staged: Path) -> None:
     """Parse and validate every known table the download brought (checksums are re-recorded later)."""
     from .load import load_table
     from .schema import ALL_TABLES
+
     for name, spec in ALL_TABLES.items():
         if spec.relpath.startswith(dataset + "/") and (staged / spec.relpath).exists():
             load_table(name, root=staged, verify=False)
@@ -106,15 +108,23 @@ def _within(deadline: float, fn, *args):
     t.start()
     t.join(deadline)
     if t.is_alive():
-        raise HubUnreachable(f"the download did not finish within the {deadline:g} s deadline "
-                             f"({hub_endpoint()} accepted the connection but did not deliver)")
+        raise HubUnreachable(
+            f"the download did not finish within the {deadline:g} s deadline "
+            f"({hub_endpoint()} accepted the connection but did not deliver)"
+        )
     if "error" in box:
         raise box["error"]
     return box["value"]
 
 
-def acquire(dataset: str, revision: str = "main", timeout: float = 5.0, data_root: Path | None = None,
-            downloader=_download, deadline: float = 900.0) -> str:
+def acquire(
+    dataset: str,
+    revision: str = "main",
+    timeout: float = 5.0,
+    data_root: Path | None = None,
+    downloader=_download,
+    deadline: float = 900.0,
+) -> str:
     """Refresh ``data/<dataset>`` from the hub; return the resolved revision. Changes nothing on failure.
 
     ``timeout`` bounds the first connection; ``deadline`` bounds the whole download (seconds)."""
@@ -136,8 +146,13 @@ def acquire(dataset: str, revision: str = "main", timeout: float = 5.0, data_roo
             (data_root / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(f, data_root / rel)
             moved.append(rel.as_posix())
-    record = {"dataset": dataset, "hf_id": DATASETS[dataset]["hf_id"], "requested_revision": revision,
-              "resolved_revision": sha, "files": moved}
+    record = {
+        "dataset": dataset,
+        "hf_id": DATASETS[dataset]["hf_id"],
+        "requested_revision": revision,
+        "resolved_revision": sha,
+        "files": moved,
+    }
     (data_root / dataset).mkdir(parents=True, exist_ok=True)
     (data_root / dataset / "ACQUIRED.json").write_text(json.dumps(record, indent=1) + "\n")
     return sha
@@ -148,17 +163,26 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("dataset", choices=sorted(DATASETS))
     ap.add_argument("--revision", default="main", help="hub branch, tag or commit (default: main)")
     ap.add_argument("--timeout", type=float, default=5.0, help="seconds to wait for the hub (default 5)")
-    ap.add_argument("--deadline", type=float, default=900.0,
-                    help="seconds the whole download may take before it is abandoned (default 900)")
+    ap.add_argument(
+        "--deadline",
+        type=float,
+        default=900.0,
+        help="seconds the whole download may take before it is abandoned (default 900)",
+    )
     args = ap.parse_args(argv)
     try:
         sha = acquire(args.dataset, args.revision, args.timeout, deadline=args.deadline)
     except HubUnreachable as exc:
-        print(f"error: {exc}.\nNothing in data/ was changed. Offline, restore the bundled copy with "
-              "`dvc pull data.dvc` (the DVC remote ships with the repository).", file=sys.stderr)
+        print(
+            f"error: {exc}.\nNothing in data/ was changed. Offline, restore the bundled copy with "
+            "`dvc pull data.dvc` (the DVC remote ships with the repository).",
+            file=sys.stderr,
+        )
         return 2
-    print(f"{args.dataset}: refreshed from {DATASETS[args.dataset]['hf_id']} at revision {sha}.\n"
-          "Next: review `git diff`/`dvc diff`, then `python -m compendium.data.manifest --write` and `dvc add data`.")
+    print(
+        f"{args.dataset}: refreshed from {DATASETS[args.dataset]['hf_id']} at revision {sha}.\n"
+        "Next: review `git diff`/`dvc diff`, then `python -m compendium.data.manifest --write` and `dvc add data`."
+    )
     return 0
 
 

@@ -2,6 +2,7 @@
 
 Used by the Data chapter, the datasheet (``data/README.md``) and :mod:`compendium.data.acquire`.
 """
+
 from __future__ import annotations
 
 DATASETS: dict[str, dict] = {
@@ -11,7 +12,7 @@ DATASETS: dict[str, dict] = {
         "hf_id": "SALT-NLP/WORKBank",
         "code": "GitHub SALT-NLP/workbank @ 6845ff5 (external_data/ -> data/workbank/external/)",
         "licence": "none declared by the authors (task statements and skills derive from O*NET 29.2, CC BY 4.0; "
-                   "BLS tables are U.S. public domain)",
+        "BLS tables are U.S. public domain)",
         # HF file name -> path under data/
         "hf_files": {
             "domain_worker_desires.csv": "workbank/domain_worker_desires.csv",
@@ -28,11 +29,11 @@ DATASETS: dict[str, dict] = {
         "hf_id": "angelo-leone/pro-worker-ai-benchmark",
         "code": "GitHub angelo-leone/pro-worker-benchmark @ b8628f5",
         "licence": "conflicting: README says code MIT, data CC BY 4.0; COPYRIGHT says CC BY-NC-SA 4.0 "
-                   "(both recorded; treat as the stricter CC BY-NC-SA 4.0 until the author resolves it)",
+        "(both recorded; treat as the stricter CC BY-NC-SA 4.0 until the author resolves it)",
         # everything under results/ in the HF snapshot -> data/pwb/results/
         "hf_dirs": {"results": "pwb/results"},
         "offline": "prompts, rubrics, config, system prompt, released aggregates (model x condition x "
-                   "dimension), human pilot (N = 30), fourth-judge sample (N = 500)",
+        "dimension), human pilot (N = 30), fourth-judge sample (N = 500)",
         "online_only": "per-instance results (~96,000 judge scores): data/pwb/results/",
     },
     "hitl": {
@@ -45,6 +46,6 @@ DATASETS: dict[str, dict] = {
         "hf_configs": {"annotations": "hitl/annotations.parquet", "comment_themes": "hitl/comment_themes.parquet"},
         "offline": "per-pair and per-category win/tie/loss counts, 8 comment themes, 50 prompts, 5 scenario tallies",
         "online_only": "row-level annotations (1,507 rows: participants, A/B positions, comments): "
-                       "data/hitl/annotations.parquet",
+        "data/hitl/annotations.parquet",
     },
 }

@@ -33,4 +33,5 @@ def require_columns(df, columns, what: str, hint: str = "") -> None:
         shown = list(df.columns)[:10]
         raise DataValidationError(
             f"{what}: missing column(s) {missing}; expected {columns}{hint} "
-            f"(the frame has {shown}{'...' if df.shape[1] > 10 else ''})")
+            f"(the frame has {shown}{'...' if df.shape[1] > 10 else ''})"
+        )

@@ -7,6 +7,7 @@ it against its :class:`~compendium.data.schema.TableSpec` (through its pandera s
 :class:`~compendium.data.errors.DataError` subclass whose message names the file, the column and the
 expectation.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -101,8 +102,10 @@ def _message(df: pd.DataFrame, spec: TableSpec, failures: pd.DataFrame, where: s
     if missing:
         order = [c.name for c in spec.columns]
         missing = sorted(missing, key=order.index)
-        return (f"{where}: missing required column(s) {missing}; "
-                f"the file has {list(df.columns)[:12]}{'...' if df.shape[1] > 12 else ''}")
+        return (
+            f"{where}: missing required column(s) {missing}; "
+            f"the file has {list(df.columns)[:12]}{'...' if df.shape[1] > 12 else ''}"
+        )
     checks = failures["check"].astype(str)
     for col in spec.columns:
         mine = failures[(failures["column"] == col.name) & (failures["schema_context"] == "Column")]
@@ -110,8 +113,10 @@ def _message(df: pd.DataFrame, spec: TableSpec, failures: pd.DataFrame, where: s
             continue
         s, name = df[col.name], checks[mine.index]
         if (name == "not_nullable").any():
-            return (f"{where}: column {col.name!r}: expected no missing values, "
-                    f"found missing in {_describe_bad(s, s.isna().to_numpy())}")
+            return (
+                f"{where}: column {col.name!r}: expected no missing values, "
+                f"found missing in {_describe_bad(s, s.isna().to_numpy())}"
+            )
         kind = name[name.str.startswith("kind:")]
         if len(kind):
             expected = kind.iloc[0].removeprefix("kind:")
@@ -123,19 +128,24 @@ def _message(df: pd.DataFrame, spec: TableSpec, failures: pd.DataFrame, where: s
             return f"{where}: column {col.name!r}: expected {expected}, got dtype {s.dtype}{example}"
         rng = name[name.str.startswith("in_range")]
         if len(rng):
-            return (f"{where}: column {col.name!r}: expected values in [{col.lo}, {col.hi}], "
-                    f"found out-of-range {_describe_bad(s, _rows(df, mine.loc[rng.index]))}")
+            return (
+                f"{where}: column {col.name!r}: expected values in [{col.lo}, {col.hi}], "
+                f"found out-of-range {_describe_bad(s, _rows(df, mine.loc[rng.index]))}"
+            )
         allowed = name[name.str.startswith("isin")]
         if len(allowed):
-            return (f"{where}: column {col.name!r}: expected one of {list(col.allowed)}, "
-                    f"found {_describe_bad(s, _rows(df, mine.loc[allowed.index]))}")
+            return (
+                f"{where}: column {col.name!r}: expected one of {list(col.allowed)}, "
+                f"found {_describe_bad(s, _rows(df, mine.loc[allowed.index]))}"
+            )
         return f"{where}: column {col.name!r}: failed {sorted(set(name))}: {mine['failure_case'].tolist()[:5]}"
     dup = failures[checks.isin(["multiple_fields_uniqueness", "field_uniqueness"])]
     if len(dup):
         mask = _rows(df, dup)
         first = df.loc[mask, list(spec.key)].iloc[0].to_dict()
-        return (f"{where}: key {list(spec.key)} must be unique, found "
-                f"{int(mask.sum())} rows sharing a key (e.g. {first})")
+        return (
+            f"{where}: key {list(spec.key)} must be unique, found {int(mask.sum())} rows sharing a key (e.g. {first})"
+        )
     if (checks == "rows").any():
         return f"{where}: expected {spec.expected_rows} rows, found {len(df)} (truncated or a different release?)"
     if len(failures):

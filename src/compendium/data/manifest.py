@@ -1,8 +1,9 @@
 """Record (``--write``) or check the sha256, size and row count of every file under ``data/``.
 
-    python -m compendium.data.manifest           # check data/ against the recorded manifest
-    python -m compendium.data.manifest --write   # re-record after a deliberate, reviewed refresh
+python -m compendium.data.manifest           # check data/ against the recorded manifest
+python -m compendium.data.manifest --write   # re-record after a deliberate, reviewed refresh
 """
+
 from __future__ import annotations
 
 import argparse
@@ -21,6 +22,7 @@ def _rows(path: Path) -> int | None:
         return sum(1 for line in path.read_text().splitlines() if line.strip())
     if path.suffix == ".csv":
         import pandas as pd
+
         return len(pd.read_csv(path, dtype=str, keep_default_na=False))
     if path.suffix == ".json":
         obj = json.loads(path.read_text())
@@ -52,15 +54,23 @@ def main(argv: list[str] | None = None) -> int:
         print(f"recorded {len(files)} files in {MANIFEST}")
         return 0
     recorded = json.loads(MANIFEST.read_text())["files"]
-    bad = [k for k in sorted(set(files) | set(recorded)) if files.get(k, {}).get("sha256") != recorded.get(k, {}).get("sha256")]
+    bad = [
+        k
+        for k in sorted(set(files) | set(recorded))
+        if files.get(k, {}).get("sha256") != recorded.get(k, {}).get("sha256")
+    ]
     for k in bad:
-        print(f"MISMATCH {k}: recorded {recorded.get(k, {}).get('sha256', 'none')[:16]} "
-              f"found {files.get(k, {}).get('sha256', 'missing')[:16]}")
+        print(
+            f"MISMATCH {k}: recorded {recorded.get(k, {}).get('sha256', 'none')[:16]} "
+            f"found {files.get(k, {}).get('sha256', 'missing')[:16]}"
+        )
     print(f"{len(files) - len(bad)} of {len(recorded)} recorded files verified")
     if bad:
-        print(f"ERROR: {len(bad)} raw file(s) under data/ differ from the recorded data (corrupt, truncated, "
-              "modified, missing or unrecorded). Restore the recorded data with `dvc pull --force data.dvc`.",
-              file=sys.stderr)
+        print(
+            f"ERROR: {len(bad)} raw file(s) under data/ differ from the recorded data (corrupt, truncated, "
+            "modified, missing or unrecorded). Restore the recorded data with `dvc pull --force data.dvc`.",
+            file=sys.stderr,
+        )
     return 1 if bad else 0
 
 

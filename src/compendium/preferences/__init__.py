@@ -13,15 +13,55 @@ METHODS.md, section Human preferences. Submodules:
 * :mod:`.rowlevel` -- the Hugging Face row-level annotations (Fleiss' kappa, position bias,
   participant activity, aggregation check), when ``data/hitl/annotations.parquet`` is present.
 """
-from .report import (MODEL_LABELS, MODELS, TRAINED, VAL_PREF_ACC, bradley_terry_crosscheck, bradley_terry_table,
-                     category_bradley_terry, category_pair_table, category_sums_match, category_win_rates,
-                     comment_themes_table, head_to_head, model_record, pair_table, report_claims, spearman_bt_vs_val,
-                     spearman_bt_vs_val_ci, validate_pair_counts, win_matrix, winrate_vs_base)
-from .simulation import (STRATEGIES, TRUTHS, SimulationResult, compare_with_uniform, decisive_truth, detectable_difference,
-                         detectable_saving, needed_by_gap, simulate_active_sampling, uniform_recovery_at)
-from .uncertainty import (BootstrapBT, TrueSkillOrders, asymptotic_log_se, bootstrap_bradley_terry,
-                          bootstrap_bradley_terry_clustered, bootstrap_category_counts, bootstrap_pair_counts,
-                          category_heterogeneity, davidson_comparison, holm_pair_tests, expand_judgements, trueskill_library_check,
-                          trueskill_orders)
+
+from .report import (
+    MODEL_LABELS,
+    MODELS,
+    TRAINED,
+    VAL_PREF_ACC,
+    bradley_terry_crosscheck,
+    bradley_terry_table,
+    category_bradley_terry,
+    category_pair_table,
+    category_sums_match,
+    category_win_rates,
+    comment_themes_table,
+    head_to_head,
+    model_record,
+    pair_table,
+    report_claims,
+    spearman_bt_vs_val,
+    spearman_bt_vs_val_ci,
+    validate_pair_counts,
+    win_matrix,
+    winrate_vs_base,
+)
+from .simulation import (
+    STRATEGIES,
+    TRUTHS,
+    SimulationResult,
+    compare_with_uniform,
+    decisive_truth,
+    detectable_difference,
+    detectable_saving,
+    needed_by_gap,
+    simulate_active_sampling,
+    uniform_recovery_at,
+)
+from .uncertainty import (
+    BootstrapBT,
+    TrueSkillOrders,
+    asymptotic_log_se,
+    bootstrap_bradley_terry,
+    bootstrap_bradley_terry_clustered,
+    bootstrap_category_counts,
+    bootstrap_pair_counts,
+    category_heterogeneity,
+    davidson_comparison,
+    expand_judgements,
+    holm_pair_tests,
+    trueskill_library_check,
+    trueskill_orders,
+)
 
 __all__ = [n for n in dir() if not n.startswith("_")]

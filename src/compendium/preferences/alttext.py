@@ -4,6 +4,7 @@ Each function takes the same arguments as the figure function of the same name i
 :mod:`compendium.preferences.figures` (which attaches the text with :func:`compendium.display.with_alt`),
 so the numbers in the alt text are the numbers drawn and follow a re-run like the caption's glued values.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -22,44 +23,54 @@ def pair_forest(pairs: pd.DataFrame) -> str:
     counts = pairs["signal"].value_counts()
     top = pairs.loc[pairs["higher_val_win_rate"].idxmax()]
     sig = ", ".join(f"{int(counts.get(s, 0))} {s}" for s in ("tracks", "flips", "noisy"))
-    return (f"Forest plot of {len(pairs)} model pairs: the win rate of the model with the higher val_pref_acc, "
-            f"with Wilson 95 % intervals and a dotted line at 0.5; each pair's signal is shown by colour and marker "
-            f"({sig}). The highest is {_lab(top['higher_val_model'])} over {_lab(top['lower_val_model'])}, "
-            f"{top['higher_val_win_rate']:.2f} ({top['wilson_lo']:.2f} to {top['wilson_hi']:.2f}).")
+    return (
+        f"Forest plot of {len(pairs)} model pairs: the win rate of the model with the higher val_pref_acc, "
+        f"with Wilson 95 % intervals and a dotted line at 0.5; each pair's signal is shown by colour and marker "
+        f"({sig}). The highest is {_lab(top['higher_val_model'])} over {_lab(top['lower_val_model'])}, "
+        f"{top['higher_val_win_rate']:.2f} ({top['wilson_lo']:.2f} to {top['wilson_hi']:.2f})."
+    )
 
 
 def bt_uncertainty(summary: pd.DataFrame, rank_probs: pd.DataFrame, level: float = 0.95) -> str:
     s = summary.set_index("model")
     best = s["strength"].idxmax()
     rp = rank_probs.loc[best]
-    return (f"Top: Bradley–Terry strengths of {len(s)} models with {level:.0%} bootstrap intervals; bottom: a heatmap "
-            f"of each model's probability of each rank. {_lab(best)} is strongest ({s.loc[best, 'strength']:.2f}, "
-            f"{s.loc[best, 'ci_lo']:.2f} to {s.loc[best, 'ci_hi']:.2f}) and ranks first in "
-            f"{float(rp.iloc[0]):.0%} of replicates (P(best) = {s.loc[best, 'p_best']:.2f}).")
+    return (
+        f"Top: Bradley–Terry strengths of {len(s)} models with {level:.0%} bootstrap intervals; bottom: a heatmap "
+        f"of each model's probability of each rank. {_lab(best)} is strongest ({s.loc[best, 'strength']:.2f}, "
+        f"{s.loc[best, 'ci_lo']:.2f} to {s.loc[best, 'ci_hi']:.2f}) and ranks first in "
+        f"{float(rp.iloc[0]):.0%} of replicates (P(best) = {s.loc[best, 'p_best']:.2f})."
+    )
 
 
 def bt_vs_val(bt: pd.DataFrame, rho: float) -> str:
     s = bt.set_index("model")["strength"]
     pts = "; ".join(f"{_lab(m)} {VAL_PREF_ACC[m]:.3f}, {s[m]:.2f}" for m in MODELS)
-    return (f"Scatter plot of Bradley–Terry strength against val_pref_acc for {len(MODELS)} models (the untrained model "
-            f"as an open circle); Spearman rho over the {len(TRAINED)} trained recipes is {rho:+.2f}. "
-            f"val_pref_acc, strength: {pts}.")
+    return (
+        f"Scatter plot of Bradley–Terry strength against val_pref_acc for {len(MODELS)} models (the untrained model "
+        f"as an open circle); Spearman rho over the {len(TRAINED)} trained recipes is {rho:+.2f}. "
+        f"val_pref_acc, strength: {pts}."
+    )
 
 
 def category_heatmaps(cat_bt: pd.DataFrame, cat_wr: pd.DataFrame) -> str:
     best = cat_bt.idxmax(axis=1)
     lead = ", ".join(f"{c.replace('_', ' ')}: {_lab(m)}" for c, m in best.items())
-    return (f"Two heatmaps, prompt categories ({len(cat_bt)}) by models ({cat_bt.shape[1]}), each cell labelled: "
-            f"Bradley–Terry strength within the category and win rate against all others. The strongest model per "
-            f"category: {lead}.")
+    return (
+        f"Two heatmaps, prompt categories ({len(cat_bt)}) by models ({cat_bt.shape[1]}), each cell labelled: "
+        f"Bradley–Terry strength within the category and win rate against all others. The strongest model per "
+        f"category: {lead}."
+    )
 
 
 def trueskill(results: dict, bt: pd.DataFrame) -> str:
     strengths = bt.set_index("model").loc[list(MODELS), "strength"].to_numpy()
     shares = "; ".join(f"{title}: {r.share_matching_ranking(strengths):.0%}" for title, r in results.items())
-    return (f"Box plots of each model's centred TrueSkill mu over many random orders of the same judgements, one panel "
-            f"per setting ({len(results)}), with the mean sigma TrueSkill reports as black bars. Share of orders that "
-            f"reproduce the Bradley–Terry ranking: {shares}.")
+    return (
+        f"Box plots of each model's centred TrueSkill mu over many random orders of the same judgements, one panel "
+        f"per setting ({len(results)}), with the mean sigma TrueSkill reports as black bars. Share of orders that "
+        f"reproduce the Bradley–Terry ranking: {shares}."
+    )
 
 
 def simulation(curves: pd.DataFrame, needed: pd.DataFrame, target: float, study_n: int) -> str:
@@ -68,13 +79,18 @@ def simulation(curves: pd.DataFrame, needed: pd.DataFrame, target: float, study_
     def n(s, key):
         v = nd.loc[s, key]
         return f"{v:,.0f}" if np.isfinite(v) else "not reached"
+
     parts = "; ".join(f"{STRATEGY.get(s, s)} {n(s, 'n_for_ranking')}" for s in nd.index)
-    return (f"Two line charts of the share of simulated studies that recover the true ranking (top) and the true "
-            f"top model (bottom) against the number of decisive judgements, for {len(nd)} sampling strategies, with "
-            f"this study's {study_n:,} marked. Judgements needed for a {target:.0%} chance of the full ranking: {parts}.")
+    return (
+        f"Two line charts of the share of simulated studies that recover the true ranking (top) and the true "
+        f"top model (bottom) against the number of decisive judgements, for {len(nd)} sampling strategies, with "
+        f"this study's {study_n:,} marked. Judgements needed for a {target:.0%} chance of the full ranking: {parts}."
+    )
 
 
 def participant_activity(per_participant: pd.DataFrame) -> str:
     n = per_participant["n_judgements"]
-    return (f"Histogram of judgements per participant for {len(n)} participants: median {n.median():.0f}, "
-            f"range {n.min()} to {n.max()}.")
+    return (
+        f"Histogram of judgements per participant for {len(n)} participants: median {n.median():.0f}, "
+        f"range {n.min()} to {n.max()}."
+    )

@@ -25,6 +25,7 @@ prose (``int(rate * 100)``) are truncated here too (``hitl.text.*``).
 The table layout (row and column slugs, id patterns) is read from the register; its published values are
 never read here.
 """
+
 from __future__ import annotations
 
 import re
@@ -41,13 +42,17 @@ from .report import MODELS
 #: The register of the study (layout only).
 REGISTER = "hitl.yaml"
 #: What a None of an ``outside`` cell waits for.
-OUTSIDE_MISSING = ("model checkpoints of the five recipes and UltraFeedback test_prefs (outside: val_pref_acc is "
-                   "measured on the models; the project holds it only as the design input transcribed from "
-                   "build_report.py)")
+OUTSIDE_MISSING = (
+    "model checkpoints of the five recipes and UltraFeedback test_prefs (outside: val_pref_acc is "
+    "measured on the models; the project holds it only as the design input transcribed from "
+    "build_report.py)"
+)
 #: What a None of a design constant the inputs do not hold is.
 DESIGN_MISSING = "design constant stated in the report; not held by the project's inputs (quoted)"
-TEXTS_MISSING = ("response texts of each scenario (eval_data/phase2/prolific_pair_grid.json in "
-                 "prolific-oss/autoresearch-mlx, or a_text/b_text columns in the annotations; not bundled)")
+TEXTS_MISSING = (
+    "response texts of each scenario (eval_data/phase2/prolific_pair_grid.json in "
+    "prolific-oss/autoresearch-mlx, or a_text/b_text columns in the annotations; not bundled)"
+)
 #: Register slugs of the prose steps "From -> To".
 STEPS = {"a_to_b": ("recipe_a", "recipe_b"), "b_to_c": ("recipe_b", "recipe_c"), "c_to_d": ("recipe_c", "recipe_d")}
 
@@ -86,6 +91,7 @@ PROVENANCE: dict[str, str] = {
 # Layout
 # ----------------------------------------------------------------------------------------------
 
+
 def load_layout(path: str | Path | None = None) -> list[dict]:
     """The register's ``tables:`` (slug, rows, cols, id_pattern, existing_ids, blank_cells), no values."""
     p = Path(path) if path is not None else paths.PUBLISHED / REGISTER
@@ -123,6 +129,7 @@ def theme_slug(label: str, width: int = 40) -> str:
 # Tables (rows = register row slugs, columns = register column slugs; NaN / None = not determined)
 # ----------------------------------------------------------------------------------------------
 
+
 def recipes_table() -> pd.DataFrame:
     """``val_pref_acc`` of each model: outside (needs the checkpoints), so every cell is missing."""
     return pd.DataFrame({"val_pref_acc": [np.nan] * len(MODELS)}, index=list(MODELS))
@@ -133,11 +140,19 @@ def pairs_table(counts: pd.DataFrame, z: float = 1.96) -> pd.DataFrame:
     ``val_pref_acc`` model's win rate with ties excluded and its Wilson interval, in %, and the signal.
     ``dval`` (Δ val_pref_acc) is outside (NaN)."""
     pt = report.pair_table(counts, z=z)
-    out = pd.DataFrame({
-        "dval": np.nan, "x_wins": pt["x_wins"].to_numpy(), "ties": pt["ties"].to_numpy(), "y_wins": pt["y_wins"].to_numpy(),
-        "winrate": 100 * pt["higher_val_win_rate"].to_numpy(), "wilson_low": 100 * pt["wilson_lo"].to_numpy(),
-        "wilson_high": 100 * pt["wilson_hi"].to_numpy(), "signal": pt["signal"].to_numpy(),
-    }, index=[pair_slug(a, b) for a, b in zip(pt["model_x"], pt["model_y"])])
+    out = pd.DataFrame(
+        {
+            "dval": np.nan,
+            "x_wins": pt["x_wins"].to_numpy(),
+            "ties": pt["ties"].to_numpy(),
+            "y_wins": pt["y_wins"].to_numpy(),
+            "winrate": 100 * pt["higher_val_win_rate"].to_numpy(),
+            "wilson_low": 100 * pt["wilson_lo"].to_numpy(),
+            "wilson_high": 100 * pt["wilson_hi"].to_numpy(),
+            "signal": pt["signal"].to_numpy(),
+        },
+        index=[pair_slug(a, b) for a, b in zip(pt["model_x"], pt["model_y"])],
+    )
     return out
 
 
@@ -155,16 +170,24 @@ def category_table(by_category: pd.DataFrame, category: str) -> pd.DataFrame:
     if g.empty:
         raise ValueError(f"pair counts by category: no rows for category {category!r}")
     pt = report.pair_table(g.drop(columns="category"))
-    return pd.DataFrame({"x_wins": pt["x_wins"].to_numpy(), "ties": pt["ties"].to_numpy(), "y_wins": pt["y_wins"].to_numpy(),
-                         "winrate": 100 * pt["higher_val_win_rate"].to_numpy()},
-                        index=[pair_slug(a, b) for a, b in zip(pt["model_x"], pt["model_y"])])
+    return pd.DataFrame(
+        {
+            "x_wins": pt["x_wins"].to_numpy(),
+            "ties": pt["ties"].to_numpy(),
+            "y_wins": pt["y_wins"].to_numpy(),
+            "winrate": 100 * pt["higher_val_win_rate"].to_numpy(),
+        },
+        index=[pair_slug(a, b) for a, b in zip(pt["model_x"], pt["model_y"])],
+    )
 
 
 def fleiss_register_table(norm: pd.DataFrame) -> pd.DataFrame:
     """Fleiss' kappa, its band and the number of 3-rating scenarios per pair (rows needed)."""
     t = rowlevel.fleiss_table(norm)
-    return pd.DataFrame({"kappa": t["kappa"].to_numpy(), "band": t["band"].to_numpy(), "n_items": t["n_items"].to_numpy()},
-                        index=[pair_slug(a, b) for a, b in zip(t["model_x"], t["model_y"])])
+    return pd.DataFrame(
+        {"kappa": t["kappa"].to_numpy(), "band": t["band"].to_numpy(), "n_items": t["n_items"].to_numpy()},
+        index=[pair_slug(a, b) for a, b in zip(t["model_x"], t["model_y"])],
+    )
 
 
 def disagree_table(norm: pd.DataFrame) -> pd.DataFrame:
@@ -176,8 +199,14 @@ def steps_table(counts: pd.DataFrame) -> pd.DataFrame:
     """The three steps along the val axis: each end's win rate against the untrained model, ties excluded,
     in % (the report prints it with ``:.0f``); ``dval`` is outside (NaN)."""
     wr = report.winrate_vs_base(counts)
-    return pd.DataFrame({"dval": np.nan, "pref_from": [100 * wr[a] for a, _ in STEPS.values()],
-                         "pref_to": [100 * wr[b] for _, b in STEPS.values()]}, index=list(STEPS))
+    return pd.DataFrame(
+        {
+            "dval": np.nan,
+            "pref_from": [100 * wr[a] for a, _ in STEPS.values()],
+            "pref_to": [100 * wr[b] for _, b in STEPS.values()],
+        },
+        index=list(STEPS),
+    )
 
 
 def themes_table(themes: dict) -> pd.DataFrame:
@@ -203,6 +232,7 @@ def examples_table(norm: pd.DataFrame, examples: pd.DataFrame) -> pd.DataFrame:
 # Text claims
 # ----------------------------------------------------------------------------------------------
 
+
 def text_claims(counts: pd.DataFrame, themes: dict) -> dict[str, float]:
     """The text claims the aggregate files determine: totals, win rates against the untrained model,
     signal counts, the number of comments, and the prose percentages, which the report computes as
@@ -218,13 +248,32 @@ def text_claims(counts: pd.DataFrame, themes: dict) -> dict[str, float]:
 
 
 #: Design constants the report states that the project's inputs do not hold (published as None, quoted).
-QUOTED_DESIGN = ("hitl.design.annotators_per_instance", "hitl.design.planned_annotations", "hitl.design.ratings_per_pair",
-                 "hitl.agent.n_experiments", "hitl.agent.n_valid", "hitl.agent.n_failed", "hitl.agent.kept_checkpoints",
-                 "hitl.agent.researcher_recipes", "hitl.agent.api_cost_usd", "hitl.agent.pause_after_experiment",
-                 "hitl.agent.minutes_per_call", "hitl.agent.pause_hours", "hitl.agent.usable_hours",
-                 "hitl.recipe.a_beta", "hitl.recipe.a_lr", "hitl.recipe.a_epochs", "hitl.recipe.b_adam_beta2",
-                 "hitl.recipe.c_lora_rank", "hitl.recipe.d_lora_rank", "hitl.recipe.d_lora_alpha", "hitl.recipe.margin_min",
-                 "hitl.gen.temperature", "hitl.gen.top_p", "hitl.gen.repetition_penalty")
+QUOTED_DESIGN = (
+    "hitl.design.annotators_per_instance",
+    "hitl.design.planned_annotations",
+    "hitl.design.ratings_per_pair",
+    "hitl.agent.n_experiments",
+    "hitl.agent.n_valid",
+    "hitl.agent.n_failed",
+    "hitl.agent.kept_checkpoints",
+    "hitl.agent.researcher_recipes",
+    "hitl.agent.api_cost_usd",
+    "hitl.agent.pause_after_experiment",
+    "hitl.agent.minutes_per_call",
+    "hitl.agent.pause_hours",
+    "hitl.agent.usable_hours",
+    "hitl.recipe.a_beta",
+    "hitl.recipe.a_lr",
+    "hitl.recipe.a_epochs",
+    "hitl.recipe.b_adam_beta2",
+    "hitl.recipe.c_lora_rank",
+    "hitl.recipe.d_lora_rank",
+    "hitl.recipe.d_lora_alpha",
+    "hitl.recipe.margin_min",
+    "hitl.gen.temperature",
+    "hitl.gen.top_p",
+    "hitl.gen.repetition_penalty",
+)
 
 
 def design_claims(counts: pd.DataFrame, prompts: pd.DataFrame) -> dict[str, int]:
@@ -232,15 +281,20 @@ def design_claims(counts: pd.DataFrame, prompts: pd.DataFrame) -> dict[str, int]
     prompt list, and pair instances = pairs x prompts."""
     c = report.validate_pair_counts(counts)
     models = sorted(set(c["model_x"]) | set(c["model_y"]), key=MODELS.index)
-    return {"hitl.design.n_models": len(models), "hitl.design.n_trained": len([m for m in models if m != "untrained"]),
-            "hitl.design.n_pairs": len(c), "hitl.design.n_prompts": int(prompts["id"].nunique()),
-            "hitl.design.n_categories": int(prompts["category"].nunique()),
-            "hitl.design.pair_instances": len(c) * int(prompts["id"].nunique())}
+    return {
+        "hitl.design.n_models": len(models),
+        "hitl.design.n_trained": len([m for m in models if m != "untrained"]),
+        "hitl.design.n_pairs": len(c),
+        "hitl.design.n_prompts": int(prompts["id"].nunique()),
+        "hitl.design.n_categories": int(prompts["category"].nunique()),
+        "hitl.design.pair_instances": len(c) * int(prompts["id"].nunique()),
+    }
 
 
 # ----------------------------------------------------------------------------------------------
 # Everything
 # ----------------------------------------------------------------------------------------------
+
 
 def _value(v):
     if v is None:
@@ -254,8 +308,14 @@ def _value(v):
     return float(v)
 
 
-def register_tables(counts: pd.DataFrame, by_category: pd.DataFrame, themes: dict, norm: pd.DataFrame | None = None,
-                    examples: pd.DataFrame | None = None, layout: list[dict] | None = None) -> dict[str, tuple[pd.DataFrame | None, str | dict]]:
+def register_tables(
+    counts: pd.DataFrame,
+    by_category: pd.DataFrame,
+    themes: dict,
+    norm: pd.DataFrame | None = None,
+    examples: pd.DataFrame | None = None,
+    layout: list[dict] | None = None,
+) -> dict[str, tuple[pd.DataFrame | None, str | dict]]:
     """``{table slug: (frame or None, the missing input when a cell is NaN)}`` for every register table (the
     reason may be a dict by column, ``""`` = any other column)."""
     layout = layout if layout is not None else load_layout()
@@ -269,32 +329,50 @@ def register_tables(counts: pd.DataFrame, by_category: pd.DataFrame, themes: dic
         elif s == "bt_table":
             out[s] = (bt_table(counts), {"val_pref_acc": OUTSIDE_MISSING, "": "Bradley-Terry fit failed"})
         elif s.startswith("cat_"):
-            out[s] = (category_table(by_category, s[len("cat_"):]), "no decisive judgement in this pair and category")
+            out[s] = (category_table(by_category, s[len("cat_") :]), "no decisive judgement in this pair and category")
         elif s == "fleiss":
-            out[s] = (fleiss_register_table(norm) if norm is not None else None,
-                      rowlevel.ANNOTATIONS_MISSING if norm is None else
-                      f"fewer than {rowlevel.MIN_KAPPA_ITEMS} scenarios with exactly 3 ratings in the rows")
+            out[s] = (
+                fleiss_register_table(norm) if norm is not None else None,
+                rowlevel.ANNOTATIONS_MISSING
+                if norm is None
+                else f"fewer than {rowlevel.MIN_KAPPA_ITEMS} scenarios with exactly 3 ratings in the rows",
+            )
         elif s == "disagree":
-            out[s] = (disagree_table(norm) if norm is not None else None,
-                      rowlevel.ANNOTATIONS_MISSING if norm is None else "no decided scenario of this category in the rows")
+            out[s] = (
+                disagree_table(norm) if norm is not None else None,
+                rowlevel.ANNOTATIONS_MISSING if norm is None else "no decided scenario of this category in the rows",
+            )
         elif s == "steps":
-            out[s] = (steps_table(counts), {"dval": OUTSIDE_MISSING, "": "no decisive judgement against the untrained model"})
+            out[s] = (
+                steps_table(counts),
+                {"dval": OUTSIDE_MISSING, "": "no decisive judgement against the untrained model"},
+            )
         elif s == "themes":
             out[s] = (themes_table(themes), "theme not in comment_themes_llm.json")
         elif s == "examples":
             ok = norm is not None and examples is not None
-            out[s] = (examples_table(norm, examples) if ok else None,
-                      rowlevel.ANNOTATIONS_MISSING if norm is None else
-                      "the scenario (prompt x pair) is not in the rows" if examples is not None else
-                      "data/hitl/report_scenario_vote_examples.csv (which scenarios the report shows)")
+            out[s] = (
+                examples_table(norm, examples) if ok else None,
+                rowlevel.ANNOTATIONS_MISSING
+                if norm is None
+                else "the scenario (prompt x pair) is not in the rows"
+                if examples is not None
+                else "data/hitl/report_scenario_vote_examples.csv (which scenarios the report shows)",
+            )
         else:
             raise ValueError(f"register table {s!r}: no builder in compendium.preferences.register")
     return out
 
 
-def register_values(counts: pd.DataFrame, by_category: pd.DataFrame, prompts: pd.DataFrame, themes: dict,
-                    annotations: pd.DataFrame | None = None, examples: pd.DataFrame | None = None,
-                    layout: list[dict] | None = None) -> tuple[dict, dict]:
+def register_values(
+    counts: pd.DataFrame,
+    by_category: pd.DataFrame,
+    prompts: pd.DataFrame,
+    themes: dict,
+    annotations: pd.DataFrame | None = None,
+    examples: pd.DataFrame | None = None,
+    layout: list[dict] | None = None,
+) -> tuple[dict, dict]:
     """``(values, missing)`` for every cell of every register table and every text claim of hitl.yaml.
 
     ``annotations`` are the row-level rows (either layout, :func:`rowlevel.normalise_annotations`), or None
@@ -348,6 +426,7 @@ def register_values(counts: pd.DataFrame, by_category: pd.DataFrame, prompts: pd
 # The chapter's comparison (the claims stage decides the official statuses)
 # ----------------------------------------------------------------------------------------------
 
+
 def _agrees(published, ours, tol: float, relation: str | None, kind: str | None) -> bool:
     if kind == "label" or isinstance(published, str) or isinstance(ours, str):
         return str(ours) == str(published)
@@ -367,6 +446,15 @@ def compare_with_register(values: dict, missing: dict, path: str | Path | None =
     for c in yaml.safe_load(p.read_text())["claims"]:
         ours = values.get(c["id"])
         agrees = None if ours is None else _agrees(c["published"], ours, c["tol"], c.get("relation"), c.get("kind"))
-        rows.append({"claim_id": c["id"], "level": c["level"], "published": c["published"], "ours": ours,
-                     "tol": c["tol"], "agrees": agrees, "missing": missing.get(c["id"], "")})
+        rows.append(
+            {
+                "claim_id": c["id"],
+                "level": c["level"],
+                "published": c["published"],
+                "ours": ours,
+                "tol": c["tol"],
+                "agrees": agrees,
+                "missing": missing.get(c["id"], ""),
+            }
+        )
     return pd.DataFrame(rows)

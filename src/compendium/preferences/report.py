@@ -4,27 +4,37 @@ Inputs are DataFrames shaped like ``data/hitl/published_pair_counts.csv`` (colum
 model_y, x_wins, y_wins, ties, n``) and ``published_pair_counts_by_category.csv`` (plus
 ``category``); the comment themes are the dict of ``comment_themes_llm.json``.
 """
+
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-
-from ..data.errors import require_columns
 from scipy import stats
 
+from ..data.errors import require_columns
 from ..stats import pairwise as pw
 
 #: Model ids in the study's canonical order (the report's X = the earlier model of a pair).
 MODELS: tuple[str, ...] = ("untrained", "recipe_a", "recipe_b", "recipe_c", "recipe_d")
 #: Short display names (the report's chart labels).
-MODEL_LABELS: dict[str, str] = {"untrained": "Untrained", "recipe_a": "Recipe A", "recipe_b": "Recipe B",
-                                "recipe_c": "Recipe C", "recipe_d": "Recipe D"}
+MODEL_LABELS: dict[str, str] = {
+    "untrained": "Untrained",
+    "recipe_a": "Recipe A",
+    "recipe_b": "Recipe B",
+    "recipe_c": "Recipe C",
+    "recipe_d": "Recipe D",
+}
 #: The recipes that were trained (the Spearman correlation is over these four).
 TRAINED: tuple[str, ...] = ("recipe_a", "recipe_b", "recipe_c", "recipe_d")
 #: Held-out preference accuracy of each model: a property of the models fixed by the study design
 #: (METHODS.md; the report's build script), an *input* of the tracking analysis, not a claim.
-VAL_PREF_ACC: dict[str, float] = {"untrained": 0.500, "recipe_a": 0.464, "recipe_b": 0.492,
-                                  "recipe_c": 0.628, "recipe_d": 0.648}
+VAL_PREF_ACC: dict[str, float] = {
+    "untrained": 0.500,
+    "recipe_a": 0.464,
+    "recipe_b": 0.492,
+    "recipe_c": 0.628,
+    "recipe_d": 0.648,
+}
 
 COUNT_COLUMNS = ("model_x", "model_y", "x_wins", "y_wins", "ties", "n")
 
@@ -50,8 +60,10 @@ def validate_pair_counts(counts: pd.DataFrame, by: tuple[str, ...] = ()) -> pd.D
         df[c] = df[c].astype(int)
     bad = df[df["n"] != df["x_wins"] + df["y_wins"] + df["ties"]]
     if len(bad):
-        raise ValueError(f"pair counts: column 'n' != x_wins + y_wins + ties in {len(bad)} row(s), e.g. "
-                         f"{bad.iloc[0][['model_x', 'model_y']].tolist()}")
+        raise ValueError(
+            f"pair counts: column 'n' != x_wins + y_wins + ties in {len(bad)} row(s), e.g. "
+            f"{bad.iloc[0][['model_x', 'model_y']].tolist()}"
+        )
     key = df[list(by)].astype(str).agg("|".join, axis=1) if by else pd.Series("", index=df.index)
     pair = [tuple(sorted((a, b))) for a, b in zip(df["model_x"], df["model_y"])]
     dup = pd.Series(list(zip(key, pair))).duplicated()
@@ -69,8 +81,15 @@ def win_matrix(counts: pd.DataFrame, tie_weight: float = 0.5) -> np.ndarray:
     """5x5 win matrix of the pooled judgements (rows/cols in :data:`MODELS` order), ties = ``tie_weight``."""
     df = validate_pair_counts(counts)
     i, j = _indices(df)
-    return pw.win_matrix_from_counts(i, j, df["x_wins"].to_numpy(), df["y_wins"].to_numpy(),
-                                     df["ties"].to_numpy(), len(MODELS), tie_weight=tie_weight)
+    return pw.win_matrix_from_counts(
+        i,
+        j,
+        df["x_wins"].to_numpy(),
+        df["y_wins"].to_numpy(),
+        df["ties"].to_numpy(),
+        len(MODELS),
+        tie_weight=tie_weight,
+    )
 
 
 def pair_table(counts: pd.DataFrame, val_pref_acc: dict[str, float] = VAL_PREF_ACC, z: float = 1.96) -> pd.DataFrame:
@@ -100,14 +119,27 @@ def pair_table(counts: pd.DataFrame, val_pref_acc: dict[str, float] = VAL_PREF_A
             signal = "flips"
         else:
             signal = "noisy"
-        rows.append({
-            "model_x": r.model_x, "model_y": r.model_y, "x_wins": r.x_wins, "y_wins": r.y_wins, "ties": r.ties,
-            "n": r.n, "tie_share": r.ties / r.n if r.n else np.nan,
-            "x_win_rate": r.x_wins / decisive if decisive else np.nan,
-            "higher_val_model": hi, "lower_val_model": lo, "higher_val_wins": hw, "lower_val_wins": lw,
-            "higher_val_win_rate": rate, "wilson_lo": w_lo, "wilson_hi": w_hi,
-            "delta_val_pref_acc": abs(vy - vx), "signal": signal,
-        })
+        rows.append(
+            {
+                "model_x": r.model_x,
+                "model_y": r.model_y,
+                "x_wins": r.x_wins,
+                "y_wins": r.y_wins,
+                "ties": r.ties,
+                "n": r.n,
+                "tie_share": r.ties / r.n if r.n else np.nan,
+                "x_win_rate": r.x_wins / decisive if decisive else np.nan,
+                "higher_val_model": hi,
+                "lower_val_model": lo,
+                "higher_val_wins": hw,
+                "lower_val_wins": lw,
+                "higher_val_win_rate": rate,
+                "wilson_lo": w_lo,
+                "wilson_hi": w_hi,
+                "delta_val_pref_acc": abs(vy - vx),
+                "signal": signal,
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -122,9 +154,19 @@ def model_record(counts: pd.DataFrame, z: float = 1.96) -> pd.DataFrame:
         losses = int(as_x["y_wins"].sum() + as_y["x_wins"].sum())
         ties = int(as_x["ties"].sum() + as_y["ties"].sum())
         lo, hi = pw.wilson_interval(wins, wins + losses, z=z)
-        out.append({"model": m, "wins": wins, "losses": losses, "ties": ties, "n": wins + losses + ties,
-                    "win_rate": wins / (wins + losses) if wins + losses else np.nan, "wilson_lo": lo, "wilson_hi": hi,
-                    "val_pref_acc": VAL_PREF_ACC[m]})
+        out.append(
+            {
+                "model": m,
+                "wins": wins,
+                "losses": losses,
+                "ties": ties,
+                "n": wins + losses + ties,
+                "win_rate": wins / (wins + losses) if wins + losses else np.nan,
+                "wilson_lo": lo,
+                "wilson_hi": hi,
+                "val_pref_acc": VAL_PREF_ACC[m],
+            }
+        )
     return pd.DataFrame(out)
 
 
@@ -151,13 +193,21 @@ def bradley_terry_crosscheck(counts: pd.DataFrame, tol: float = 1e-6, max_iter: 
     pub = pw.bradley_terry_mm(W, tol=tol, max_iter=max_iter).strengths
     conv = pw.bradley_terry_mm(W, tol=1e-14, max_iter=100_000).strengths
     ch = pw.bradley_terry_choix(W)
-    return pd.DataFrame({"model": list(MODELS), "published_procedure": pub, "mm_converged": conv, "choix": ch,
-                         "abs_diff_procedure_vs_choix": np.abs(pub - ch),
-                         "abs_diff_converged_vs_choix": np.abs(conv - ch)})
+    return pd.DataFrame(
+        {
+            "model": list(MODELS),
+            "published_procedure": pub,
+            "mm_converged": conv,
+            "choix": ch,
+            "abs_diff_procedure_vs_choix": np.abs(pub - ch),
+            "abs_diff_converged_vs_choix": np.abs(conv - ch),
+        }
+    )
 
 
-def spearman_bt_vs_val(bt: pd.DataFrame, val_pref_acc: dict[str, float] = VAL_PREF_ACC,
-                       models: tuple[str, ...] = TRAINED) -> float:
+def spearman_bt_vs_val(
+    bt: pd.DataFrame, val_pref_acc: dict[str, float] = VAL_PREF_ACC, models: tuple[str, ...] = TRAINED
+) -> float:
     """Spearman rho between BT strength and ``val_pref_acc`` over the trained recipes, as the report does.
 
     The report ranks both variables in ascending order and applies ``1 - 6 sum d^2 / (n (n^2 - 1))``
@@ -184,8 +234,10 @@ def winrate_vs_base(counts: pd.DataFrame, base: str = "untrained") -> dict[str, 
             continue
         decisive = r.x_wins + r.y_wins
         if decisive == 0:
-            raise ValueError(f"winrate_vs_base: pair {r.model_x} vs {r.model_y} has no decisive judgement "
-                             "(only ties), so its win rate with ties excluded is undefined")
+            raise ValueError(
+                f"winrate_vs_base: pair {r.model_x} vs {r.model_y} has no decisive judgement "
+                "(only ties), so its win rate with ties excluded is undefined"
+            )
         if r.model_x == base:
             out[r.model_y] = r.y_wins / decisive
         else:
@@ -203,8 +255,15 @@ def head_to_head(counts: pd.DataFrame, a: str, b: str, z: float = 1.96) -> dict[
     r = row.iloc[0]
     aw, bw = (r.x_wins, r.y_wins) if r.model_x == a else (r.y_wins, r.x_wins)
     lo, hi = pw.wilson_interval(aw, aw + bw, z=z)
-    return {"wins": int(aw), "losses": int(bw), "ties": int(r.ties), "win_rate": aw / (aw + bw),
-            "wilson_lo": lo, "wilson_hi": hi, "binom_p": float(stats.binomtest(int(aw), int(aw + bw)).pvalue)}
+    return {
+        "wins": int(aw),
+        "losses": int(bw),
+        "ties": int(r.ties),
+        "win_rate": aw / (aw + bw),
+        "wilson_lo": lo,
+        "wilson_hi": hi,
+        "binom_p": float(stats.binomtest(int(aw), int(aw + bw)).pvalue),
+    }
 
 
 def report_claims(counts: pd.DataFrame, tol: float = 1e-6, max_iter: int = 500) -> dict[str, float]:
@@ -233,6 +292,7 @@ def report_claims(counts: pd.DataFrame, tol: float = 1e-6, max_iter: int = 500) 
 # ----------------------------------------------------------------------------------------------
 # Per-category results
 # ----------------------------------------------------------------------------------------------
+
 
 def category_sums_match(by_category: pd.DataFrame, counts: pd.DataFrame) -> pd.DataFrame:
     """Sum the per-category counts over categories and compare with the pooled pair counts.
@@ -284,6 +344,7 @@ def category_pair_table(by_category: pd.DataFrame) -> pd.DataFrame:
 # Comment themes
 # ----------------------------------------------------------------------------------------------
 
+
 def comment_themes_table(themes: dict) -> tuple[pd.DataFrame, dict[str, int]]:
     """The LLM-clustered comment themes as a table, and the count check.
 
@@ -298,8 +359,14 @@ def comment_themes_table(themes: dict) -> tuple[pd.DataFrame, dict[str, int]]:
         if "label" not in t or "count" not in t:
             raise ValueError(f"comment themes: theme {k} lacks 'label' or 'count'")
         quotes = t.get("quotes") or [""]
-        rows.append({"label": t["label"], "count": int(t["count"]), "description": t.get("description", ""),
-                     "example_quote": quotes[0]})
+        rows.append(
+            {
+                "label": t["label"],
+                "count": int(t["count"]),
+                "description": t.get("description", ""),
+                "example_quote": quotes[0],
+            }
+        )
     df = pd.DataFrame(rows).sort_values("count", ascending=False, kind="stable").reset_index(drop=True)
     total = int(df["count"].sum())
     df.insert(2, "share_of_assigned", df["count"] / total)
@@ -312,9 +379,12 @@ def comment_themes_table(themes: dict) -> tuple[pd.DataFrame, dict[str, int]]:
 # ----------------------------------------------------------------------------------------------
 
 
-
-def spearman_bt_vs_val_ci(bt: pd.DataFrame, val_pref_acc: dict[str, float] = VAL_PREF_ACC,
-                          models: tuple[str, ...] = TRAINED, level: float = 0.95) -> dict[str, float]:
+def spearman_bt_vs_val_ci(
+    bt: pd.DataFrame,
+    val_pref_acc: dict[str, float] = VAL_PREF_ACC,
+    models: tuple[str, ...] = TRAINED,
+    level: float = 0.95,
+) -> dict[str, float]:
     """Spearman rho of BT strength and ``val_pref_acc`` with its interval and p-value, by ``pingouin.corr``.
 
     ``rho`` and ``p`` are pingouin's (``method="spearman"``; p from the t approximation, as
@@ -334,10 +404,16 @@ def spearman_bt_vs_val_ci(bt: pd.DataFrame, val_pref_acc: dict[str, float] = VAL
     if n < 4:
         raise ValueError(f"spearman_bt_vs_val_ci: {n} models; the Fisher-z interval needs at least 4")
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)   # pingouin: "sample size too small to estimate power"
+        warnings.simplefilter("ignore", UserWarning)  # pingouin: "sample size too small to estimate power"
         res = pg.corr(x, y, method="spearman").iloc[0]
     rho = float(res["r"])
     half = norm.ppf(0.5 + level / 2) / np.sqrt(n - 3)
     z = np.arctanh(np.clip(rho, -1 + 1e-15, 1 - 1e-15))
-    return {"rho": rho, "ci_lo": float(np.tanh(z - half)), "ci_hi": float(np.tanh(z + half)), "p": float(res["p_val"]),
-            "n": n, "ci_pingouin": [float(v) for v in res["CI95"]]}
+    return {
+        "rho": rho,
+        "ci_lo": float(np.tanh(z - half)),
+        "ci_hi": float(np.tanh(z + half)),
+        "p": float(res["p_val"]),
+        "n": n,
+        "ci_pingouin": [float(v) for v in res["CI95"]],
+    }

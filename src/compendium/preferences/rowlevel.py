@@ -32,6 +32,7 @@ the vote tallies of example scenarios (:func:`scenario_votes`), the length ratio
 present (:func:`length_ratios`), the number of distinct participants, and checks that the rows
 aggregate to the published pair counts.
 """
+
 from __future__ import annotations
 
 import json
@@ -49,20 +50,35 @@ from .report import COUNT_COLUMNS, MODELS, VAL_PREF_ACC, validate_pair_counts
 #: Where the acquisition step puts the HF ``annotations`` config (relative to the project root).
 ANNOTATIONS_RELPATH = "data/hitl/annotations.parquet"
 #: What a None in values.json that needs the rows is waiting for.
-ANNOTATIONS_MISSING = ("data/hitl/annotations.parquet (row-level annotations: Hugging Face "
-                       "ProlificAI/autoresearch-hitl-annotations, config annotations)")
+ANNOTATIONS_MISSING = (
+    "data/hitl/annotations.parquet (row-level annotations: Hugging Face "
+    "ProlificAI/autoresearch-hitl-annotations, config annotations)"
+)
 #: The study's internal model ids -> the dataset's ids. Derived from the authors' build_report.py:
 #: MODEL_ORDER = [base, prod-baseline, prod-adambeta2, prod-bestbet, prod-bestbet-v2] with display names
 #: "Original model", "Recipe A · default DPO", "Recipe B · agent's pick", "Recipe C · LoRA + filtered
 #: data", "Recipe D · deeper LoRA + filtered data", and VAL_PREF_ACC 0.500 / 0.464 / 0.492 / 0.628 /
 #: 0.648 (the same values as :data:`compendium.preferences.report.VAL_PREF_ACC` under these ids).
-INTERNAL_MODEL_IDS: dict[str, str] = {"base": "untrained", "prod-baseline": "recipe_a", "prod-adambeta2": "recipe_b",
-                                      "prod-bestbet": "recipe_c", "prod-bestbet-v2": "recipe_d"}
+INTERNAL_MODEL_IDS: dict[str, str] = {
+    "base": "untrained",
+    "prod-baseline": "recipe_a",
+    "prod-adambeta2": "recipe_b",
+    "prod-bestbet": "recipe_c",
+    "prod-bestbet-v2": "recipe_d",
+}
 #: Accepted names of the participant column (HF layout, study export).
 PARTICIPANT_COLUMNS = ("participant_id", "prolific_pid")
 #: Accepted names of the column holding the participant's choice (first match wins).
-CHOICE_COLUMNS = ("choice_canonical", "choice", "label", "preference", "preferred", "winner", "winner_model",
-                  "preferred_model")
+CHOICE_COLUMNS = (
+    "choice_canonical",
+    "choice",
+    "label",
+    "preference",
+    "preferred",
+    "winner",
+    "winner_model",
+    "preferred_model",
+)
 #: Columns naming the model *displayed* first (left / top) to the participant; only with one of these
 #: can a position bias be measured.
 DISPLAY_COLUMNS = ("displayed_first_model", "shown_first_model", "left_model", "display_a_model")
@@ -110,12 +126,16 @@ def read_annotations(path: str | Path) -> pd.DataFrame:
 
 def _map_model_ids(s: pd.Series, col: str) -> pd.Series:
     if s.isna().any():
-        raise DataValidationError(f"annotations: column {col!r} has missing model id(s) in {int(s.isna().sum())} row(s)")
+        raise DataValidationError(
+            f"annotations: column {col!r} has missing model id(s) in {int(s.isna().sum())} row(s)"
+        )
     out = s.astype(str).map(lambda v: INTERNAL_MODEL_IDS.get(v, v))
     bad = sorted(set(out) - set(MODELS))
     if bad:
-        raise DataValidationError(f"annotations: column {col!r} has unknown or missing model id(s) {bad}; expected "
-                                  f"{list(MODELS)} (HF ids) or {list(INTERNAL_MODEL_IDS)} (the study's internal ids)")
+        raise DataValidationError(
+            f"annotations: column {col!r} has unknown or missing model id(s) {bad}; expected "
+            f"{list(MODELS)} (HF ids) or {list(INTERNAL_MODEL_IDS)} (the study's internal ids)"
+        )
     return out
 
 
@@ -123,7 +143,12 @@ def _comments(df: pd.DataFrame) -> pd.Series | None:
     if "comment" in df.columns:
         return df["comment"].fillna("").astype(str).str.strip()
     if "responses" in df.columns:
-        return df["responses"].map(lambda r: ((r or {}).get("comment") or "") if isinstance(r, dict) else "").astype(str).str.strip()
+        return (
+            df["responses"]
+            .map(lambda r: ((r or {}).get("comment") or "") if isinstance(r, dict) else "")
+            .astype(str)
+            .str.strip()
+        )
     return None
 
 
@@ -139,13 +164,16 @@ def normalise_annotations(df: pd.DataFrame, prompts: pd.DataFrame | None = None)
     """
     pcol = next((c for c in PARTICIPANT_COLUMNS if c in df.columns), None)
     if pcol is None:
-        raise DataValidationError(f"annotations: missing column: no participant column; expected one of "
-                                  f"{list(PARTICIPANT_COLUMNS)}, found columns {list(df.columns)[:12]}")
+        raise DataValidationError(
+            f"annotations: missing column: no participant column; expected one of "
+            f"{list(PARTICIPANT_COLUMNS)}, found columns {list(df.columns)[:12]}"
+        )
     require_columns(df, REQUIRED, "annotations", hint=f" plus a choice column (one of {list(CHOICE_COLUMNS)})")
     col = next((c for c in CHOICE_COLUMNS if c in df.columns), None)
     if col is None:
-        raise DataValidationError(f"annotations: no choice column; expected one of {list(CHOICE_COLUMNS)}, "
-                                  f"found columns {list(df.columns)}")
+        raise DataValidationError(
+            f"annotations: no choice column; expected one of {list(CHOICE_COLUMNS)}, found columns {list(df.columns)}"
+        )
     a_model = _map_model_ids(df["a_model"], "a_model")
     b_model = _map_model_ids(df["b_model"], "b_model")
     if (a_model == b_model).any():
@@ -156,28 +184,39 @@ def normalise_annotations(df: pd.DataFrame, prompts: pd.DataFrame | None = None)
     side[raw.isin(_B)] = "B"
     side[raw.isin(_TIE)] = "tie"
     # a column naming the preferred model (dataset or internal id)
-    named = df[col].astype("string").str.strip().map(lambda v: INTERNAL_MODEL_IDS.get(v, v) if isinstance(v, str) else v)
+    named = (
+        df[col].astype("string").str.strip().map(lambda v: INTERNAL_MODEL_IDS.get(v, v) if isinstance(v, str) else v)
+    )
     side[side.isna() & (named == a_model)] = "A"
     side[side.isna() & (named == b_model)] = "B"
     if side.isna().any():
         bad = sorted(set(df.loc[side.isna(), col].astype(str)))[:10]
-        raise DataValidationError(f"annotations: column {col!r} has value(s) {bad} that are not A, B, tie "
-                                  f"or one of the two models shown")
+        raise DataValidationError(
+            f"annotations: column {col!r} has value(s) {bad} that are not A, B, tie or one of the two models shown"
+        )
     order = {m: k for k, m in enumerate(MODELS)}
     a_first = (a_model.map(order) < b_model.map(order)).to_numpy(dtype=bool)
     s = side.to_numpy(dtype=object)
-    out = pd.DataFrame({
-        "participant_id": df[pcol].astype(str).to_numpy(), "scenario_id": df["scenario_id"].astype(str).to_numpy(),
-        "prompt_id": df["prompt_id"].astype(str).to_numpy(), "a_model": a_model.to_numpy(), "b_model": b_model.to_numpy(),
-        "side_choice": s.astype(str),
-        "model_x": np.where(a_first, a_model, b_model), "model_y": np.where(a_first, b_model, a_model),
-    })
+    out = pd.DataFrame(
+        {
+            "participant_id": df[pcol].astype(str).to_numpy(),
+            "scenario_id": df["scenario_id"].astype(str).to_numpy(),
+            "prompt_id": df["prompt_id"].astype(str).to_numpy(),
+            "a_model": a_model.to_numpy(),
+            "b_model": b_model.to_numpy(),
+            "side_choice": s.astype(str),
+            "model_x": np.where(a_first, a_model, b_model),
+            "model_y": np.where(a_first, b_model, a_model),
+        }
+    )
     out["outcome"] = np.select([s == "tie", (s == "A") == a_first], ["tie", "x"], default="y")
     per = out.groupby("scenario_id")[["model_x", "model_y", "prompt_id"]].nunique()
     bad = per[(per > 1).any(axis=1)]
     if len(bad):
-        raise DataValidationError(f"annotations: scenario_id {bad.index[0]!r} (and {len(bad) - 1} more) has rows with "
-                                  "different models or prompts; one scenario is one prompt x pair instance")
+        raise DataValidationError(
+            f"annotations: scenario_id {bad.index[0]!r} (and {len(bad) - 1} more) has rows with "
+            "different models or prompts; one scenario is one prompt x pair instance"
+        )
     dcol = next((c for c in DISPLAY_COLUMNS if c in df.columns), None)
     scol = next((c for c in SWAP_COLUMNS if c in df.columns), None)
     if dcol is not None:
@@ -201,7 +240,9 @@ def normalise_annotations(df: pd.DataFrame, prompts: pd.DataFrame | None = None)
         cat = dict(zip(prompts["id"], prompts["category"]))
         unknown = sorted(set(out["prompt_id"]) - set(cat))
         if unknown:
-            raise DataValidationError(f"annotations: column 'prompt_id' has id(s) {unknown[:10]} not in the prompt list")
+            raise DataValidationError(
+                f"annotations: column 'prompt_id' has id(s) {unknown[:10]} not in the prompt list"
+            )
         out.insert(3, "category", out["prompt_id"].map(cat))
     return out
 
@@ -218,7 +259,9 @@ def aggregate_pair_counts(norm: pd.DataFrame, by: tuple[str, ...] = ()) -> pd.Da
     out.columns.name = None
     out["n"] = out["x_wins"] + out["y_wins"] + out["ties"]
     order = {m: k for k, m in enumerate(MODELS)}
-    out = out.sort_values([*by, "model_x", "model_y"], key=lambda s: s.map(order) if s.name in ("model_x", "model_y") else s)
+    out = out.sort_values(
+        [*by, "model_x", "model_y"], key=lambda s: s.map(order) if s.name in ("model_x", "model_y") else s
+    )
     return out[[*by, *COUNT_COLUMNS]].reset_index(drop=True)
 
 
@@ -227,8 +270,9 @@ def compare_with_published(aggregated: pd.DataFrame, published: pd.DataFrame, by
     pub = validate_pair_counts(published, by=by)[[*by, *COUNT_COLUMNS]]
     m = pub.merge(aggregated, on=[*by, "model_x", "model_y"], how="outer", suffixes=("_published", "_rows"))
     cols = ("x_wins", "y_wins", "ties", "n")
-    m[[f"{c}_{s}" for c in cols for s in ("published", "rows")]] = \
+    m[[f"{c}_{s}" for c in cols for s in ("published", "rows")]] = (
         m[[f"{c}_{s}" for c in cols for s in ("published", "rows")]].fillna(0).astype(int)
+    )
     m["match"] = np.all([m[f"{c}_published"] == m[f"{c}_rows"] for c in cols], axis=0)
     return m
 
@@ -236,6 +280,7 @@ def compare_with_published(aggregated: pd.DataFrame, published: pd.DataFrame, by
 # ----------------------------------------------------------------------------------------------
 # Agreement (Fleiss' kappa), the report's appendix
 # ----------------------------------------------------------------------------------------------
+
 
 def fleiss_kappa_counts(table) -> float:
     """Fleiss' kappa of an items x labels count table with the same number of raters per item, as the
@@ -287,7 +332,7 @@ def fleiss_table(norm: pd.DataFrame, min_items: int = MIN_KAPPA_ITEMS, raters: i
     complete = tal[tal["n"] == raters]
     rows = []
     for i, mx in enumerate(MODELS):
-        for my in MODELS[i + 1:]:
+        for my in MODELS[i + 1 :]:
             g = complete[(complete["model_x"] == mx) & (complete["model_y"] == my)]
             k = fleiss_kappa_counts(g[["x", "y", "tie"]].to_numpy()) if len(g) >= min_items else np.nan
             rows.append({"model_x": mx, "model_y": my, "n_items": len(g), "kappa": k, "band": kappa_band(k)})
@@ -299,12 +344,15 @@ def fleiss_kappa_per_pair(norm: pd.DataFrame, min_items: int = MIN_KAPPA_ITEMS) 
     t = fleiss_table(norm, min_items=min_items)
     present = set(zip(norm["model_x"], norm["model_y"]))
     t = t[[p in present for p in zip(t["model_x"], t["model_y"])]]
-    return t.rename(columns={"kappa": "fleiss_kappa"})[["model_x", "model_y", "n_items", "fleiss_kappa"]].reset_index(drop=True)
+    return t.rename(columns={"kappa": "fleiss_kappa"})[["model_x", "model_y", "n_items", "fleiss_kappa"]].reset_index(
+        drop=True
+    )
 
 
 # ----------------------------------------------------------------------------------------------
 # Where the metric and people diverge (build_report characterize_failures / find_disagreement_pairs)
 # ----------------------------------------------------------------------------------------------
+
 
 def _lower_higher(mx: str, my: str, val_pref_acc: dict[str, float]) -> tuple[str, str]:
     return (mx, my) if val_pref_acc[mx] <= val_pref_acc[my] else (my, mx)
@@ -321,8 +369,11 @@ def scenario_verdicts(norm: pd.DataFrame, val_pref_acc: dict[str, float] = VAL_P
     lower_is_x = tal["lower_model"] == tal["model_x"]
     tal["lower_votes"] = np.where(lower_is_x, tal["x"], tal["y"])
     tal["higher_votes"] = np.where(lower_is_x, tal["y"], tal["x"])
-    tal["verdict"] = np.select([tal["lower_votes"] > tal["higher_votes"], tal["lower_votes"] < tal["higher_votes"]],
-                               ["disagree", "agree"], default="even")
+    tal["verdict"] = np.select(
+        [tal["lower_votes"] > tal["higher_votes"], tal["lower_votes"] < tal["higher_votes"]],
+        ["disagree", "agree"],
+        default="even",
+    )
     return tal
 
 
@@ -338,9 +389,13 @@ def disagreement_by_category(norm: pd.DataFrame, val_pref_acc: dict[str, float] 
     v = v[v["verdict"] != "even"]
     cats = list(dict.fromkeys(v["category"]))
     g = v.groupby("category", sort=False)
-    out = pd.DataFrame({"category": cats,
-                        "lower_val_wins": [int((g.get_group(c)["verdict"] == "disagree").sum()) for c in cats],
-                        "scenarios": [len(g.get_group(c)) for c in cats]})
+    out = pd.DataFrame(
+        {
+            "category": cats,
+            "lower_val_wins": [int((g.get_group(c)["verdict"] == "disagree").sum()) for c in cats],
+            "scenarios": [len(g.get_group(c)) for c in cats],
+        }
+    )
     out["rate"] = 100.0 * out["lower_val_wins"] / out["scenarios"]
     return out.sort_values("rate", ascending=False, kind="stable").reset_index(drop=True)
 
@@ -354,14 +409,17 @@ def scenario_votes(norm: pd.DataFrame, prompt_id: str, winner: str, loser: str) 
     if len(hit) == 0:
         return None
     if len(hit) > 1:
-        raise DataValidationError(f"annotations: prompt {prompt_id!r} has {len(hit)} scenarios for the pair {mx} vs {my}")
+        raise DataValidationError(
+            f"annotations: prompt {prompt_id!r} has {len(hit)} scenarios for the pair {mx} vs {my}"
+        )
     r = hit.iloc[0]
     w, lo = (r["x"], r["y"]) if winner == mx else (r["y"], r["x"])
     return {"winner_votes": int(w), "ties": int(r["tie"]), "loser_votes": int(lo)}
 
 
-def disagreement_examples(norm: pd.DataFrame, n_per_pair: int = 2, n_show: int = 5,
-                          val_pref_acc: dict[str, float] = VAL_PREF_ACC) -> pd.DataFrame:
+def disagreement_examples(
+    norm: pd.DataFrame, n_per_pair: int = 2, n_show: int = 5, val_pref_acc: dict[str, float] = VAL_PREF_ACC
+) -> pd.DataFrame:
     """The report's example scenarios (build_report ``find_disagreement_pairs``): only pairs whose Y (later
     model) has the higher ``val_pref_acc``; per pair the ``n_per_pair`` scenarios with the largest
     score = X votes − Y votes (at least 1); all of them sorted by score and the first ``n_show`` shown.
@@ -374,10 +432,21 @@ def disagreement_examples(norm: pd.DataFrame, n_per_pair: int = 2, n_show: int =
         g = g.assign(score=g["x"] - g["y"]).sort_values("score", ascending=False, kind="stable")
         picks.append(g.head(n_per_pair)[lambda d: d["score"] >= 1])
     if not picks:
-        return pd.DataFrame(columns=["prompt_id", "winner_model", "loser_model", "winner_votes", "ties", "loser_votes", "score"])
+        return pd.DataFrame(
+            columns=["prompt_id", "winner_model", "loser_model", "winner_votes", "ties", "loser_votes", "score"]
+        )
     p = pd.concat(picks).sort_values("score", ascending=False, kind="stable").head(n_show)
-    return pd.DataFrame({"prompt_id": p["prompt_id"], "winner_model": p["model_x"], "loser_model": p["model_y"],
-                         "winner_votes": p["x"], "ties": p["tie"], "loser_votes": p["y"], "score": p["score"]}).reset_index(drop=True)
+    return pd.DataFrame(
+        {
+            "prompt_id": p["prompt_id"],
+            "winner_model": p["model_x"],
+            "loser_model": p["model_y"],
+            "winner_votes": p["x"],
+            "ties": p["tie"],
+            "loser_votes": p["y"],
+            "score": p["score"],
+        }
+    ).reset_index(drop=True)
 
 
 def length_ratios(norm: pd.DataFrame, val_pref_acc: dict[str, float] = VAL_PREF_ACC) -> dict[str, float] | None:
@@ -403,10 +472,15 @@ def length_ratios(norm: pd.DataFrame, val_pref_acc: dict[str, float] = VAL_PREF_
 # Sides, positions, participants
 # ----------------------------------------------------------------------------------------------
 
+
 def _share_test(k: int, n: int, z: float) -> dict[str, float]:
     lo, hi = pw.wilson_interval(k, n, z=z)
-    return {"share": k / n if n else np.nan, "wilson_lo": float(lo), "wilson_hi": float(hi),
-            "binom_p": float(stats.binomtest(k, n).pvalue) if n else np.nan}
+    return {
+        "share": k / n if n else np.nan,
+        "wilson_lo": float(lo),
+        "wilson_hi": float(hi),
+        "binom_p": float(stats.binomtest(k, n).pvalue) if n else np.nan,
+    }
 
 
 def canonical_side_asymmetry(norm: pd.DataFrame, z: float = 1.96) -> dict[str, float]:
@@ -417,8 +491,13 @@ def canonical_side_asymmetry(norm: pd.DataFrame, z: float = 1.96) -> dict[str, f
     dec = norm[norm["side_choice"] != "tie"]
     k, n = int((dec["side_choice"] == "A").sum()), len(dec)
     r = _share_test(k, n, z)
-    return {"n_decisive": n, "chose_a": k, "share_a": r.pop("share"), **r,
-            "tie_share": float((norm["side_choice"] == "tie").mean())}
+    return {
+        "n_decisive": n,
+        "chose_a": k,
+        "share_a": r.pop("share"),
+        **r,
+        "tie_share": float((norm["side_choice"] == "tie").mean()),
+    }
 
 
 def position_bias(norm: pd.DataFrame, z: float = 1.96) -> dict[str, float] | None:
@@ -442,9 +521,19 @@ def participant_activity(norm: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, fl
     """Judgements per participant: a per-participant table (n, ties, share choosing side A) and a summary
     (distinct participants, min / median / mean / max judgements per participant)."""
     g = norm.groupby("participant_id")
-    per = pd.DataFrame({"n_judgements": g.size(), "n_ties": g["side_choice"].apply(lambda s: int((s == "tie").sum())),
-                        "share_chose_side_a": g["side_choice"].apply(lambda s: float((s == "A").mean()))}).reset_index()
+    per = pd.DataFrame(
+        {
+            "n_judgements": g.size(),
+            "n_ties": g["side_choice"].apply(lambda s: int((s == "tie").sum())),
+            "share_chose_side_a": g["side_choice"].apply(lambda s: float((s == "A").mean())),
+        }
+    ).reset_index()
     n = per["n_judgements"]
-    summary = {"n_participants": len(per), "min": int(n.min()), "median": float(n.median()),
-               "mean": float(n.mean()), "max": int(n.max())}
+    summary = {
+        "n_participants": len(per),
+        "min": int(n.min()),
+        "median": float(n.median()),
+        "mean": float(n.mean()),
+        "max": int(n.max()),
+    }
     return per, summary

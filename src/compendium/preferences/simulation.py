@@ -23,6 +23,7 @@ top model). Everything is vectorised over repetitions; uniform and arena samplin
 checkpoint-to-checkpoint in one go, information-gain sampling loops over selection rounds of
 ``batch`` judgements with all repetitions batched.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -88,8 +89,14 @@ def detectable_difference(p0: float, repetitions: int, alpha: float = 0.05, powe
     return float(z * np.sqrt(2 * p0 * (1 - p0) / repetitions))
 
 
-def detectable_saving(curves: pd.DataFrame, n_judgements: int, repetitions: int, alpha: float = 0.05,
-                      power: float = 0.8, strategy: str = "uniform") -> dict[str, float]:
+def detectable_saving(
+    curves: pd.DataFrame,
+    n_judgements: int,
+    repetitions: int,
+    alpha: float = 0.05,
+    power: float = 0.8,
+    strategy: str = "uniform",
+) -> dict[str, float]:
     """How large a saving of judgements the comparison at ``n_judgements`` could detect.
 
     A design that needs a share ``s`` fewer judgements than ``strategy`` reaches, at ``n``, the
@@ -132,16 +139,19 @@ class SimulationResult:
         for s in self.curves["strategy"].unique():
             row = {"strategy": s}
             for key, name in (("ranking", "ranking"), ("top", "top")):
-                rec = self.recovered[s][key]                                  # (R, C)
+                rec = self.recovered[s][key]  # (R, C)
                 R = rec.shape[0]
                 p = rec.mean(0)
                 hit = np.nonzero(p >= target)[0]
                 row[f"n_for_{name}"] = float(ck[hit[0]]) if hit.size else np.nan
-                pb = rec[rng.integers(0, R, size=(n_boot, R))].mean(1)      # (B, C)
+                pb = rec[rng.integers(0, R, size=(n_boot, R))].mean(1)  # (B, C)
                 reached = pb >= target
                 first = np.where(reached.any(1), ck[reached.argmax(1)], np.nan)
-                lo, hi = (np.quantile(first, [0.05, 0.95], method="inverted_cdf") if np.isfinite(first).all()
-                          else (np.nan, np.nan))
+                lo, hi = (
+                    np.quantile(first, [0.05, 0.95], method="inverted_cdf")
+                    if np.isfinite(first).all()
+                    else (np.nan, np.nan)
+                )
                 row[f"n_for_{name}_mc_lo"] = float(lo)
                 row[f"n_for_{name}_mc_hi"] = float(hi)
                 row[f"p_{name}_at_budget"] = float(p[-1])
@@ -182,13 +192,24 @@ def compare_with_uniform(result: SimulationResult, n_judgements: int, z: float =
         d = p1 - p0
         lo, hi = d - z * se, d + z * se
         verdict = "more" if lo > 0 else "less" if hi < 0 else "no detectable difference"
-        rows.append({"strategy": s, "n_judgements": int(rec.loc[s, "n_judgements"]), "p_ranking": p1,
-                     "p_ranking_uniform": p0, "difference": d, "diff_lo": lo, "diff_hi": hi, "verdict": verdict})
+        rows.append(
+            {
+                "strategy": s,
+                "n_judgements": int(rec.loc[s, "n_judgements"]),
+                "p_ranking": p1,
+                "p_ranking_uniform": p0,
+                "difference": d,
+                "diff_lo": lo,
+                "diff_hi": hi,
+                "verdict": verdict,
+            }
+        )
     return pd.DataFrame(rows)
 
 
-def uniform_recovery_at(true_strengths, n_judgements: int, repetitions: int, seed: int,
-                        prior_sd: float = 1.0) -> dict[str, float]:
+def uniform_recovery_at(
+    true_strengths, n_judgements: int, repetitions: int, seed: int, prior_sd: float = 1.0
+) -> dict[str, float]:
     """P(exact ranking) and P(true top) after exactly ``n_judgements`` decisive judgements spread
     uniformly over the pairs (e.g. the study's own size), same estimator as the simulation."""
     pi = np.asarray(true_strengths, dtype=float)
@@ -204,7 +225,7 @@ def uniform_recovery_at(true_strengths, n_judgements: int, repetitions: int, see
 
 def _pair_probs_arena(rng, repetitions: int, n_models: int, skew: float) -> np.ndarray:
     i, j = pw.pair_index(n_models)
-    popularity = np.argsort(rng.random((repetitions, n_models)), axis=1)   # popularity rank of each model
+    popularity = np.argsort(rng.random((repetitions, n_models)), axis=1)  # popularity rank of each model
     weight = (popularity + 1.0) ** (-skew)
     p = weight[:, i] * weight[:, j]
     return p / p.sum(1, keepdims=True)
@@ -223,15 +244,16 @@ def _nonadaptive(rng, pair_probs: np.ndarray, p_win: np.ndarray, n_models: int, 
     """Win matrices at each checkpoint, shape (R, C, K, K), for pair probabilities (R, P)."""
     R = pair_probs.shape[0]
     i, j = pw.pair_index(n_models)
-    n_inc = rng.multinomial(every, pair_probs[:, None, :], size=(R, n_ck))        # (R, C, P)
-    w_inc = rng.binomial(n_inc, p_win)                                           # i beats j
+    n_inc = rng.multinomial(every, pair_probs[:, None, :], size=(R, n_ck))  # (R, C, P)
+    w_inc = rng.binomial(n_inc, p_win)  # i beats j
     n_cum = n_inc.cumsum(1)
     w_cum = w_inc.cumsum(1)
     return pw.win_matrix_from_counts(i, j, w_cum, n_cum - w_cum, np.zeros_like(w_cum), n_models)
 
 
-def _information_gain(rng, p_win: np.ndarray, n_models: int, repetitions: int, n_ck: int, every: int,
-                      batch: int, prior_sd: float) -> tuple[np.ndarray, np.ndarray]:
+def _information_gain(
+    rng, p_win: np.ndarray, n_models: int, repetitions: int, n_ck: int, every: int, batch: int, prior_sd: float
+) -> tuple[np.ndarray, np.ndarray]:
     """Selection rounds of ``batch`` judgements; each round: Laplace belief at the current estimate
     (one warm-started Newton step of :func:`~compendium.stats.pairwise.bradley_terry_map`, fused here so
     one matrix inverse per round serves both the covariance and the step), the pair with the largest
@@ -253,9 +275,9 @@ def _information_gain(rng, p_win: np.ndarray, n_models: int, repetitions: int, n
             cov = np.linalg.inv(eye * (A.sum(-1)[:, None, :] + prec0) - A)
             var = cov[:, i, i] + cov[:, j, j] - 2.0 * cov[:, i, j]
             pij = P[:, i, j]
-            pick = np.log1p(pij * (1.0 - pij) * var).argmax(1)     # = argmax of expected_information_gain
+            pick = np.log1p(pij * (1.0 - pij) * var).argmax(1)  # = argmax of expected_information_gain
             grad = (W - N * P).sum(-1) - prec0 * theta
-            theta = theta + np.einsum("rkl,rl->rk", cov, grad)     # Newton step (warm start)
+            theta = theta + np.einsum("rkl,rl->rk", cov, grad)  # Newton step (warm start)
             k = rng.binomial(batch, p_win[pick])
             a, b = i[pick], j[pick]
             W[rows, a, b] += k
@@ -266,10 +288,18 @@ def _information_gain(rng, p_win: np.ndarray, n_models: int, repetitions: int, n
     return snaps, N[:, i, j]
 
 
-def simulate_active_sampling(true_strengths, budget: int, repetitions: int, checkpoint_every: int, seed: int,
-                             batch: int = 10, arena_skew: float = 1.0, prior_sd: float = 1.0,
-                             strategies: tuple[str, ...] = STRATEGIES, labels: tuple[str, ...] | None = None
-                             ) -> SimulationResult:
+def simulate_active_sampling(
+    true_strengths,
+    budget: int,
+    repetitions: int,
+    checkpoint_every: int,
+    seed: int,
+    batch: int = 10,
+    arena_skew: float = 1.0,
+    prior_sd: float = 1.0,
+    strategies: tuple[str, ...] = STRATEGIES,
+    labels: tuple[str, ...] | None = None,
+) -> SimulationResult:
     """Run the simulation (see the module docstring). ``true_strengths``: BT strengths (ratio scale).
 
     ``budget`` judgements per repetition, recorded every ``checkpoint_every`` (which must divide the
@@ -301,20 +331,43 @@ def simulate_active_sampling(true_strengths, budget: int, repetitions: int, chec
         if s == "information_gain":
             snaps, n_pair = _information_gain(rng, p_win, K, repetitions, n_ck, checkpoint_every, batch, prior_sd)
         else:
-            probs = (np.full((repetitions, i.size), 1.0 / i.size) if s == "uniform"
-                     else _pair_probs_arena(rng, repetitions, K, arena_skew))
+            probs = (
+                np.full((repetitions, i.size), 1.0 / i.size)
+                if s == "uniform"
+                else _pair_probs_arena(rng, repetitions, K, arena_skew)
+            )
             snaps = _nonadaptive(rng, probs, p_win, K, n_ck, checkpoint_every)
             n_pair = (snaps[:, -1] + np.swapaxes(snaps[:, -1], 1, 2))[:, i, j]
         exact, top = _recovery(snaps, theta_true, prior_sd)
         recovered[s] = {"ranking": exact, "top": top}
-        curves.append(pd.DataFrame({"strategy": s, "n_judgements": ck, "p_ranking": exact.mean(0),
-                                    "p_top": top.mean(0)}))
+        curves.append(
+            pd.DataFrame({"strategy": s, "n_judgements": ck, "p_ranking": exact.mean(0), "p_top": top.mean(0)})
+        )
         share = (n_pair / n_pair.sum(1, keepdims=True)).mean(0)
         names = labels or tuple(str(k) for k in range(K))
-        alloc.append(pd.DataFrame({"strategy": s, "model_i": [names[a] for a in i], "model_j": [names[b] for b in j],
-                                   "true_p_i_beats_j": p_win, "mean_share": share}))
-    params = {"budget": budget, "repetitions": repetitions, "checkpoint_every": checkpoint_every, "seed": seed,
-              "batch": batch, "arena_skew": arena_skew, "prior_sd": prior_sd}
-    return SimulationResult(curves=pd.concat(curves, ignore_index=True),
-                            allocation=pd.concat(alloc, ignore_index=True), recovered=recovered,
-                            params=params)
+        alloc.append(
+            pd.DataFrame(
+                {
+                    "strategy": s,
+                    "model_i": [names[a] for a in i],
+                    "model_j": [names[b] for b in j],
+                    "true_p_i_beats_j": p_win,
+                    "mean_share": share,
+                }
+            )
+        )
+    params = {
+        "budget": budget,
+        "repetitions": repetitions,
+        "checkpoint_every": checkpoint_every,
+        "seed": seed,
+        "batch": batch,
+        "arena_skew": arena_skew,
+        "prior_sd": prior_sd,
+    }
+    return SimulationResult(
+        curves=pd.concat(curves, ignore_index=True),
+        allocation=pd.concat(alloc, ignore_index=True),
+        recovered=recovered,
+        params=params,
+    )

@@ -7,6 +7,7 @@ one call by :func:`compendium.display.glue_all`), :func:`chapter_values` into th
 :func:`rowlevel_section` handles the optional row-level annotations and :func:`register_section` the
 register. Display-only column names are :data:`COLUMNS` (passed to :func:`compendium.display.table`).
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -25,17 +26,36 @@ from .simulation import STRATEGIES, compare_with_uniform, decisive_truth, detect
 
 #: display names of the chapter's table columns (display only; the CSVs keep the code names)
 COLUMNS = {
-    "higher_val_model": "metric's favourite", "lower_val_model": "other", "higher_val_wins": "wins",
-    "lower_val_wins": "losses", "higher_val_win_rate": "win rate", "wilson_lo": "Wilson low",
-    "wilson_hi": "Wilson high", "delta_val_pref_acc": "Δ metric", "sd_log_strength": "bootstrap SD (log)",
-    "asymptotic_se_log": "asymptotic SE (log)", "p_best": "P(best)", "mean_rank": "mean rank",
-    "share_of_assigned": "share", "bt_half_win": "BT (tie = half win)", "bt_rank": "rank", "davidson": "Davidson",
-    "davidson_rank": "rank ", "centred_mu_mean": "centred μ", "centred_mu_sd_over_orders": "SD over orders",
-    "mu_sd_over_orders": "raw μ SD", "sigma_mean": "mean σ", "p_top": "P(top)", "log_gap": "log(π_C/π_D)",
-    "ratio_to_estimate": "× estimate", "n_needed": "decisive judgements needed",
+    "higher_val_model": "metric's favourite",
+    "lower_val_model": "other",
+    "higher_val_wins": "wins",
+    "lower_val_wins": "losses",
+    "higher_val_win_rate": "win rate",
+    "wilson_lo": "Wilson low",
+    "wilson_hi": "Wilson high",
+    "delta_val_pref_acc": "Δ metric",
+    "sd_log_strength": "bootstrap SD (log)",
+    "asymptotic_se_log": "asymptotic SE (log)",
+    "p_best": "P(best)",
+    "mean_rank": "mean rank",
+    "share_of_assigned": "share",
+    "bt_half_win": "BT (tie = half win)",
+    "bt_rank": "rank",
+    "davidson": "Davidson",
+    "davidson_rank": "rank ",
+    "centred_mu_mean": "centred μ",
+    "centred_mu_sd_over_orders": "SD over orders",
+    "mu_sd_over_orders": "raw μ SD",
+    "sigma_mean": "mean σ",
+    "p_top": "P(top)",
+    "log_gap": "log(π_C/π_D)",
+    "ratio_to_estimate": "× estimate",
+    "n_needed": "decisive judgements needed",
     "share_of_bootstrap_gaps_below": "share of bootstrap gaps below",
-    "published_procedure": "published procedure", "mm_converged": "MM converged",
-    "abs_diff_procedure_vs_choix": "|procedure − choix|", "abs_diff_converged_vs_choix": "|converged − choix|",
+    "published_procedure": "published procedure",
+    "mm_converged": "MM converged",
+    "abs_diff_procedure_vs_choix": "|procedure − choix|",
+    "abs_diff_converged_vs_choix": "|converged − choix|",
 }
 
 _LABELS = {"model": MODEL_LABELS}
@@ -44,22 +64,64 @@ _LABELS = {"model": MODEL_LABELS}
 #: applies them in this order: ``columns`` kept, ``rename`` (code -> display names), ``formats`` (by display
 #: name), ``labels`` (model ids -> names, by display name). Display only: the CSVs keep the data
 VIEWS: dict[str, dict[str, Any]] = {
-    "counts": {"columns": ["model_x", "model_y", "x_wins", "y_wins", "ties", "n"],
-               "labels": {"model_x": MODEL_LABELS, "model_y": MODEL_LABELS}},
-    "pairs": {"columns": ["higher_val_model", "lower_val_model", "higher_val_wins", "lower_val_wins", "ties", "n",
-                          "higher_val_win_rate", "wilson_lo", "wilson_hi", "delta_val_pref_acc", "signal"],
-              "rename": COLUMNS, "labels": {"metric's favourite": MODEL_LABELS, "other": MODEL_LABELS}},
+    "counts": {
+        "columns": ["model_x", "model_y", "x_wins", "y_wins", "ties", "n"],
+        "labels": {"model_x": MODEL_LABELS, "model_y": MODEL_LABELS},
+    },
+    "pairs": {
+        "columns": [
+            "higher_val_model",
+            "lower_val_model",
+            "higher_val_wins",
+            "lower_val_wins",
+            "ties",
+            "n",
+            "higher_val_win_rate",
+            "wilson_lo",
+            "wilson_hi",
+            "delta_val_pref_acc",
+            "signal",
+        ],
+        "rename": COLUMNS,
+        "labels": {"metric's favourite": MODEL_LABELS, "other": MODEL_LABELS},
+    },
     "record": {"labels": _LABELS},
-    "crosscheck": {"columns": ["model", "published_procedure", "mm_converged", "choix", "abs_diff_procedure_vs_choix",
-                               "abs_diff_converged_vs_choix"], "rename": COLUMNS, "labels": _LABELS,
-                   "formats": {"published procedure": "{:.10f}", "MM converged": "{:.10f}", "choix": "{:.10f}",
-                               "|procedure − choix|": "{:.1e}", "|converged − choix|": "{:.1e}"}},
+    "crosscheck": {
+        "columns": [
+            "model",
+            "published_procedure",
+            "mm_converged",
+            "choix",
+            "abs_diff_procedure_vs_choix",
+            "abs_diff_converged_vs_choix",
+        ],
+        "rename": COLUMNS,
+        "labels": _LABELS,
+        "formats": {
+            "published procedure": "{:.10f}",
+            "MM converged": "{:.10f}",
+            "choix": "{:.10f}",
+            "|procedure − choix|": "{:.1e}",
+            "|converged − choix|": "{:.1e}",
+        },
+    },
     "themes": {"columns": ["label", "count", "share_of_assigned", "example_quote"], "rename": COLUMNS},
-    "bootstrap": {"rename": COLUMNS, "labels": _LABELS},   # bootstrap_view adds the level to ci_lo / ci_hi
+    "bootstrap": {"rename": COLUMNS, "labels": _LABELS},  # bootstrap_view adds the level to ci_lo / ci_hi
     "davidson": {"rename": COLUMNS, "labels": _LABELS},
-    "trueskill": {"columns": ["environment", "model", "centred_mu_mean", "centred_mu_sd_over_orders",
-                              "mu_sd_over_orders", "sigma_mean", "p_top", "mean_rank"],
-                  "rename": COLUMNS, "labels": _LABELS},
+    "trueskill": {
+        "columns": [
+            "environment",
+            "model",
+            "centred_mu_mean",
+            "centred_mu_sd_over_orders",
+            "mu_sd_over_orders",
+            "sigma_mean",
+            "p_top",
+            "mean_rank",
+        ],
+        "rename": COLUMNS,
+        "labels": _LABELS,
+    },
     "gap": {"rename": COLUMNS, "formats": {"decisive judgements needed": "{:,.0f}"}},
 }
 
@@ -71,14 +133,56 @@ def bootstrap_view(ci_level: float) -> dict[str, Any]:
 
 
 #: the notebook parameters :func:`summary` reads (``params``)
-PARAMS = ("n_bootstrap", "ci_level", "trueskill_orders", "sim_budget", "sim_repetitions", "sim_checkpoint_every",
-          "sim_batch", "sim_arena_skew", "sim_target")
+PARAMS = (
+    "n_bootstrap",
+    "ci_level",
+    "trueskill_orders",
+    "sim_budget",
+    "sim_repetitions",
+    "sim_checkpoint_every",
+    "sim_batch",
+    "sim_arena_skew",
+    "sim_target",
+)
 
 #: the analysis results :func:`summary`, :func:`chapter_values` and :func:`chapter_tables` read
-INPUTS = ("counts", "by_category", "prompts", "themes", "cat_check", "claims", "pairs", "record", "bt", "crosscheck",
-          "rho", "rho_ci", "cat_bt", "cat_wr", "cat_pairs", "themes_tbl", "themes_check", "boot", "boot_summary",
-          "rank_probs", "het", "boot_cl", "cd", "h2h", "holm", "dav_tbl", "dav", "ts_default", "ts_static",
-          "ts_libdiff", "true_strengths", "sim", "needed", "at_study", "params")
+INPUTS = (
+    "counts",
+    "by_category",
+    "prompts",
+    "themes",
+    "cat_check",
+    "claims",
+    "pairs",
+    "record",
+    "bt",
+    "crosscheck",
+    "rho",
+    "rho_ci",
+    "cat_bt",
+    "cat_wr",
+    "cat_pairs",
+    "themes_tbl",
+    "themes_check",
+    "boot",
+    "boot_summary",
+    "rank_probs",
+    "het",
+    "boot_cl",
+    "cd",
+    "h2h",
+    "holm",
+    "dav_tbl",
+    "dav",
+    "ts_default",
+    "ts_static",
+    "ts_libdiff",
+    "true_strengths",
+    "sim",
+    "needed",
+    "at_study",
+    "params",
+)
 
 
 def _check(r: Mapping[str, Any]) -> None:
@@ -104,26 +208,38 @@ def bt_vs_published(bt: pd.DataFrame, pub: Mapping[str, Any]) -> float:
 
 
 def category_leaders(cat_bt: pd.DataFrame) -> str:
-    """"Recipe C in advice, ...; ..." : the strongest model per prompt category, grouped by model."""
+    """ "Recipe C in advice, ...; ..." : the strongest model per prompt category, grouped by model."""
     leaders = cat_bt.idxmax(axis=1)
-    return "; ".join(f"{MODEL_LABELS[m]} in {', '.join(c.replace('_', ' ') for c in leaders.index[leaders == m])}"
-                     for m in MODELS if (leaders == m).any())
+    return "; ".join(
+        f"{MODEL_LABELS[m]} in {', '.join(c.replace('_', ' ') for c in leaders.index[leaders == m])}"
+        for m in MODELS
+        if (leaders == m).any()
+    )
 
 
 def category_model_decisive(by_category: pd.DataFrame) -> pd.Series:
     """Decisive judgements per (category, model), over the model's four pairs."""
     dec = by_category.assign(d=by_category["x_wins"] + by_category["y_wins"])
-    return pd.concat([dec[["category", "model_x", "d"]].rename(columns={"model_x": "m"}),
-                      dec[["category", "model_y", "d"]].rename(columns={"model_y": "m"})]
-                     ).groupby(["category", "m"])["d"].sum()
+    return (
+        pd.concat(
+            [
+                dec[["category", "model_x", "d"]].rename(columns={"model_x": "m"}),
+                dec[["category", "model_y", "d"]].rename(columns={"model_y": "m"}),
+            ]
+        )
+        .groupby(["category", "m"])["d"]
+        .sum()
+    )
 
 
 def rank_shares(boot) -> dict[str, float]:
     """Shares of bootstrap replicates with the untrained model and Recipe A in the bottom two / untrained last."""
-    r_s = (-boot.strengths).argsort(1).argsort(1)          # 0 = best
+    r_s = (-boot.strengths).argsort(1).argsort(1)  # 0 = best
     ui, ai = MODELS.index("untrained"), MODELS.index("recipe_a")
-    return {"bottom_pair": float(((r_s[:, ui] >= 3) & (r_s[:, ai] >= 3)).mean()),
-            "untrained_last": float((r_s[:, ui] == 4).mean())}
+    return {
+        "bottom_pair": float(((r_s[:, ui] >= 3) & (r_s[:, ai] >= 3)).mean()),
+        "untrained_last": float((r_s[:, ui] == 4).mean()),
+    }
 
 
 def gap_section(r: Mapping[str, Any]) -> dict[str, Any]:
@@ -137,8 +253,9 @@ def gap_section(r: Mapping[str, Any]) -> dict[str, Any]:
     if np.isfinite(n_hat):
         gaps = [gap_hat * f for f in (2.0, 1.5, 1.0, 0.75, 0.5, 0.25)]
         gap_tbl = needed_by_gap(n_hat, gap_hat, gaps)
-        gap_tbl["share_of_bootstrap_gaps_below"] = [float((cd_draws * gap_hat / cd["log_ratio"] < g).mean())
-                                                    for g in gaps]
+        gap_tbl["share_of_bootstrap_gaps_below"] = [
+            float((cd_draws * gap_hat / cd["log_ratio"] < g).mean()) for g in gaps
+        ]
     return {"gap_hat": gap_hat, "n_hat": n_hat, "cd_draws": cd_draws, "gap_tbl": gap_tbl}
 
 
@@ -152,12 +269,16 @@ def simulation_comparison(r: Mapping[str, Any]) -> tuple[int, pd.DataFrame]:
 
 def _verdict(cmp: pd.DataFrame, s: str) -> str:
     row = cmp.loc[s]
-    word = {"more": "recovers the full ranking more often than uniform sampling",
-            "less": "recovers the full ranking less often than uniform sampling",
-            "no detectable difference": "recovers the full ranking about as often as uniform sampling"}[row["verdict"]]
-    return (f"{word} ({row['p_ranking']:.1%} vs {row['p_ranking_uniform']:.1%} of simulated studies; difference "
-            f"{100 * row['difference']:+.1f} percentage points, 95 % interval {100 * row['diff_lo']:+.1f} to "
-            f"{100 * row['diff_hi']:+.1f})")
+    word = {
+        "more": "recovers the full ranking more often than uniform sampling",
+        "less": "recovers the full ranking less often than uniform sampling",
+        "no detectable difference": "recovers the full ranking about as often as uniform sampling",
+    }[row["verdict"]]
+    return (
+        f"{word} ({row['p_ranking']:.1%} vs {row['p_ranking_uniform']:.1%} of simulated studies; difference "
+        f"{100 * row['difference']:+.1f} percentage points, 95 % interval {100 * row['diff_lo']:+.1f} to "
+        f"{100 * row['diff_hi']:+.1f})"
+    )
 
 
 def _ts(ts) -> pd.DataFrame:
@@ -176,44 +297,73 @@ def summary(r: Mapping[str, Any], pub: Mapping[str, Any] | None = None) -> dict[
     counts, by_category, claims, bt = r["counts"], r["by_category"], r["claims"], r["bt"]
     out: dict[str, Any] = {}
     # the data
-    out.update(pref_cat_match=int(r["cat_check"]["match"].sum()), pref_n_pairs=len(counts),
-               pref_n_prompts=len(r["prompts"]), pref_n_categories=int(by_category["category"].nunique()),
-               pref_ratings_per_cell=float(counts["n"].sum() / (len(counts) * len(r["prompts"]))),
-               pref_cat_nmin=int(by_category["n"].min()), pref_cat_nmax=int(by_category["n"].max()))
+    out.update(
+        pref_cat_match=int(r["cat_check"]["match"].sum()),
+        pref_n_pairs=len(counts),
+        pref_n_prompts=len(r["prompts"]),
+        pref_n_categories=int(by_category["category"].nunique()),
+        pref_ratings_per_cell=float(counts["n"].sum() / (len(counts) * len(r["prompts"]))),
+        pref_cat_nmin=int(by_category["n"].min()),
+        pref_cat_nmax=int(by_category["n"].max()),
+    )
     # the pair table
     db = head_to_head(counts, "recipe_d", "recipe_b")
-    out.update(pref_n_ratings=int(claims["hitl.n_ratings"]), pref_n_ties=int(claims["hitl.n_ties"]),
-               pref_tracking=int(claims["hitl.pairs.tracking"]), pref_flipping=int(claims["hitl.pairs.flipping"]),
-               pref_n_decisive=n_decisive(counts),
-               pref_tie_share=float(claims["hitl.n_ties"] / claims["hitl.n_ratings"]),
-               pref_db_d=db["wins"], pref_db_b=db["losses"])
+    out.update(
+        pref_n_ratings=int(claims["hitl.n_ratings"]),
+        pref_n_ties=int(claims["hitl.n_ties"]),
+        pref_tracking=int(claims["hitl.pairs.tracking"]),
+        pref_flipping=int(claims["hitl.pairs.flipping"]),
+        pref_n_decisive=n_decisive(counts),
+        pref_tie_share=float(claims["hitl.n_ties"] / claims["hitl.n_ratings"]),
+        pref_db_d=db["wins"],
+        pref_db_b=db["losses"],
+    )
     for m, w in winrate_vs_base(counts).items():
         out[f"pref_vs_base_{m}"] = float(w)
     # Bradley-Terry as published
     cc = r["crosscheck"]
-    out.update(pref_bt_maxdiff=bt_vs_published(bt, pub), pref_bt_iter=int(bradley_terry_mm(win_matrix(counts)).n_iter),
-               pref_bt_choix_diff=float(cc["abs_diff_procedure_vs_choix"].max()),
-               pref_bt_choix_conv=float(cc["abs_diff_converged_vs_choix"].max()),
-               pref_pub_bt_untrained=f"{pub['hitl.bt.untrained']}",
-               pref_pub_participants=f"{pub['hitl.n_participants']}",
-               pref_bt_untrained=float(bt.set_index("model").loc["untrained", "strength"]))
+    out.update(
+        pref_bt_maxdiff=bt_vs_published(bt, pub),
+        pref_bt_iter=int(bradley_terry_mm(win_matrix(counts)).n_iter),
+        pref_bt_choix_diff=float(cc["abs_diff_procedure_vs_choix"].max()),
+        pref_bt_choix_conv=float(cc["abs_diff_converged_vs_choix"].max()),
+        pref_pub_bt_untrained=f"{pub['hitl.bt.untrained']}",
+        pref_pub_participants=f"{pub['hitl.n_participants']}",
+        pref_bt_untrained=float(bt.set_index("model").loc["untrained", "strength"]),
+    )
     # the metric and people
     ci = r["rho_ci"]
-    out.update(pref_rho=float(r["rho"]), pref_rho_lo=ci["ci_lo"], pref_rho_hi=ci["ci_hi"], pref_rho_p=ci["p"],
-               pref_rho_n=ci["n"])
+    out.update(
+        pref_rho=float(r["rho"]),
+        pref_rho_lo=ci["ci_lo"],
+        pref_rho_hi=ci["ci_hi"],
+        pref_rho_p=ci["p"],
+        pref_rho_n=ci["n"],
+    )
     # per category
     per_model = category_model_decisive(by_category)
-    out.update(pref_cat_leaders=category_leaders(r["cat_bt"]), pref_cat_model_nmin=int(per_model.min()),
-               pref_cat_model_nmax=int(per_model.max()),
-               pref_cat_halfwidth=float(1.96 * np.sqrt(0.25 / per_model.median())))
+    out.update(
+        pref_cat_leaders=category_leaders(r["cat_bt"]),
+        pref_cat_model_nmin=int(per_model.min()),
+        pref_cat_model_nmax=int(per_model.max()),
+        pref_cat_halfwidth=float(1.96 * np.sqrt(0.25 / per_model.median())),
+    )
     # comment themes
     tc = r["themes_check"]
-    out.update(pref_themes_sum=tc["sum_counts"], pref_n_themes=len(r["themes_tbl"]), pref_themes_n=tc["n_comments"],
-               pref_themes_gap=tc["difference"], pref_themes_gap_share=tc["difference"] / tc["n_comments"])
+    out.update(
+        pref_themes_sum=tc["sum_counts"],
+        pref_n_themes=len(r["themes_tbl"]),
+        pref_themes_n=tc["n_comments"],
+        pref_themes_gap=tc["difference"],
+        pref_themes_gap_share=tc["difference"] / tc["n_comments"],
+    )
     # bootstrap
     bs = r["boot_summary"].set_index("model")
-    out.update(pref_n_boot=int(p["n_bootstrap"]), pref_boot_sd=float(bs["sd_log_strength"].mean()),
-               pref_asym_se=float(bs["asymptotic_se_log"].mean()))
+    out.update(
+        pref_n_boot=int(p["n_bootstrap"]),
+        pref_boot_sd=float(bs["sd_log_strength"].mean()),
+        pref_asym_se=float(bs["asymptotic_se_log"].mean()),
+    )
     for m in MODELS:
         out[f"pref_p_best_{m.replace('recipe_', '')}"] = float(bs.loc[m, "p_best"])
     out["pref_p_top2_cd"] = float(r["rank_probs"].loc[["recipe_c", "recipe_d"], "rank_1"].sum())
@@ -221,86 +371,135 @@ def summary(r: Mapping[str, Any], pub: Mapping[str, Any] | None = None) -> dict[
     out.update(pref_p_bottom_pair=shares["bottom_pair"], pref_p_untrained_last=shares["untrained_last"])
     het, cl = r["het"], r["boot_cl"].summary(level=p["ci_level"])
     cd_cl = r["boot_cl"].log_ratio_interval("recipe_c", "recipe_d", level=p["ci_level"])
-    out.update(pref_het_chi2=het["chi2"], pref_het_df=het["df"], pref_het_p=het["p"], pref_het_disp=het["dispersion"],
-               pref_cl_sd=float(cl["sd_log_strength"].mean()),
-               pref_cl_widen=float(cl["sd_log_strength"].mean() / bs["sd_log_strength"].mean()),
-               pref_cl_p_best_c=float(cl.set_index("model").loc["recipe_c", "p_best"]),
-               pref_cl_cd_p=cd_cl["p_greater"], pref_cl_cd_lo=cd_cl["ci_lo"], pref_cl_cd_hi=cd_cl["ci_hi"])
+    out.update(
+        pref_het_chi2=het["chi2"],
+        pref_het_df=het["df"],
+        pref_het_p=het["p"],
+        pref_het_disp=het["dispersion"],
+        pref_cl_sd=float(cl["sd_log_strength"].mean()),
+        pref_cl_widen=float(cl["sd_log_strength"].mean() / bs["sd_log_strength"].mean()),
+        pref_cl_p_best_c=float(cl.set_index("model").loc["recipe_c", "p_best"]),
+        pref_cl_cd_p=cd_cl["p_greater"],
+        pref_cl_cd_lo=cd_cl["ci_lo"],
+        pref_cl_cd_hi=cd_cl["ci_hi"],
+    )
     # C vs D
     cd, h2h = r["cd"], r["h2h"]
-    same_dir = (cd["log_ratio"] > 0) == (h2h["win_rate"] < 0.5)   # pooled C > D and C won the head-to-head
+    same_dir = (cd["log_ratio"] > 0) == (h2h["win_rate"] < 0.5)  # pooled C > D and C won the head-to-head
     out.update(
-        pref_cd_lo=cd["ci_lo"], pref_cd_hi=cd["ci_hi"], pref_cd_p=cd["p_greater"],
-        pref_cd_verdict="are separable: the interval excludes equality" if cd["separable"]
+        pref_cd_lo=cd["ci_lo"],
+        pref_cd_hi=cd["ci_hi"],
+        pref_cd_p=cd["p_greater"],
+        pref_cd_verdict="are separable: the interval excludes equality"
+        if cd["separable"]
         else "cannot be separated: the interval of their strength ratio contains 1",
-        pref_h2h_d=h2h["wins"], pref_h2h_c=h2h["losses"], pref_h2h_rate=float(h2h["win_rate"]),
-        pref_h2h_lo=float(h2h["wilson_lo"]), pref_h2h_hi=float(h2h["wilson_hi"]), pref_h2h_p=float(h2h["binom_p"]),
-        pref_ci_level=float(p["ci_level"]), pref_cd_answer="Yes, at this interval level" if cd["separable"] else "No",
+        pref_h2h_d=h2h["wins"],
+        pref_h2h_c=h2h["losses"],
+        pref_h2h_rate=float(h2h["win_rate"]),
+        pref_h2h_lo=float(h2h["wilson_lo"]),
+        pref_h2h_hi=float(h2h["wilson_hi"]),
+        pref_h2h_p=float(h2h["binom_p"]),
+        pref_ci_level=float(p["ci_level"]),
+        pref_cd_answer="Yes, at this interval level" if cd["separable"] else "No",
         pref_cd_contains="excludes 0" if cd["separable"] else "contains 0",
-        pref_h2h_direction=("the same direction as the pooled ranking" if same_dir
-                            else "the opposite direction from the pooled ranking")
+        pref_h2h_direction=(
+            "the same direction as the pooled ranking" if same_dir else "the opposite direction from the pooled ranking"
+        )
         + (", and not significant either" if h2h["binom_p"] >= 0.05 else ""),
-        pref_cd_report_verdict='At this interval level the data support the report\'s "humans disambiguated the top '
-        'two recipes".' if cd["separable"] else 'The report\'s "humans disambiguated the top two recipes" is not '
-        "supported by these data: Recipe C ranks first on the point estimate only.")
+        pref_cd_report_verdict="At this interval level the data support the report's \"humans disambiguated the top "
+        'two recipes".'
+        if cd["separable"]
+        else 'The report\'s "humans disambiguated the top two recipes" is not '
+        "supported by these data: Recipe C ranks first on the point estimate only.",
+    )
     # multiplicity
     holm = r["holm"]
     sig = holm.loc[holm["significant_holm"], ["higher_val_model", "lower_val_model", "p_holm"]]
-    out.update(pref_unadj_n=int(holm["significant_unadjusted"].sum()), pref_holm_n=int(holm["significant_holm"].sum()),
-               pref_fwer=float(1 - 0.95 ** len(holm)),
-               pref_holm_pairs="; ".join(f"{MODEL_LABELS[a]} vs {MODEL_LABELS[b]}, Holm p = {q:.3f}"
-                                         for a, b, q in sig.itertuples(index=False)) or "none")
+    out.update(
+        pref_unadj_n=int(holm["significant_unadjusted"].sum()),
+        pref_holm_n=int(holm["significant_holm"].sum()),
+        pref_fwer=float(1 - 0.95 ** len(holm)),
+        pref_holm_pairs="; ".join(
+            f"{MODEL_LABELS[a]} vs {MODEL_LABELS[b]}, Holm p = {q:.3f}" for a, b, q in sig.itertuples(index=False)
+        )
+        or "none",
+    )
     # Davidson
     dav = r["dav"]
-    out.update(pref_nu=dav["nu"], pref_nu_tie=dav["tie_prob_equal_models"],
-               pref_davidson_verdict="the same ranking as the half-win fit" if dav["same_ranking"]
-               else "a different ranking from the half-win fit")
+    out.update(
+        pref_nu=dav["nu"],
+        pref_nu_tie=dav["tie_prob_equal_models"],
+        pref_davidson_verdict="the same ranking as the half-win fit"
+        if dav["same_ranking"]
+        else "a different ranking from the half-win fit",
+    )
     # TrueSkill
     tsd, tss = _ts(r["ts_default"]), _ts(r["ts_static"])
     strengths = bt.set_index("model").loc[list(MODELS), "strength"].to_numpy()
     gaps = np.diff(np.sort(tsd["centred_mu_mean"].to_numpy()))
-    out.update(pref_ts_orders=int(p["trueskill_orders"]), pref_ts_libdiff=float(r["ts_libdiff"]),
-               pref_ts_match_default=float(r["ts_default"].share_matching_ranking(strengths)),
-               pref_ts_match_static=float(r["ts_static"].share_matching_ranking(strengths)),
-               pref_ts_sd_default=float(tsd["centred_mu_sd_over_orders"].mean()),
-               pref_ts_sd_static=float(tss["centred_mu_sd_over_orders"].mean()),
-               pref_ts_rawsd_static=float(tss["mu_sd_over_orders"].mean()),
-               pref_ts_sigma_static=float(tss["sigma_mean"].mean()), pref_ts_gap_min=float(gaps.min()),
-               pref_ts_gap_max=float(gaps.max()), pref_ts_sigma_default=float(tsd["sigma_mean"].mean()),
-               pref_ts_ptop_c=float(tsd.loc["recipe_c", "p_top"]))
+    out.update(
+        pref_ts_orders=int(p["trueskill_orders"]),
+        pref_ts_libdiff=float(r["ts_libdiff"]),
+        pref_ts_match_default=float(r["ts_default"].share_matching_ranking(strengths)),
+        pref_ts_match_static=float(r["ts_static"].share_matching_ranking(strengths)),
+        pref_ts_sd_default=float(tsd["centred_mu_sd_over_orders"].mean()),
+        pref_ts_sd_static=float(tss["centred_mu_sd_over_orders"].mean()),
+        pref_ts_rawsd_static=float(tss["mu_sd_over_orders"].mean()),
+        pref_ts_sigma_static=float(tss["sigma_mean"].mean()),
+        pref_ts_gap_min=float(gaps.min()),
+        pref_ts_gap_max=float(gaps.max()),
+        pref_ts_sigma_default=float(tsd["sigma_mean"].mean()),
+        pref_ts_ptop_c=float(tsd.loc["recipe_c", "p_top"]),
+    )
     # simulation
     nd, g, nd_ = r["needed"].set_index("strategy"), gap_section(r), n_decisive(counts)
-    out.update(pref_sim_batch=int(p["sim_batch"]),
-               pref_truth_diff=float(np.abs(decisive_truth(counts, "ties_dropped") - r["true_strengths"]).max()),
-               pref_gap_hat=g["gap_hat"], pref_gap_p_nonpos=float((g["cd_draws"] <= 0).mean()),
-               pref_sim_skew=float(p["sim_arena_skew"]), pref_sim_every=int(p["sim_checkpoint_every"]),
-               pref_sim_reps=int(p["sim_repetitions"]), pref_sim_target=float(p["sim_target"]),
-               pref_sim_p_rank_study=r["at_study"]["p_ranking"], pref_sim_p_top_study=r["at_study"]["p_top"])
+    out.update(
+        pref_sim_batch=int(p["sim_batch"]),
+        pref_truth_diff=float(np.abs(decisive_truth(counts, "ties_dropped") - r["true_strengths"]).max()),
+        pref_gap_hat=g["gap_hat"],
+        pref_gap_p_nonpos=float((g["cd_draws"] <= 0).mean()),
+        pref_sim_skew=float(p["sim_arena_skew"]),
+        pref_sim_every=int(p["sim_checkpoint_every"]),
+        pref_sim_reps=int(p["sim_repetitions"]),
+        pref_sim_target=float(p["sim_target"]),
+        pref_sim_p_rank_study=r["at_study"]["p_ranking"],
+        pref_sim_p_top_study=r["at_study"]["p_top"],
+    )
     budget = p["sim_budget"]
     for s in STRATEGIES:
         short = {"uniform": "uniform", "information_gain": "ig", "arena": "arena"}[s]
         for k, col in (("rank", "n_for_ranking"), ("top", "n_for_top")):
             v, lo, hi = nd.loc[s, col], nd.loc[s, f"{col}_mc_lo"], nd.loc[s, f"{col}_mc_hi"]
             out[f"pref_sim_{short}_{k}"] = float(v) if np.isfinite(v) else float(budget)
-            out[f"pref_sim_{short}_{k}_txt"] = ((f"{v:,.0f} ({lo:,.0f}–{hi:,.0f})" if np.isfinite(lo) else f"{v:,.0f}")
-                                                if np.isfinite(v) else f"more than {budget:,}")
+            out[f"pref_sim_{short}_{k}_txt"] = (
+                (f"{v:,.0f} ({lo:,.0f}–{hi:,.0f})" if np.isfinite(lo) else f"{v:,.0f}")
+                if np.isfinite(v)
+                else f"more than {budget:,}"
+            )
     v = nd.loc["uniform", "n_for_ranking"]
     out["pref_sim_ratio"] = float(v / nd_) if np.isfinite(v) else float(budget / nd_)
     out["pref_sim_tie_factor"] = float(1 / (1 - claims["hitl.n_ties"] / claims["hitl.n_ratings"]))
     n_cmp, cmp = simulation_comparison(r)
     ig = cmp.loc["information_gain", "verdict"]
-    alloc = r["sim"].allocation.pivot_table(index=["model_i", "model_j"], columns="strategy", values="mean_share",
-                                            sort=False)
+    alloc = r["sim"].allocation.pivot_table(
+        index=["model_i", "model_j"], columns="strategy", values="mean_share", sort=False
+    )
     ds = detectable_saving(r["sim"].curves, n_cmp, p["sim_repetitions"])
-    out.update(pref_sim_cmp_n=n_cmp, pref_sim_ig_verdict=_verdict(cmp, "information_gain"),
-               pref_sim_arena_verdict=_verdict(cmp, "arena"),
-               pref_sim_ig_short={"more": "recovers the ranking with fewer judgements than uniform sampling",
-                                  "less": "needs more judgements than uniform sampling",
-                                  "no detectable difference": "does not detectably reduce that number"}[ig],
-               pref_sim_claim_verdict="is supported" if ig == "more" else "is not supported",
-               pref_sim_ig_max_share=float(alloc["information_gain"].max()),
-               pref_sim_ig_min_share=float(alloc["information_gain"].min()),
-               pref_sim_mdd=100 * ds["mdd"], pref_sim_saving=ds["saving"] if np.isfinite(ds["saving"]) else 1.0)
+    out.update(
+        pref_sim_cmp_n=n_cmp,
+        pref_sim_ig_verdict=_verdict(cmp, "information_gain"),
+        pref_sim_arena_verdict=_verdict(cmp, "arena"),
+        pref_sim_ig_short={
+            "more": "recovers the ranking with fewer judgements than uniform sampling",
+            "less": "needs more judgements than uniform sampling",
+            "no detectable difference": "does not detectably reduce that number",
+        }[ig],
+        pref_sim_claim_verdict="is supported" if ig == "more" else "is not supported",
+        pref_sim_ig_max_share=float(alloc["information_gain"].max()),
+        pref_sim_ig_min_share=float(alloc["information_gain"].min()),
+        pref_sim_mdd=100 * ds["mdd"],
+        pref_sim_saving=ds["saving"] if np.isfinite(ds["saving"]) else 1.0,
+    )
     return out
 
 
@@ -319,8 +518,13 @@ def chapter_values(r: Mapping[str, Any], pub: Mapping[str, Any] | None = None) -
     values["pref.bt.max_abs_diff_procedure_vs_choix"] = float(cc["abs_diff_procedure_vs_choix"].max())
     values["pref.bt.max_abs_diff_converged_vs_choix"] = float(cc["abs_diff_converged_vs_choix"].max())
     ci = r["rho_ci"]
-    values.update({"pref.spearman.pingouin.rho": ci["rho"], "pref.spearman.pingouin.ci": [ci["ci_lo"], ci["ci_hi"]],
-                   "pref.spearman.pingouin.p": ci["p"]})
+    values.update(
+        {
+            "pref.spearman.pingouin.rho": ci["rho"],
+            "pref.spearman.pingouin.ci": [ci["ci_lo"], ci["ci_hi"]],
+            "pref.spearman.pingouin.p": ci["p"],
+        }
+    )
     values["pref.comment_themes.sum_counts"] = r["themes_check"]["sum_counts"]
     values["pref.comment_themes.n_comments"] = r["themes_check"]["n_comments"]
     for m in MODELS:
@@ -332,19 +536,30 @@ def chapter_values(r: Mapping[str, Any], pub: Mapping[str, Any] | None = None) -
     values["pref.bootstrap.p_untrained_last"] = shares["untrained_last"]
     het, cl = r["het"], r["boot_cl"].summary(level=p["ci_level"])
     cd_cl = r["boot_cl"].log_ratio_interval("recipe_c", "recipe_d", level=p["ci_level"])
-    values.update({"pref.category_heterogeneity.chi2": het["chi2"], "pref.category_heterogeneity.df": het["df"],
-                   "pref.category_heterogeneity.p": het["p"],
-                   "pref.bootstrap_cluster.sd_log_strength_mean": float(cl["sd_log_strength"].mean()),
-                   "pref.bootstrap_cluster.p_c_stronger_than_d": cd_cl["p_greater"],
-                   "pref.bootstrap_cluster.c_vs_d_ci": [cd_cl["ci_lo"], cd_cl["ci_hi"]]})
+    values.update(
+        {
+            "pref.category_heterogeneity.chi2": het["chi2"],
+            "pref.category_heterogeneity.df": het["df"],
+            "pref.category_heterogeneity.p": het["p"],
+            "pref.bootstrap_cluster.sd_log_strength_mean": float(cl["sd_log_strength"].mean()),
+            "pref.bootstrap_cluster.p_c_stronger_than_d": cd_cl["p_greater"],
+            "pref.bootstrap_cluster.c_vs_d_ci": [cd_cl["ci_lo"], cd_cl["ci_hi"]],
+        }
+    )
     for m in MODELS:
         values[f"pref.bootstrap_cluster.p_best.{m}"] = float(cl.set_index("model").loc[m, "p_best"])
     cd, h2h, holm, dav, dav_tbl = r["cd"], r["h2h"], r["holm"], r["dav"], r["dav_tbl"]
-    values.update({"pref.c_vs_d.log_ratio": cd["log_ratio"], "pref.c_vs_d.ci_lo": cd["ci_lo"],
-                   "pref.c_vs_d.ci_hi": cd["ci_hi"], "pref.c_vs_d.p_c_stronger": cd["p_greater"],
-                   "pref.c_vs_d.separable": int(cd["separable"]),
-                   "pref.d_vs_c.head_to_head_win_rate": float(h2h["win_rate"]),
-                   "pref.d_vs_c.head_to_head_binom_p": float(h2h["binom_p"])})
+    values.update(
+        {
+            "pref.c_vs_d.log_ratio": cd["log_ratio"],
+            "pref.c_vs_d.ci_lo": cd["ci_lo"],
+            "pref.c_vs_d.ci_hi": cd["ci_hi"],
+            "pref.c_vs_d.p_c_stronger": cd["p_greater"],
+            "pref.c_vs_d.separable": int(cd["separable"]),
+            "pref.d_vs_c.head_to_head_win_rate": float(h2h["win_rate"]),
+            "pref.d_vs_c.head_to_head_binom_p": float(h2h["binom_p"]),
+        }
+    )
     values["pref.pairs.significant_unadjusted"] = int(holm["significant_unadjusted"].sum())
     values["pref.pairs.significant_holm"] = int(holm["significant_holm"].sum())
     values.update({"pref.davidson.nu": dav["nu"], "pref.davidson.same_ranking_as_bt": dav["same_ranking"]})
@@ -352,15 +567,17 @@ def chapter_values(r: Mapping[str, Any], pub: Mapping[str, Any] | None = None) -
         values[f"pref.davidson.strength.{m}"] = float(s)
     tsd, tss = _ts(r["ts_default"]), _ts(r["ts_static"])
     strengths = bt.set_index("model").loc[list(MODELS), "strength"].to_numpy()
-    values.update({"pref.trueskill.share_orders_matching_bt.default_tau":
-                   r["ts_default"].share_matching_ranking(strengths),
-                   "pref.trueskill.share_orders_matching_bt.tau0": r["ts_static"].share_matching_ranking(strengths),
-                   "pref.trueskill.centred_mu_sd_over_orders.default_tau":
-                   float(tsd["centred_mu_sd_over_orders"].mean()),
-                   "pref.trueskill.centred_mu_sd_over_orders.tau0": float(tss["centred_mu_sd_over_orders"].mean()),
-                   "pref.trueskill.sigma_mean.default_tau": float(tsd["sigma_mean"].mean()),
-                   "pref.trueskill.library_max_abs_diff": float(r["ts_libdiff"]),
-                   "pref.trueskill.draw_probability": r["ts_default"].draw_probability})
+    values.update(
+        {
+            "pref.trueskill.share_orders_matching_bt.default_tau": r["ts_default"].share_matching_ranking(strengths),
+            "pref.trueskill.share_orders_matching_bt.tau0": r["ts_static"].share_matching_ranking(strengths),
+            "pref.trueskill.centred_mu_sd_over_orders.default_tau": float(tsd["centred_mu_sd_over_orders"].mean()),
+            "pref.trueskill.centred_mu_sd_over_orders.tau0": float(tss["centred_mu_sd_over_orders"].mean()),
+            "pref.trueskill.sigma_mean.default_tau": float(tsd["sigma_mean"].mean()),
+            "pref.trueskill.library_max_abs_diff": float(r["ts_libdiff"]),
+            "pref.trueskill.draw_probability": r["ts_default"].draw_probability,
+        }
+    )
     values["pref.sim.truth"] = "davidson"
     nd = r["needed"].set_index("strategy")
     for s in STRATEGIES:
@@ -382,15 +599,26 @@ def chapter_tables(r: Mapping[str, Any]) -> dict[str, tuple[pd.DataFrame, bool]]
     _check(r)
     p, boot = r["params"], r["boot"]
     ts_tbl = trueskill_table(r["ts_default"], r["ts_static"])
-    out = {"pairs": (r["pairs"], False), "model_record": (r["record"], False), "bradley_terry": (r["bt"], False),
-           "bradley_terry_crosscheck": (r["crosscheck"], False), "category_bradley_terry": (r["cat_bt"], True),
-           "category_win_rates": (r["cat_wr"], True), "category_pairs": (r["cat_pairs"], False),
-           "comment_themes": (r["themes_tbl"], False), "bt_bootstrap": (r["boot_summary"], False),
-           "bt_rank_probabilities": (r["rank_probs"], True), "bt_prob_greater": (boot.prob_greater(), True),
-           "bt_bootstrap_category_clusters": (r["boot_cl"].summary(level=p["ci_level"]), False),
-           "pair_tests_holm": (r["holm"], False), "davidson": (r["dav_tbl"], False), "trueskill": (ts_tbl, False),
-           "simulation_curves": (r["sim"].curves, False), "simulation_allocation": (r["sim"].allocation, False),
-           "simulation_needed": (r["needed"], False)}
+    out = {
+        "pairs": (r["pairs"], False),
+        "model_record": (r["record"], False),
+        "bradley_terry": (r["bt"], False),
+        "bradley_terry_crosscheck": (r["crosscheck"], False),
+        "category_bradley_terry": (r["cat_bt"], True),
+        "category_win_rates": (r["cat_wr"], True),
+        "category_pairs": (r["cat_pairs"], False),
+        "comment_themes": (r["themes_tbl"], False),
+        "bt_bootstrap": (r["boot_summary"], False),
+        "bt_rank_probabilities": (r["rank_probs"], True),
+        "bt_prob_greater": (boot.prob_greater(), True),
+        "bt_bootstrap_category_clusters": (r["boot_cl"].summary(level=p["ci_level"]), False),
+        "pair_tests_holm": (r["holm"], False),
+        "davidson": (r["dav_tbl"], False),
+        "trueskill": (ts_tbl, False),
+        "simulation_curves": (r["sim"].curves, False),
+        "simulation_allocation": (r["sim"].allocation, False),
+        "simulation_needed": (r["needed"], False),
+    }
     gap_tbl = gap_section(r)["gap_tbl"]
     if gap_tbl is not None:
         out["simulation_needed_by_gap"] = (gap_tbl, False)
@@ -400,111 +628,176 @@ def chapter_tables(r: Mapping[str, Any]) -> dict[str, tuple[pd.DataFrame, bool]]
 
 def trueskill_table(ts_default, ts_static) -> pd.DataFrame:
     """The TrueSkill summaries of the two environments (package defaults, tau = 0), stacked."""
-    return pd.concat([ts_default.summary().assign(environment="default tau"),
-                      ts_static.summary().assign(environment="tau = 0")], ignore_index=True)
+    return pd.concat(
+        [ts_default.summary().assign(environment="default tau"), ts_static.summary().assign(environment="tau = 0")],
+        ignore_index=True,
+    )
 
 
 def c_vs_d_view(cd: Mapping[str, Any], h2h: Mapping[str, Any], ci_level: float) -> tuple[pd.DataFrame, str]:
     """The C-vs-D table for display and the end of its caption (which says whether the two agree)."""
-    view = pd.DataFrame({
-        "quantity": ["log(π_C / π_D), pooled fit", f"{ci_level:.0%} bootstrap interval", "P(π_C > π_D) over replicates",
-                     "head to head, D–C (ties)", "D's win rate, Wilson 95 %", "exact binomial p (50 %)"],
-        "value": [f"{cd['log_ratio']:+.3f}", f"[{cd['ci_lo']:+.3f}, {cd['ci_hi']:+.3f}]", f"{cd['p_greater']:.3f}",
-                  f"{h2h['wins']}–{h2h['losses']} ({h2h['ties']})",
-                  f"{h2h['win_rate']:.3f} [{h2h['wilson_lo']:.3f}, {h2h['wilson_hi']:.3f}]", f"{h2h['binom_p']:.3f}"]})
-    tail = (("opposite directions" if (cd["log_ratio"] > 0) == (h2h["win_rate"] > 0.5) else "the same direction")
-            + ("; neither interval excludes equality." if not cd["separable"] and h2h["wilson_lo"] < 0.5
-               < h2h["wilson_hi"] else "; read the intervals for whether equality is excluded."))
+    view = pd.DataFrame(
+        {
+            "quantity": [
+                "log(π_C / π_D), pooled fit",
+                f"{ci_level:.0%} bootstrap interval",
+                "P(π_C > π_D) over replicates",
+                "head to head, D–C (ties)",
+                "D's win rate, Wilson 95 %",
+                "exact binomial p (50 %)",
+            ],
+            "value": [
+                f"{cd['log_ratio']:+.3f}",
+                f"[{cd['ci_lo']:+.3f}, {cd['ci_hi']:+.3f}]",
+                f"{cd['p_greater']:.3f}",
+                f"{h2h['wins']}–{h2h['losses']} ({h2h['ties']})",
+                f"{h2h['win_rate']:.3f} [{h2h['wilson_lo']:.3f}, {h2h['wilson_hi']:.3f}]",
+                f"{h2h['binom_p']:.3f}",
+            ],
+        }
+    )
+    tail = ("opposite directions" if (cd["log_ratio"] > 0) == (h2h["win_rate"] > 0.5) else "the same direction") + (
+        "; neither interval excludes equality."
+        if not cd["separable"] and h2h["wilson_lo"] < 0.5 < h2h["wilson_hi"]
+        else "; read the intervals for whether equality is excluded."
+    )
     return view, tail
 
 
 def claims_view(claims_tbl: pd.DataFrame) -> pd.DataFrame:
     """The claims-check table for display: ✓ / ✗ / — and our value to 6 significant digits."""
+
     def ours(v):
         return "" if v is None else f"{v:.6g}" if isinstance(v, float) else str(v)
-    view = claims_tbl.assign(agrees=claims_tbl["agrees"].map({True: "✓ yes", False: "✗ no"}).fillna("— empty"),
-                             ours=claims_tbl["ours"].map(ours), published=claims_tbl["published"].map(str))
+
+    view = claims_tbl.assign(
+        agrees=claims_tbl["agrees"].map({True: "✓ yes", False: "✗ no"}).fillna("— empty"),
+        ours=claims_tbl["ours"].map(ours),
+        published=claims_tbl["published"].map(str),
+    )
     return view[["claim_id", "level", "published", "ours", "tol", "agrees", "missing"]]
 
 
-def rowlevel_section(annotations_path: str | Path, counts: pd.DataFrame, by_category: pd.DataFrame,
-                     prompts: pd.DataFrame, pub: Mapping[str, Any] | None = None) -> dict[str, Any]:
+def rowlevel_section(
+    annotations_path: str | Path,
+    counts: pd.DataFrame,
+    by_category: pd.DataFrame,
+    prompts: pd.DataFrame,
+    pub: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
     """The row-level annotations, if present: ``raw`` (or None), ``text`` (Markdown), ``values``, ``tables``,
     ``participants`` (per-participant activity, for the figure, or None)."""
     pub = published_claims() if pub is None else pub
     ann_file = rowlevel.annotations_path(annotations_path)
     raw = rowlevel.read_annotations(ann_file) if ann_file.exists() else None
     if raw is None:
-        text = (f"The row-level annotations (`{annotations_path}`, the `annotations` config of the Hugging Face "
-                "dataset ProlificAI/autoresearch-hitl-annotations, one row per judgement) were not available to this "
-                "build, so these register cells are published as empty, each with the missing file named in "
-                "`results/preferences/missing.json`: "
-                f"`hitl.n_participants` (the report's {pub['hitl.n_participants']}), the 10 × 3 cells of the Fleiss "
-                "table, the 8 × 3 cells of the disagreement table, the 5 × 3 example tallies and the two length "
-                "ratios (which also need the response texts).")
-        return {"raw": None, "text": text, "values": {"pref.rowlevel.available": 0}, "tables": {},
-                "participants": None}
+        text = (
+            f"The row-level annotations (`{annotations_path}`, the `annotations` config of the Hugging Face "
+            "dataset ProlificAI/autoresearch-hitl-annotations, one row per judgement) were not available to this "
+            "build, so these register cells are published as empty, each with the missing file named in "
+            "`results/preferences/missing.json`: "
+            f"`hitl.n_participants` (the report's {pub['hitl.n_participants']}), the 10 × 3 cells of the Fleiss "
+            "table, the 8 × 3 cells of the disagreement table, the 5 × 3 example tallies and the two length "
+            "ratios (which also need the response texts)."
+        )
+        return {"raw": None, "text": text, "values": {"pref.rowlevel.available": 0}, "tables": {}, "participants": None}
     ann = rowlevel.normalise_annotations(raw, prompts=prompts)
     agg_check = rowlevel.compare_with_published(rowlevel.aggregate_pair_counts(ann), counts)
-    agg_cat_check = rowlevel.compare_with_published(rowlevel.aggregate_pair_counts(ann, by=("category",)),
-                                                    by_category, by=("category",))
+    agg_cat_check = rowlevel.compare_with_published(
+        rowlevel.aggregate_pair_counts(ann, by=("category",)), by_category, by=("category",)
+    )
     kappa = rowlevel.fleiss_table(ann)
     side = rowlevel.canonical_side_asymmetry(ann)
     bias = rowlevel.position_bias(ann)
     per_participant, activity = rowlevel.participant_activity(ann)
-    tables = {"rowlevel_aggregation_check": agg_check, "rowlevel_category_check": agg_cat_check,
-              "rowlevel_fleiss_kappa": kappa, "rowlevel_disagreement": rowlevel.disagreement_by_category(ann),
-              "rowlevel_examples": rowlevel.disagreement_examples(ann), "rowlevel_participants": per_participant}
-    values = {"pref.rowlevel.available": 1, "pref.rowlevel.n_rows": len(ann),
-              "pref.rowlevel.pairs_match_published": int(agg_check["match"].all()),
-              "pref.rowlevel.categories_match_published": int(agg_cat_check["match"].all()),
-              "pref.rowlevel.canonical_side_a_share": side["share_a"],
-              "pref.rowlevel.canonical_side_binom_p": side["binom_p"],
-              "pref.rowlevel.judgements_per_participant_median": activity["median"]}
+    tables = {
+        "rowlevel_aggregation_check": agg_check,
+        "rowlevel_category_check": agg_cat_check,
+        "rowlevel_fleiss_kappa": kappa,
+        "rowlevel_disagreement": rowlevel.disagreement_by_category(ann),
+        "rowlevel_examples": rowlevel.disagreement_examples(ann),
+        "rowlevel_participants": per_participant,
+    }
+    values = {
+        "pref.rowlevel.available": 1,
+        "pref.rowlevel.n_rows": len(ann),
+        "pref.rowlevel.pairs_match_published": int(agg_check["match"].all()),
+        "pref.rowlevel.categories_match_published": int(agg_cat_check["match"].all()),
+        "pref.rowlevel.canonical_side_a_share": side["share_a"],
+        "pref.rowlevel.canonical_side_binom_p": side["binom_p"],
+        "pref.rowlevel.judgements_per_participant_median": activity["median"],
+    }
     if bias is not None:
-        values.update({"pref.rowlevel.position_first_share": bias["share_first"],
-                       "pref.rowlevel.position_binom_p": bias["binom_p"]})
-    bias_text = ("The rows record the displayed order: the response shown first was chosen in "
-                 f"{bias['share_first']:.1%} of decisive judgements (exact binomial p = {bias['binom_p']:.3f})."
-                 if bias is not None else
-                 "The rows do not record the displayed order, so no position bias is computed.")
-    text = (f"The row-level annotations are present (`{annotations_path}`, {len(ann):,} rows). "
-            f"They aggregate to the published pair counts in {int(agg_check['match'].sum())} of {len(agg_check)} "
-            f"pairs and to the category counts in {int(agg_cat_check['match'].sum())} of {len(agg_cat_check)} cells. "
-            f"**{activity['n_participants']} distinct participants** made between {activity['min']} and "
-            f"{activity['max']} judgements each (median {activity['median']:.0f}). Fleiss' κ per pair over its "
-            f"scenarios with exactly three ratings ({kappa['n_items'].min()}–{kappa['n_items'].max()} per pair) "
-            f"ranges from {kappa['kappa'].min():.2f} to {kappa['kappa'].max():.2f}. Canonical-side asymmetry: side A "
-            f"was chosen in {side['share_a']:.1%} of {side['n_decisive']:,} decisive judgements (Wilson 95 % interval "
-            f"{side['wilson_lo']:.3f}–{side['wilson_hi']:.3f}, exact binomial p = {side['binom_p']:.3f}). {bias_text} "
-            "The tables are `rowlevel_*.csv`.")
+        values.update(
+            {
+                "pref.rowlevel.position_first_share": bias["share_first"],
+                "pref.rowlevel.position_binom_p": bias["binom_p"],
+            }
+        )
+    bias_text = (
+        "The rows record the displayed order: the response shown first was chosen in "
+        f"{bias['share_first']:.1%} of decisive judgements (exact binomial p = {bias['binom_p']:.3f})."
+        if bias is not None
+        else "The rows do not record the displayed order, so no position bias is computed."
+    )
+    text = (
+        f"The row-level annotations are present (`{annotations_path}`, {len(ann):,} rows). "
+        f"They aggregate to the published pair counts in {int(agg_check['match'].sum())} of {len(agg_check)} "
+        f"pairs and to the category counts in {int(agg_cat_check['match'].sum())} of {len(agg_cat_check)} cells. "
+        f"**{activity['n_participants']} distinct participants** made between {activity['min']} and "
+        f"{activity['max']} judgements each (median {activity['median']:.0f}). Fleiss' κ per pair over its "
+        f"scenarios with exactly three ratings ({kappa['n_items'].min()}–{kappa['n_items'].max()} per pair) "
+        f"ranges from {kappa['kappa'].min():.2f} to {kappa['kappa'].max():.2f}. Canonical-side asymmetry: side A "
+        f"was chosen in {side['share_a']:.1%} of {side['n_decisive']:,} decisive judgements (Wilson 95 % interval "
+        f"{side['wilson_lo']:.3f}–{side['wilson_hi']:.3f}, exact binomial p = {side['binom_p']:.3f}). {bias_text} "
+        "The tables are `rowlevel_*.csv`."
+    )
     return {"raw": raw, "text": text, "values": values, "tables": tables, "participants": per_participant}
 
 
 def _missing_reason(s: str) -> str:
-    return ("row-level annotations" if "annotations.parquet" in s else "model checkpoints (outside)"
-            if "checkpoints" in s else "design constant (quoted)" if "quoted" in s else s)
+    return (
+        "row-level annotations"
+        if "annotations.parquet" in s
+        else "model checkpoints (outside)"
+        if "checkpoints" in s
+        else "design constant (quoted)"
+        if "quoted" in s
+        else s
+    )
 
 
-def register_section(values: Mapping[str, Any], counts: pd.DataFrame, by_category: pd.DataFrame,
-                     prompts: pd.DataFrame, themes: dict, annotations: pd.DataFrame | None
-                     ) -> tuple[dict[str, Any], dict[str, Any], dict[str, str], pd.DataFrame]:
+def register_section(
+    values: Mapping[str, Any],
+    counts: pd.DataFrame,
+    by_category: pd.DataFrame,
+    prompts: pd.DataFrame,
+    themes: dict,
+    annotations: pd.DataFrame | None,
+) -> tuple[dict[str, Any], dict[str, Any], dict[str, str], pd.DataFrame]:
     """The register (:func:`compendium.preferences.register.register_values`, with the scenario votes) merged
     into the chapter's ``values``: (merged values, register values, register missing, empty values by input)."""
     from .. import data
 
-    reg_values, reg_missing = register.register_values(counts, by_category, prompts, themes, annotations=annotations,
-                                                       examples=data.load_hitl_scenario_votes())
+    reg_values, reg_missing = register.register_values(
+        counts, by_category, prompts, themes, annotations=annotations, examples=data.load_hitl_scenario_votes()
+    )
     merged, reg_summary = merge_register(values, reg_values, reg_missing)
     return merged, reg_values, reg_missing, reg_summary
 
 
-def merge_register(values: Mapping[str, Any], reg_values: Mapping[str, Any],
-                   reg_missing: Mapping[str, str]) -> tuple[dict[str, Any], pd.DataFrame]:
+def merge_register(
+    values: Mapping[str, Any], reg_values: Mapping[str, Any], reg_missing: Mapping[str, str]
+) -> tuple[dict[str, Any], pd.DataFrame]:
     """Merge the register's values into the chapter's (they must agree where both exist): (merged values, the
     summary of empty values by missing input). Raises ``ValueError`` on a clash."""
-    clash = {k for k in reg_values if k in values and values[k] != reg_values[k]
-             and not (isinstance(values[k], float) and np.isclose(values[k], reg_values[k], rtol=0, atol=1e-12))}
+    clash = {
+        k
+        for k in reg_values
+        if k in values
+        and values[k] != reg_values[k]
+        and not (isinstance(values[k], float) and np.isclose(values[k], reg_values[k], rtol=0, atol=1e-12))
+    }
     if clash:
         raise ValueError(f"register values differ from the chapter's: {sorted(clash)}")
     merged = {**values, **reg_values}
@@ -513,15 +806,19 @@ def merge_register(values: Mapping[str, Any], reg_values: Mapping[str, Any],
     return merged, reg_summary
 
 
-def register_summary(reg_values: Mapping[str, Any], reg_missing: Mapping[str, str],
-                     claims_tbl: pd.DataFrame) -> dict[str, Any]:
+def register_summary(
+    reg_values: Mapping[str, Any], reg_missing: Mapping[str, str], claims_tbl: pd.DataFrame
+) -> dict[str, Any]:
     """The prose numbers of the register and claims-check sections."""
     n_cells = sum(len(register.cell_ids(t)) for t in register.load_layout())
     agrees = claims_tbl["agrees"]
-    return {"pref_reg_cells": n_cells,
-            "pref_reg_text": len(reg_values) - n_cells - sum(".variant." in k for k in reg_values),
-            "pref_reg_null": len(reg_missing),
-            "pref_n_reproduced": int((agrees == True).sum()),  # noqa: E712
-            "pref_n_disagree": int((agrees == False).sum()),  # noqa: E712
-            "pref_n_computed": int(agrees.notna().sum()), "pref_n_empty": int(agrees.isna().sum()),
-            "pref_n_claims": len(claims_tbl)}
+    return {
+        "pref_reg_cells": n_cells,
+        "pref_reg_text": len(reg_values) - n_cells - sum(".variant." in k for k in reg_values),
+        "pref_reg_null": len(reg_missing),
+        "pref_n_reproduced": int((agrees == True).sum()),  # noqa: E712
+        "pref_n_disagree": int((agrees == False).sum()),  # noqa: E712
+        "pref_n_computed": int(agrees.notna().sum()),
+        "pref_n_empty": int(agrees.isna().sum()),
+        "pref_n_claims": len(claims_tbl),
+    }

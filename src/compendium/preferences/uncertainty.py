@@ -1,5 +1,6 @@
 """Beyond the report: bootstrap uncertainty of the BT ranking, the Davidson ties model, and TrueSkill
 (the HUMANE method) over many random orders of the same judgements."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -10,10 +11,10 @@ import pandas as pd
 from ..stats import pairwise as pw
 from .report import MODELS, _indices, validate_pair_counts, win_matrix
 
-
 # ----------------------------------------------------------------------------------------------
 # Bootstrap
 # ----------------------------------------------------------------------------------------------
+
 
 def bootstrap_pair_counts(counts: pd.DataFrame, n_boot: int, seed: int) -> np.ndarray:
     """Resample the judgements within each pair: ``(n_boot, P, 3)`` counts of (x wins, y wins, ties).
@@ -44,15 +45,26 @@ class BootstrapBT:
         best = np.bincount(self.strengths.argmax(1), minlength=len(MODELS)) / len(self.strengths)
         ranks = (-self.strengths).argsort(1).argsort(1) + 1
         logc = np.log(self.strengths) - np.log(self.strengths).mean(1, keepdims=True)
-        return pd.DataFrame({"model": list(MODELS), "strength": self.point, "ci_lo": lo, "ci_hi": hi,
-                             "sd_log_strength": logc.std(0, ddof=1), "p_best": best, "mean_rank": ranks.mean(0)})
+        return pd.DataFrame(
+            {
+                "model": list(MODELS),
+                "strength": self.point,
+                "ci_lo": lo,
+                "ci_hi": hi,
+                "sd_log_strength": logc.std(0, ddof=1),
+                "p_best": best,
+                "mean_rank": ranks.mean(0),
+            }
+        )
 
     def rank_probabilities(self) -> pd.DataFrame:
         """model x rank table: share of replicates in which each model takes each rank (1 = best)."""
         K = len(MODELS)
         ranks = (-self.strengths).argsort(1).argsort(1)
         tab = np.stack([np.bincount(ranks[:, k], minlength=K) for k in range(K)]) / len(ranks)
-        return pd.DataFrame(tab, index=pd.Index(list(MODELS), name="model"), columns=[f"rank_{r + 1}" for r in range(K)])
+        return pd.DataFrame(
+            tab, index=pd.Index(list(MODELS), name="model"), columns=[f"rank_{r + 1}" for r in range(K)]
+        )
 
     def prob_greater(self) -> pd.DataFrame:
         """model x model table: share of replicates with strength(row) > strength(column)."""
@@ -67,12 +79,18 @@ class BootstrapBT:
         d = np.log(self.strengths[:, ia]) - np.log(self.strengths[:, ib])
         q = (1.0 - level) / 2.0
         lo, hi = np.quantile(d, [q, 1.0 - q])
-        return {"log_ratio": float(np.log(self.point[ia] / self.point[ib])), "ci_lo": float(lo), "ci_hi": float(hi),
-                "p_greater": float((d > 0).mean()), "separable": bool(lo > 0 or hi < 0)}
+        return {
+            "log_ratio": float(np.log(self.point[ia] / self.point[ib])),
+            "ci_lo": float(lo),
+            "ci_hi": float(hi),
+            "p_greater": float((d > 0).mean()),
+            "separable": bool(lo > 0 or hi < 0),
+        }
 
 
-def bootstrap_bradley_terry(counts: pd.DataFrame, n_boot: int, seed: int, tol: float = 1e-6,
-                            max_iter: int = 500) -> BootstrapBT:
+def bootstrap_bradley_terry(
+    counts: pd.DataFrame, n_boot: int, seed: int, tol: float = 1e-6, max_iter: int = 500
+) -> BootstrapBT:
     """Bootstrap the published BT fit: resample judgements within each pair (:func:`bootstrap_pair_counts`)
     and refit every replicate with the published procedure, all replicates at once (vectorised)."""
     df = validate_pair_counts(counts)
@@ -96,6 +114,7 @@ def asymptotic_log_se(counts: pd.DataFrame, strengths) -> np.ndarray:
 # Davidson ties model
 # ----------------------------------------------------------------------------------------------
 
+
 def davidson_comparison(counts: pd.DataFrame, bt: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, float]]:
     """Fit the Davidson (1970) model (explicit tie parameter) and set it beside the half-win BT fit.
 
@@ -114,17 +133,29 @@ def davidson_comparison(counts: pd.DataFrame, bt: pd.DataFrame) -> tuple[pd.Data
         raise RuntimeError("Davidson fit did not converge")
     b = bt.set_index("model").loc[list(MODELS)]
     d_rank = (-fit.strengths).argsort().argsort() + 1
-    table = pd.DataFrame({"model": list(MODELS), "bt_half_win": b["strength"].to_numpy(),
-                          "bt_rank": b["rank"].to_numpy(), "davidson": fit.strengths, "davidson_rank": d_rank})
-    info = {"nu": fit.nu, "tie_prob_equal_models": fit.nu / (2.0 + fit.nu),
-            "observed_tie_share": float(df["ties"].sum() / df["n"].sum()), "loglik": fit.loglik,
-            "same_ranking": int(np.array_equal(d_rank, b["rank"].to_numpy()))}
+    table = pd.DataFrame(
+        {
+            "model": list(MODELS),
+            "bt_half_win": b["strength"].to_numpy(),
+            "bt_rank": b["rank"].to_numpy(),
+            "davidson": fit.strengths,
+            "davidson_rank": d_rank,
+        }
+    )
+    info = {
+        "nu": fit.nu,
+        "tie_prob_equal_models": fit.nu / (2.0 + fit.nu),
+        "observed_tie_share": float(df["ties"].sum() / df["n"].sum()),
+        "loglik": fit.loglik,
+        "same_ranking": int(np.array_equal(d_rank, b["rank"].to_numpy())),
+    }
     return table, info
 
 
 # ----------------------------------------------------------------------------------------------
 # TrueSkill over random orders (HUMANE)
 # ----------------------------------------------------------------------------------------------
+
 
 def expand_judgements(counts: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """One row per judgement: ``(winner, loser, drawn)`` model indices. For a tie the pair's X model is
@@ -161,10 +192,19 @@ class TrueSkillOrders:
         ranks = (-self.mu).argsort(1).argsort(1) + 1
         mc = self.centred_mu()
         sd = (lambda a: a.std(0, ddof=1)) if len(self.mu) > 1 else (lambda a: np.full(K, np.nan))
-        return pd.DataFrame({"model": list(MODELS), "mu_mean": self.mu.mean(0), "mu_sd_over_orders": sd(self.mu),
-                             "centred_mu_mean": mc.mean(0), "centred_mu_sd_over_orders": sd(mc),
-                             "sigma_mean": self.sigma.mean(0), "conservative_mean": (self.mu - 3 * self.sigma).mean(0),
-                             "p_top": top, "mean_rank": ranks.mean(0)})
+        return pd.DataFrame(
+            {
+                "model": list(MODELS),
+                "mu_mean": self.mu.mean(0),
+                "mu_sd_over_orders": sd(self.mu),
+                "centred_mu_mean": mc.mean(0),
+                "centred_mu_sd_over_orders": sd(mc),
+                "sigma_mean": self.sigma.mean(0),
+                "conservative_mean": (self.mu - 3 * self.sigma).mean(0),
+                "p_top": top,
+                "mean_rank": ranks.mean(0),
+            }
+        )
 
     def share_matching_ranking(self, strengths) -> float:
         """Share of orders whose ranking by mu equals the ranking by ``strengths``."""
@@ -172,8 +212,9 @@ class TrueSkillOrders:
         return float((np.argsort(-self.mu, axis=1) == target).all(1).mean())
 
 
-def trueskill_orders(counts: pd.DataFrame, n_orders: int, seed: int, draw_probability: float | None = None,
-                     **env) -> TrueSkillOrders:
+def trueskill_orders(
+    counts: pd.DataFrame, n_orders: int, seed: int, draw_probability: float | None = None, **env
+) -> TrueSkillOrders:
     """TrueSkill ratings from the same judgements in ``n_orders`` seeded random orders.
 
     TrueSkill is an online filter, so its ratings depend on the order of the games; the study's data
@@ -189,8 +230,9 @@ def trueskill_orders(counts: pd.DataFrame, n_orders: int, seed: int, draw_probab
         draw_probability = float(d.mean())
     rng = np.random.default_rng(seed)
     orders = np.argsort(rng.random((n_orders, len(w))), axis=1)
-    mu, sigma = pw.trueskill_batched(w[orders], l[orders], d[orders], len(MODELS),
-                                     draw_probability=draw_probability, **env)
+    mu, sigma = pw.trueskill_batched(
+        w[orders], l[orders], d[orders], len(MODELS), draw_probability=draw_probability, **env
+    )
     return TrueSkillOrders(mu=mu, sigma=sigma, orders=orders, draw_probability=draw_probability)
 
 
@@ -201,7 +243,9 @@ def trueskill_library_check(counts: pd.DataFrame, result: TrueSkillOrders, n_che
     worst = 0.0
     for r in range(min(n_check, len(result.orders))):
         o = result.orders[r]
-        mu, sigma = pw.trueskill_sequential(w[o], l[o], d[o], len(MODELS), draw_probability=result.draw_probability, **env)
+        mu, sigma = pw.trueskill_sequential(
+            w[o], l[o], d[o], len(MODELS), draw_probability=result.draw_probability, **env
+        )
         worst = max(worst, float(np.abs(mu - result.mu[r]).max()), float(np.abs(sigma - result.sigma[r]).max()))
     return worst
 
@@ -209,6 +253,7 @@ def trueskill_library_check(counts: pd.DataFrame, result: TrueSkillOrders, n_che
 # ----------------------------------------------------------------------------------------------
 # Referee checks: prompt categories as clusters, multiplicity
 # ----------------------------------------------------------------------------------------------
+
 
 def category_heterogeneity(by_category: pd.DataFrame) -> dict[str, float]:
     """Do decisive win rates vary across prompt categories more than chance allows?
@@ -236,9 +281,14 @@ def category_heterogeneity(by_category: pd.DataFrame) -> dict[str, float]:
         df += int(res.dof)
     if df == 0:
         raise ValueError("category_heterogeneity: no pair has decisive judgements in two categories")
-    return {"chi2": chi2, "df": df, "p": float(stats.chi2.sf(chi2, df)), "dispersion": chi2 / df,
-            "n_pairs": int(by_category.groupby(["model_x", "model_y"]).ngroups),
-            "n_categories": int(by_category["category"].nunique())}
+    return {
+        "chi2": chi2,
+        "df": df,
+        "p": float(stats.chi2.sf(chi2, df)),
+        "dispersion": chi2 / df,
+        "n_pairs": int(by_category.groupby(["model_x", "model_y"]).ngroups),
+        "n_categories": int(by_category["category"].nunique()),
+    }
 
 
 def bootstrap_category_counts(by_category: pd.DataFrame, n_boot: int, seed: int) -> tuple[pd.DataFrame, np.ndarray]:
@@ -259,26 +309,32 @@ def bootstrap_category_counts(by_category: pd.DataFrame, n_boot: int, seed: int)
     pairs = df[["model_x", "model_y"]].drop_duplicates().sort_values(["model_x", "model_y"]).reset_index(drop=True)
     full = pd.MultiIndex.from_product([cats, range(len(pairs))], names=["category", "pair"])
     key = df.merge(pairs.reset_index().rename(columns={"index": "pair"}), on=["model_x", "model_y"])
-    k = (key.set_index(["category", "pair"])[["x_wins", "y_wins", "ties"]].reindex(full, fill_value=0)
-         .to_numpy(float).reshape(len(cats), len(pairs), 3))                          # (C, P, 3)
-    n = k.sum(-1)                                                                     # (C, P)
+    k = (
+        key.set_index(["category", "pair"])[["x_wins", "y_wins", "ties"]]
+        .reindex(full, fill_value=0)
+        .to_numpy(float)
+        .reshape(len(cats), len(pairs), 3)
+    )  # (C, P, 3)
+    n = k.sum(-1)  # (C, P)
     p = np.divide(k, n[..., None], out=np.full_like(k, 1.0 / 3), where=n[..., None] > 0)
     rng = np.random.default_rng(seed)
     m = rng.multinomial(len(cats), np.full(len(cats), 1.0 / len(cats)), size=n_boot)  # (B, C)
-    draws = rng.multinomial((m[:, :, None] * n[None]).astype(np.int64), p[None])       # (B, C, P, 3)
+    draws = rng.multinomial((m[:, :, None] * n[None]).astype(np.int64), p[None])  # (B, C, P, 3)
     return pairs, draws.sum(1)
 
 
-def bootstrap_bradley_terry_clustered(by_category: pd.DataFrame, n_boot: int, seed: int, tol: float = 1e-6,
-                                      max_iter: int = 500) -> BootstrapBT:
+def bootstrap_bradley_terry_clustered(
+    by_category: pd.DataFrame, n_boot: int, seed: int, tol: float = 1e-6, max_iter: int = 500
+) -> BootstrapBT:
     """:func:`bootstrap_bradley_terry` with prompt categories as clusters (:func:`bootstrap_category_counts`).
 
     Win rates differ between categories far beyond chance (:func:`category_heterogeneity`), so a
     bootstrap that treats judgements as independent describes a re-run on *the same prompts*; this one
     describes a re-run on new categories of prompts like these, and is wider."""
     pairs, draws = bootstrap_category_counts(by_category, n_boot, seed)
-    pc = pairs.assign(x_wins=draws[0, :, 0].astype(int), y_wins=draws[0, :, 1].astype(int),
-                      ties=draws[0, :, 2].astype(int))
+    pc = pairs.assign(
+        x_wins=draws[0, :, 0].astype(int), y_wins=draws[0, :, 1].astype(int), ties=draws[0, :, 2].astype(int)
+    )
     pc["n"] = pc["x_wins"] + pc["y_wins"] + pc["ties"]
     i, j = _indices(validate_pair_counts(pc))
     W = pw.win_matrix_from_counts(i, j, draws[..., 0], draws[..., 1], draws[..., 2], len(MODELS))
@@ -305,9 +361,20 @@ def holm_pair_tests(pairs: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
     for c in ("higher_val_model", "lower_val_model", "higher_val_wins", "lower_val_wins"):
         if c not in pairs.columns:
             raise ValueError(f"holm_pair_tests: pair table lacks column {c!r}; expected pair_table() output")
-    p = np.array([stats.binomtest(int(w), int(w + lo), 0.5).pvalue
-                  for w, lo in zip(pairs["higher_val_wins"], pairs["lower_val_wins"])])
+    p = np.array(
+        [
+            stats.binomtest(int(w), int(w + lo), 0.5).pvalue
+            for w, lo in zip(pairs["higher_val_wins"], pairs["lower_val_wins"])
+        ]
+    )
     reject, p_holm, _, _ = multipletests(p, alpha=alpha, method="holm")
-    return pd.DataFrame({"higher_val_model": pairs["higher_val_model"].to_numpy(),
-                         "lower_val_model": pairs["lower_val_model"].to_numpy(), "p": p, "p_holm": p_holm,
-                         "significant_unadjusted": p < alpha, "significant_holm": reject})
+    return pd.DataFrame(
+        {
+            "higher_val_model": pairs["higher_val_model"].to_numpy(),
+            "lower_val_model": pairs["lower_val_model"].to_numpy(),
+            "p": p,
+            "p_holm": p_holm,
+            "significant_unadjusted": p < alpha,
+            "significant_holm": reject,
+        }
+    )

@@ -21,6 +21,7 @@ significance tests, with pingouin), :mod:`.figures`
 (imported on demand) and :mod:`.paper_printed` (numbers as printed in the paper, quoted only to show
 where the paper disagrees with its data).
 """
+
 from __future__ import annotations
 
 #: The ten Layer-1 dimensions in the authors' order (run_analysis.py ``DIMENSIONS``).
@@ -69,5 +70,18 @@ CONDITION_KEYS: dict[str, str] = {"baseline": "baseline", "with_system_prompt": 
 
 from . import aggregates, benchmark, bootstrap, instances, paper_printed, report, validation, weights  # noqa: E402
 
-__all__ = ["DIMENSIONS", "ABBREV", "MODEL_KEYS", "CONDITIONS", "CONDITION_KEYS",
-           "aggregates", "benchmark", "bootstrap", "instances", "paper_printed", "report", "validation", "weights"]
+__all__ = [
+    "DIMENSIONS",
+    "ABBREV",
+    "MODEL_KEYS",
+    "CONDITIONS",
+    "CONDITION_KEYS",
+    "aggregates",
+    "benchmark",
+    "bootstrap",
+    "instances",
+    "paper_printed",
+    "report",
+    "validation",
+    "weights",
+]

@@ -23,16 +23,16 @@ d, which is rounded to 3 decimals -- :func:`d_pooled_approx` gives the value and
 and everything that needs individual runs (bootstrap CIs, paired tests, IRR, prompt-level
 correlations).
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
-
-from ..data.errors import require_columns
 from scipy import stats
 
+from ..data.errors import require_columns
 from . import CONDITIONS, DIMENSIONS
 from .weights import MAX_SCORE, pwi_matrix
 
@@ -40,9 +40,20 @@ from .weights import MAX_SCORE, pwi_matrix
 DIRICHLET_PRIOR = (1.0, 1.0, 1.0, 1.0)
 
 __all__ = [
-    "reconstruct_cells", "cell_means_wide", "reconstruction_checks", "pwi_table", "table2",
-    "mean_delta", "d_pooled_approx", "dimension_diagnostics", "layer1_summary", "weight_sensitivity",
-    "leaderboard", "restore_grid", "model_dimension_matrix", "stale_table_comparison",
+    "reconstruct_cells",
+    "cell_means_wide",
+    "reconstruction_checks",
+    "pwi_table",
+    "table2",
+    "mean_delta",
+    "d_pooled_approx",
+    "dimension_diagnostics",
+    "layer1_summary",
+    "weight_sensitivity",
+    "leaderboard",
+    "restore_grid",
+    "model_dimension_matrix",
+    "stale_table_comparison",
     "incomplete_run_agreement_needed",
 ]
 
@@ -50,8 +61,12 @@ __all__ = [
 _require = require_columns
 
 
-def reconstruct_cells(dimension_scores: pd.DataFrame, effect_sizes: pd.DataFrame,
-                      mean_decimals: int = 2, posterior_tolerance: float = 0.01) -> pd.DataFrame:
+def reconstruct_cells(
+    dimension_scores: pd.DataFrame,
+    effect_sizes: pd.DataFrame,
+    mean_decimals: int = 2,
+    posterior_tolerance: float = 0.01,
+) -> pd.DataFrame:
     """Exact run-level score sum and count of every (model, condition, dimension) cell.
 
     Returns one row per cell: ``model, condition, dimension, n, score_sum, mean`` (= score_sum / n,
@@ -66,19 +81,25 @@ def reconstruct_cells(dimension_scores: pd.DataFrame, effect_sizes: pd.DataFrame
     _require(effect_sizes, ["Model", "Dimension", "Cohens_d", "Baseline_mean", "Prompted_mean"], "effect_sizes")
     bad_var = sorted(set(dimension_scores["Variant"]) - set(CONDITIONS))
     if bad_var:
-        raise ValueError(f"dimension_scores: column 'Variant' has unknown condition(s) {bad_var}; expected {list(CONDITIONS)}")
+        raise ValueError(
+            f"dimension_scores: column 'Variant' has unknown condition(s) {bad_var}; expected {list(CONDITIONS)}"
+        )
     if dimension_scores.duplicated(["Model", "Variant", "Dimension"]).any():
         raise ValueError("dimension_scores: duplicate (Model, Variant, Dimension) rows")
     if effect_sizes.duplicated(["Model", "Dimension"]).any():
         raise ValueError("effect_sizes: duplicate (Model, Dimension) rows")
-    es = pd.concat([
-        effect_sizes.assign(Variant="baseline", raw=effect_sizes["Baseline_mean"]),
-        effect_sizes.assign(Variant="with_system_prompt", raw=effect_sizes["Prompted_mean"]),
-    ])[["Model", "Variant", "Dimension", "raw", "Cohens_d"]]
+    es = pd.concat(
+        [
+            effect_sizes.assign(Variant="baseline", raw=effect_sizes["Baseline_mean"]),
+            effect_sizes.assign(Variant="with_system_prompt", raw=effect_sizes["Prompted_mean"]),
+        ]
+    )[["Model", "Variant", "Dimension", "raw", "Cohens_d"]]
     m = dimension_scores.merge(es, on=["Model", "Variant", "Dimension"], how="outer", indicator=True)
     if (m["_merge"] != "both").any():
         odd = m.loc[m["_merge"] != "both", ["Model", "Variant", "Dimension", "_merge"]]
-        raise ValueError(f"dimension_scores and effect_sizes do not describe the same cells:\n{odd.to_string(index=False)}")
+        raise ValueError(
+            f"dimension_scores and effect_sizes do not describe the same cells:\n{odd.to_string(index=False)}"
+        )
     n = m["N"].to_numpy(dtype=float)
     if np.any(n <= 0) or np.any(n != np.round(n)):
         raise ValueError("dimension_scores: column 'N' must hold positive integers")
@@ -96,8 +117,10 @@ def reconstruct_cells(dimension_scores: pd.DataFrame, effect_sizes: pd.DataFrame
         cand = np.arange(kmin[i], kmax[i] + 1)
         if cand.size == 0:
             r = m.iloc[i]
-            raise ValueError(f"cell ({r.Model}, {r.Variant}, {r.Dimension}): released mean {raw[i]} with N={int(n[i])} "
-                             f"matches no integer score sum")
+            raise ValueError(
+                f"cell ({r.Model}, {r.Variant}, {r.Dimension}): released mean {raw[i]} with N={int(n[i])} "
+                f"matches no integer score sum"
+            )
         if cand.size > 1:
             implied = (cand + prior_score) / (n[i] + prior_sum)
             # the posterior mean is printed to 2 decimals (±0.005) after a 10,000-draw Monte-Carlo
@@ -105,16 +128,20 @@ def reconstruct_cells(dimension_scores: pd.DataFrame, effect_sizes: pd.DataFrame
             cand = cand[np.abs(implied - post[i]) <= 0.008]
             if cand.size != 1:
                 r = m.iloc[i]
-                raise ValueError(f"cell ({r.Model}, {r.Variant}, {r.Dimension}): score sum not identifiable from the "
-                                 f"released means (candidates {cand.tolist()})")
+                raise ValueError(
+                    f"cell ({r.Model}, {r.Variant}, {r.Dimension}): score sum not identifiable from the "
+                    f"released means (candidates {cand.tolist()})"
+                )
         sums[i] = int(cand[0])
-    out = pd.DataFrame({
-        "model": m["Model"].astype(str).to_numpy(),
-        "condition": m["Variant"].astype(str).to_numpy(),
-        "dimension": m["Dimension"].astype(str).to_numpy(),
-        "n": n.astype(np.int64),
-        "score_sum": sums,
-    })
+    out = pd.DataFrame(
+        {
+            "model": m["Model"].astype(str).to_numpy(),
+            "condition": m["Variant"].astype(str).to_numpy(),
+            "dimension": m["Dimension"].astype(str).to_numpy(),
+            "n": n.astype(np.int64),
+            "score_sum": sums,
+        }
+    )
     out["mean"] = out["score_sum"] / out["n"]
     out["cohens_d"] = m["Cohens_d"].to_numpy(dtype=float)
     out["posterior_released"] = post
@@ -122,9 +149,11 @@ def reconstruct_cells(dimension_scores: pd.DataFrame, effect_sizes: pd.DataFrame
     dev = np.abs(out["posterior_implied"] - out["posterior_released"])
     if (dev > posterior_tolerance).any():
         worst = out.loc[dev.idxmax()]
-        raise ValueError(f"cell ({worst.model}, {worst.condition}, {worst.dimension}): implied posterior mean "
-                         f"{worst.posterior_implied:.4f} vs released {worst.posterior_released} -- the two files "
-                         f"do not come from the same scores")
+        raise ValueError(
+            f"cell ({worst.model}, {worst.condition}, {worst.dimension}): implied posterior mean "
+            f"{worst.posterior_implied:.4f} vs released {worst.posterior_released} -- the two files "
+            f"do not come from the same scores"
+        )
     order = {d: i for i, d in enumerate(DIMENSIONS)}
     out["_o"] = out["dimension"].map(order).fillna(len(order))
     out = out.sort_values(["model", "condition", "_o", "dimension"]).drop(columns="_o").reset_index(drop=True)
@@ -139,8 +168,9 @@ def cell_means_wide(cells: pd.DataFrame) -> pd.DataFrame:
     return wide[cols]
 
 
-def reconstruction_checks(cells: pd.DataFrame, released_diagnostics: pd.DataFrame,
-                          released_layers: pd.DataFrame) -> pd.DataFrame:
+def reconstruction_checks(
+    cells: pd.DataFrame, released_diagnostics: pd.DataFrame, released_layers: pd.DataFrame
+) -> pd.DataFrame:
     """Compare the reconstruction with the released full-precision pooled means.
 
     Rows: pooled baseline and prompted mean per dimension vs ``dimension_diagnostics.csv``; Layer-1
@@ -155,13 +185,30 @@ def reconstruction_checks(cells: pd.DataFrame, released_diagnostics: pd.DataFram
         if dim not in rel.index:
             raise ValueError(f"released_diagnostics has no row for dimension {dim!r}")
         for col, rcol in (("baseline", "Baseline"), ("prompted", "Prompted")):
-            rows.append({"check": f"pooled {col} mean, {dim}", "reconstructed": diag.loc[dim, col],
-                         "released": float(rel.loc[dim, rcol])})
+            rows.append(
+                {
+                    "check": f"pooled {col} mean, {dim}",
+                    "reconstructed": diag.loc[dim, col],
+                    "released": float(rel.loc[dim, rcol]),
+                }
+            )
     l1 = layer1_summary(cells).set_index("condition")
     lay = released_layers[released_layers["Layer"] == "Layer 1"].set_index("Variant")
     for cond in CONDITIONS:
-        rows.append({"check": f"Layer-1 mean, {cond}", "reconstructed": l1.loc[cond, "mean"], "released": float(lay.loc[cond, "Mean"])})
-        rows.append({"check": f"Layer-1 N, {cond}", "reconstructed": float(l1.loc[cond, "n"]), "released": float(lay.loc[cond, "N"])})
+        rows.append(
+            {
+                "check": f"Layer-1 mean, {cond}",
+                "reconstructed": l1.loc[cond, "mean"],
+                "released": float(lay.loc[cond, "Mean"]),
+            }
+        )
+        rows.append(
+            {
+                "check": f"Layer-1 N, {cond}",
+                "reconstructed": float(l1.loc[cond, "n"]),
+                "released": float(lay.loc[cond, "N"]),
+            }
+        )
     out = pd.DataFrame(rows)
     out["abs_diff"] = (out["reconstructed"] - out["released"]).abs()
     return out
@@ -184,7 +231,9 @@ def table2(cells: pd.DataFrame, weights: Mapping[str, float], decimals: int = 1)
     missing = [c for c in CONDITIONS if c not in p.columns]
     if missing:
         raise ValueError(f"cells lack condition(s) {missing}: Table 2 needs both conditions for every model")
-    out = pd.DataFrame({"model": p.index, "baseline": p["baseline"].to_numpy(), "prompted": p["with_system_prompt"].to_numpy()})
+    out = pd.DataFrame(
+        {"model": p.index, "baseline": p["baseline"].to_numpy(), "prompted": p["with_system_prompt"].to_numpy()}
+    )
     out["baseline_printed"] = out["baseline"].round(decimals)
     out["prompted_printed"] = out["prompted"].round(decimals)
     out["delta"] = out["prompted"] - out["baseline"]
@@ -199,7 +248,9 @@ def mean_delta(table: pd.DataFrame, printed: bool = True) -> float:
     return float(table[col].mean())
 
 
-def _within_ss(delta_mean: np.ndarray, d: np.ndarray, dof: np.ndarray, released_zero: np.ndarray | None = None) -> np.ndarray:
+def _within_ss(
+    delta_mean: np.ndarray, d: np.ndarray, dof: np.ndarray, released_zero: np.ndarray | None = None
+) -> np.ndarray:
     """Within-cell sum of squares of a (model, dimension) from its Cohen's d: (Δm / d)^2 * dof.
 
     A *released* d of exactly 0 with different condition means is the authors' ``compute_effect_size``
@@ -253,7 +304,7 @@ def d_pooled_approx(cells: pd.DataFrame, d_halfwidth: float = 0.0005) -> pd.Data
         ad = np.abs(d)
         z = ad == 0
         ss_mid = _within_ss(np.abs(dm), ad, dof, z)
-        ss_small = _within_ss(np.abs(dm), ad + d_halfwidth, dof, z)          # larger |d| -> smaller SSW
+        ss_small = _within_ss(np.abs(dm), ad + d_halfwidth, dof, z)  # larger |d| -> smaller SSW
         ss_large = _within_ss(np.abs(dm), np.maximum(ad - d_halfwidth, 0.0), dof, z)
 
         def dpool(ssw):
@@ -262,9 +313,19 @@ def d_pooled_approx(cells: pd.DataFrame, d_halfwidth: float = 0.0005) -> pd.Data
                 return 0.0 if tot == np.inf else float("nan")
             return float((mp - mb) / np.sqrt(tot / (nb + np_ - 2)))
 
-        rows.append({"model": model, "d_pooled": dpool(ss_mid), "d_lo": dpool(ss_large), "d_hi": dpool(ss_small),
-                     "n_baseline": nb, "n_prompted": np_, "mean_baseline": mb, "mean_prompted": mp,
-                     "sd_pooled": float(np.sqrt((ss_mid.sum() + ssb) / (nb + np_ - 2)))})
+        rows.append(
+            {
+                "model": model,
+                "d_pooled": dpool(ss_mid),
+                "d_lo": dpool(ss_large),
+                "d_hi": dpool(ss_small),
+                "n_baseline": nb,
+                "n_prompted": np_,
+                "mean_baseline": mb,
+                "mean_prompted": mp,
+                "sd_pooled": float(np.sqrt((ss_mid.sum() + ssb) / (nb + np_ - 2))),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -281,14 +342,16 @@ def dimension_diagnostics(cells: pd.DataFrame) -> pd.DataFrame:
     wide = cells.pivot(index=["model", "dimension"], columns="condition", values="mean")
     improving = (wide["with_system_prompt"] > wide["baseline"]).groupby("dimension").sum()
     dims = [d for d in DIMENSIONS if d in pooled.index] + [d for d in pooled.index if d not in DIMENSIONS]
-    out = pd.DataFrame({
-        "dimension": dims,
-        "baseline": pooled.loc[dims, "baseline"].to_numpy(),
-        "prompted": pooled.loc[dims, "with_system_prompt"].to_numpy(),
-        "n_baseline": ns.loc[dims, "baseline"].astype(int).to_numpy(),
-        "n_prompted": ns.loc[dims, "with_system_prompt"].astype(int).to_numpy(),
-        "models_improving": improving.loc[dims].astype(int).to_numpy(),
-    })
+    out = pd.DataFrame(
+        {
+            "dimension": dims,
+            "baseline": pooled.loc[dims, "baseline"].to_numpy(),
+            "prompted": pooled.loc[dims, "with_system_prompt"].to_numpy(),
+            "n_baseline": ns.loc[dims, "baseline"].astype(int).to_numpy(),
+            "n_prompted": ns.loc[dims, "with_system_prompt"].astype(int).to_numpy(),
+            "models_improving": improving.loc[dims].astype(int).to_numpy(),
+        }
+    )
     out.insert(3, "delta", out["prompted"] - out["baseline"])
     return out
 
@@ -300,8 +363,9 @@ def layer1_summary(cells: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame({"condition": g.index, "mean": (g["score_sum"] / g["n"]).to_numpy(), "n": g["n"].to_numpy()})
 
 
-def weight_sensitivity(cells: pd.DataFrame, schemes: Mapping[str, Mapping[str, float]],
-                       default: str = "default", top_k: int = 3) -> tuple[pd.DataFrame, pd.DataFrame]:
+def weight_sensitivity(
+    cells: pd.DataFrame, schemes: Mapping[str, Mapping[str, float]], default: str = "default", top_k: int = 3
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The weight-sensitivity appendix: the 14 PWIs under each scheme against the default.
 
     Returns (summary, pwis). summary columns: scheme, kendall_tau (Kendall's tau-b between the default
@@ -322,9 +386,15 @@ def weight_sensitivity(cells: pd.DataFrame, schemes: Mapping[str, Mapping[str, f
         sp = s.xs("with_system_prompt", level="condition")
         sb = s.xs("baseline", level="condition")
         tau = stats.kendalltau(base_p.loc[sp.index].to_numpy(), sp.to_numpy()).statistic
-        rows.append({"scheme": name, "kendall_tau": float(tau), "max_dev": float((s - base).abs().max()),
-                     "min_delta": float((sp - sb.loc[sp.index]).min()),
-                     "top3_stable": bool(set(sp.sort_values(ascending=False).index[:top_k]) == top_base)})
+        rows.append(
+            {
+                "scheme": name,
+                "kendall_tau": float(tau),
+                "max_dev": float((s - base).abs().max()),
+                "min_delta": float((sp - sb.loc[sp.index]).min()),
+                "top3_stable": bool(set(sp.sort_values(ascending=False).index[:top_k]) == top_base),
+            }
+        )
         long.append(s.rename("pwi").reset_index().assign(scheme=name))
     pwis = pd.concat(long, ignore_index=True)[["scheme", "model", "condition", "pwi"]]
     return pd.DataFrame(rows), pwis
@@ -336,16 +406,21 @@ def leaderboard(cells: pd.DataFrame, weights: Mapping[str, float]) -> pd.DataFra
     return t[["model", "baseline", "prompted", "delta"]].copy()
 
 
-def restore_grid(cells: pd.DataFrame, base_weights: Mapping[str, float],
-                 grid: Sequence[float] = (0.0, 0.05, 0.10, 0.15),
-                 dims: tuple[str, str] = ("uncertainty_transparency", "appropriate_reliance")) -> pd.DataFrame:
+def restore_grid(
+    cells: pd.DataFrame,
+    base_weights: Mapping[str, float],
+    grid: Sequence[float] = (0.0, 0.05, 0.10, 0.15),
+    dims: tuple[str, str] = ("uncertainty_transparency", "appropriate_reliance"),
+) -> pd.DataFrame:
     """Minimum ΔPWI over models when ``dims`` are added to ``base_weights`` at each pair of grid weights.
 
     Rows: weight of ``dims[0]``; columns: weight of ``dims[1]``. The (0.10, 0.10) cell is the
     sensitivity appendix's "restore UT + AR_d" row.
     """
     wide = cell_means_wide(cells)
-    out = pd.DataFrame(index=pd.Index(list(grid), name=f"w_{dims[0]}"), columns=pd.Index(list(grid), name=f"w_{dims[1]}"), dtype=float)
+    out = pd.DataFrame(
+        index=pd.Index(list(grid), name=f"w_{dims[0]}"), columns=pd.Index(list(grid), name=f"w_{dims[1]}"), dtype=float
+    )
     for a in grid:
         for b in grid:
             w = {**{k: v for k, v in base_weights.items() if k not in dims}, dims[0]: a, dims[1]: b}
@@ -360,8 +435,11 @@ def model_dimension_matrix(cells: pd.DataFrame, what: str = "delta") -> pd.DataF
     if what not in ("baseline", "prompted", "delta"):
         raise ValueError(f"what must be 'baseline', 'prompted' or 'delta', got {what!r}")
     wide = cells.pivot(index=["model", "dimension"], columns="condition", values="mean")
-    val = {"baseline": wide["baseline"], "prompted": wide["with_system_prompt"],
-           "delta": wide["with_system_prompt"] - wide["baseline"]}[what]
+    val = {
+        "baseline": wide["baseline"],
+        "prompted": wide["with_system_prompt"],
+        "delta": wide["with_system_prompt"] - wide["baseline"],
+    }[what]
     mat = val.unstack("dimension")
     return mat[[d for d in DIMENSIONS if d in mat.columns]]
 
@@ -384,8 +462,9 @@ def stale_table_comparison(cells: pd.DataFrame, printed: pd.DataFrame) -> pd.Dat
     return long.reset_index()
 
 
-def incomplete_run_agreement_needed(cells: pd.DataFrame, released_irr: pd.DataFrame,
-                                    printed_exact: Mapping[str, float], decimals: int = 1) -> pd.DataFrame:
+def incomplete_run_agreement_needed(
+    cells: pd.DataFrame, released_irr: pd.DataFrame, printed_exact: Mapping[str, float], decimals: int = 1
+) -> pd.DataFrame:
     """What a printed exact-agreement figure would require if it had been computed over *all* scored
     runs (complete triples and runs with fewer judges) instead of complete triples only.
 
@@ -406,7 +485,17 @@ def incomplete_run_agreement_needed(cells: pd.DataFrame, released_irr: pd.DataFr
         e_tri = float(irr.loc[dim, "exact"]) * n_tri / 100.0
         n_inc = n_all - n_tri
         need = [((q / 100.0) * n_all - e_tri) / n_inc if n_inc > 0 else np.nan for q in (p - half, p, p + half)]
-        rows.append({"dimension": dim, "scored_runs": n_all, "complete_triples": n_tri, "incomplete_runs": n_inc,
-                     "exact_triples_pct": float(irr.loc[dim, "exact"]), "printed_exact": p,
-                     "needed_share_lo": need[0], "needed_share": need[1], "needed_share_hi": need[2]})
+        rows.append(
+            {
+                "dimension": dim,
+                "scored_runs": n_all,
+                "complete_triples": n_tri,
+                "incomplete_runs": n_inc,
+                "exact_triples_pct": float(irr.loc[dim, "exact"]),
+                "printed_exact": p,
+                "needed_share_lo": need[0],
+                "needed_share": need[1],
+                "needed_share_hi": need[2],
+            }
+        )
     return pd.DataFrame(rows)

@@ -6,6 +6,7 @@ dicts: ``rubrics/dimension_rubrics.yaml`` (11 dimensions x 4 anchors), ``config.
 (the 5 multi-turn scenarios released of the paper's 16) and ``prompts/layer3_adversarial/stress_tests.yaml``
 (40 adversarial prompts).
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
@@ -14,8 +15,14 @@ import pandas as pd
 
 from . import ABBREV, DIMENSIONS
 
-__all__ = ["dimension_table", "rubric_anchors", "prompt_inventory", "prompt_counts", "anchors_markdown",
-           "system_prompt_markdown"]
+__all__ = [
+    "dimension_table",
+    "rubric_anchors",
+    "prompt_inventory",
+    "prompt_counts",
+    "anchors_markdown",
+    "system_prompt_markdown",
+]
 
 LEVELS = (3, 2, 1, 0)
 
@@ -48,10 +55,18 @@ def dimension_table(rubrics: Mapping, config: Mapping) -> pd.DataFrame:
     for d in order:
         e = _rubric_entry(rubrics, d)
         layer = "Layer 1" if d in DIMENSIONS else "Layer 3"
-        rows.append({"dimension": d, "abbrev": ABBREV.get(d, ""), "name": e["name"], "layer": layer,
-                     "weight_v2_1": float(w21.get(d, 0.0)), "weight_v2_0": float(w20.get(d, 0.0)),
-                     "in_pwi": bool(float(w21.get(d, 0.0)) > 0 and d in DIMENSIONS),
-                     "description": " ".join(str(e["description"]).split())})
+        rows.append(
+            {
+                "dimension": d,
+                "abbrev": ABBREV.get(d, ""),
+                "name": e["name"],
+                "layer": layer,
+                "weight_v2_1": float(w21.get(d, 0.0)),
+                "weight_v2_0": float(w20.get(d, 0.0)),
+                "in_pwi": bool(float(w21.get(d, 0.0)) > 0 and d in DIMENSIONS),
+                "description": " ".join(str(e["description"]).split()),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -63,8 +78,14 @@ def rubric_anchors(rubrics: Mapping) -> pd.DataFrame:
         e = _rubric_entry(rubrics, d)
         for lv in LEVELS:
             a = e["rubric"][lv]
-            rows.append({"dimension": d, "score": lv, "label": a.get("label", ""),
-                         "description": " ".join(str(a.get("description", "")).split())})
+            rows.append(
+                {
+                    "dimension": d,
+                    "score": lv,
+                    "label": a.get("label", ""),
+                    "description": " ".join(str(a.get("description", "")).split()),
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -82,26 +103,54 @@ def prompt_inventory(layer1: Mapping[str, Mapping], layer2: Sequence[Mapping], l
         for p in doc["prompts"]:
             if "id" not in p:
                 raise ValueError(f"layer-1 file {fname}: a prompt has no 'id'")
-            rows.append({"layer": 1, "dimension": doc["dimension"], "prompt_id": p["id"],
-                         "domain": p.get("domain", "unspecified"), "category": "",
-                         "difficulty": p.get("difficulty", "unspecified"),
-                         "user_type": p.get("user_type", "unspecified"), "n_turns": 1})
+            rows.append(
+                {
+                    "layer": 1,
+                    "dimension": doc["dimension"],
+                    "prompt_id": p["id"],
+                    "domain": p.get("domain", "unspecified"),
+                    "category": "",
+                    "difficulty": p.get("difficulty", "unspecified"),
+                    "user_type": p.get("user_type", "unspecified"),
+                    "n_turns": 1,
+                }
+            )
     for doc in layer2:
         if "scenario_id" not in doc or "turns" not in doc:
             raise ValueError("layer-2 scenario: expected keys 'scenario_id' and 'turns'")
         dims = doc.get("dimensions_tested") or [""]
-        rows.append({"layer": 2, "dimension": ", ".join(dims), "prompt_id": doc["scenario_id"],
-                     "domain": doc.get("domain", "unspecified"), "category": "", "difficulty": "unspecified",
-                     "user_type": "unspecified", "n_turns": len(doc["turns"])})
+        rows.append(
+            {
+                "layer": 2,
+                "dimension": ", ".join(dims),
+                "prompt_id": doc["scenario_id"],
+                "domain": doc.get("domain", "unspecified"),
+                "category": "",
+                "difficulty": "unspecified",
+                "user_type": "unspecified",
+                "n_turns": len(doc["turns"]),
+            }
+        )
     if "prompts" not in layer3:
         raise ValueError("layer-3 file: expected key 'prompts'")
     for p in layer3["prompts"]:
-        rows.append({"layer": 3, "dimension": layer3.get("dimension", "adversarial_resilience"), "prompt_id": p["id"],
-                     "domain": p.get("domain") or "unspecified", "category": p.get("category", "unspecified"),
-                     "difficulty": p.get("difficulty", "unspecified"), "user_type": "unspecified", "n_turns": 1})
+        rows.append(
+            {
+                "layer": 3,
+                "dimension": layer3.get("dimension", "adversarial_resilience"),
+                "prompt_id": p["id"],
+                "domain": p.get("domain") or "unspecified",
+                "category": p.get("category", "unspecified"),
+                "difficulty": p.get("difficulty", "unspecified"),
+                "user_type": "unspecified",
+                "n_turns": 1,
+            }
+        )
     out = pd.DataFrame(rows)
     if out.duplicated(["layer", "prompt_id"]).any():
-        raise ValueError(f"duplicate prompt ids: {out.loc[out.duplicated(['layer', 'prompt_id']), 'prompt_id'].tolist()}")
+        raise ValueError(
+            f"duplicate prompt ids: {out.loc[out.duplicated(['layer', 'prompt_id']), 'prompt_id'].tolist()}"
+        )
     return out
 
 

@@ -29,6 +29,7 @@ bit for bit from the same generator, by doing what ``Generator.choice`` does und
 The equality with the reference loop is tested on a full-size synthetic fixture
 (``tests/unit/test_pwb_bootstrap.py``); ``benchmarks/pwb_bootstrap.py`` times both.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
@@ -46,7 +47,7 @@ __all__ = [
 ]
 
 _MASK32 = np.uint64(0xFFFFFFFF)
-_SENTINEL = -30000          # LUT marker of an ambiguous bin; valid only while max score x list length < 30000 (checked)
+_SENTINEL = -30000  # LUT marker of an ambiguous bin; valid only while max score x list length < 30000 (checked)
 _SHIFT32 = np.uint64(32)
 
 
@@ -75,9 +76,9 @@ class Uint32Stream:
             # a new block; only the few words left of the old one are copied in front of it
             n_new = max(k - avail, self.BLOCK)
             words = np.asarray(self._bg.random_raw((n_new + 1) // 2), dtype="<u8").view("<u4")  # low half first
-            self._buf = np.concatenate([self._buf[self._pos:], words]) if avail else words
+            self._buf = np.concatenate([self._buf[self._pos :], words]) if avail else words
             self._pos = 0
-        return self._buf[self._pos:self._pos + k]
+        return self._buf[self._pos : self._pos + k]
 
     def advance(self, k: int) -> None:
         self._pos += k
@@ -109,8 +110,8 @@ def _chunk_indices(stream: Uint32Stream, bl: np.ndarray, thr: np.ndarray, k: int
             i = k * L
         else:
             f = int(bad[0])
-            vals[i:i + f] = v[:f]
-            stream.advance(f + 1)           # the rejected word is consumed; element i+f retries
+            vals[i : i + f] = v[:f]
+            stream.advance(f + 1)  # the rejected word is consumed; element i+f retries
             i += f
     return vals.reshape(k, L).astype(np.int64)
 
@@ -182,14 +183,14 @@ def _resampled_sums_fast(xs: list[np.ndarray], n_boot: int, stream: Uint32Stream
     while done < n_boot:
         k = min(chunk_reps, n_boot - done)
         words = stream.take(k * L).reshape(k, L)
-        w16 = words.view(np.uint16)                      # (k, 2L): low16, high16 of each word
+        w16 = words.view(np.uint16)  # (k, 2L): low16, high16 of each word
         block = np.empty((k, len(live)), dtype=np.int64)
         rejected = False
         for c, j in enumerate(live):
             s0, s1 = int(cols[c]), int(cols[c + 1])
-            v = luts[j][w16[:, 2 * s0 + 1:2 * s1:2]]
+            v = luts[j][w16[:, 2 * s0 + 1 : 2 * s1 : 2]]
             tot = v.sum(axis=1, dtype=np.int64)
-            rows = np.flatnonzero(tot < 0)                 # rows holding an ambiguous word (few)
+            rows = np.flatnonzero(tot < 0)  # rows holding an ambiguous word (few)
             if rows.size:
                 sub = v[rows]
                 rr, cc = np.nonzero(sub == _SENTINEL)
@@ -201,19 +202,20 @@ def _resampled_sums_fast(xs: list[np.ndarray], n_boot: int, stream: Uint32Stream
                     break
                 np.add.at(tot, r, xs[j][(m >> _SHIFT32).astype(np.int64)].astype(np.int64) - _SENTINEL)
             block[:, c] = tot
-        if rejected:   # rare: redo this chunk element by element, following the skipped word
+        if rejected:  # rare: redo this chunk element by element, following the skipped word
             idx = _chunk_indices(stream, bl, thr, k)
             for c, j in enumerate(live):
-                block[:, c] = xs[j][idx[:, cols[c]:cols[c + 1]]].sum(axis=1, dtype=np.int64)
+                block[:, c] = xs[j][idx[:, cols[c] : cols[c + 1]]].sum(axis=1, dtype=np.int64)
         else:
             stream.advance(k * L)
-        out[done:done + k, live] = block
+        out[done : done + k, live] = block
         done += k
     return out
 
 
-def _resampled_means(score_lists: Sequence[np.ndarray], n_boot: int, rng: np.random.Generator | Uint32Stream,
-                     chunk_reps: int = 1000) -> np.ndarray:
+def _resampled_means(
+    score_lists: Sequence[np.ndarray], n_boot: int, rng: np.random.Generator | Uint32Stream, chunk_reps: int = 1000
+) -> np.ndarray:
     """(n_boot, n_lists) means of the resamples, in the draw-major order of the authors' loop."""
     sizes = [len(x) for x in score_lists]
     if any(n == 0 for n in sizes):
@@ -233,12 +235,14 @@ def _resampled_means(score_lists: Sequence[np.ndarray], n_boot: int, rng: np.ran
     for k, idx in bounded_indices(stream, np.repeat(ns, ns), n_boot, chunk_reps=chunk_reps):
         vals = flat[idx + np.repeat(starts, ns)]
         for j, (s0, nj) in enumerate(zip(starts, ns)):
-            out[row:row + k, j] = vals[:, s0:s0 + nj].mean(axis=1)
+            out[row : row + k, j] = vals[:, s0 : s0 + nj].mean(axis=1)
         row += k
     return out
 
 
-def _pwi_of_draws(means: np.ndarray, dims: Sequence[str], weights: Mapping[str, float], max_score: int = 3) -> np.ndarray:
+def _pwi_of_draws(
+    means: np.ndarray, dims: Sequence[str], weights: Mapping[str, float], max_score: int = 3
+) -> np.ndarray:
     """The authors' per-draw PWI expression, accumulated over dims in their order (bit-identical)."""
     total_weight = sum(weights.get(d, 0) for d in dims)
     if total_weight <= 0:
@@ -249,8 +253,14 @@ def _pwi_of_draws(means: np.ndarray, dims: Sequence[str], weights: Mapping[str, 
     return (acc / total_weight) * 100
 
 
-def pwi_bootstrap_exact(dimension_scores: Mapping[str, Sequence[float]], weights: Mapping[str, float],
-                        n_boot: int = 10_000, seed: int = 42, ci: float = 0.95, max_score: int = 3) -> dict:
+def pwi_bootstrap_exact(
+    dimension_scores: Mapping[str, Sequence[float]],
+    weights: Mapping[str, float],
+    n_boot: int = 10_000,
+    seed: int = 42,
+    ci: float = 0.95,
+    max_score: int = 3,
+) -> dict:
     """The authors' ``bootstrap_pwi_ci`` on one (model, condition), same stream, vectorised.
 
     ``dimension_scores``: {dimension: valid run scores}, in the results file's dimension order and each
@@ -264,13 +274,19 @@ def pwi_bootstrap_exact(dimension_scores: Mapping[str, Sequence[float]], weights
     means = _resampled_means([np.asarray(dimension_scores[d], dtype=float) for d in dims], n_boot, rng)
     pwi = _pwi_of_draws(means, dims, weights, max_score)
     lo, hi = (1 - ci) / 2 * 100, (1 + ci) / 2 * 100
-    return {"pwi_mean": float(np.mean(pwi)), "ci_lower": float(np.percentile(pwi, lo)),
-            "ci_upper": float(np.percentile(pwi, hi)), "pwi_std": float(np.std(pwi)), "samples": pwi,
-            "mc_se": float(np.std(pwi) / np.sqrt(n_boot))}
+    return {
+        "pwi_mean": float(np.mean(pwi)),
+        "ci_lower": float(np.percentile(pwi, lo)),
+        "ci_upper": float(np.percentile(pwi, hi)),
+        "pwi_std": float(np.std(pwi)),
+        "samples": pwi,
+        "mc_se": float(np.std(pwi) / np.sqrt(n_boot)),
+    }
 
 
-def delta_ci_exact(pools: Sequence[tuple[Sequence[float], Sequence[float]]], n_boot: int = 2000, seed: int = 0,
-                   ci: float = 0.95) -> list[dict]:
+def delta_ci_exact(
+    pools: Sequence[tuple[Sequence[float], Sequence[float]]], n_boot: int = 2000, seed: int = 0, ci: float = 0.95
+) -> list[dict]:
     """Table 3's bootstrap CIs of Δ: one ``default_rng(seed)`` over all ``pools`` [(prompted, baseline), ...]
     in order; per pool ``n_boot`` times resample prompted then baseline. Returns per pool ci_lower,
     ci_upper and their Monte-Carlo standard errors."""
@@ -285,8 +301,14 @@ def delta_ci_exact(pools: Sequence[tuple[Sequence[float], Sequence[float]]], n_b
         means = _resampled_means([p, b], n_boot, stream)
         boots = means[:, 0] - means[:, 1]
         lo, hi = np.percentile(boots, [lo_q, hi_q])
-        out.append({"ci_lower": float(lo), "ci_upper": float(hi),
-                    "ci_lower_mc_se": percentile_mc_se(boots, lo_q), "ci_upper_mc_se": percentile_mc_se(boots, hi_q)})
+        out.append(
+            {
+                "ci_lower": float(lo),
+                "ci_upper": float(hi),
+                "ci_lower_mc_se": percentile_mc_se(boots, lo_q),
+                "ci_upper_mc_se": percentile_mc_se(boots, hi_q),
+            }
+        )
     return out
 
 
@@ -294,6 +316,7 @@ def percentile_mc_se(samples: np.ndarray, q: float) -> float:
     """Monte-Carlo standard error of the q-th percentile of ``samples``: sqrt(p(1-p)/n) / f(x_q), with
     the density f at the quantile estimated by a normal fit to the samples (SD of the draws)."""
     from scipy import stats
+
     x = np.asarray(samples, dtype=float)
     p = q / 100.0
     sd = float(np.std(x, ddof=1)) if x.size > 1 else 0.0
@@ -307,8 +330,15 @@ def percentile_mc_se(samples: np.ndarray, q: float) -> float:
 # slow references written from METHODS.md (tests and benchmark only)
 # ------------------------------------------------------------------------------------------------
 
-def reference_pwi_bootstrap(dimension_scores: Mapping[str, Sequence[float]], weights: Mapping[str, float],
-                            n_boot: int = 10_000, seed: int = 42, ci: float = 0.95, max_score: int = 3) -> dict:
+
+def reference_pwi_bootstrap(
+    dimension_scores: Mapping[str, Sequence[float]],
+    weights: Mapping[str, float],
+    n_boot: int = 10_000,
+    seed: int = 42,
+    ci: float = 0.95,
+    max_score: int = 3,
+) -> dict:
     """METHODS.md's PWI bootstrap as a plain loop (one ``rng.choice`` per draw and dimension)."""
     rng = np.random.default_rng(seed)
     dims = [d for d, s in dimension_scores.items() if len(s)]
@@ -323,12 +353,18 @@ def reference_pwi_bootstrap(dimension_scores: Mapping[str, Sequence[float]], wei
             samples.append(0.0)
     arr = np.array(samples)
     lo, hi = (1 - ci) / 2 * 100, (1 + ci) / 2 * 100
-    return {"pwi_mean": float(np.mean(arr)), "ci_lower": float(np.percentile(arr, lo)),
-            "ci_upper": float(np.percentile(arr, hi)), "pwi_std": float(np.std(arr)), "samples": arr}
+    return {
+        "pwi_mean": float(np.mean(arr)),
+        "ci_lower": float(np.percentile(arr, lo)),
+        "ci_upper": float(np.percentile(arr, hi)),
+        "pwi_std": float(np.std(arr)),
+        "samples": arr,
+    }
 
 
-def reference_delta_ci(pools: Sequence[tuple[Sequence[float], Sequence[float]]], n_boot: int = 2000, seed: int = 0,
-                       ci: float = 0.95) -> list[dict]:
+def reference_delta_ci(
+    pools: Sequence[tuple[Sequence[float], Sequence[float]]], n_boot: int = 2000, seed: int = 0, ci: float = 0.95
+) -> list[dict]:
     """METHODS.md's Table 3 CI loop: one rng, per pool n_boot x (choice(p).mean() - choice(b).mean())."""
     rng = np.random.default_rng(seed)
     out = []

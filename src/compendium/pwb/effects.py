@@ -27,8 +27,7 @@ import pandas as pd
 import pingouin as pg
 from scipy import stats
 
-from . import CONDITIONS, DIMENSIONS
-from . import aggregates as agg
+from . import CONDITIONS, DIMENSIONS, aggregates as agg
 
 __all__ = [
     "d_intervals",

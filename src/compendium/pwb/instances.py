@@ -26,6 +26,7 @@ Definitions (METHODS.md, PWB), each a function below:
 - IRR on complete three-judge triples -- :func:`irr_complete_triples`;
 - prompt-level Pearson correlations between dimensions -- :func:`prompt_level_correlation`.
 """
+
 from __future__ import annotations
 
 import json
@@ -34,10 +35,9 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-
-from ..data.errors import require_columns
 from scipy import stats
 
+from ..data.errors import require_columns
 from ..stats.agreement import panel_agreement
 from . import CONDITIONS, DIMENSIONS, MODEL_KEYS
 from .weights import MAX_SCORE, pwi_matrix
@@ -45,21 +45,45 @@ from .weights import MAX_SCORE, pwi_matrix
 SCHEMA: tuple[str, ...] = ("model", "condition", "layer", "dimension", "prompt_id", "run", "judge", "score")
 RUN_KEYS: list[str] = ["model", "condition", "layer", "dimension", "prompt_id", "run"]
 #: Optional columns the JSON loader adds (file order and the stored values; see instances_from_results_json).
-EXTRA_COLUMNS: tuple[str, ...] = ("dim_position", "prompt_position", "run_position", "stored_score", "score_raw",
-                                   "behavior_pass_rate")
+EXTRA_COLUMNS: tuple[str, ...] = (
+    "dim_position",
+    "prompt_position",
+    "run_position",
+    "stored_score",
+    "score_raw",
+    "behavior_pass_rate",
+)
 
 __all__ = [
-    "SCHEMA", "RUN_KEYS", "validate_instances", "instances_from_results_json", "load_hf_results",
-    "panel_scores", "layer1_runs", "pwi_bootstrap", "cohens_d", "d_pooled", "dimension_diagnostics",
-    "paired_tests", "irr_complete_triples", "prompt_level_correlation", "prompt_level_correlation_authors",
-    "judge_anomalies", "layer_paired_effects", "EXTRA_COLUMNS", "layer_summary",
-    "completeness", "run_instance_pipeline", "synthetic_instances",
+    "SCHEMA",
+    "RUN_KEYS",
+    "validate_instances",
+    "instances_from_results_json",
+    "load_hf_results",
+    "panel_scores",
+    "layer1_runs",
+    "pwi_bootstrap",
+    "cohens_d",
+    "d_pooled",
+    "dimension_diagnostics",
+    "paired_tests",
+    "irr_complete_triples",
+    "prompt_level_correlation",
+    "prompt_level_correlation_authors",
+    "judge_anomalies",
+    "layer_paired_effects",
+    "EXTRA_COLUMNS",
+    "layer_summary",
+    "completeness",
+    "run_instance_pipeline",
+    "synthetic_instances",
 ]
 
 
 # --------------------------------------------------------------------------------------------------
 # schema and loading
 # --------------------------------------------------------------------------------------------------
+
 
 def validate_instances(df: pd.DataFrame, where: str = "instances") -> pd.DataFrame:
     """Check a tidy instance table; return it with normalised dtypes. Raises ValueError naming the problem."""
@@ -84,9 +108,11 @@ def validate_instances(df: pd.DataFrame, where: str = "instances") -> pd.DataFra
     judged = out["layer"] != 2
     bad_score = score.notna() & (((score < 0) | (score > MAX_SCORE)) | (judged & (score != np.round(score))))
     if bad_score.any():
-        raise ValueError(f"{where}: column 'score' must be an integer 0-{MAX_SCORE} (Layer 2 scenario "
-                         f"averages: a number in [0, {MAX_SCORE}]) or missing; bad values: "
-                         f"{sorted(set(score[bad_score].tolist()))[:10]}")
+        raise ValueError(
+            f"{where}: column 'score' must be an integer 0-{MAX_SCORE} (Layer 2 scenario "
+            f"averages: a number in [0, {MAX_SCORE}]) or missing; bad values: "
+            f"{sorted(set(score[bad_score].tolist()))[:10]}"
+        )
     out["score"] = score.astype(float)
     for c in ("model", "condition", "dimension", "prompt_id", "judge"):
         if out[c].isna().any():
@@ -141,7 +167,7 @@ def _judge_rows(base: dict, run: Mapping) -> list[dict]:
             name = (r.get("judge_model") if isinstance(r, Mapping) else None) or f"judge_{j}"
             rows.append({**base, "judge": str(name), "score": _judge_value(s), "score_raw": _raw_value(s)})
         names = [r["judge"] for r in rows]
-        if len(set(names)) < len(names):   # the same judge twice: keep both, labelled by position
+        if len(set(names)) < len(names):  # the same judge twice: keep both, labelled by position
             for j, r in enumerate(rows):
                 r["judge"] = f"{r['judge']}#{j}"
         return rows
@@ -172,29 +198,57 @@ def instances_from_results_json(data: Mapping, model: str | None = None, conditi
     for dpos, (dim, prompts) in enumerate((data.get("layer1") or {}).items()):
         for pos, p in enumerate(prompts):
             pid = str(p.get("prompt_id", f"{dim}_{pos:02d}"))
-            if (dim, pid) in seen:          # a repeated prompt id: keep it, labelled by its position
+            if (dim, pid) in seen:  # a repeated prompt id: keep it, labelled by its position
                 pid = f"{pid}#{pos}"
             seen.add((dim, pid))
             runs = p["runs"] if "runs" in p else [dict(p, run=0)]
             for k, r in enumerate(runs):
-                base = {"model": model, "condition": condition, "layer": 1, "dimension": dim, "prompt_id": pid,
-                        "run": k,
-                        "dim_position": dpos, "prompt_position": pos, "run_position": k}
+                base = {
+                    "model": model,
+                    "condition": condition,
+                    "layer": 1,
+                    "dimension": dim,
+                    "prompt_id": pid,
+                    "run": k,
+                    "dim_position": dpos,
+                    "prompt_position": pos,
+                    "run_position": k,
+                }
                 rows.extend(_judge_rows(base, r))
     for pos, p in enumerate(data.get("layer3") or []):
-        base = {"model": model, "condition": condition, "layer": 3, "dimension": "adversarial_resilience",
-                "prompt_id": str(p.get("prompt_id", f"ar_{pos:02d}")), "run": 0, "dim_position": 0,
-                "prompt_position": pos, "run_position": 0}
+        base = {
+            "model": model,
+            "condition": condition,
+            "layer": 3,
+            "dimension": "adversarial_resilience",
+            "prompt_id": str(p.get("prompt_id", f"ar_{pos:02d}")),
+            "run": 0,
+            "dim_position": 0,
+            "prompt_position": pos,
+            "run_position": 0,
+        }
         rows.extend(_judge_rows(base, p))
     for pos, sc in enumerate(data.get("layer2") or []):
         if sc.get("average_score") is None:
             continue
-        rows.append({"model": model, "condition": condition, "layer": 2, "dimension": "scenario",
-                     "prompt_id": str(sc.get("scenario_id", f"scenario_{pos:02d}")), "run": 0, "dim_position": 0,
-                     "prompt_position": pos, "run_position": 0, "judge": "panel_mean",
-                     "score": float(sc["average_score"]), "score_raw": float(sc["average_score"]),
-                     "stored_score": float(sc["average_score"]),
-                     "behavior_pass_rate": _raw_value(sc.get("behavior_pass_rate"))})
+        rows.append(
+            {
+                "model": model,
+                "condition": condition,
+                "layer": 2,
+                "dimension": "scenario",
+                "prompt_id": str(sc.get("scenario_id", f"scenario_{pos:02d}")),
+                "run": 0,
+                "dim_position": 0,
+                "prompt_position": pos,
+                "run_position": 0,
+                "judge": "panel_mean",
+                "score": float(sc["average_score"]),
+                "score_raw": float(sc["average_score"]),
+                "stored_score": float(sc["average_score"]),
+                "behavior_pass_rate": _raw_value(sc.get("behavior_pass_rate")),
+            }
+        )
     cols = list(SCHEMA) + list(EXTRA_COLUMNS)
     return pd.DataFrame(rows, columns=cols)
 
@@ -211,8 +265,10 @@ def load_hf_results(results_dir: str | Path, models: Iterable[str] | None = tupl
     """
     d = Path(results_dir)
     if not d.is_dir():
-        raise FileNotFoundError(f"{d}: per-instance results folder not found (acquire it with "
-                                f"`python -m compendium.data.acquire pwb` when the hub is reachable)")
+        raise FileNotFoundError(
+            f"{d}: per-instance results folder not found (acquire it with "
+            f"`python -m compendium.data.acquire pwb` when the hub is reachable)"
+        )
     tables = sorted(d.glob("*.parquet")) + sorted(d.glob("*.csv"))
     frames: list[pd.DataFrame] = []
     if tables:
@@ -252,6 +308,7 @@ def load_hf_results(results_dir: str | Path, models: Iterable[str] | None = tupl
 # panel rule
 # --------------------------------------------------------------------------------------------------
 
+
 def panel_scores(instances: pd.DataFrame, validate: bool = True) -> pd.DataFrame:
     """Run-level panel scores, as the authors' analysis counts them.
 
@@ -271,8 +328,11 @@ def panel_scores(instances: pd.DataFrame, validate: bool = True) -> pd.DataFrame
     layer = rec.index.get_level_values("layer").to_numpy()
     rec["recomputed"] = np.where(layer == 2, rec["median"], np.floor(rec["median"]))
     rec = rec.drop(columns="median")
-    extra = [c for c in ("dim_position", "prompt_position", "run_position", "stored_score", "behavior_pass_rate")
-             if c in inst.columns]
+    extra = [
+        c
+        for c in ("dim_position", "prompt_position", "run_position", "stored_score", "behavior_pass_rate")
+        if c in inst.columns
+    ]
     if "stored_score" in inst.columns and inst["stored_score"].notna().any():
         allruns = inst.groupby(RUN_KEYS, sort=True, observed=True)[extra].first()
         out = allruns.join(rec, how="left")
@@ -310,7 +370,9 @@ def _file_order(t: pd.DataFrame) -> pd.DataFrame:
     else:
         t["_d"] = t["dimension"].map(rank).fillna(len(rank))
     keys = ["model", "condition", "_d", "dimension"]
-    keys += ["prompt_position"] if "prompt_position" in t.columns and t["prompt_position"].notna().all() else ["prompt_id"]
+    keys += (
+        ["prompt_position"] if "prompt_position" in t.columns and t["prompt_position"].notna().all() else ["prompt_id"]
+    )
     keys += ["run_position"] if "run_position" in t.columns and t["run_position"].notna().all() else ["run"]
     return t.sort_values(keys, kind="stable").drop(columns="_d")
 
@@ -341,19 +403,34 @@ def judge_anomalies(instances: pd.DataFrame) -> pd.DataFrame:
         st = t.groupby(RUN_KEYS, observed=True)["stored_score"].first()
         both = pd.concat([np.floor(med).rename("rec"), st], axis=1)
         diff = both[both["stored_score"].ge(0) & both["rec"].notna() & (both["rec"] != both["stored_score"])]
-        diff = diff.reset_index().assign(judge="(panel)", value=lambda x: x["rec"],
-                                         kind="stored score differs from int(median) of the valid judge values")
+        diff = diff.reset_index().assign(
+            judge="(panel)",
+            value=lambda x: x["rec"],
+            kind="stored score differs from int(median) of the valid judge values",
+        )
         rows.append(diff.reindex(columns=cols))
         odd = both[both["stored_score"].ge(0) & (both["stored_score"] != np.round(both["stored_score"]))].reset_index()
         if len(odd):
-            rows.append(odd.assign(judge="(panel)", value=odd["stored_score"],
-                                   kind="stored score not an integer").reindex(columns=cols))
+            rows.append(
+                odd.assign(judge="(panel)", value=odd["stored_score"], kind="stored score not an integer").reindex(
+                    columns=cols
+                )
+            )
         lost = both[both["stored_score"].ge(0) & both["rec"].isna()].reset_index()
         if len(lost):
-            rows.append(lost.assign(judge="(panel)", value=np.nan,
-                                    kind="stored score but no valid judge value").reindex(columns=cols))
-    out = pd.concat([r for r in rows if len(r)], ignore_index=True) if any(len(r) for r in rows) else pd.DataFrame(columns=cols)
-    return out.sort_values(["model", "condition", "layer", "dimension", "prompt_id", "run", "judge"], kind="stable").reset_index(drop=True)
+            rows.append(
+                lost.assign(judge="(panel)", value=np.nan, kind="stored score but no valid judge value").reindex(
+                    columns=cols
+                )
+            )
+    out = (
+        pd.concat([r for r in rows if len(r)], ignore_index=True)
+        if any(len(r) for r in rows)
+        else pd.DataFrame(columns=cols)
+    )
+    return out.sort_values(
+        ["model", "condition", "layer", "dimension", "prompt_id", "run", "judge"], kind="stable"
+    ).reset_index(drop=True)
 
 
 def _ordered_dims(present: Iterable[str]) -> list[str]:
@@ -365,14 +442,16 @@ def _ordered_dims(present: Iterable[str]) -> list[str]:
 # PWI bootstrap and effect sizes
 # --------------------------------------------------------------------------------------------------
 
+
 def _dimension_lists(t: pd.DataFrame) -> dict[str, np.ndarray]:
     """{dimension: run scores} of one (model, condition), both in the results file's order."""
     t = _file_order(t)
     return {d: g["panel"].to_numpy(dtype=float) for d, g in t.groupby("dimension", sort=False)}
 
 
-def pwi_bootstrap(runs: pd.DataFrame, weights: Mapping[str, float], n_boot: int = 10_000, seed: int = 42,
-                  ci: float = 0.95) -> pd.DataFrame:
+def pwi_bootstrap(
+    runs: pd.DataFrame, weights: Mapping[str, float], n_boot: int = 10_000, seed: int = 42, ci: float = 0.95
+) -> pd.DataFrame:
     """Bootstrap PWI per (model, condition) with the authors' exact random stream (METHODS.md).
 
     Each (model, condition) gets ``default_rng(seed)``; each of the ``n_boot`` draws resamples every
@@ -384,12 +463,15 @@ def pwi_bootstrap(runs: pd.DataFrame, weights: Mapping[str, float], n_boot: int 
     means), ci_lower, ci_upper (percentiles), boot_sd, mc_se (of pwi), ci_lower_mc_se, ci_upper_mc_se, n_runs.
     """
     from .bootstrap import percentile_mc_se, pwi_bootstrap_exact
+
     if n_boot < 1:
         raise ValueError(f"n_boot must be >= 1, got {n_boot}")
     if not 0 < ci < 1:
         raise ValueError(f"ci must lie in (0, 1), got {ci}")
     if "panel" not in runs.columns:
-        raise ValueError("runs: expected Layer-1 panel scores (column 'panel' missing); use layer1_runs(panel_scores(...))")
+        raise ValueError(
+            "runs: expected Layer-1 panel scores (column 'panel' missing); use layer1_runs(panel_scores(...))"
+        )
     lo_q, hi_q = 50 * (1 - ci), 50 * (1 + ci)
     rows = []
     for (model, cond), t in runs.groupby(["model", "condition"], sort=True):
@@ -397,10 +479,21 @@ def pwi_bootstrap(runs: pd.DataFrame, weights: Mapping[str, float], n_boot: int 
         res = pwi_bootstrap_exact(lists, weights, n_boot=n_boot, seed=seed, ci=ci)
         point = pd.DataFrame([{d: x.mean() for d, x in lists.items()}])
         p_point = float(pwi_matrix(point, weights).iloc[0])
-        rows.append({"model": model, "condition": cond, "pwi": res["pwi_mean"], "pwi_point": p_point,
-                     "ci_lower": res["ci_lower"], "ci_upper": res["ci_upper"], "boot_sd": res["pwi_std"],
-                     "mc_se": res["mc_se"], "ci_lower_mc_se": percentile_mc_se(res["samples"], lo_q),
-                     "ci_upper_mc_se": percentile_mc_se(res["samples"], hi_q), "n_runs": int(len(t))})
+        rows.append(
+            {
+                "model": model,
+                "condition": cond,
+                "pwi": res["pwi_mean"],
+                "pwi_point": p_point,
+                "ci_lower": res["ci_lower"],
+                "ci_upper": res["ci_upper"],
+                "boot_sd": res["pwi_std"],
+                "mc_se": res["mc_se"],
+                "ci_lower_mc_se": percentile_mc_se(res["samples"], lo_q),
+                "ci_upper_mc_se": percentile_mc_se(res["samples"], hi_q),
+                "n_runs": int(len(t)),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -424,8 +517,16 @@ def d_pooled(runs: pd.DataFrame) -> pd.DataFrame:
     for model, t in runs.groupby("model", sort=True):
         b = t.loc[t["condition"] == "baseline", "panel"].to_numpy()
         p = t.loc[t["condition"] == "with_system_prompt", "panel"].to_numpy()
-        rows.append({"model": model, "d_pooled": cohens_d(b, p), "n_baseline": b.size, "n_prompted": p.size,
-                     "mean_baseline": float(b.mean()), "mean_prompted": float(p.mean())})
+        rows.append(
+            {
+                "model": model,
+                "d_pooled": cohens_d(b, p),
+                "n_baseline": b.size,
+                "n_prompted": p.size,
+                "mean_baseline": float(b.mean()),
+                "mean_prompted": float(p.mean()),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -439,6 +540,7 @@ def dimension_diagnostics(runs: pd.DataFrame, n_boot: int = 2000, seed: int = 0,
     ``choice(p).mean() - choice(b).mean()`` (:func:`compendium.pwb.bootstrap.delta_ci_exact`).
     """
     from .bootstrap import delta_ci_exact
+
     per = {(m, c): _dimension_lists(t) for (m, c), t in runs.groupby(["model", "condition"], sort=True)}
     models = sorted({m for m, _ in per})
     pools, meta = [], []
@@ -456,9 +558,17 @@ def dimension_diagnostics(runs: pd.DataFrame, n_boot: int = 2000, seed: int = 0,
             continue
         b_arr, p_arr = np.concatenate(b_all), np.concatenate(p_all)
         pools.append((p_arr, b_arr))
-        meta.append({"dimension": d, "baseline": b_arr.mean(), "prompted": p_arr.mean(),
-                     "delta": p_arr.mean() - b_arr.mean(), "n_baseline": b_arr.size, "n_prompted": p_arr.size,
-                     "models_improving": improving})
+        meta.append(
+            {
+                "dimension": d,
+                "baseline": b_arr.mean(),
+                "prompted": p_arr.mean(),
+                "delta": p_arr.mean() - b_arr.mean(),
+                "n_baseline": b_arr.size,
+                "n_prompted": p_arr.size,
+                "models_improving": improving,
+            }
+        )
     cis = delta_ci_exact(pools, n_boot=n_boot, seed=seed, ci=ci)
     return pd.DataFrame([{**m, **c} for m, c in zip(meta, cis)])
 
@@ -484,22 +594,46 @@ def paired_tests(runs: pd.DataFrame) -> dict[str, pd.DataFrame]:
         t = w[w["dimension"] == d]
         res = stats.wilcoxon(t["with_system_prompt"], t["baseline"]) if (t["diff"] != 0).any() else None
         p = float(res.pvalue) if res is not None else 1.0
-        per_dim.append({"dimension": d, "n_pairs": len(t), "mean_diff": t["diff"].mean(),
-                        "wilcoxon_stat": float(res.statistic) if res is not None else np.nan,
-                        "p": p, "p_bonferroni": min(1.0, p * len(dims))})
+        per_dim.append(
+            {
+                "dimension": d,
+                "n_pairs": len(t),
+                "mean_diff": t["diff"].mean(),
+                "wilcoxon_stat": float(res.statistic) if res is not None else np.nan,
+                "p": p,
+                "p_bonferroni": min(1.0, p * len(dims)),
+            }
+        )
     models = sorted(w["model"].unique())
     per_model = []
     for m in models:
         t = w[w["model"] == m]
         res = stats.ttest_rel(t["with_system_prompt"], t["baseline"])
         sd = t["diff"].std(ddof=1)
-        per_model.append({"model": m, "n_pairs": len(t), "mean_diff": t["diff"].mean(), "t": float(res.statistic),
-                          "p": float(res.pvalue), "p_bonferroni": min(1.0, float(res.pvalue) * len(models)),
-                          "d_z": t["diff"].mean() / sd if sd > 0 else np.nan})
+        per_model.append(
+            {
+                "model": m,
+                "n_pairs": len(t),
+                "mean_diff": t["diff"].mean(),
+                "t": float(res.statistic),
+                "p": float(res.pvalue),
+                "p_bonferroni": min(1.0, float(res.pvalue) * len(models)),
+                "d_z": t["diff"].mean() / sd if sd > 0 else np.nan,
+            }
+        )
     res = stats.ttest_rel(w["with_system_prompt"], w["baseline"])
     sd = w["diff"].std(ddof=1)
-    pooled = pd.DataFrame([{"n_pairs": len(w), "mean_diff": w["diff"].mean(), "t": float(res.statistic),
-                            "p": float(res.pvalue), "d_z": w["diff"].mean() / sd if sd > 0 else np.nan}])
+    pooled = pd.DataFrame(
+        [
+            {
+                "n_pairs": len(w),
+                "mean_diff": w["diff"].mean(),
+                "t": float(res.statistic),
+                "p": float(res.pvalue),
+                "d_z": w["diff"].mean() / sd if sd > 0 else np.nan,
+            }
+        ]
+    )
     return {"per_dimension": pd.DataFrame(per_dim), "per_model": pd.DataFrame(per_model), "pooled": pooled}
 
 
@@ -515,8 +649,11 @@ def layer_paired_effects(panel: pd.DataFrame, layer: int) -> pd.DataFrame:
         w = g.pivot_table(index=["model", "prompt_id"], columns="condition", values="panel", aggfunc="first")
         b = g.loc[g["condition"] == "baseline", "panel"]
         p = g.loc[g["condition"] == "with_system_prompt", "panel"]
-        row = {"model": model, "base": float(b.mean()) if len(b) else np.nan,
-               "prompted": float(p.mean()) if len(p) else np.nan}
+        row = {
+            "model": model,
+            "base": float(b.mean()) if len(b) else np.nan,
+            "prompted": float(p.mean()) if len(p) else np.nan,
+        }
         row["delta"] = row["prompted"] - row["base"]
         if set(CONDITIONS) <= set(w.columns):
             diff = (w["with_system_prompt"] - w["baseline"]).dropna()
@@ -533,8 +670,9 @@ def layer_paired_effects(panel: pd.DataFrame, layer: int) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def irr_complete_triples(instances: pd.DataFrame, layer: int = 1, n_judges: int = 3,
-                         validate: bool = True) -> pd.DataFrame:
+def irr_complete_triples(
+    instances: pd.DataFrame, layer: int = 1, n_judges: int = 3, validate: bool = True
+) -> pd.DataFrame:
     """Panel IRR per dimension (and POOLED) on runs with exactly ``n_judges`` valid judge scores.
 
     Judges are put in columns by the sorted judge label within each run (the same panel everywhere).
@@ -572,9 +710,13 @@ def prompt_level_correlation_authors(runs: pd.DataFrame) -> tuple[pd.DataFrame |
     shortest list has 10 or fewer entries, as the authors' code, shortest length).
     """
     lists: dict[str, list[float]] = {d: [] for d in DIMENSIONS}
-    for (_, _), t in sorted(runs.groupby(["model", "condition"], sort=False), key=lambda kv: (kv[0][0], CONDITIONS.index(kv[0][1]))):
+    for (_, _), t in sorted(
+        runs.groupby(["model", "condition"], sort=False), key=lambda kv: (kv[0][0], CONDITIONS.index(kv[0][1]))
+    ):
         t = _file_order(t)
-        pkey = "prompt_position" if "prompt_position" in t.columns and t["prompt_position"].notna().all() else "prompt_id"
+        pkey = (
+            "prompt_position" if "prompt_position" in t.columns and t["prompt_position"].notna().all() else "prompt_id"
+        )
         for d, g in t.groupby("dimension", sort=False):
             if d in lists:
                 lists[d].extend(g.groupby(pkey, sort=False)["panel"].mean().tolist())
@@ -602,7 +744,11 @@ def prompt_level_correlation(runs: pd.DataFrame) -> tuple[pd.DataFrame, int]:
     its own position, never shifts the others; positions not present in every dimension are dropped.
     The pairs of all model x condition keys are pooled. Returns (matrix, number of paired positions).
     """
-    pm = runs.groupby(["model", "condition", "dimension", "prompt_id"], sort=True)["panel"].mean().reset_index(name="mean")
+    pm = (
+        runs.groupby(["model", "condition", "dimension", "prompt_id"], sort=True)["panel"]
+        .mean()
+        .reset_index(name="mean")
+    )
     if "prompt_position" in runs.columns and runs["prompt_position"].notna().all():
         pos = runs.groupby(["model", "condition", "dimension", "prompt_id"], sort=True)["prompt_position"].first()
         pm["position"] = pos.to_numpy()
@@ -637,8 +783,15 @@ def completeness(panel: pd.DataFrame, n_prompts: int = 20, n_runs: int = 5) -> p
     return g.reindex(_ordered_dims(g.index)).reset_index()
 
 
-def run_instance_pipeline(instances: pd.DataFrame, weights: Mapping[str, float], n_boot: int = 10_000,
-                          seed: int = 42, ci: float = 0.95, diag_n_boot: int = 2000, diag_seed: int = 0) -> dict:
+def run_instance_pipeline(
+    instances: pd.DataFrame,
+    weights: Mapping[str, float],
+    n_boot: int = 10_000,
+    seed: int = 42,
+    ci: float = 0.95,
+    diag_n_boot: int = 2000,
+    diag_seed: int = 0,
+) -> dict:
     """Everything the paper computes from per-instance data, as a dict of DataFrames.
 
     Keys: panel, runs (Layer 1), pwi, d_pooled, diagnostics, tests (dict), irr, correlation (paired by
@@ -674,8 +827,16 @@ def run_instance_pipeline(instances: pd.DataFrame, weights: Mapping[str, float],
 # synthetic data (tests and benchmark)
 # --------------------------------------------------------------------------------------------------
 
-def synthetic_instances(n_models: int = 7, n_prompts: int = 20, n_runs: int = 5, n_judges: int = 3,
-                        dimensions: Sequence[str] = DIMENSIONS, seed: int = 0, missing_rate: float = 0.0) -> pd.DataFrame:
+
+def synthetic_instances(
+    n_models: int = 7,
+    n_prompts: int = 20,
+    n_runs: int = 5,
+    n_judges: int = 3,
+    dimensions: Sequence[str] = DIMENSIONS,
+    seed: int = 0,
+    missing_rate: float = 0.0,
+) -> pd.DataFrame:
     """A random Layer-1 instance table of the paper's shape (defaults: 7 x 2 x 200 x 5 x 3 = 42,000 rows).
 
     Each (model, condition, dimension) has its own score distribution over 0-3 (prompted shifted up);
@@ -686,7 +847,8 @@ def synthetic_instances(n_models: int = 7, n_prompts: int = 20, n_runs: int = 5,
     models = [f"model_{i:02d}" for i in range(n_models)]
     idx = pd.MultiIndex.from_product(
         [models, list(CONDITIONS), list(dimensions), [f"p{j:03d}" for j in range(n_prompts)], range(n_runs)],
-        names=["model", "condition", "dimension", "prompt_id", "run"]).to_frame(index=False)
+        names=["model", "condition", "dimension", "prompt_id", "run"],
+    ).to_frame(index=False)
     n_cells = n_models * 2 * len(dimensions)
     cell_level = rng.uniform(0, 2.2, size=n_cells) + np.tile(np.repeat([0.0, 0.8], len(dimensions)), n_models)
     per_cell = n_prompts * n_runs

@@ -20,6 +20,7 @@ The paper's method is always the value under the claim id; the project's alterna
 exact random stream; without them, the point PWI of the exact cell means (the quantity the bootstrap
 mean estimates, within 0.06 of it).
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -31,77 +32,55 @@ import pandas as pd
 import yaml
 
 from .. import paths
-from . import CONDITION_KEYS, DIMENSIONS, MODEL_KEYS
-from . import aggregates as agg
-from . import validation as val
-from . import weights as wts
+from . import CONDITION_KEYS, DIMENSIONS, MODEL_KEYS, aggregates as agg, validation as val, weights as wts
 
 __all__ = ["INSTANCES_INPUT", "PROVENANCE", "REGISTER", "load_inputs", "register_ids", "register_values"]
 
 REGISTER = "pwb.yaml"
-INSTANCES_INPUT = ("data/pwb/results/ (per-instance run and judge scores, Hugging Face angelo-leone/"
-                   "pro-worker-ai-benchmark; `python -m compendium.data.acquire pwb`)")
+INSTANCES_INPUT = (
+    "data/pwb/results/ (per-instance run and judge scores, Hugging Face angelo-leone/"
+    "pro-worker-ai-benchmark; `python -m compendium.data.acquire pwb`)"
+)
 _NO_CODE = " -- and the authors' code for this statistic is not released"
 
 #: id prefix -> "function (test)"; the claims engine links each claim to the longest matching prefix.
 PROVENANCE: dict[str, str] = {
-    'pwb.':
-        'compendium.pwb.register.register_values (tests/unit/test_pwb_register.py::test_every_register_cell_is_a_key)',
-    'pwb.pwi.':
-        'compendium.pwb.aggregates.table2 / compendium.pwb.instances.pwi_bootstrap (tests/unit/test_pwb_bootstrap.py::test_pwi_bootstrap_reproduces_the_methods_stream_on_a_full_size_fixture)',
-    'pwb.table2.':
-        'compendium.pwb.aggregates.table2 (tests/unit/test_pwb_aggregates.py::test_point_pwi_within_0_06_of_released_bootstrap_means)',
-    'pwb.delta.':
-        'compendium.pwb.report.mean_printed_delta (tests/unit/test_pwb_aggregates.py::test_point_pwi_within_0_06_of_released_bootstrap_means)',
-    'pwb.d_pooled.':
-        'compendium.pwb.instances.d_pooled (tests/unit/test_pwb_instances.py::test_d_pooled_uses_the_concatenation_of_all_dimensions)',
-    'pwb.dim.':
-        'compendium.pwb.aggregates.dimension_diagnostics (tests/unit/test_pwb_aggregates.py::test_dimension_diagnostics_and_layer1_from_known_runs)',
-    'pwb.table3.':
-        'compendium.pwb.aggregates.dimension_diagnostics / compendium.pwb.instances.dimension_diagnostics (tests/unit/test_pwb_bootstrap.py::test_table3_cis_follow_the_authors_stream)',
-    'pwb.layer1.':
-        'compendium.pwb.aggregates.layer1_summary (tests/unit/test_pwb_aggregates.py::test_reconstruction_matches_the_released_full_precision_means)',
-    'pwb.cf_co.r':
-        'compendium.pwb.instances.prompt_level_correlation_authors (tests/unit/test_pwb_bootstrap.py::test_cf_co_authors_rule_concatenates_and_cuts_and_differs_from_pairing)',
-    'pwb.table1.':
-        'compendium.pwb.weights.scheme_weights (tests/unit/test_pwb_register.py::test_design_constants_from_config)',
-    'pwb.table4.':
-        'compendium.pwb.weights.scheme_weights (tests/unit/test_pwb_register.py::test_design_constants_from_config)',
-    'pwb.table5.':
-        'compendium.pwb.register.register_values (tests/unit/test_pwb_register.py::test_layer_means_from_layer_summary)',
-    'pwb.table6.':
-        'compendium.pwb.register.register_values (tests/unit/test_pwb_register.py::test_layer_means_from_layer_summary)',
-    'pwb.table7.':
-        'compendium.pwb.instances.irr_complete_triples (tests/unit/test_pwb_instances.py::test_irr_on_complete_triples_only)',
-    'pwb.table8.':
-        'compendium.pwb.aggregates.model_dimension_matrix (tests/unit/test_pwb_aggregates.py::test_stale_table_comparison_shape)',
-    'pwb.table9.':
-        'compendium.pwb.aggregates.weight_sensitivity (tests/unit/test_pwb_aggregates.py::test_sensitivity_and_leaderboard_match_what_the_authors_printed)',
-    'pwb.leaderboard_v2_0.':
-        'compendium.pwb.aggregates.leaderboard (tests/unit/test_pwb_aggregates.py::test_sensitivity_and_leaderboard_match_what_the_authors_printed)',
-    'pwb.pilot.':
-        'compendium.pwb.validation.pilot_agreement (tests/unit/test_pwb_validation.py::test_released_pilot_agreement)',
-    'pwb.fourth_judge.':
-        'compendium.pwb.validation.fourth_judge_agreement (tests/unit/test_pwb_validation.py::test_released_fourth_judge_sample_rule_gives_n_500)',
-    'pwb.sensitivity.':
-        'compendium.pwb.aggregates.weight_sensitivity (tests/unit/test_pwb_aggregates.py::test_weight_sensitivity_hand_worked)',
-    'pwb.completeness.':
-        'compendium.pwb.register.register_values (tests/unit/test_pwb_register.py::test_text_claims_from_cells)',
-    'pwb.design.':
-        'compendium.pwb.register.register_values (tests/unit/test_pwb_register.py::test_design_constants_from_config)',
-    'pwb.params.':
-        'compendium.pwb.register.register_values (tests/unit/test_pwb_register.py::test_design_constants_from_config)',
-    'pwb.tiers.':
-        'compendium.pwb.register.register_values (tests/unit/test_pwb_register.py::test_design_constants_from_config)',
-    'pwb.irr.':
-        'compendium.pwb.instances.irr_complete_triples (tests/unit/test_pwb_instances.py::test_irr_on_complete_triples_only)',
-    'pwb.sig.':
-        'compendium.pwb.instances.paired_tests (tests/unit/test_pwb_instances.py::test_paired_tests_against_scipy)',
+    "pwb.": "compendium.pwb.register.register_values (tests/unit/test_pwb_register.py::test_every_register_cell_is_a_key)",
+    "pwb.pwi.": "compendium.pwb.aggregates.table2 / compendium.pwb.instances.pwi_bootstrap (tests/unit/test_pwb_bootstrap.py::test_pwi_bootstrap_reproduces_the_methods_stream_on_a_full_size_fixture)",
+    "pwb.table2.": "compendium.pwb.aggregates.table2 (tests/unit/test_pwb_aggregates.py::test_point_pwi_within_0_06_of_released_bootstrap_means)",
+    "pwb.delta.": "compendium.pwb.report.mean_printed_delta (tests/unit/test_pwb_aggregates.py::test_point_pwi_within_0_06_of_released_bootstrap_means)",
+    "pwb.d_pooled.": "compendium.pwb.instances.d_pooled (tests/unit/test_pwb_instances.py::test_d_pooled_uses_the_concatenation_of_all_dimensions)",
+    "pwb.dim.": "compendium.pwb.aggregates.dimension_diagnostics (tests/unit/test_pwb_aggregates.py::test_dimension_diagnostics_and_layer1_from_known_runs)",
+    "pwb.table3.": "compendium.pwb.aggregates.dimension_diagnostics / compendium.pwb.instances.dimension_diagnostics (tests/unit/test_pwb_bootstrap.py::test_table3_cis_follow_the_authors_stream)",
+    "pwb.layer1.": "compendium.pwb.aggregates.layer1_summary (tests/unit/test_pwb_aggregates.py::test_reconstruction_matches_the_released_full_precision_means)",
+    "pwb.cf_co.r": "compendium.pwb.instances.prompt_level_correlation_authors (tests/unit/test_pwb_bootstrap.py::test_cf_co_authors_rule_concatenates_and_cuts_and_differs_from_pairing)",
+    "pwb.table1.": "compendium.pwb.weights.scheme_weights (tests/unit/test_pwb_register.py::test_design_constants_from_config)",
+    "pwb.table4.": "compendium.pwb.weights.scheme_weights (tests/unit/test_pwb_register.py::test_design_constants_from_config)",
+    "pwb.table5.": "compendium.pwb.register.register_values (tests/unit/test_pwb_register.py::test_layer_means_from_layer_summary)",
+    "pwb.table6.": "compendium.pwb.register.register_values (tests/unit/test_pwb_register.py::test_layer_means_from_layer_summary)",
+    "pwb.table7.": "compendium.pwb.instances.irr_complete_triples (tests/unit/test_pwb_instances.py::test_irr_on_complete_triples_only)",
+    "pwb.table8.": "compendium.pwb.aggregates.model_dimension_matrix (tests/unit/test_pwb_aggregates.py::test_stale_table_comparison_shape)",
+    "pwb.table9.": "compendium.pwb.aggregates.weight_sensitivity (tests/unit/test_pwb_aggregates.py::test_sensitivity_and_leaderboard_match_what_the_authors_printed)",
+    "pwb.leaderboard_v2_0.": "compendium.pwb.aggregates.leaderboard (tests/unit/test_pwb_aggregates.py::test_sensitivity_and_leaderboard_match_what_the_authors_printed)",
+    "pwb.pilot.": "compendium.pwb.validation.pilot_agreement (tests/unit/test_pwb_validation.py::test_released_pilot_agreement)",
+    "pwb.fourth_judge.": "compendium.pwb.validation.fourth_judge_agreement (tests/unit/test_pwb_validation.py::test_released_fourth_judge_sample_rule_gives_n_500)",
+    "pwb.sensitivity.": "compendium.pwb.aggregates.weight_sensitivity (tests/unit/test_pwb_aggregates.py::test_weight_sensitivity_hand_worked)",
+    "pwb.completeness.": "compendium.pwb.register.register_values (tests/unit/test_pwb_register.py::test_text_claims_from_cells)",
+    "pwb.design.": "compendium.pwb.register.register_values (tests/unit/test_pwb_register.py::test_design_constants_from_config)",
+    "pwb.params.": "compendium.pwb.register.register_values (tests/unit/test_pwb_register.py::test_design_constants_from_config)",
+    "pwb.tiers.": "compendium.pwb.register.register_values (tests/unit/test_pwb_register.py::test_design_constants_from_config)",
+    "pwb.irr.": "compendium.pwb.instances.irr_complete_triples (tests/unit/test_pwb_instances.py::test_irr_on_complete_triples_only)",
+    "pwb.sig.": "compendium.pwb.instances.paired_tests (tests/unit/test_pwb_instances.py::test_paired_tests_against_scipy)",
 }
 
 #: register table row slugs that differ from the code's names
-_SCHEME_ROW = {"default": "default", "equal": "equal", "cf_heavy": "cf_heavy", "restore_ut_ard": "restore_ut_ar",
-               "v2_0": "v2_0"}
+_SCHEME_ROW = {
+    "default": "default",
+    "equal": "equal",
+    "cf_heavy": "cf_heavy",
+    "restore_ut_ard": "restore_ut_ar",
+    "v2_0": "v2_0",
+}
 _KEY_MODEL = {k: m for m, k in MODEL_KEYS.items()}
 
 
@@ -138,8 +117,12 @@ def load_inputs() -> dict[str, Any]:
         "pilot_truth": data.load_pwb_pilot_ground_truth(),
         "fourth_scores": data.load_pwb_fourth_judge_scores(),
         "fourth_errors": data.load_pwb_fourth_judge_errors(),
-        "layer1_prompts": {f.stem: yaml.safe_load(f.read_text()) for f in sorted((prompts / "layer1_behavioral").glob("*.yaml"))},
-        "layer2_scenarios": [yaml.safe_load(f.read_text()) for f in sorted((prompts / "layer2_scenarios").glob("*.yaml"))],
+        "layer1_prompts": {
+            f.stem: yaml.safe_load(f.read_text()) for f in sorted((prompts / "layer1_behavioral").glob("*.yaml"))
+        },
+        "layer2_scenarios": [
+            yaml.safe_load(f.read_text()) for f in sorted((prompts / "layer2_scenarios").glob("*.yaml"))
+        ],
         "layer3_prompts": yaml.safe_load((prompts / "layer3_adversarial" / "stress_tests.yaml").read_text()),
     }
 
@@ -148,10 +131,18 @@ def _printed_delta(b: float, p: float) -> float:
     return round(round(p, 1) - round(b, 1), 1)
 
 
-def register_values(inputs: Mapping[str, Any] | None = None, *, instances: Mapping | None = None,
-                    weight_scheme: str = "weights", n_boot: int = 10_000, ci_level: float = 0.95,
-                    cf_heavy_weight: float = 0.30, restore_weight: float = 0.10, fourth_judge_rule: str = "first",
-                    register: Mapping | None = None) -> tuple[dict, dict]:
+def register_values(
+    inputs: Mapping[str, Any] | None = None,
+    *,
+    instances: Mapping | None = None,
+    weight_scheme: str = "weights",
+    n_boot: int = 10_000,
+    ci_level: float = 0.95,
+    cf_heavy_weight: float = 0.30,
+    restore_weight: float = 0.10,
+    fourth_judge_rule: str = "first",
+    register: Mapping | None = None,
+) -> tuple[dict, dict]:
     """All register cells and text claims of PWB as ``(values, missing)``.
 
     ``inputs``: :func:`load_inputs` (loaded when None). ``instances``: the dict returned by
@@ -203,14 +194,16 @@ def register_values(inputs: Mapping[str, Any] | None = None, *, instances: Mappi
                 row = pw.loc[(m, cond)]
                 v[f"pwb.pwi.{k}.{ck}.mc_se"] = float(row["mc_se"])
                 v[f"pwb.pwi.{k}.{ck}.variant.point"] = float(row["pwi_point"])
-    deltas = [v[f"pwb.table2.{k}.delta_pwi"] for k in MODEL_KEYS.values() if v.get(f"pwb.table2.{k}.delta_pwi") is not None]
+    deltas = [
+        v[f"pwb.table2.{k}.delta_pwi"] for k in MODEL_KEYS.values() if v.get(f"pwb.table2.{k}.delta_pwi") is not None
+    ]
     v["pwb.delta.mean"] = float(np.mean(deltas))
     v["pwb.delta.min"], v["pwb.delta.max"] = float(min(deltas)), float(max(deltas))
     v["pwb.pwi.baseline_min"], v["pwb.pwi.baseline_max"] = float(min(pwi_b.values())), float(max(pwi_b.values()))
     v["pwb.pwi.prompted_min"], v["pwb.pwi.prompted_max"] = float(min(pwi_p.values())), float(max(pwi_p.values()))
     v["pwb.pwi.baseline_spread"] = round(max(pwi_b.values()), 1) - round(min(pwi_b.values()), 1)
-    v["pwb.fig1.baseline_bound"] = v["pwb.pwi.baseline_max"]      # relation <=: every baseline PWI
-    v["pwb.fig1.prompted_bound"] = v["pwb.pwi.prompted_min"]      # relation >: every prompted PWI
+    v["pwb.fig1.baseline_bound"] = v["pwb.pwi.baseline_max"]  # relation <=: every baseline PWI
+    v["pwb.fig1.prompted_bound"] = v["pwb.pwi.prompted_min"]  # relation >: every prompted PWI
 
     # d_pooled (Table 2 and the leaderboard): run-level data only
     if res is not None:
@@ -233,8 +226,12 @@ def register_values(inputs: Mapping[str, Any] | None = None, *, instances: Mappi
     inst_irr = res["irr"].set_index("dimension") if res is not None else None
     for d in DIMENSIONS:
         src = inst_diag if inst_diag is not None and d in inst_diag.index else diag
-        base = {"base": float(src.loc[d, "baseline"]), "prompted": float(src.loc[d, "prompted"]),
-                "delta": float(src.loc[d, "delta"]), "models": int(src.loc[d, "models_improving"])}
+        base = {
+            "base": float(src.loc[d, "baseline"]),
+            "prompted": float(src.loc[d, "prompted"]),
+            "delta": float(src.loc[d, "delta"]),
+            "models": int(src.loc[d, "models_improving"]),
+        }
         for col, x in base.items():
             v[_cell_id(cell_ids, "table3", d, col)] = x
         if inst_diag is not None and d in inst_diag.index:
@@ -269,7 +266,7 @@ def register_values(inputs: Mapping[str, Any] | None = None, *, instances: Mappi
 
     # ---------------- Tables 5 and 6: Layers 2 and 3
     lays = inp["layers"].set_index(["Layer", "Variant"])[["Mean", "N"]]
-    if res is not None:   # recomputed from the instances where they hold the layer, else as released
+    if res is not None:  # recomputed from the instances where they hold the layer, else as released
         il = res["layers"].rename(columns={"layer": "Layer", "condition": "Variant", "mean": "Mean", "n": "N"})
         il = il.set_index(["Layer", "Variant"])[["Mean", "N"]]
         lays = pd.concat([il, lays[~lays.index.isin(il.index)]])
@@ -279,8 +276,10 @@ def register_values(inputs: Mapping[str, Any] | None = None, *, instances: Mappi
         v[f"pwb.{table}.mean_pooled.delta"] = p - b
     v["pwb.sig.l2_n"] = int(lays.loc[("Layer 2", "baseline"), "N"])
     v["pwb.sig.l3_n"] = int(lays.loc[("Layer 3", "baseline"), "N"])
-    for table, layer, cols in (("table5", 2, ("base", "prompted", "delta", "d", "behavior_pct")),
-                               ("table6", 3, ("base", "prompted", "delta", "d"))):
+    for table, layer, cols in (
+        ("table5", 2, ("base", "prompted", "delta", "d", "behavior_pct")),
+        ("table6", 3, ("base", "prompted", "delta", "d")),
+    ):
         eff = res[f"layer{layer}"].set_index("model") if res is not None and f"layer{layer}" in res else None
         for k in list(MODEL_KEYS.values()) + ["mean_pooled"]:
             m = "POOLED" if k == "mean_pooled" else _KEY_MODEL[k]
@@ -290,7 +289,7 @@ def register_values(inputs: Mapping[str, Any] | None = None, *, instances: Mappi
                     continue
                 x = eff.loc[m, col] if eff is not None and m in eff.index and col in eff.columns else np.nan
                 if col == "behavior_pct" and k == "mean_pooled" and eff is not None and col in eff.columns:
-                    x = eff.drop(index="POOLED", errors="ignore")[col].mean()   # mean over models
+                    x = eff.drop(index="POOLED", errors="ignore")[col].mean()  # mean over models
                 if pd.notna(x):
                     v[key] = float(x)
                 else:
@@ -327,7 +326,9 @@ def register_values(inputs: Mapping[str, Any] | None = None, *, instances: Mappi
     v["pwb.sensitivity.text_default_min_delta"] = float(sens.loc["default", "min_delta"])
 
     # ---------------- v2.0 leaderboard (point PWIs under the v2.0 weights)
-    lb = agg.leaderboard(cells, wts.scheme_weights(config, "legacy_weights_v2_0")).sort_values("prompted", ascending=False)
+    lb = agg.leaderboard(cells, wts.scheme_weights(config, "legacy_weights_v2_0")).sort_values(
+        "prompted", ascending=False
+    )
     for rank, (_, r) in enumerate(lb.iterrows(), start=1):
         k = MODEL_KEYS[r["model"]]
         v[f"pwb.leaderboard_v2_0.{k}.rank"] = rank
@@ -356,7 +357,7 @@ def register_values(inputs: Mapping[str, Any] | None = None, *, instances: Mappi
         pct = {d: 100.0 * scored_dim[d] / planned_dim[d] for d in DIMENSIONS if planned_dim[d]}
         v["pwb.completeness.min_dim_pct"] = float(min(pct.values()))
         v["pwb.completeness.max_dim_pct"] = float(max(pct.values()))
-        v["pwb.completeness.threshold_pct"] = float(min(pct.values()))   # relation >: every dimension
+        v["pwb.completeness.threshold_pct"] = float(min(pct.values()))  # relation >: every dimension
         v["pwb.design.irr_max_n_per_dim"] = n_models * 2 * max(n_prompts.values()) * runs_per_prompt
         v["pwb.params.medians_per_cell_text"] = n_models * sum(n_prompts.values()) * runs_per_prompt
     v["pwb.sig.l1_n_paired"] = int(l1.loc["baseline", "n"])
@@ -370,10 +371,16 @@ def register_values(inputs: Mapping[str, Any] | None = None, *, instances: Mappi
     # ---------------- the benchmark's design, from its files
     v["pwb.design.n_layer1_dimensions"] = len(inp["layer1_prompts"])
     v["pwb.design.n_single_turn"] = int(sum(n_prompts.values()))
-    v["pwb.design.n_prompts_per_dimension"] = int(max(n_prompts.values())) if len(set(n_prompts.values())) == 1 else None
+    v["pwb.design.n_prompts_per_dimension"] = (
+        int(max(n_prompts.values())) if len(set(n_prompts.values())) == 1 else None
+    )
     if v["pwb.design.n_prompts_per_dimension"] is None:
-        miss["pwb.design.n_prompts_per_dimension"] = "data/pwb/prompts/layer1_behavioral: dimensions differ in prompt count"
-    v["pwb.design.n_domains"] = len({p.get("domain") for doc in inp["layer1_prompts"].values() for p in doc.get("prompts", [])})
+        miss["pwb.design.n_prompts_per_dimension"] = (
+            "data/pwb/prompts/layer1_behavioral: dimensions differ in prompt count"
+        )
+    v["pwb.design.n_domains"] = len(
+        {p.get("domain") for doc in inp["layer1_prompts"].values() for p in doc.get("prompts", [])}
+    )
     turns = {len(s.get("turns", [])) for s in inp["layer2_scenarios"]}
     v["pwb.design.turns_per_scenario"] = turns.pop() if len(turns) == 1 else None
     if v["pwb.design.turns_per_scenario"] is None:
@@ -397,8 +404,11 @@ def register_values(inputs: Mapping[str, Any] | None = None, *, instances: Mappi
     settings = config.get("settings", {})
     if runs_per_prompt:
         v["pwb.design.n_runs"] = runs_per_prompt
-    for key, skey in (("pwb.params.model_temperature", "model_temperature"), ("pwb.params.max_tokens_model", "max_tokens"),
-                      ("pwb.params.max_tokens_judge", "judge_max_tokens")):
+    for key, skey in (
+        ("pwb.params.model_temperature", "model_temperature"),
+        ("pwb.params.max_tokens_model", "max_tokens"),
+        ("pwb.params.max_tokens_judge", "judge_max_tokens"),
+    ):
         if skey in settings:
             v[key] = settings[skey]
     if "max_score_per_item" in config.get("scoring", {}):
@@ -445,7 +455,7 @@ def register_values(inputs: Mapping[str, Any] | None = None, *, instances: Mappi
             v[cid] = None
             miss[cid] = "no computation for this raw claim yet"
         # level none: a design constant the project's inputs do not hold -> not published (quoted)
-    for cid in cell_ids:      # a table cell is always a key (the values contract), even a design constant
+    for cid in cell_ids:  # a table cell is always a key (the values contract), even a design constant
         if cid not in v:
             if claims.get(cid, {}).get("level") == "none":
                 v[cid] = None
@@ -459,20 +469,46 @@ def _cell_id(cell_ids: Mapping[str, tuple[str, str, str]], table: str, row: str,
     for cid, (t, r, c) in cell_ids.items():
         if (t, r, c) == (table, row, col):
             return cid
-    return f"pwb.{table}.{row}.{col}"   # a blank cell: published anyway, harmless
+    return f"pwb.{table}.{row}.{col}"  # a blank cell: published anyway, harmless
 
 
 def _instance_text_claims(v: dict, need, res: Mapping | None, delta: pd.Series) -> None:
     """Text claims that need runs: IRR counts, completeness, paired tests (when ``res`` is given)."""
-    keys_irr = ["pwb.irr.n_kappa_ge_070", "pwb.irr.n_kappa_below_070", "pwb.irr.n_delta_gt_spread",
-                "pwb.irr.delta_spread_ratio_min", "pwb.irr.delta_spread_ratio_max", "pwb.irr.text_exact_max",
-                "pwb.irr.text_exact_min", "pwb.irr.text_exact_ard", "pwb.irr.text_n_exact_gt60", "pwb.irr.text_n_exact_lt20"]
-    keys_sig = ["pwb.sig.l1_t", "pwb.sig.l1_pooled_d", "pwb.sig.l1_raw_shift", "pwb.sig.l1_models_p_bound",
-                "pwb.sig.l1_dims_p_bound", "pwb.fig_sig_dims.p_bound", "pwb.sig.l1_cf_co_p",
-                "pwb.fig_sig_models.d_gptoss", "pwb.fig_sig_models.d_glm51", "pwb.sig.l2_t", "pwb.sig.l2_p",
-                "pwb.sig.l3_t", "pwb.sig.l3_p", "pwb.sig.abstract_p_bound", "pwb.sig.l2_models_p_bound",
-                "pwb.sig.l3_models_p_bound", "pwb.sig.permodel_l2l3_bound", "pwb.sig.l3_baseline_zero_pct",
-                "pwb.text.glm51_l2_prompted", "pwb.text.l2_top_prompted", "pwb.text.l3_n_prompted_gt_2_4"]
+    keys_irr = [
+        "pwb.irr.n_kappa_ge_070",
+        "pwb.irr.n_kappa_below_070",
+        "pwb.irr.n_delta_gt_spread",
+        "pwb.irr.delta_spread_ratio_min",
+        "pwb.irr.delta_spread_ratio_max",
+        "pwb.irr.text_exact_max",
+        "pwb.irr.text_exact_min",
+        "pwb.irr.text_exact_ard",
+        "pwb.irr.text_n_exact_gt60",
+        "pwb.irr.text_n_exact_lt20",
+    ]
+    keys_sig = [
+        "pwb.sig.l1_t",
+        "pwb.sig.l1_pooled_d",
+        "pwb.sig.l1_raw_shift",
+        "pwb.sig.l1_models_p_bound",
+        "pwb.sig.l1_dims_p_bound",
+        "pwb.fig_sig_dims.p_bound",
+        "pwb.sig.l1_cf_co_p",
+        "pwb.fig_sig_models.d_gptoss",
+        "pwb.fig_sig_models.d_glm51",
+        "pwb.sig.l2_t",
+        "pwb.sig.l2_p",
+        "pwb.sig.l3_t",
+        "pwb.sig.l3_p",
+        "pwb.sig.abstract_p_bound",
+        "pwb.sig.l2_models_p_bound",
+        "pwb.sig.l3_models_p_bound",
+        "pwb.sig.permodel_l2l3_bound",
+        "pwb.sig.l3_baseline_zero_pct",
+        "pwb.text.glm51_l2_prompted",
+        "pwb.text.l2_top_prompted",
+        "pwb.text.l3_n_prompted_gt_2_4",
+    ]
     if res is None:
         for k in keys_irr + keys_sig:
             need(k)
@@ -485,7 +521,10 @@ def _instance_text_claims(v: dict, need, res: Mapping | None, delta: pd.Series) 
     above = ratio[ratio > 1]
     v["pwb.irr.n_delta_gt_spread"] = len(above)
     if len(above):
-        v["pwb.irr.delta_spread_ratio_min"], v["pwb.irr.delta_spread_ratio_max"] = float(above.min()), float(above.max())
+        v["pwb.irr.delta_spread_ratio_min"], v["pwb.irr.delta_spread_ratio_max"] = (
+            float(above.min()),
+            float(above.max()),
+        )
     v["pwb.irr.text_exact_max"] = float(irr["exact"].max())
     v["pwb.irr.text_exact_min"] = float(irr["exact"].min())
     if "appropriate_reliance" in irr.index:

@@ -5,6 +5,7 @@ claim's own statistic (or, for the PWI, the statistic the published bootstrap me
 point PWI of the same run scores); a claim that needs run-level data and has none gets no value, and
 its aggregate approximation goes under a ``pwb.approx.*`` key instead.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -18,20 +19,42 @@ __all__ = ["DATA_LEVELS", "data_levels", "values_from_aggregates", "values_from_
 
 #: Which data level reproduces which published number (claim id prefix -> level, how).
 DATA_LEVELS = [
-    ("pwb.pwi.*", "Table 2 PWI (bootstrap mean)", "aggregates",
-     "point PWI from the exact per-cell means; the bootstrap mean it estimates needs the runs"),
+    (
+        "pwb.pwi.*",
+        "Table 2 PWI (bootstrap mean)",
+        "aggregates",
+        "point PWI from the exact per-cell means; the bootstrap mean it estimates needs the runs",
+    ),
     ("pwb.delta.mean", "mean ΔPWI", "aggregates", "mean of printed prompted − printed baseline"),
-    ("pwb.d_pooled.*", "Table 2 d_pooled", "per-instance",
-     "needs run-level scores; aggregates give an approximation with rounding bounds (pwb.approx.d_pooled.*)"),
+    (
+        "pwb.d_pooled.*",
+        "Table 2 d_pooled",
+        "per-instance",
+        "needs run-level scores; aggregates give an approximation with rounding bounds (pwb.approx.d_pooled.*)",
+    ),
     ("pwb.dim.*", "Table 3 pooled means and Δ", "aggregates", "exact pooled sums"),
     ("pwb.layer1.*", "Layer-1 means", "aggregates", "exact pooled sums"),
-    ("pwb.cf_co.r", "r(CF, CO) over prompt-level means", "per-instance",
-     ("the paper's concatenate-and-cut rule; pairing by prompt beside it (pwb.cf_co.r.variant.paired); "
-      "the released matrix value is shown as released (pwb.released.cf_co_r)")),
-    ("(table)", "Table 3 bootstrap CIs", "per-instance",
-     ("the authors' exact random stream (default_rng(0)); released CIs shown, labelled as released")),
-    ("(table)", "IRR table (13,672 complete triples)", "per-instance",
-     "released table shown; the fourth-judge sample gives a 500-item check"),
+    (
+        "pwb.cf_co.r",
+        "r(CF, CO) over prompt-level means",
+        "per-instance",
+        (
+            "the paper's concatenate-and-cut rule; pairing by prompt beside it (pwb.cf_co.r.variant.paired); "
+            "the released matrix value is shown as released (pwb.released.cf_co_r)"
+        ),
+    ),
+    (
+        "(table)",
+        "Table 3 bootstrap CIs",
+        "per-instance",
+        ("the authors' exact random stream (default_rng(0)); released CIs shown, labelled as released"),
+    ),
+    (
+        "(table)",
+        "IRR table (13,672 complete triples)",
+        "per-instance",
+        "released table shown; the fourth-judge sample gives a 500-item check",
+    ),
     ("(table)", "paired tests (Sec. 5.4), Layer 2/3 means", "per-instance", "released layer means shown, labelled"),
     ("(table)", "weight sensitivity, v2.0 leaderboard", "aggregates", "point PWIs under each scheme"),
     ("(table)", "human pilot, fourth judge", "judge-level samples", "released samples"),
@@ -43,8 +66,15 @@ def data_levels(instances_present: bool) -> pd.DataFrame:
     rows = []
     for claim, what, level, how in DATA_LEVELS:
         now = level != "per-instance" or instances_present
-        rows.append({"claim_or_table": claim, "what": what, "data level": level, "method": how,
-                     "in this build": "yes" if now else "no: needs data/pwb/results"})
+        rows.append(
+            {
+                "claim_or_table": claim,
+                "what": what,
+                "data level": level,
+                "method": how,
+                "in this build": "yes" if now else "no: needs data/pwb/results",
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -59,8 +89,9 @@ def _model_key(m: str) -> str:
     return MODEL_KEYS[m]
 
 
-def values_from_aggregates(t2: pd.DataFrame, diag: pd.DataFrame, layer1: pd.DataFrame,
-                           d_approx: pd.DataFrame, write_claims: bool = True) -> dict:
+def values_from_aggregates(
+    t2: pd.DataFrame, diag: pd.DataFrame, layer1: pd.DataFrame, d_approx: pd.DataFrame, write_claims: bool = True
+) -> dict:
     """values.json entries computable from the released aggregates.
 
     Claim ids (when ``write_claims``): pwb.pwi.<model>.<baseline|prompted> (point PWI), pwb.delta.mean,
@@ -123,4 +154,3 @@ def values_from_instances(res: Mapping) -> dict:
                 val = irr.loc[d, col]
                 v[f"pwb.inst.irr.{d}.{col}"] = int(val) if col == "n" else (float(val) if np.isfinite(val) else None)
     return v
-

@@ -24,9 +24,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from . import ABBREV, DIMENSIONS, MODEL_KEYS, report
-from . import aggregates as agg
-from . import paper_printed as printed
+from . import ABBREV, DIMENSIONS, MODEL_KEYS, aggregates as agg, paper_printed as printed, report
 from .report import mean_printed_delta
 
 __all__ = [

@@ -16,21 +16,29 @@ authors' own ``pilot/analyze.py``: **keep the first valid record (claude_score i
 item_id in file order**; failed calls never enter. :func:`fourth_judge_sample` applies it and
 returns an audit of what it did; :func:`dedupe_sensitivity` shows the other rules.
 """
+
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
 from ..data.errors import require_columns
-
 from ..stats.agreement import pairwise_agreement, panel_agreement
 from . import DIMENSIONS
 
 LOW_IRR_DIMENSIONS = ("uncertainty_transparency", "appropriate_reliance")
 DEDUPE_RULES = ("first", "last", "drop", "all")
 
-__all__ = ["LOW_IRR_DIMENSIONS", "DEDUPE_RULES", "panel_median", "pilot_agreement", "fourth_judge_sample",
-           "fourth_judge_agreement", "dedupe_sensitivity", "sample_panel_irr"]
+__all__ = [
+    "LOW_IRR_DIMENSIONS",
+    "DEDUPE_RULES",
+    "panel_median",
+    "pilot_agreement",
+    "fourth_judge_sample",
+    "fourth_judge_agreement",
+    "dedupe_sensitivity",
+    "sample_panel_irr",
+]
 
 
 _need = require_columns
@@ -65,7 +73,9 @@ def pilot_agreement(pilot_scores: pd.DataFrame, ground_truth: pd.DataFrame) -> d
     _need(ground_truth, ["item_id", "dimension", "llm_judge_median", "llm_individual_scores"], "ground_truth")
     for name, df in (("pilot_scores", pilot_scores), ("ground_truth", ground_truth)):
         if df["item_id"].duplicated().any():
-            raise ValueError(f"{name}: duplicate item_id(s) {sorted(df.loc[df['item_id'].duplicated(), 'item_id'].tolist())}")
+            raise ValueError(
+                f"{name}: duplicate item_id(s) {sorted(df.loc[df['item_id'].duplicated(), 'item_id'].tolist())}"
+            )
     only_s = sorted(set(pilot_scores["item_id"]) - set(ground_truth["item_id"]))
     only_g = sorted(set(ground_truth["item_id"]) - set(pilot_scores["item_id"]))
     if only_s or only_g:
@@ -83,12 +93,16 @@ def pilot_agreement(pilot_scores: pd.DataFrame, ground_truth: pd.DataFrame) -> d
     return {
         "overall": pairwise_agreement(items["human_score"].to_numpy(), items["llm_judge_median"].to_numpy()),
         "per_dimension": _by_dimension(items, "human_score", "llm_judge_median"),
-        "low_irr": pairwise_agreement(low["human_score"].to_numpy(), low["llm_judge_median"].to_numpy()) if len(low) else None,
+        "low_irr": pairwise_agreement(low["human_score"].to_numpy(), low["llm_judge_median"].to_numpy())
+        if len(low)
+        else None,
         "items": items,
     }
 
 
-def fourth_judge_sample(scores: pd.DataFrame, errors: pd.DataFrame | None = None, rule: str = "first") -> tuple[pd.DataFrame, dict]:
+def fourth_judge_sample(
+    scores: pd.DataFrame, errors: pd.DataFrame | None = None, rule: str = "first"
+) -> tuple[pd.DataFrame, dict]:
     """One record per item of the fourth-judge sample, and an audit of the duplicates and failures.
 
     ``scores``: ``fourth_judge_scores.jsonl`` in file order. ``rule``: ``first`` (default, see module
@@ -125,7 +139,9 @@ def fourth_judge_sample(scores: pd.DataFrame, errors: pd.DataFrame | None = None
         "n_invalid": int((~valid).sum()),
         "duplicated_items": dup_ids,
         "duplicate_scores": {int(i): v.loc[v["item_id"] == i, "claude_score"].tolist() for i in dup_ids},
-        "duplicate_attempts": {int(i): s.loc[s["item_id"] == i, "attempts"].tolist() for i in dup_ids} if "attempts" in s else {},
+        "duplicate_attempts": {int(i): s.loc[s["item_id"] == i, "attempts"].tolist() for i in dup_ids}
+        if "attempts" in s
+        else {},
         "duplicate_positions": {int(i): s.loc[s["item_id"] == i, "file_order"].tolist() for i in dup_ids},
         "n_sample": int(len(sample)),
         "per_dimension_n": sample["dimension"].value_counts().sort_index().to_dict(),
@@ -134,13 +150,15 @@ def fourth_judge_sample(scores: pd.DataFrame, errors: pd.DataFrame | None = None
     if errors is not None:
         _need(errors, ["item_id", "claude_score"], "errors")
         err_ids = set(errors["item_id"].tolist())
-        audit.update({
-            "n_error_records": int(len(errors)),
-            "n_error_items": len(err_ids),
-            "error_items_rescored": int(len(err_ids & set(v["item_id"]))),
-            "error_item_range": [int(min(err_ids)), int(max(err_ids))] if err_ids else [],
-            "error_scores_all_failed": bool((pd.to_numeric(errors["claude_score"], errors="coerce") < 0).all()),
-        })
+        audit.update(
+            {
+                "n_error_records": int(len(errors)),
+                "n_error_items": len(err_ids),
+                "error_items_rescored": int(len(err_ids & set(v["item_id"]))),
+                "error_item_range": [int(min(err_ids)), int(max(err_ids))] if err_ids else [],
+                "error_scores_all_failed": bool((pd.to_numeric(errors["claude_score"], errors="coerce") < 0).all()),
+            }
+        )
     return sample, audit
 
 
@@ -153,9 +171,12 @@ def fourth_judge_agreement(sample: pd.DataFrame) -> dict:
     }
     for col in ("model", "condition"):
         if col in sample.columns:
-            out[f"per_{col}"] = pd.DataFrame([
-                {col: k, **pairwise_agreement(t["claude_score"].to_numpy(), t["panel_median"].to_numpy())}
-                for k, t in sample.groupby(col, sort=True)])
+            out[f"per_{col}"] = pd.DataFrame(
+                [
+                    {col: k, **pairwise_agreement(t["claude_score"].to_numpy(), t["panel_median"].to_numpy())}
+                    for k, t in sample.groupby(col, sort=True)
+                ]
+            )
     return out
 
 
@@ -183,8 +204,18 @@ def sample_panel_irr(sample: pd.DataFrame, n_judges: int = 3) -> pd.DataFrame:
         t = full[full["dimension"] == d]
         excluded = int(((sample["dimension"] == d) & (k != n_judges)).sum())
         if len(t):
-            rows.append({"dimension": d, **panel_agreement(np.vstack(t["panel_individual_scores"].to_numpy())),
-                         "n_excluded": excluded})
-    rows.append({"dimension": "POOLED", **panel_agreement(np.vstack(full["panel_individual_scores"].to_numpy())),
-                 "n_excluded": int((k != n_judges).sum())})
+            rows.append(
+                {
+                    "dimension": d,
+                    **panel_agreement(np.vstack(t["panel_individual_scores"].to_numpy())),
+                    "n_excluded": excluded,
+                }
+            )
+    rows.append(
+        {
+            "dimension": "POOLED",
+            **panel_agreement(np.vstack(full["panel_individual_scores"].to_numpy())),
+            "n_excluded": int((k != n_judges).sum()),
+        }
+    )
     return pd.DataFrame(rows)

@@ -5,6 +5,7 @@ with a positive weight **that have data** (the N/A rule): a weighted dimension w
 out of both sums, which is how the v2.0 scheme's adversarial-resilience weight (Layer 3, no Layer-1
 scores) is "renormalised away".
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -50,15 +51,18 @@ def scheme_weights(config: Mapping, scheme: str = "weights") -> dict[str, float]
     raise ValueError(f"weight scheme {scheme!r} not in config scoring block; known: {known + list(alt)}")
 
 
-def pro_worker_index(dimension_means: Mapping[str, float] | pd.Series, weights: Mapping[str, float],
-                     max_score: float = MAX_SCORE) -> float:
+def pro_worker_index(
+    dimension_means: Mapping[str, float] | pd.Series, weights: Mapping[str, float], max_score: float = MAX_SCORE
+) -> float:
     """PWI from per-dimension mean scores (0..max_score) with the N/A rule (see module doc)."""
     w = _check_weights(weights)
     means = pd.Series(dimension_means, dtype=float)
     use = [d for d, wd in w.items() if wd > 0 and d in means.index and np.isfinite(means[d])]
     if not use:
-        raise ValueError("no dimension with a positive weight has data: PWI is undefined "
-                         f"(weighted: {[d for d, v in w.items() if v > 0]}, with data: {list(means.dropna().index)})")
+        raise ValueError(
+            "no dimension with a positive weight has data: PWI is undefined "
+            f"(weighted: {[d for d, v in w.items() if v > 0]}, with data: {list(means.dropna().index)})"
+        )
     bad = [d for d in use if not 0 <= means[d] <= max_score]
     if bad:
         raise ValueError(f"dimension means must lie in [0, {max_score}]; out of range: {bad}")
@@ -72,8 +76,10 @@ def pwi_matrix(means: pd.DataFrame, weights: Mapping[str, float], max_score: flo
     w = _check_weights(weights)
     cols = [d for d, wd in w.items() if wd > 0 and d in means.columns]
     if not cols:
-        raise ValueError(f"none of the weighted dimensions {[d for d, v in w.items() if v > 0]} "
-                         f"is a column of the means table (columns: {list(means.columns)})")
+        raise ValueError(
+            f"none of the weighted dimensions {[d for d, v in w.items() if v > 0]} "
+            f"is a column of the means table (columns: {list(means.columns)})"
+        )
     m = means[cols].to_numpy(dtype=float)
     ww = np.array([w[d] for d in cols])
     has = np.isfinite(m)
@@ -85,8 +91,9 @@ def pwi_matrix(means: pd.DataFrame, weights: Mapping[str, float], max_score: flo
     return pd.Series(out, index=means.index, name="pwi")
 
 
-def sensitivity_schemes(config: Mapping, cf_heavy_weight: float = 0.30,
-                        restore_weight: float = 0.10) -> dict[str, dict[str, float]]:
+def sensitivity_schemes(
+    config: Mapping, cf_heavy_weight: float = 0.30, restore_weight: float = 0.10
+) -> dict[str, dict[str, float]]:
     """The five schemes of the weight-sensitivity appendix (METHODS.md, PWB).
 
     - ``default``: v2.1 (``scoring.weights``);

@@ -16,6 +16,7 @@ Definitions (METHODS.md, PWB):
 
 All functions take array-likes of integer scores and raise ``ValueError`` naming what is wrong.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -122,8 +123,7 @@ def _panel(scores) -> np.ndarray:
 def mean_pairwise_qwk(scores, categories: Sequence[int] = (0, 1, 2, 3)) -> float:
     """Mean over all judge pairs (columns) of the quadratic-weighted kappa (NaN pairs ignored)."""
     arr = _panel(scores)
-    ks = [quadratic_weighted_kappa(arr[:, p], arr[:, q], categories)
-          for p, q in combinations(range(arr.shape[1]), 2)]
+    ks = [quadratic_weighted_kappa(arr[:, p], arr[:, q], categories) for p, q in combinations(range(arr.shape[1]), 2)]
     ks = [k for k in ks if not np.isnan(k)]
     return float(np.mean(ks)) if ks else float("nan")
 

@@ -24,6 +24,7 @@ What is hand-written and why (each is tested against an independent computation 
 * :func:`bradley_terry_map` / :func:`expected_information_gain`: Gaussian (Laplace) belief over
   log-strengths and the expected information gain of one more comparison, for active sampling.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -32,16 +33,28 @@ import numpy as np
 from scipy import optimize, special, stats
 
 __all__ = [
-    "wilson_interval", "win_matrix_from_counts", "bradley_terry_mm", "BTResult", "bradley_terry_choix",
-    "bradley_terry_log_covariance", "davidson_fit", "DavidsonResult", "davidson_probabilities",
-    "trueskill_sequential", "trueskill_batched", "trueskill_draw_margin", "bradley_terry_map",
-    "expected_information_gain", "pair_index",
+    "wilson_interval",
+    "win_matrix_from_counts",
+    "bradley_terry_mm",
+    "BTResult",
+    "bradley_terry_choix",
+    "bradley_terry_log_covariance",
+    "davidson_fit",
+    "DavidsonResult",
+    "davidson_probabilities",
+    "trueskill_sequential",
+    "trueskill_batched",
+    "trueskill_draw_margin",
+    "bradley_terry_map",
+    "expected_information_gain",
+    "pair_index",
 ]
 
 
 # ----------------------------------------------------------------------------------------------
 # Wilson interval
 # ----------------------------------------------------------------------------------------------
+
 
 def wilson_interval(successes, n, z: float = 1.96):
     """Wilson score interval for a binomial proportion ``successes / n``.
@@ -75,6 +88,7 @@ def wilson_interval(successes, n, z: float = 1.96):
 # Bradley-Terry
 # ----------------------------------------------------------------------------------------------
 
+
 def pair_index(n_models: int) -> tuple[np.ndarray, np.ndarray]:
     """Indices ``(i, j)`` of the ``K(K-1)/2`` unordered pairs ``i < j`` in lexicographic order."""
     i, j = np.triu_indices(n_models, k=1)
@@ -101,7 +115,9 @@ def win_matrix_from_counts(i, j, i_wins, j_wins, ties, n_models: int, tie_weight
     b = np.asarray(j_wins, dtype=float)
     t = np.asarray(ties, dtype=float)
     if not (a.shape == b.shape == t.shape) or a.shape[-1] != i.size:
-        raise ValueError("win_matrix_from_counts: i_wins, j_wins and ties must share a shape ending in the number of pairs")
+        raise ValueError(
+            "win_matrix_from_counts: i_wins, j_wins and ties must share a shape ending in the number of pairs"
+        )
     if np.any(a < 0) or np.any(b < 0) or np.any(t < 0):
         raise ValueError("win_matrix_from_counts: counts must be non-negative")
     W = np.zeros(a.shape[:-1] + (n_models, n_models))
@@ -210,6 +226,7 @@ def bradley_terry_log_covariance(strengths, W) -> np.ndarray:
 # Davidson (1970) ties model
 # ----------------------------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class DavidsonResult:
     """``strengths`` (K,) rescaled to sum to K, tie parameter ``nu``, ``loglik``, ``converged``."""
@@ -234,15 +251,18 @@ def davidson_probabilities(strengths, nu: float):
 
 def _davidson_negloglik(params, wins, ties, N):
     K = wins.shape[0]
-    theta = np.concatenate([[0.0], params[:K - 1]])
+    theta = np.concatenate([[0.0], params[: K - 1]])
     log_nu = params[K - 1]
     nu = np.exp(log_nu)
     e = np.exp(theta)
     g = np.exp((theta[:, None] + theta[None, :]) / 2.0)
     D = e[:, None] + e[None, :] + nu * g
     iu = np.triu_indices(K, 1)
-    ll = (wins * theta[:, None]).sum() + (ties[iu] * (log_nu + (theta[:, None] + theta[None, :])[iu] / 2.0)).sum() \
+    ll = (
+        (wins * theta[:, None]).sum()
+        + (ties[iu] * (log_nu + (theta[:, None] + theta[None, :])[iu] / 2.0)).sum()
         - (N[iu] * np.log(D[iu])).sum()
+    )
     # gradient wrt theta_i: sum_j [w_ij + t_ij/2 - n_ij (e_i + nu g_ij / 2) / D_ij]
     M = N * (e[:, None] + nu * g / 2.0) / D
     np.fill_diagonal(M, 0.0)
@@ -278,21 +298,27 @@ def davidson_fit(wins, ties) -> DavidsonResult:
     if ties.sum() == 0:
         raise ValueError("davidson_fit: no ties in the data, the tie parameter nu is not identified (its MLE is 0)")
     x0 = np.zeros(K)
-    res = optimize.minimize(_davidson_negloglik, x0, args=(wins, ties, N), jac=True, method="L-BFGS-B",
-                            options={"gtol": 1e-11, "ftol": 1e-15, "maxiter": 10_000})
-    theta = np.concatenate([[0.0], res.x[:K - 1]])
+    res = optimize.minimize(
+        _davidson_negloglik,
+        x0,
+        args=(wins, ties, N),
+        jac=True,
+        method="L-BFGS-B",
+        options={"gtol": 1e-11, "ftol": 1e-15, "maxiter": 10_000},
+    )
+    theta = np.concatenate([[0.0], res.x[: K - 1]])
     pi = np.exp(theta)
     pi = pi / pi.sum() * K
     # L-BFGS-B can stop with "ABNORMAL" (a line search that cannot improve in floating point) at the optimum
     # on some BLAS kernels; the fit is converged when the gradient is at the noise level of the log-likelihood.
     converged = bool(res.success) or bool(np.max(np.abs(res.jac)) <= 1e-5)
-    return DavidsonResult(strengths=pi, nu=float(np.exp(res.x[K - 1])), loglik=float(-res.fun),
-                          converged=converged)
+    return DavidsonResult(strengths=pi, nu=float(np.exp(res.x[K - 1])), loglik=float(-res.fun), converged=converged)
 
 
 # ----------------------------------------------------------------------------------------------
 # TrueSkill
 # ----------------------------------------------------------------------------------------------
+
 
 def trueskill_draw_margin(draw_probability: float, beta: float) -> float:
     """Draw margin of a 1-vs-1 TrueSkill game: ``Phi^-1((p_draw + 1) / 2) * sqrt(2) * beta``."""
@@ -301,8 +327,17 @@ def trueskill_draw_margin(draw_probability: float, beta: float) -> float:
     return float(stats.norm.ppf((draw_probability + 1.0) / 2.0) * np.sqrt(2.0) * beta)
 
 
-def trueskill_sequential(winners, losers, drawn, n_models: int, mu: float = 25.0, sigma: float = 25.0 / 3,
-                         beta: float = 25.0 / 6, tau: float = 25.0 / 300, draw_probability: float = 0.10):
+def trueskill_sequential(
+    winners,
+    losers,
+    drawn,
+    n_models: int,
+    mu: float = 25.0,
+    sigma: float = 25.0 / 3,
+    beta: float = 25.0 / 6,
+    tau: float = 25.0 / 300,
+    draw_probability: float = 0.10,
+):
     """TrueSkill ratings from judgements in the given order, with the ``trueskill`` package.
 
     Each judgement ``k`` is a 1-vs-1 game ``winners[k]`` vs ``losers[k]`` (``drawn[k]``: a tie, the
@@ -311,16 +346,26 @@ def trueskill_sequential(winners, losers, drawn, n_models: int, mu: float = 25.0
     """
     import trueskill
 
-    env = trueskill.TrueSkill(mu=mu, sigma=sigma, beta=beta, tau=tau, draw_probability=draw_probability,
-                              backend="scipy")
+    env = trueskill.TrueSkill(
+        mu=mu, sigma=sigma, beta=beta, tau=tau, draw_probability=draw_probability, backend="scipy"
+    )
     r = [env.create_rating() for _ in range(n_models)]
     for w, l, d in zip(np.asarray(winners, int), np.asarray(losers, int), np.asarray(drawn, bool)):
         r[w], r[l] = trueskill.rate_1vs1(r[w], r[l], drawn=bool(d), env=env)
     return np.array([x.mu for x in r]), np.array([x.sigma for x in r])
 
 
-def trueskill_batched(winners, losers, drawn, n_models: int, mu: float = 25.0, sigma: float = 25.0 / 3,
-                      beta: float = 25.0 / 6, tau: float = 25.0 / 300, draw_probability: float = 0.10):
+def trueskill_batched(
+    winners,
+    losers,
+    drawn,
+    n_models: int,
+    mu: float = 25.0,
+    sigma: float = 25.0 / 3,
+    beta: float = 25.0 / 6,
+    tau: float = 25.0 / 300,
+    draw_probability: float = 0.10,
+):
     """The same TrueSkill 1-vs-1 updates as :func:`trueskill_sequential`, for many orders at once.
 
     ``winners, losers, drawn`` have shape ``(R, T)``: ``R`` independent sequences (e.g. random
@@ -363,7 +408,7 @@ def trueskill_batched(winners, losers, drawn, n_models: int, mu: float = 25.0, s
         den = cdf(a) - cdf(b)
         with np.errstate(invalid="ignore", divide="ignore"):
             v_abs = (pdf(b) - pdf(a)) / den
-            w_draw = v_abs ** 2 + (a * pdf(a) - b * pdf(b)) / den
+            w_draw = v_abs**2 + (a * pdf(a) - b * pdf(b)) / den
         v_draw = v_abs * np.where(t < 0, -1.0, 1.0)
         v = np.where(d, v_draw, v_win)
         ww = np.where(d, w_draw, w_win)
@@ -377,6 +422,7 @@ def trueskill_batched(winners, losers, drawn, n_models: int, mu: float = 25.0, s
 # ----------------------------------------------------------------------------------------------
 # Gaussian belief over log-strengths and information-gain pair selection
 # ----------------------------------------------------------------------------------------------
+
 
 def bradley_terry_map(W, prior_sd: float = 1.0, theta0=None, n_iter: int = 30, tol: float = 1e-10):
     """MAP log-strengths of a Bradley-Terry model with a ``N(0, prior_sd^2)`` prior, by Newton's method.

@@ -6,13 +6,13 @@ times at once with numpy (no Python loop per draw). Means, cluster ratios and pe
 built on top of it. All randomness comes from ``numpy.random.default_rng(seed)``; the draws are
 generated in chunks whose concatenation equals one big draw, so results do not depend on the chunk size.
 """
+
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
-__all__ = ["stratified_resample_sums", "bootstrap_group_means", "cluster_bootstrap_ratio",
-           "percentile_interval"]
+__all__ = ["stratified_resample_sums", "bootstrap_group_means", "cluster_bootstrap_ratio", "percentile_interval"]
 
 
 def _as_rng(seed: int | np.random.Generator) -> np.random.Generator:

@@ -10,6 +10,7 @@ No maintained Python library in this project's environment implements unit-level
 written here (vectorised with ``numpy.bincount``) and tested against a hand-worked 2x2 case (the
 closed-form odds-ratio-preserving solution) and an independent table-level IPF.
 """
+
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping
@@ -97,26 +98,34 @@ def rake(
             raise ValueError(f"rake: margin column {var!r} not in categories (columns: {list(categories.columns)})")
         col = categories[var]
         if col.isna().any():
-            raise ValueError(f"rake: column {var!r} has {int(col.isna().sum())} missing value(s); map them to a "
-                             "category (with its own target) or drop those units first")
+            raise ValueError(
+                f"rake: column {var!r} has {int(col.isna().sum())} missing value(s); map them to a "
+                "category (with its own target) or drop those units first"
+            )
         t = _normalise_targets(var, target)
         observed = pd.Index(pd.unique(col))
         missing_target = observed.difference(t.index)
         if len(missing_target):
-            raise ValueError(f"rake: column {var!r}: categories {list(missing_target)} have no target share; "
-                             f"expected one of {list(t.index)}")
+            raise ValueError(
+                f"rake: column {var!r}: categories {list(missing_target)} have no target share; "
+                f"expected one of {list(t.index)}"
+            )
         unobserved = t.index[(t > 0).to_numpy() & ~t.index.isin(observed)]
         if len(unobserved):
-            raise ValueError(f"rake: column {var!r}: target categories {list(unobserved)} have a positive share "
-                             "but no units in the data, so no weighting can reach them")
+            raise ValueError(
+                f"rake: column {var!r}: target categories {list(unobserved)} have a positive share "
+                "but no units in the data, so no weighting can reach them"
+            )
         codes.append(pd.Categorical(col, categories=t.index).codes.astype(np.intp))
         targets.append(t.to_numpy())
         clean_targets[var] = t.to_dict()
 
     def max_error(weights: np.ndarray) -> float:
         total = weights.sum()
-        return max(float(np.max(np.abs(np.bincount(c, weights=weights, minlength=len(t)) / total - t)))
-                   for c, t in zip(codes, targets))
+        return max(
+            float(np.max(np.abs(np.bincount(c, weights=weights, minlength=len(t)) / total - t)))
+            for c, t in zip(codes, targets)
+        )
 
     it = 0
     err = max_error(w)
@@ -128,8 +137,10 @@ def rake(
         it += 1
         err = max_error(w)
     if err > tol:
-        raise RuntimeError(f"rake: did not converge in {max_iter} sweeps (largest margin gap {err:.3g} > tol "
-                           f"{tol:.3g}); the margins may be incompatible with the sample's joint distribution")
+        raise RuntimeError(
+            f"rake: did not converge in {max_iter} sweeps (largest margin gap {err:.3g} > tol "
+            f"{tol:.3g}); the margins may be incompatible with the sample's joint distribution"
+        )
     w = w * (n / w.sum())
     return RakingResult(weights=w, iterations=it, max_abs_error=err, converged=True, targets=clean_targets)
 
@@ -137,8 +148,10 @@ def rake(
 def weighted_margins(categories: pd.DataFrame, weights: np.ndarray) -> dict[str, pd.Series]:
     """Weighted category shares of every column (for checking a raking fit)."""
     w = np.asarray(weights, dtype=float)
-    return {c: pd.Series(w, index=categories.index).groupby(categories[c].to_numpy()).sum() / w.sum()
-            for c in categories.columns}
+    return {
+        c: pd.Series(w, index=categories.index).groupby(categories[c].to_numpy()).sum() / w.sum()
+        for c in categories.columns
+    }
 
 
 def kish_design_effect(weights: np.ndarray) -> float:

@@ -14,5 +14,16 @@ paper's definition it implements (METHODS.md, section WORKBank). Themes:
 * :mod:`.analysis` - one function per chapter section (values + tables);
 * :mod:`.figures` - the chapter's figures.
 """
-from . import agency, common, demographics, desire, external, landscape, reliability, skills, slips  # noqa: F401
-from . import analysis  # noqa: F401
+
+from . import (  # noqa: F401
+    agency,
+    analysis,  # noqa: F401
+    common,
+    demographics,
+    desire,
+    external,
+    landscape,
+    reliability,
+    skills,
+    slips,
+)

@@ -9,6 +9,7 @@ normalised 5-bin histograms (the paper calls it divergence).
 Experts give only 2-3 ratings per task, so many expert modes are ties; :func:`tie_rule_sensitivity`
 shows how much the 47.5% depends on the tie rule.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -17,9 +18,21 @@ from scipy.spatial.distance import jensenshannon
 
 from .common import HAS, HAS_LEVELS, OCC, TASK, TASK_CHARACTERISTICS, pct, require_columns, require_ratings
 
-__all__ = ["TIE_RULES", "has_counts", "dominant_level", "has_matrix", "agency_comparison",
-           "tie_rule_sensitivity", "same_rule_range", "untied_only", "occupation_levels", "jsd_top", "h5_profiles", "has_task_means",
-           "n_tied"]
+__all__ = [
+    "TIE_RULES",
+    "has_counts",
+    "dominant_level",
+    "has_matrix",
+    "agency_comparison",
+    "tie_rule_sensitivity",
+    "same_rule_range",
+    "untied_only",
+    "occupation_levels",
+    "jsd_top",
+    "h5_profiles",
+    "has_task_means",
+    "n_tied",
+]
 
 #: Tie rules for the dominant level. ``lowest`` is the authors'; ``highest`` the mirror image;
 #: ``random`` a seeded uniform draw among the tied modes; ``mean`` ignores the mode and rounds the task's
@@ -70,8 +83,7 @@ def dominant_level(counts: pd.DataFrame, rule: str = "lowest", seed: int | None 
 def has_matrix(worker_level: pd.Series, expert_level: pd.Series) -> pd.DataFrame:
     """5x5 task counts: rows = worker dominant level, columns = expert dominant level (inner join on task)."""
     j = pd.concat([worker_level.rename("worker"), expert_level.rename("expert")], axis=1, join="inner")
-    m = pd.crosstab(j["worker"], j["expert"]).reindex(index=list(HAS_LEVELS), columns=list(HAS_LEVELS),
-                                                      fill_value=0)
+    m = pd.crosstab(j["worker"], j["expert"]).reindex(index=list(HAS_LEVELS), columns=list(HAS_LEVELS), fill_value=0)
     m.index.name, m.columns.name = "worker", "expert"
     return m
 
@@ -79,8 +91,12 @@ def has_matrix(worker_level: pd.Series, expert_level: pd.Series) -> pd.DataFrame
 def agency_comparison(worker_level: pd.Series, expert_level: pd.Series) -> dict[str, float]:
     """% of common tasks with equal levels (diagonal), worker > expert, worker < expert."""
     j = pd.concat([worker_level.rename("w"), expert_level.rename("e")], axis=1, join="inner")
-    return {"n_tasks": len(j), "diagonal": pct(j["w"] == j["e"]), "workers_more": pct(j["w"] > j["e"]),
-            "experts_more": pct(j["w"] < j["e"])}
+    return {
+        "n_tasks": len(j),
+        "diagonal": pct(j["w"] == j["e"]),
+        "workers_more": pct(j["w"] > j["e"]),
+        "experts_more": pct(j["w"] < j["e"]),
+    }
 
 
 def _levels_draws(c: np.ndarray, rule: str, rng: np.random.Generator, n_draws: int) -> np.ndarray:
@@ -92,9 +108,10 @@ def _levels_draws(c: np.ndarray, rule: str, rng: np.random.Generator, n_draws: i
     return dominant_level(pd.DataFrame(c, columns=list(HAS_LEVELS)), rule).to_numpy()[None, :]
 
 
-def tie_rule_sensitivity(worker_counts: pd.DataFrame, expert_counts: pd.DataFrame, seed: int,
-                         n_random: int = 200) -> tuple[pd.DataFrame, np.ndarray]:
-    """"Workers want more agency" (% tasks with worker level > expert level) under every pair of tie rules.
+def tie_rule_sensitivity(
+    worker_counts: pd.DataFrame, expert_counts: pd.DataFrame, seed: int, n_random: int = 200
+) -> tuple[pd.DataFrame, np.ndarray]:
+    """ "Workers want more agency" (% tasks with worker level > expert level) under every pair of tie rules.
 
     Returns ``(grid, random_draws)``: ``grid`` has one row per (worker rule, expert rule) with the
     diagonal, workers-more and experts-more shares (where a side is ``random`` these are means over
@@ -112,11 +129,17 @@ def tie_rule_sensitivity(worker_counts: pd.DataFrame, expert_counts: pd.DataFram
             lw = _levels_draws(wc, wr, rng, n_random)
             le = _levels_draws(ec, er, rng, n_random)
             more = 100 * (lw > le).mean(axis=1)
-            rows.append({"worker_rule": wr, "expert_rule": er,
-                         "diagonal": float(100 * (lw == le).mean()), "workers_more": float(more.mean()),
-                         "experts_more": float(100 * (lw < le).mean()),
-                         "workers_more_lo": float(np.quantile(more, 0.025)),
-                         "workers_more_hi": float(np.quantile(more, 0.975))})
+            rows.append(
+                {
+                    "worker_rule": wr,
+                    "expert_rule": er,
+                    "diagonal": float(100 * (lw == le).mean()),
+                    "workers_more": float(more.mean()),
+                    "experts_more": float(100 * (lw < le).mean()),
+                    "workers_more_lo": float(np.quantile(more, 0.025)),
+                    "workers_more_hi": float(np.quantile(more, 0.975)),
+                }
+            )
             if wr == er == "random":
                 both_random = more
     return pd.DataFrame(rows), both_random
@@ -134,8 +157,13 @@ def same_rule_range(grid: pd.DataFrame) -> dict[str, float]:
     if same.empty:
         raise ValueError("same_rule_range: the grid has no cell with the same rule for both groups")
     lo, hi = same.loc[same["workers_more"].idxmin()], same.loc[same["workers_more"].idxmax()]
-    return {"min": float(lo["workers_more"]), "max": float(hi["workers_more"]), "min_rule": str(lo["worker_rule"]),
-            "max_rule": str(hi["worker_rule"]), "n_rules": int(len(same))}
+    return {
+        "min": float(lo["workers_more"]),
+        "max": float(hi["workers_more"]),
+        "min_rule": str(lo["worker_rule"]),
+        "max_rule": str(hi["worker_rule"]),
+        "n_rules": int(len(same)),
+    }
 
 
 def untied_only(worker_counts: pd.DataFrame, expert_counts: pd.DataFrame) -> dict[str, float]:
@@ -157,8 +185,9 @@ def has_task_means(ratings: pd.DataFrame) -> pd.Series:
     return ratings.groupby(TASK)[HAS].mean().sort_index()
 
 
-def occupation_levels(desires: pd.DataFrame, experts: pd.DataFrame, rule: str = "lowest",
-                      seed: int | None = None) -> pd.DataFrame:
+def occupation_levels(
+    desires: pd.DataFrame, experts: pd.DataFrame, rule: str = "lowest", seed: int | None = None
+) -> pd.DataFrame:
     """Occupation-level HAS: pooled ratings per occupation, dominant level for workers and experts, the
     normalised 5-bin distributions and their Jensen-Shannon distance (base 2; 0 = identical, 1 = disjoint).
 
@@ -171,8 +200,10 @@ def occupation_levels(desires: pd.DataFrame, experts: pd.DataFrame, rule: str = 
     wp = wc.div(wc.sum(axis=1), axis=0)
     ep = ec.div(ec.sum(axis=1), axis=0)
     jsd = jensenshannon(wp.to_numpy(), ep.to_numpy(), base=2, axis=1)
-    out = pd.DataFrame({"worker_level": dominant_level(wc, rule, seed),
-                        "expert_level": dominant_level(ec, rule, seed), "jsd": jsd}, index=common)
+    out = pd.DataFrame(
+        {"worker_level": dominant_level(wc, rule, seed), "expert_level": dominant_level(ec, rule, seed), "jsd": jsd},
+        index=common,
+    )
     for k in HAS_LEVELS:
         out[f"worker_H{k}"] = wp[k]
     for k in HAS_LEVELS:
@@ -193,8 +224,9 @@ def jsd_top(occ_levels: pd.DataFrame, n: int = 10) -> pd.DataFrame:
     return t.reset_index(drop=True)
 
 
-def h5_profiles(desires: pd.DataFrame, experts: pd.DataFrame, worker_level: pd.Series,
-                expert_level: pd.Series) -> pd.DataFrame:
+def h5_profiles(
+    desires: pd.DataFrame, experts: pd.DataFrame, worker_level: pd.Series, expert_level: pd.Series
+) -> pd.DataFrame:
     """Task characteristics (the 4 requirements, 1-5) of the tasks whose dominant level is H5 (Fig 6d).
 
     Means are over the pooled ratings of the tasks in the set. Rows:
@@ -210,9 +242,13 @@ def h5_profiles(desires: pd.DataFrame, experts: pd.DataFrame, worker_level: pd.S
     require_columns(experts, [TASK, *cols], "expert ratings")
     w5 = worker_level.index[worker_level == 5]
     e5 = expert_level.index[expert_level == 5]
-    sets = [("workers (worker H5 set)", desires, w5), ("experts (expert H5 set)", experts, e5),
-            ("experts (worker H5 set, authors' code)", experts, w5),
-            ("workers (all tasks)", desires, None), ("experts (all tasks)", experts, None)]
+    sets = [
+        ("workers (worker H5 set)", desires, w5),
+        ("experts (expert H5 set)", experts, e5),
+        ("experts (worker H5 set, authors' code)", experts, w5),
+        ("workers (all tasks)", desires, None),
+        ("experts (all tasks)", experts, None),
+    ]
     rows = []
     for name, df, tasks in sets:
         sel = df if tasks is None else df[df[TASK].isin(tasks)]

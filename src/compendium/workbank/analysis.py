@@ -4,6 +4,7 @@ Values are keyed by the claim ids of ``published/workbank.yaml`` where a claim e
 descriptive keys otherwise. Tables are the CSVs of ``results/workbank/tables/``. The notebook calls
 these functions section by section, writes the artifacts and draws the figures.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -12,11 +13,20 @@ import numpy as np
 import pandas as pd
 
 from . import agency, demographics, desire, external, icc, landscape, reliability, skills, slips
-from .common import CAPABILITY, DESIRE, HAS, OCC, TASK, TASK_CHARACTERISTICS, USER, drop_repeated_rows
+from .common import HAS, OCC, TASK, TASK_CHARACTERISTICS, USER, drop_repeated_rows
 
-__all__ = ["Section", "counts_section", "desire_section", "landscape_section", "agency_section",
-           "skills_section", "reliability_section", "external_section", "demographics_section",
-           "slips_section"]
+__all__ = [
+    "Section",
+    "counts_section",
+    "desire_section",
+    "landscape_section",
+    "agency_section",
+    "skills_section",
+    "reliability_section",
+    "external_section",
+    "demographics_section",
+    "slips_section",
+]
 
 ARTS = "Arts, Design, Entertainment, Sports, and Media"
 COMPUTER_MATH = "Computer and Mathematical"
@@ -34,18 +44,24 @@ class Section:
 def counts_section(desires: pd.DataFrame, metadata: pd.DataFrame, experts: pd.DataFrame) -> Section:
     """Sample sizes (§2): tasks and occupations rated by workers, workers in the metadata file."""
     ec = slips.expert_counts(experts)
-    v = {"wb.counts.tasks": int(desires[TASK].nunique()), "wb.counts.occupations": int(desires[OCC].nunique()),
-         "wb.counts.workers": int(metadata[USER].nunique()),
-         "wb.counts.workers_with_ratings": int(desires[USER].nunique()),
-         "wb.counts.worker_ratings": len(desires), "wb.counts.expert_rows": len(experts),
-         "wb.counts.expert_tasks": ec["n_tasks"], "wb.slips.n_experts": ec["n_experts"],
-         "wb.slips.single_expert_tasks": ec["single_expert_tasks"],
-         "wb.counts.expert_repeated_rows": int(experts.duplicated().sum())}
+    v = {
+        "wb.counts.tasks": int(desires[TASK].nunique()),
+        "wb.counts.occupations": int(desires[OCC].nunique()),
+        "wb.counts.workers": int(metadata[USER].nunique()),
+        "wb.counts.workers_with_ratings": int(desires[USER].nunique()),
+        "wb.counts.worker_ratings": len(desires),
+        "wb.counts.expert_rows": len(experts),
+        "wb.counts.expert_tasks": ec["n_tasks"],
+        "wb.slips.n_experts": ec["n_experts"],
+        "wb.slips.single_expert_tasks": ec["single_expert_tasks"],
+        "wb.counts.expert_repeated_rows": int(experts.duplicated().sum()),
+    }
     return Section(values=v)
 
 
-def desire_section(desires: pd.DataFrame, task_metadata: pd.DataFrame, bls_wages: pd.DataFrame,
-                   cutoff: float = 3.0, n_top: int = 20) -> Section:
+def desire_section(
+    desires: pd.DataFrame, task_metadata: pd.DataFrame, bls_wages: pd.DataFrame, cutoff: float = 3.0, n_top: int = 20
+) -> Section:
     """Automation desire (§3.1-3.2): shares, top/bottom tasks, sectors, reasons, correlations."""
     tasks = desire.task_desire(desires)
     sh = desire.desire_shares(tasks["desire"], 3.0)
@@ -53,11 +69,16 @@ def desire_section(desires: pd.DataFrame, task_metadata: pd.DataFrame, bls_wages
     sectors = desire.occupation_sectors(task_metadata, bls_wages)
     by_sector = desire.desire_by_sector(tasks, sectors, 3.0)
     n_reason, reasons = desire.desire_reasons(desires, 3)
-    v = {"wb.desire.share_gt3": sh["share_gt_cutoff"], "wb.desire.share_ge3": sh["share_ge_cutoff"],
-         "wb.desire.share_ge4": sh["share_ge4"], "wb.desire.share_le2": sh["share_le2"],
-         "wb.desire.share_gt_cutoff": shc["share_gt_cutoff"], "wb.desire.mean_of_task_means": tasks["desire"].mean(),
-         "wb.reasons.n": n_reason,
-         "wb.sector.arts_share_gt3": float(by_sector.set_index("sector").loc[ARTS, "share_gt_cutoff"])}
+    v = {
+        "wb.desire.share_gt3": sh["share_gt_cutoff"],
+        "wb.desire.share_ge3": sh["share_ge_cutoff"],
+        "wb.desire.share_ge4": sh["share_ge4"],
+        "wb.desire.share_le2": sh["share_le2"],
+        "wb.desire.share_gt_cutoff": shc["share_gt_cutoff"],
+        "wb.desire.mean_of_task_means": tasks["desire"].mean(),
+        "wb.reasons.n": n_reason,
+        "wb.sector.arts_share_gt3": float(by_sector.set_index("sector").loc[ARTS, "share_gt_cutoff"]),
+    }
     for _, r in reasons.iterrows():
         v[f"wb.reasons.{r['reason']}"] = r["pct"]
     corr = []
@@ -65,19 +86,40 @@ def desire_section(desires: pd.DataFrame, task_metadata: pd.DataFrame, bls_wages
         r = desire.spearman_ci(tasks["desire"], tasks[col])
         rho, p = r["rho"], r["p"]
         v[f"wb.rho.{key}"], v[f"wb.p.{key}"] = rho, p
-        corr.append({"pair": f"desire vs {col.replace('_', ' ')}", "rho": rho, "p": p, "n_tasks": len(tasks),
-                     "paper_style_bound": desire.format_p_truncated(p), "ci_low": r["ci_low"],
-                     "ci_high": r["ci_high"]})
-    return Section(values=v, tables={
-        "top20_desire": desire.ranked_tasks(tasks, n_top, top=True),
-        "bottom20_desire": desire.ranked_tasks(tasks, n_top, top=False),
-        "desire_by_sector": by_sector, "reasons": reasons, "correlations": pd.DataFrame(corr)},
-        extra={"tasks": tasks, "sectors": sectors})
+        corr.append(
+            {
+                "pair": f"desire vs {col.replace('_', ' ')}",
+                "rho": rho,
+                "p": p,
+                "n_tasks": len(tasks),
+                "paper_style_bound": desire.format_p_truncated(p),
+                "ci_low": r["ci_low"],
+                "ci_high": r["ci_high"],
+            }
+        )
+    return Section(
+        values=v,
+        tables={
+            "top20_desire": desire.ranked_tasks(tasks, n_top, top=True),
+            "bottom20_desire": desire.ranked_tasks(tasks, n_top, top=False),
+            "desire_by_sector": by_sector,
+            "reasons": reasons,
+            "correlations": pd.DataFrame(corr),
+        },
+        extra={"tasks": tasks, "sectors": sectors},
+    )
 
 
-def landscape_section(desires: pd.DataFrame, experts: pd.DataFrame, sectors: pd.DataFrame,
-                      cutoff: float = 3.0, sweep=(2.5, 3.5, 0.1), n_boot: int = 2000, seed: int = 0,
-                      stable_level: float = 0.95) -> Section:
+def landscape_section(
+    desires: pd.DataFrame,
+    experts: pd.DataFrame,
+    sectors: pd.DataFrame,
+    cutoff: float = 3.0,
+    sweep=(2.5, 3.5, 0.1),
+    n_boot: int = 2000,
+    seed: int = 0,
+    stable_level: float = 0.95,
+) -> Section:
     """Desire-capability landscape (§3.2, Fig 5), cut-off sweep and bootstrap zone stability."""
     land = landscape.task_landscape(desires, experts)
     land["zone"] = landscape.assign_zones(land["capability"], land["desire"], cutoff)
@@ -89,11 +131,19 @@ def landscape_section(desires: pd.DataFrame, experts: pd.DataFrame, sectors: pd.
     v["wb.zones.rho_capability_desire_ci"] = [rc["ci_low"], rc["ci_high"]]
     v.update({f"wb.zones.share_{z}": 100 * n / len(land) for z, n in zc.items()})
     cm = zs.set_index("sector").loc[COMPUTER_MATH]
-    v.update({"wb.zones.cm_green": cm["green"], "wb.zones.cm_rnd": cm["rnd"], "wb.zones.cm_n_tasks": int(cm["n_tasks"]),
-              "wb.rho.capability_desire": rho, "wb.p.capability_desire": p,
-              "wb.zones.n_tasks": len(land), "wb.zones.cutoff": cutoff,
-              "wb.zones.n_desire_at_cutoff": int(np.isclose(land["desire"], cutoff).sum()),
-              "wb.zones.n_capability_at_cutoff": int(np.isclose(land["capability"], cutoff).sum())})
+    v.update(
+        {
+            "wb.zones.cm_green": cm["green"],
+            "wb.zones.cm_rnd": cm["rnd"],
+            "wb.zones.cm_n_tasks": int(cm["n_tasks"]),
+            "wb.rho.capability_desire": rho,
+            "wb.p.capability_desire": p,
+            "wb.zones.n_tasks": len(land),
+            "wb.zones.cutoff": cutoff,
+            "wb.zones.n_desire_at_cutoff": int(np.isclose(land["desire"], cutoff).sum()),
+            "wb.zones.n_capability_at_cutoff": int(np.isclose(land["capability"], cutoff).sum()),
+        }
+    )
     lo, hi, step = sweep
     cutoffs = np.round(np.arange(lo, hi + step / 2, step), 10)
     sw = landscape.cutoff_sweep(land, cutoffs)
@@ -118,18 +168,41 @@ def landscape_section(desires: pd.DataFrame, experts: pd.DataFrame, sectors: pd.
     w_clu = sum(np.quantile(cl[z], 0.975) - np.quantile(cl[z], 0.025) for z in ("green", "red", "rnd", "low"))
     v["wb.robust.zone_ci_cluster_widening"] = float(w_clu / w_task)
     v["wb.robust.zone_cluster_mean_tasks_defined"] = float(cl["n_defined"].mean())
-    stab = (per_task.reset_index().rename(columns={TASK: "task"})
-            [["task", "zone", "p_observed", "stable", "n_workers", "n_experts", "p_green", "p_red", "p_rnd", "p_low",
-              "p_desire_side", "p_capability_side"]])
+    stab = per_task.reset_index().rename(columns={TASK: "task"})[
+        [
+            "task",
+            "zone",
+            "p_observed",
+            "stable",
+            "n_workers",
+            "n_experts",
+            "p_green",
+            "p_red",
+            "p_rnd",
+            "p_low",
+            "p_desire_side",
+            "p_capability_side",
+        ]
+    ]
     lt = land.reset_index().rename(columns={TASK: "task"})
-    return Section(values=v, tables={"landscape": lt, "zones_by_sector": zs, "cutoff_sweep": sw,
-                                     "zone_stability": stab, "zone_totals_cluster_bootstrap": cl.describe(
-                                         percentiles=[0.025, 0.5, 0.975]).reset_index().rename(columns={"index": "stat"})},
-                   extra={"landscape": land, "boot_counts": draws, "cluster_counts": cl})
+    return Section(
+        values=v,
+        tables={
+            "landscape": lt,
+            "zones_by_sector": zs,
+            "cutoff_sweep": sw,
+            "zone_stability": stab,
+            "zone_totals_cluster_bootstrap": cl.describe(percentiles=[0.025, 0.5, 0.975])
+            .reset_index()
+            .rename(columns={"index": "stat"}),
+        },
+        extra={"landscape": land, "boot_counts": draws, "cluster_counts": cl},
+    )
 
 
-def agency_section(desires: pd.DataFrame, experts: pd.DataFrame, tie_rule: str = "lowest", seed: int = 0,
-                   n_random: int = 200) -> Section:
+def agency_section(
+    desires: pd.DataFrame, experts: pd.DataFrame, tie_rule: str = "lowest", seed: int = 0, n_random: int = 200
+) -> Section:
     """Human Agency Scale (§3.3, Fig 6, Table 5) and the tie-rule sensitivity of the 47.5%."""
     wc = agency.has_counts(desires, TASK, "worker desires")
     ec = agency.has_counts(experts, TASK, "expert ratings")
@@ -140,16 +213,22 @@ def agency_section(desires: pd.DataFrame, experts: pd.DataFrame, tie_rule: str =
     occ = agency.occupation_levels(desires, experts, tie_rule, seed)
     wmean, emean = agency.has_task_means(desires), agency.has_task_means(experts)
     common = wmean.index.intersection(emean.index)
-    v = {"wb.has.matrix": mat.to_numpy().tolist(), "wb.has.diagonal": comp["diagonal"],
-         "wb.has.workers_more": comp["workers_more"], "wb.has.experts_more": comp["experts_more"],
-         "wb.has.n_tasks": comp["n_tasks"],
-         "wb.has.occ_worker_levels": np.bincount(occ["worker_level"], minlength=6)[1:].tolist(),
-         "wb.has.occ_expert_levels": np.bincount(occ["expert_level"], minlength=6)[1:].tolist(),
-         "wb.has.occ_expert_h1": int((occ["expert_level"] == 1).sum()),
-         "wb.has.mean_worker": float(wmean.loc[common].mean()), "wb.has.mean_expert": float(emean.loc[common].mean()),
-         "wb.has.mean_worker_all_tasks": float(wmean.mean()), "wb.has.mean_expert_all_tasks": float(emean.mean()),
-         "wb.has.expert_tied_tasks": agency.n_tied(ec.loc[common]),
-         "wb.has.worker_tied_tasks": agency.n_tied(wc.loc[common])}
+    v = {
+        "wb.has.matrix": mat.to_numpy().tolist(),
+        "wb.has.diagonal": comp["diagonal"],
+        "wb.has.workers_more": comp["workers_more"],
+        "wb.has.experts_more": comp["experts_more"],
+        "wb.has.n_tasks": comp["n_tasks"],
+        "wb.has.occ_worker_levels": np.bincount(occ["worker_level"], minlength=6)[1:].tolist(),
+        "wb.has.occ_expert_levels": np.bincount(occ["expert_level"], minlength=6)[1:].tolist(),
+        "wb.has.occ_expert_h1": int((occ["expert_level"] == 1).sum()),
+        "wb.has.mean_worker": float(wmean.loc[common].mean()),
+        "wb.has.mean_expert": float(emean.loc[common].mean()),
+        "wb.has.mean_worker_all_tasks": float(wmean.mean()),
+        "wb.has.mean_expert_all_tasks": float(emean.mean()),
+        "wb.has.expert_tied_tasks": agency.n_tied(ec.loc[common]),
+        "wb.has.worker_tied_tasks": agency.n_tied(wc.loc[common]),
+    }
     grid, rnd = agency.tie_rule_sensitivity(wc, ec, seed, n_random)
     v["wb.robust.workers_more_min"] = float(grid["workers_more"].min())
     v["wb.robust.workers_more_max"] = float(grid["workers_more"].max())
@@ -172,53 +251,89 @@ def agency_section(desires: pd.DataFrame, experts: pd.DataFrame, tie_rule: str =
         b = experts.groupby(TASK)[col].mean().loc[common]
         r = desire.spearman_ci(a, b)
         rho, p = r["rho"], r["p"]
-        rows.append({"measure": name, "rho": rho, "p": p, "n_tasks": len(common), "ci_low": r["ci_low"],
-                     "ci_high": r["ci_high"]})
+        rows.append(
+            {
+                "measure": name,
+                "rho": rho,
+                "p": p,
+                "n_tasks": len(common),
+                "ci_low": r["ci_low"],
+                "ci_high": r["ci_high"],
+            }
+        )
         v[f"wb.rho.worker_expert_{name}"] = rho
     matrix_df = mat.copy()
     matrix_df.index = [f"worker H{k}" for k in mat.index]
     matrix_df.columns = [f"expert H{k}" for k in mat.columns]
-    return Section(values=v, tables={
-        "has_matrix": matrix_df.reset_index().rename(columns={"index": "worker_level"}),
-        "has_jsd_top10": agency.jsd_top(occ, 10), "has_occupation_levels": occ,
-        "has_tie_rules": grid, "h5_profiles": h5, "has_worker_vs_expert": pd.DataFrame(rows)},
-        extra={"worker_level": wl, "expert_level": el, "matrix": mat})
+    return Section(
+        values=v,
+        tables={
+            "has_matrix": matrix_df.reset_index().rename(columns={"index": "worker_level"}),
+            "has_jsd_top10": agency.jsd_top(occ, 10),
+            "has_occupation_levels": occ,
+            "has_tie_rules": grid,
+            "h5_profiles": h5,
+            "has_worker_vs_expert": pd.DataFrame(rows),
+        },
+        extra={"worker_level": wl, "expert_level": el, "matrix": mat},
+    )
 
 
 def skills_section(experts: pd.DataFrame, task_metadata: pd.DataFrame) -> Section:
     """Skills ranked by wage and by expert agency (Fig 7)."""
     t = skills.skill_ranks(experts, task_metadata)
-    v = {"wb.skills.count": len(t), "wb.skills.joined_rows": skills.n_joined_rows(experts, task_metadata),
-         "wb.skills.min_tasks": int(t["n_tasks"].min()),
-         "wb.skills.n_under_7_tasks": int((t["n_tasks"] < 7).sum())}
+    v = {
+        "wb.skills.count": len(t),
+        "wb.skills.joined_rows": skills.n_joined_rows(experts, task_metadata),
+        "wb.skills.min_tasks": int(t["n_tasks"].min()),
+        "wb.skills.n_under_7_tasks": int((t["n_tasks"] < 7).sum()),
+    }
     v["wb.skills.rho_wage_has"], v["wb.skills.p_wage_has"] = desire.spearman(t["mean_wage"], t["mean_has"])
     coverage, left_out = skills.wage_coverage(experts, task_metadata)
     v.update({f"wb.skills.{k}": n for k, n in left_out.items()})
     return Section(values=v, tables={"skill_ranks": t, "skill_wage_coverage": coverage})
 
 
-def reliability_section(desires: pd.DataFrame, experts: pd.DataFrame, metadata: pd.DataFrame,
-                        method: str = "bfgs") -> Section:
+def reliability_section(
+    desires: pd.DataFrame, experts: pd.DataFrame, metadata: pd.DataFrame, method: str = "bfgs"
+) -> Section:
     """Krippendorff's alpha (ordinal) and the Table 1 mixed model."""
     # the paper's alpha keeps every row (the authors' construction); the variant drops the repeated rows
     from .register import alpha_values
+
     v = alpha_values(desires, experts)
     data = reliability.mixed_model_data(desires, metadata)
     summ, coefs, _ = reliability.fit_mixed_model(data, method=method)
     # the same rows without covariates: the ICC above is conditional on them
     v["wb.mixed.icc_unconditional"] = icc.icc_reml_intercept_only(data["desire"], data[TASK])["icc"]
-    v.update({"wb.mixed.sigma_u2": summ["sigma_u2"], "wb.mixed.sigma_e2": summ["sigma_e2"],
-              "wb.mixed.icc": summ["icc"], "wb.mixed.n_obs": summ["n_obs"], "wb.mixed.n_tasks": summ["n_groups"],
-              "wb.mixed.n_fixed_effects": summ["n_fixed"], "wb.mixed.converged": int(summ["converged"]),
-              "wb.mixed.n_significant_05": int((coefs["p"].iloc[1:] < 0.05).sum()),
-              "wb.mixed.n_responses": data.attrs["n_responses"], "wb.mixed.n_unmatched": data.attrs["n_unmatched"],
-              "wb.mixed.n_dropped_missing": data.attrs["n_dropped_missing"]})
+    v.update(
+        {
+            "wb.mixed.sigma_u2": summ["sigma_u2"],
+            "wb.mixed.sigma_e2": summ["sigma_e2"],
+            "wb.mixed.icc": summ["icc"],
+            "wb.mixed.n_obs": summ["n_obs"],
+            "wb.mixed.n_tasks": summ["n_groups"],
+            "wb.mixed.n_fixed_effects": summ["n_fixed"],
+            "wb.mixed.converged": int(summ["converged"]),
+            "wb.mixed.n_significant_05": int((coefs["p"].iloc[1:] < 0.05).sum()),
+            "wb.mixed.n_responses": data.attrs["n_responses"],
+            "wb.mixed.n_unmatched": data.attrs["n_unmatched"],
+            "wb.mixed.n_dropped_missing": data.attrs["n_dropped_missing"],
+        }
+    )
     return Section(values=v, tables={"mixed_model_coefficients": coefs}, extra={"summary": summ})
 
 
-def external_section(tasks: pd.DataFrame, land: pd.DataFrame, usage: pd.DataFrame, yc: pd.DataFrame,
-                     papers: pd.DataFrame, metadata: pd.DataFrame, sectors: pd.DataFrame,
-                     bls_wages: pd.DataFrame) -> Section:
+def external_section(
+    tasks: pd.DataFrame,
+    land: pd.DataFrame,
+    usage: pd.DataFrame,
+    yc: pd.DataFrame,
+    papers: pd.DataFrame,
+    metadata: pd.DataFrame,
+    sectors: pd.DataFrame,
+    bls_wages: pd.DataFrame,
+) -> Section:
     """Claude.ai usage, YC/arXiv density per zone, sample vs BLS sector employment."""
     share, top = external.claude_top_share(tasks, usage, 10)
     v = {"wb.external.claude_top10_share": share}
@@ -227,7 +342,8 @@ def external_section(tasks: pd.DataFrame, land: pd.DataFrame, usage: pd.DataFram
         dens, rl = external.mapping_density(land, df, col, "task")
         dens2, rl2 = external.mapping_density(land, df, col, "task_occupation")
         tables[f"{name}_density"] = dens.assign(join="task").pipe(
-            lambda d: pd.concat([d, dens2.assign(join="task_occupation")], ignore_index=True))
+            lambda d: pd.concat([d, dens2.assign(join="task_occupation")], ignore_index=True)
+        )
         v[f"wb.external.{name}_red_low_share"] = rl
         v[f"wb.external.{name}_red_low_share_task_occupation"] = rl2
         for _, r in dens.iterrows():
@@ -239,30 +355,42 @@ def external_section(tasks: pd.DataFrame, land: pd.DataFrame, usage: pd.DataFram
     return Section(values=v, tables=tables)
 
 
-def demographics_section(desires: pd.DataFrame, metadata: pd.DataFrame, bls_age: pd.DataFrame,
-                         bls_race_gender: pd.DataFrame, n_boot: int = 1000, seed: int = 0,
-                         max_iter: int = 1000, tol: float = 1e-10, null_spread: float = 0.01) -> Section:
+def demographics_section(
+    desires: pd.DataFrame,
+    metadata: pd.DataFrame,
+    bls_age: pd.DataFrame,
+    bls_race_gender: pd.DataFrame,
+    n_boot: int = 1000,
+    seed: int = 0,
+    max_iter: int = 1000,
+    tol: float = 1e-10,
+    null_spread: float = 0.01,
+) -> Section:
     """Desire/agency by demographic group; the 46.1% raked to BLS CPS 2024 margins, read against a
     random-weights null (weights unrelated to demographics move the strict share by breaking ties)."""
     groups = demographics.demographic_groups(desires, metadata, n_draws=n_boot, seed=seed)
-    raked, weights = demographics.raked_headline(desires, metadata, bls_age, bls_race_gender, 3.0,
-                                                 max_iter=max_iter, tol=tol)
+    raked, weights = demographics.raked_headline(
+        desires, metadata, bls_age, bls_race_gender, 3.0, max_iter=max_iter, tol=tol
+    )
     comp = demographics.sample_vs_bls_demographics(desires, metadata, bls_age, bls_race_gender)
     r = raked.set_index("variant")["share_gt_cutoff"]
     primary = "age + gender + race (Hispanic as White)"
-    v = {"wb.raking.share_gt3": float(r.loc[primary]), "wb.raking.share_gt3_min": float(r.iloc[1:].min()),
-         "wb.raking.share_gt3_max": float(r.iloc[1:].max()),
-         "wb.raking.design_effect": float(raked.set_index("variant").loc[primary, "design_effect"]),
-         "wb.demo.age18_workers": int((metadata["Age"] == 18).sum()),
-         "wb.raking.share_ge3": float(raked.set_index("variant").loc[primary, "share_ge_cutoff"]),
-         "wb.raking.share_mid3": float(raked.set_index("variant").loc[primary, "share_mid"]),
-         "wb.raking.share_mid3_min": float(raked["share_mid"].iloc[1:].min()),
-         "wb.raking.share_mid3_max": float(raked["share_mid"].iloc[1:].max()),
-         "wb.raking.unweighted_share_ge3": float(raked["share_ge_cutoff"].iloc[0]),
-         "wb.raking.unweighted_share_mid3": float(raked["share_mid"].iloc[0]),
-         "wb.raking.mean_of_task_means": float(raked.set_index("variant").loc[primary, "mean_of_task_means"]),
-         "wb.raking.unweighted_mean_of_task_means": float(raked["mean_of_task_means"].iloc[0]),
-         "wb.demo.age19_workers": int((metadata["Age"] == 19).sum())}
+    v = {
+        "wb.raking.share_gt3": float(r.loc[primary]),
+        "wb.raking.share_gt3_min": float(r.iloc[1:].min()),
+        "wb.raking.share_gt3_max": float(r.iloc[1:].max()),
+        "wb.raking.design_effect": float(raked.set_index("variant").loc[primary, "design_effect"]),
+        "wb.demo.age18_workers": int((metadata["Age"] == 18).sum()),
+        "wb.raking.share_ge3": float(raked.set_index("variant").loc[primary, "share_ge_cutoff"]),
+        "wb.raking.share_mid3": float(raked.set_index("variant").loc[primary, "share_mid"]),
+        "wb.raking.share_mid3_min": float(raked["share_mid"].iloc[1:].min()),
+        "wb.raking.share_mid3_max": float(raked["share_mid"].iloc[1:].max()),
+        "wb.raking.unweighted_share_ge3": float(raked["share_ge_cutoff"].iloc[0]),
+        "wb.raking.unweighted_share_mid3": float(raked["share_mid"].iloc[0]),
+        "wb.raking.mean_of_task_means": float(raked.set_index("variant").loc[primary, "mean_of_task_means"]),
+        "wb.raking.unweighted_mean_of_task_means": float(raked["mean_of_task_means"].iloc[0]),
+        "wb.demo.age19_workers": int((metadata["Age"] == 19).sum()),
+    }
     workers = weights[primary].index
     null = demographics.random_weights_null(desires, workers, n_boot, seed + 7, 3.0, spread=null_spread)
     perm = demographics.random_weights_null(desires, workers, n_boot, seed + 8, 3.0, template=weights[primary])
@@ -271,17 +399,22 @@ def demographics_section(desires: pd.DataFrame, metadata: pd.DataFrame, bls_age:
             v[f"wb.raking.null_{name}.{col}"] = [float(np.quantile(nd[col], 0.025)), float(np.quantile(nd[col], 0.975))]
         v[f"wb.raking.null_{name}.share_gt_median"] = float(np.median(nd["share_gt"]))
     v["wb.raking.null_spread"] = null_spread
-    v["wb.raking.n_at_cutoff"] = int(demographics.tie_robust_share(
-        demographics.weighted_task_share(desires, pd.Series(1.0, index=workers), 3.0)[1])["n_at"])
+    v["wb.raking.n_at_cutoff"] = int(
+        demographics.tie_robust_share(demographics.weighted_task_share(desires, pd.Series(1.0, index=workers), 3.0)[1])[
+            "n_at"
+        ]
+    )
     v["wb.demo.n_groups"] = len(groups)
     v["wb.demo.n_small_groups"] = int(groups["small_group"].sum())
     v["wb.demo.min_group_workers"] = demographics.MIN_GROUP_WORKERS
     for _, row in comp.iterrows():
         if np.isfinite(row["bls_pct"]):
             v[f"wb.demo.sample_pct.{row['variable']}.{row['category']}"] = row["sample_pct"]
-    return Section(values=v, tables={"demographic_groups": groups, "raking_variants": raked,
-                                     "sample_vs_bls_demographics": comp},
-                   extra={"weights": weights, "primary": primary})
+    return Section(
+        values=v,
+        tables={"demographic_groups": groups, "raking_variants": raked, "sample_vs_bls_demographics": comp},
+        extra={"weights": weights, "primary": primary},
+    )
 
 
 def slips_section(values: dict, land: pd.DataFrame, sectors: pd.DataFrame, papers: pd.DataFrame) -> Section:
@@ -294,13 +427,27 @@ def slips_section(values: dict, land: pd.DataFrame, sectors: pd.DataFrame, paper
     low = dens.set_index("zone").loc["low"]
     cm_rnd_n = int(round(zs["rnd"] * zs["n_tasks"] / 100))
     t = slips.paper_slips(
-        cm_rnd_pct=zs["rnd"], cm_rnd_n=cm_rnd_n, cm_n=int(zs["n_tasks"]), cm_low_pct=zs["low"],
-        low_paper_density=low["density"], low_paper_total=low["total"], low_n=int(low["n_tasks"]),
-        p_jobsecurity=values["wb.p.desire_jobsecurity"], n_experts=values["wb.slips.n_experts"],
-        single_expert_tasks=values["wb.slips.single_expert_tasks"], n_expert_tasks=values["wb.counts.expert_tasks"],
-        expert_h5_n=values["wb.has.h5_expert_tasks"], worker_h5_n=values["wb.has.h5_worker_tasks"])
-    v = {"wb.slips.p_desire_jobsecurity": values["wb.p.desire_jobsecurity"], "wb.slips.cm_rnd_n": cm_rnd_n,
-         "wb.slips.cm_rnd_pct": zs["rnd"], "wb.slips.cm_low_pct": zs["low"], "wb.slips.cm_green_pct": zs["green"],
-         "wb.slips.cm_n_tasks": int(zs["n_tasks"]),
-         "wb.slips.low_paper_density": low["density"]}
+        cm_rnd_pct=zs["rnd"],
+        cm_rnd_n=cm_rnd_n,
+        cm_n=int(zs["n_tasks"]),
+        cm_low_pct=zs["low"],
+        low_paper_density=low["density"],
+        low_paper_total=low["total"],
+        low_n=int(low["n_tasks"]),
+        p_jobsecurity=values["wb.p.desire_jobsecurity"],
+        n_experts=values["wb.slips.n_experts"],
+        single_expert_tasks=values["wb.slips.single_expert_tasks"],
+        n_expert_tasks=values["wb.counts.expert_tasks"],
+        expert_h5_n=values["wb.has.h5_expert_tasks"],
+        worker_h5_n=values["wb.has.h5_worker_tasks"],
+    )
+    v = {
+        "wb.slips.p_desire_jobsecurity": values["wb.p.desire_jobsecurity"],
+        "wb.slips.cm_rnd_n": cm_rnd_n,
+        "wb.slips.cm_rnd_pct": zs["rnd"],
+        "wb.slips.cm_low_pct": zs["low"],
+        "wb.slips.cm_green_pct": zs["green"],
+        "wb.slips.cm_n_tasks": int(zs["n_tasks"]),
+        "wb.slips.low_paper_density": low["density"],
+    }
     return Section(values=v, tables={"paper_slips": t})

@@ -3,6 +3,7 @@
 The authors group every analysis by the ``Task`` text (METHODS, WORKBank): in the worker and expert
 files text and ``Task ID`` are 1:1, but in the task metadata 13 texts appear under several IDs.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -47,10 +48,12 @@ HAS_LEVELS = (1, 2, 3, 4, 5)
 ZONES = ("green", "red", "rnd", "low")
 #: one colour per zone, shared by every figure that shows zones (WORKBank and robustness chapters)
 ZONE_COLORS = {"green": "#2ca02c", "red": "#d62728", "rnd": "#1f77b4", "low": "#7f7f7f"}
-ZONE_LABELS = {"green": "Automation 'Green Light'", "red": "Automation 'Red Light'",
-               "rnd": "R&D Opportunity", "low": "Low Priority"}
-
-
+ZONE_LABELS = {
+    "green": "Automation 'Green Light'",
+    "red": "Automation 'Red Light'",
+    "rnd": "R&D Opportunity",
+    "low": "Low Priority",
+}
 
 
 def require_ratings(df: pd.DataFrame, column: str, what: str, lo: int = 1, hi: int = 5) -> None:
@@ -61,8 +64,10 @@ def require_ratings(df: pd.DataFrame, column: str, what: str, lo: int = 1, hi: i
     x = s.to_numpy(dtype=float)
     bad = (x < lo) | (x > hi) | (x != np.round(x))
     if bad.any():
-        raise ValueError(f"{what}: column {column!r}: expected integer ratings {lo}..{hi}, "
-                         f"found {int(bad.sum())} bad value(s), e.g. {s[bad].iloc[0]!r}")
+        raise ValueError(
+            f"{what}: column {column!r}: expected integer ratings {lo}..{hi}, "
+            f"found {int(bad.sum())} bad value(s), e.g. {s[bad].iloc[0]!r}"
+        )
 
 
 def task_means(ratings: pd.DataFrame, columns: Iterable[str], what: str = "ratings") -> pd.DataFrame:
@@ -105,5 +110,7 @@ def drop_repeated_rows(ratings: pd.DataFrame, what: str = "expert ratings") -> t
         conflict = dedup.duplicated([USER, TASK], keep=False)
         if conflict.any():
             row = dedup.loc[conflict, [USER, TASK]].iloc[0].to_dict()
-            raise ValueError(f"{what}: rater {row[USER]!r} rated task {row[TASK]!r} more than once with different values")
+            raise ValueError(
+                f"{what}: rater {row[USER]!r} rated task {row[TASK]!r} more than once with different values"
+            )
     return dedup, len(ratings) - len(dedup)

@@ -6,6 +6,7 @@ and LLM familiarity, with worker-cluster bootstrap intervals; (2) the headline "
 desire > 3" recomputed with worker weights raked to the BLS CPS 2024 margins of the employed (age bands;
 women share; race), under several documented mappings of the survey's categories to BLS's.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -16,9 +17,23 @@ from ..stats.weighting import rake
 from .common import DESIRE, HAS, OCC, TASK, USER, pct, require_columns
 from .external import AGE_BANDS, bls_age_shares, bls_race_gender_shares
 
-__all__ = ["DEMOGRAPHIC_VARIABLES", "age_band", "demographic_groups", "GENDER_MAP", "RACE_MAPS",
-           "category_mapping_table", "raking_frame", "raking_margins", "weighted_task_share", "raked_headline", "RAKING_VARIANTS",
-           "sample_vs_bls_demographics", "tie_robust_share", "random_weights_null", "MIN_GROUP_WORKERS"]
+__all__ = [
+    "DEMOGRAPHIC_VARIABLES",
+    "age_band",
+    "demographic_groups",
+    "GENDER_MAP",
+    "RACE_MAPS",
+    "category_mapping_table",
+    "raking_frame",
+    "raking_margins",
+    "weighted_task_share",
+    "raked_headline",
+    "RAKING_VARIANTS",
+    "sample_vs_bls_demographics",
+    "tie_robust_share",
+    "random_weights_null",
+    "MIN_GROUP_WORKERS",
+]
 
 #: groups with fewer workers than this get no bootstrap interval: a percentile bootstrap over a
 #: handful of people cannot show its own uncertainty (2 workers give at most 3 distinct means)
@@ -33,8 +48,9 @@ def age_band(age) -> pd.Series:
     if (a < 16).any() or a.isna().any():
         raise ValueError("age_band: ages must be present and >= 16 (the BLS population is 16+)")
     edges = [16, 20, 25, 35, 45, 55, 65, np.inf]
-    return pd.Series(pd.cut(a, edges, right=False, labels=list(AGE_BANDS)).astype(str).to_numpy(),
-                     index=a.index, name="age_band")
+    return pd.Series(
+        pd.cut(a, edges, right=False, labels=list(AGE_BANDS)).astype(str).to_numpy(), index=a.index, name="age_band"
+    )
 
 
 def _worker_frame(desires: pd.DataFrame, metadata: pd.DataFrame) -> pd.DataFrame:
@@ -44,8 +60,9 @@ def _worker_frame(desires: pd.DataFrame, metadata: pd.DataFrame) -> pd.DataFrame
     d = desires[[USER, OCC, TASK, DESIRE, HAS]].copy()
     d["dev"] = d[DESIRE] - d.groupby(TASK)[DESIRE].transform("mean")
     g = d.groupby([USER, OCC])
-    w = pd.DataFrame({"n": g.size(), "desire": g[DESIRE].sum(), "has": g[HAS].sum(),
-                      "dev": g["dev"].sum()}).reset_index()
+    w = pd.DataFrame(
+        {"n": g.size(), "desire": g[DESIRE].sum(), "has": g[HAS].sum(), "dev": g["dev"].sum()}
+    ).reset_index()
     w = w.merge(metadata, on=[USER, OCC], how="left", validate="one_to_one", indicator=True)
     if (w["_merge"] != "both").any():
         bad = w.loc[w["_merge"] != "both", USER].iloc[0]
@@ -55,9 +72,15 @@ def _worker_frame(desires: pd.DataFrame, metadata: pd.DataFrame) -> pd.DataFrame
     return w
 
 
-def demographic_groups(desires: pd.DataFrame, metadata: pd.DataFrame, variables=DEMOGRAPHIC_VARIABLES,
-                       n_draws: int = 1000, seed: int = 0, level: float = 0.95,
-                       min_workers: int = MIN_GROUP_WORKERS) -> pd.DataFrame:
+def demographic_groups(
+    desires: pd.DataFrame,
+    metadata: pd.DataFrame,
+    variables=DEMOGRAPHIC_VARIABLES,
+    n_draws: int = 1000,
+    seed: int = 0,
+    level: float = 0.95,
+    min_workers: int = MIN_GROUP_WORKERS,
+) -> pd.DataFrame:
     """Response-level means by demographic group with worker-cluster bootstrap intervals.
 
     Columns: variable, group, n_workers, n_responses, mean_desire (+ _lo/_hi), desire_vs_task (mean of
@@ -72,15 +95,21 @@ def demographic_groups(desires: pd.DataFrame, metadata: pd.DataFrame, variables=
     for vi, var in enumerate(variables):
         require_columns(w, [var], "worker metadata")
         grp = w[var].astype(str).to_numpy()
-        labels, sums = stratified_resample_sums(w[["desire", "dev", "has", "n"]].to_numpy(float), grp,
-                                                n_draws, np.random.default_rng([seed, vi]))
+        labels, sums = stratified_resample_sums(
+            w[["desire", "dev", "has", "n"]].to_numpy(float), grp, n_draws, np.random.default_rng([seed, vi])
+        )
         est = w.groupby(grp)[["desire", "dev", "has", "n"]].sum().reindex(labels)
         ratios = {k: sums[..., j] / sums[..., 3] for j, k in enumerate(["desire", "dev", "has"])}
-        gt3 = desires.merge(w[[USER, OCC]].assign(g=grp), on=[USER, OCC]).groupby("g")[DESIRE].apply(
-            lambda x: pct(x > 3))
+        gt3 = (
+            desires.merge(w[[USER, OCC]].assign(g=grp), on=[USER, OCC]).groupby("g")[DESIRE].apply(lambda x: pct(x > 3))
+        )
         for i, lab in enumerate(labels):
-            row = {"variable": var, "group": lab, "n_workers": int((grp == lab).sum()),
-                   "n_responses": int(est.loc[lab, "n"])}
+            row = {
+                "variable": var,
+                "group": lab,
+                "n_workers": int((grp == lab).sum()),
+                "n_responses": int(est.loc[lab, "n"]),
+            }
             for k, name in [("desire", "mean_desire"), ("dev", "desire_vs_task"), ("has", "mean_has")]:
                 lo, hi = percentile_interval(ratios[k][:, i], level)
                 row[name] = float(est.loc[lab, k] / est.loc[lab, "n"])
@@ -99,8 +128,12 @@ def demographic_groups(desires: pd.DataFrame, metadata: pd.DataFrame, variables=
 #: Survey gender -> BLS. BLS reports only the women share; respondents answering "Other" or "Prefer not
 #: to say" are kept in a third category whose target is its own sample share (they are neither up- nor
 #: down-weighted on gender).
-GENDER_MAP = {"Female": "women", "Male": "men", "Other": "other_or_undisclosed",
-              "Prefer not to say": "other_or_undisclosed"}
+GENDER_MAP = {
+    "Female": "women",
+    "Male": "men",
+    "Other": "other_or_undisclosed",
+    "Prefer not to say": "other_or_undisclosed",
+}
 
 #: Survey race (one choice, with "Hispanic" offered *as a race*) -> BLS race groups. BLS reports White,
 #: Black or African American and Asian (the rest, 3.9%, we call "other_race"), and Hispanic or Latino
@@ -108,10 +141,22 @@ GENDER_MAP = {"Female": "women", "Male": "men", "Other": "other_or_undisclosed",
 #:   * ``hispanic_as_white``: the CPS counts Hispanic workers under the race they report, mostly White;
 #:   * ``hispanic_as_other``: treat it as a race outside the three BLS groups.
 RACE_MAPS = {
-    "hispanic_as_white": {"White": "white", "Black": "black", "Asian American and Pacific Islander": "asian",
-                          "Hispanic": "white", "Native American": "other_race", "Other": "other_race"},
-    "hispanic_as_other": {"White": "white", "Black": "black", "Asian American and Pacific Islander": "asian",
-                          "Hispanic": "other_race", "Native American": "other_race", "Other": "other_race"},
+    "hispanic_as_white": {
+        "White": "white",
+        "Black": "black",
+        "Asian American and Pacific Islander": "asian",
+        "Hispanic": "white",
+        "Native American": "other_race",
+        "Other": "other_race",
+    },
+    "hispanic_as_other": {
+        "White": "white",
+        "Black": "black",
+        "Asian American and Pacific Islander": "asian",
+        "Hispanic": "other_race",
+        "Native American": "other_race",
+        "Other": "other_race",
+    },
 }
 
 #: name -> (margins used, race mapping, drop the spike of workers aged exactly 18?)
@@ -136,15 +181,18 @@ def raking_frame(workers: pd.DataFrame, race_map: str = "hispanic_as_white") -> 
     for col, mapping, name in [("Gender", GENDER_MAP, "gender"), ("Race", RACE_MAPS[race_map], "race")]:
         m = workers[col].map(mapping)
         if m.isna().any():
-            raise ValueError(f"worker metadata: column {col!r} has category {workers.loc[m.isna(), col].iloc[0]!r} "
-                             f"with no BLS mapping; expected one of {list(mapping)}")
+            raise ValueError(
+                f"worker metadata: column {col!r} has category {workers.loc[m.isna(), col].iloc[0]!r} "
+                f"with no BLS mapping; expected one of {list(mapping)}"
+            )
         out[name] = m
     out["hispanic"] = np.where(workers["Race"] == "Hispanic", "hispanic", "not_hispanic")
     return out
 
 
-def raking_margins(frame: pd.DataFrame, bls_age: pd.DataFrame, bls_race_gender: pd.DataFrame,
-                   variables) -> dict[str, dict[str, float]]:
+def raking_margins(
+    frame: pd.DataFrame, bls_age: pd.DataFrame, bls_race_gender: pd.DataFrame, variables
+) -> dict[str, dict[str, float]]:
     """Target shares for the requested margins from the BLS total rows (see module docstring)."""
     rg = bls_race_gender_shares(bls_race_gender)
     margins = {}
@@ -153,8 +201,11 @@ def raking_margins(frame: pd.DataFrame, bls_age: pd.DataFrame, bls_race_gender: 
             margins[v] = bls_age_shares(bls_age).to_dict()
         elif v == "gender":
             other = float((frame["gender"] == "other_or_undisclosed").mean())
-            margins[v] = {"women": rg["women"] * (1 - other), "men": (1 - rg["women"]) * (1 - other),
-                          "other_or_undisclosed": other}
+            margins[v] = {
+                "women": rg["women"] * (1 - other),
+                "men": (1 - rg["women"]) * (1 - other),
+                "other_or_undisclosed": other,
+            }
         elif v == "race":
             margins[v] = {k: rg[k] for k in ("white", "black", "asian", "other_race")}
         elif v == "hispanic":
@@ -164,7 +215,9 @@ def raking_margins(frame: pd.DataFrame, bls_age: pd.DataFrame, bls_race_gender: 
     return margins
 
 
-def weighted_task_share(desires: pd.DataFrame, worker_weights: pd.Series, cutoff: float = 3.0) -> tuple[float, pd.Series]:
+def weighted_task_share(
+    desires: pd.DataFrame, worker_weights: pd.Series, cutoff: float = 3.0
+) -> tuple[float, pd.Series]:
     """% of tasks whose *weighted* mean desire exceeds ``cutoff`` (strict), with weights per (User ID,
     occupation); returns the share and the weighted task means. Tasks whose raters all have weight 0
     are dropped (none are, with raking)."""
@@ -191,9 +244,14 @@ def tie_robust_share(task_means: pd.Series, cutoff: float = 3.0, atol: float = 1
         raise ValueError("tie_robust_share: task means must be non-empty and free of NaN")
     at = np.abs(m - cutoff) <= atol
     above = (m > cutoff) & ~at
-    return {"share_gt": 100 * float(above.mean()), "share_at": 100 * float(at.mean()),
-            "share_ge": 100 * float((above | at).mean()), "share_mid": 100 * float(above.mean() + 0.5 * at.mean()),
-            "n_at": int(at.sum()), "mean_of_task_means": float(m.mean())}
+    return {
+        "share_gt": 100 * float(above.mean()),
+        "share_at": 100 * float(at.mean()),
+        "share_ge": 100 * float((above | at).mean()),
+        "share_mid": 100 * float(above.mean() + 0.5 * at.mean()),
+        "n_at": int(at.sum()),
+        "mean_of_task_means": float(m.mean()),
+    }
 
 
 def _rating_matrices(desires: pd.DataFrame, workers: pd.Index):
@@ -211,8 +269,15 @@ def _rating_matrices(desires: pd.DataFrame, workers: pd.Index):
     return pd.Index(tasks), num, den
 
 
-def random_weights_null(desires: pd.DataFrame, workers: pd.Index, n_draws: int, seed: int,
-                        cutoff: float = 3.0, spread: float = 0.01, template: pd.Series | None = None) -> pd.DataFrame:
+def random_weights_null(
+    desires: pd.DataFrame,
+    workers: pd.Index,
+    n_draws: int,
+    seed: int,
+    cutoff: float = 3.0,
+    spread: float = 0.01,
+    template: pd.Series | None = None,
+) -> pd.DataFrame:
     """What weights *unrelated to demographics* do to the share of tasks above ``cutoff``: the null
     against which a raked share must be read.
 
@@ -235,16 +300,29 @@ def random_weights_null(desires: pd.DataFrame, workers: pd.Index, n_draws: int, 
         if np.isnan(t).any():
             raise ValueError("random_weights_null: the template has no weight for some workers")
         W = t[np.argsort(rng.random((n_draws, len(workers))), axis=1)].T
-    m = np.asarray(num @ W) / np.asarray(den @ W)                      # (tasks, draws)
+    m = np.asarray(num @ W) / np.asarray(den @ W)  # (tasks, draws)
     at = np.abs(m - cutoff) <= 1e-9
     above = (m > cutoff) & ~at
-    return pd.DataFrame({"share_gt": 100 * above.mean(0), "share_ge": 100 * (above | at).mean(0),
-                         "share_mid": 100 * (above.mean(0) + 0.5 * at.mean(0)), "mean_of_task_means": m.mean(0)})
+    return pd.DataFrame(
+        {
+            "share_gt": 100 * above.mean(0),
+            "share_ge": 100 * (above | at).mean(0),
+            "share_mid": 100 * (above.mean(0) + 0.5 * at.mean(0)),
+            "mean_of_task_means": m.mean(0),
+        }
+    )
 
 
-def raked_headline(desires: pd.DataFrame, metadata: pd.DataFrame, bls_age: pd.DataFrame,
-                   bls_race_gender: pd.DataFrame, cutoff: float = 3.0, variants=None,
-                   max_iter: int = 1000, tol: float = 1e-10) -> tuple[pd.DataFrame, dict]:
+def raked_headline(
+    desires: pd.DataFrame,
+    metadata: pd.DataFrame,
+    bls_age: pd.DataFrame,
+    bls_race_gender: pd.DataFrame,
+    cutoff: float = 3.0,
+    variants=None,
+    max_iter: int = 1000,
+    tol: float = 1e-10,
+) -> tuple[pd.DataFrame, dict]:
     """The share of tasks with mean desire > cutoff, unweighted and under each raking variant.
 
     Unit of weighting: the workers who rated tasks (keyed by User ID and occupation). Returns
@@ -258,11 +336,22 @@ def raked_headline(desires: pd.DataFrame, metadata: pd.DataFrame, bls_age: pd.Da
     w = _worker_frame(desires, metadata).set_index([USER, OCC])
     base, m0 = weighted_task_share(desires, pd.Series(1.0, index=w.index), cutoff)
     tr0 = tie_robust_share(m0, cutoff)
-    rows = [{"variant": "unweighted (the paper)", "margins": "", "n_workers": len(w), "share_gt_cutoff": base,
-             "share_ge_cutoff": tr0["share_ge"], "share_mid": tr0["share_mid"],
-             "mean_of_task_means": tr0["mean_of_task_means"],
-             "design_effect": 1.0, "effective_n": float(len(w)), "max_weight": 1.0, "min_weight": 1.0,
-             "iterations": 0}]
+    rows = [
+        {
+            "variant": "unweighted (the paper)",
+            "margins": "",
+            "n_workers": len(w),
+            "share_gt_cutoff": base,
+            "share_ge_cutoff": tr0["share_ge"],
+            "share_mid": tr0["share_mid"],
+            "mean_of_task_means": tr0["mean_of_task_means"],
+            "design_effect": 1.0,
+            "effective_n": float(len(w)),
+            "max_weight": 1.0,
+            "min_weight": 1.0,
+            "iterations": 0,
+        }
+    ]
     weights = {}
     for name, (variables, race_map, drop18) in variants.items():
         frame = raking_frame(w, race_map)
@@ -274,44 +363,86 @@ def raked_headline(desires: pd.DataFrame, metadata: pd.DataFrame, bls_age: pd.Da
         sub = desires.merge(frame.reset_index()[[USER, OCC]], on=[USER, OCC])
         share, m = weighted_task_share(sub, wt, cutoff)
         tr = tie_robust_share(m, cutoff)
-        rows.append({"variant": name, "margins": " + ".join(variables), "n_workers": len(frame),
-                     "share_gt_cutoff": share, "share_ge_cutoff": tr["share_ge"], "share_mid": tr["share_mid"],
-                     "mean_of_task_means": tr["mean_of_task_means"], "design_effect": res.design_effect, "effective_n": res.effective_n,
-                     "max_weight": float(wt.max()), "min_weight": float(wt.min()), "iterations": res.iterations})
+        rows.append(
+            {
+                "variant": name,
+                "margins": " + ".join(variables),
+                "n_workers": len(frame),
+                "share_gt_cutoff": share,
+                "share_ge_cutoff": tr["share_ge"],
+                "share_mid": tr["share_mid"],
+                "mean_of_task_means": tr["mean_of_task_means"],
+                "design_effect": res.design_effect,
+                "effective_n": res.effective_n,
+                "max_weight": float(wt.max()),
+                "min_weight": float(wt.min()),
+                "iterations": res.iterations,
+            }
+        )
         weights[name] = wt
     return pd.DataFrame(rows), weights
 
 
-def sample_vs_bls_demographics(desires: pd.DataFrame, metadata: pd.DataFrame, bls_age: pd.DataFrame,
-                               bls_race_gender: pd.DataFrame, race_map: str = "hispanic_as_white") -> pd.DataFrame:
+def sample_vs_bls_demographics(
+    desires: pd.DataFrame,
+    metadata: pd.DataFrame,
+    bls_age: pd.DataFrame,
+    bls_race_gender: pd.DataFrame,
+    race_map: str = "hispanic_as_white",
+) -> pd.DataFrame:
     """Sample shares (workers who rated tasks) vs BLS CPS 2024 shares (%) for age band, gender, race and
     Hispanic ethnicity. Columns: variable, category, n_workers, sample_pct, bls_pct."""
     w = _worker_frame(desires, metadata)
     frame = raking_frame(w, race_map)
     rg = bls_race_gender_shares(bls_race_gender)
-    targets = {"age_band": bls_age_shares(bls_age).to_dict(),
-               "gender": {"women": rg["women"], "men": 1 - rg["women"], "other_or_undisclosed": np.nan},
-               "race": {k: rg[k] for k in ("white", "black", "asian", "other_race")},
-               "hispanic": {"hispanic": rg["hispanic"], "not_hispanic": 1 - rg["hispanic"]}}
+    targets = {
+        "age_band": bls_age_shares(bls_age).to_dict(),
+        "gender": {"women": rg["women"], "men": 1 - rg["women"], "other_or_undisclosed": np.nan},
+        "race": {k: rg[k] for k in ("white", "black", "asian", "other_race")},
+        "hispanic": {"hispanic": rg["hispanic"], "not_hispanic": 1 - rg["hispanic"]},
+    }
     rows = []
     for var, t in targets.items():
         counts = frame[var].value_counts()
         for cat, share in t.items():
             n = int(counts.get(cat, 0))
-            rows.append({"variable": var, "category": cat, "n_workers": n, "sample_pct": 100 * n / len(frame),
-                         "bls_pct": 100 * share if np.isfinite(share) else np.nan})
+            rows.append(
+                {
+                    "variable": var,
+                    "category": cat,
+                    "n_workers": n,
+                    "sample_pct": 100 * n / len(frame),
+                    "bls_pct": 100 * share if np.isfinite(share) else np.nan,
+                }
+            )
     return pd.DataFrame(rows)
 
 
 def category_mapping_table() -> pd.DataFrame:
     """The mapping from the survey's categories to BLS CPS 2024 categories, as documented in the chapter."""
-    rows = [("age", "Age (integer)", "16 to 19 years ... 65 years and over (7 CPS bands)",
-             "cut at 20, 25, 35, 45, 55, 65; the survey's youngest workers are 18-19")]
-    rows += [("gender", k, v, "BLS gives % women; 'other' keeps its sample share as its target")
-             for k, v in GENDER_MAP.items()]
-    rows += [("race", k, f"{v} | {RACE_MAPS['hispanic_as_other'][k]}", "primary mapping | alternative")
-             for k, v in RACE_MAPS["hispanic_as_white"].items()]
-    rows += [("Hispanic ethnicity", "Race == 'Hispanic'", "hispanic (BLS: Hispanic or Latino, any race)",
-              "the survey offers Hispanic as a race, so Hispanic workers who are also White, Black, ... "
-              "cannot be told apart")]
+    rows = [
+        (
+            "age",
+            "Age (integer)",
+            "16 to 19 years ... 65 years and over (7 CPS bands)",
+            "cut at 20, 25, 35, 45, 55, 65; the survey's youngest workers are 18-19",
+        )
+    ]
+    rows += [
+        ("gender", k, v, "BLS gives % women; 'other' keeps its sample share as its target")
+        for k, v in GENDER_MAP.items()
+    ]
+    rows += [
+        ("race", k, f"{v} | {RACE_MAPS['hispanic_as_other'][k]}", "primary mapping | alternative")
+        for k, v in RACE_MAPS["hispanic_as_white"].items()
+    ]
+    rows += [
+        (
+            "Hispanic ethnicity",
+            "Race == 'Hispanic'",
+            "hispanic (BLS: Hispanic or Latino, any race)",
+            "the survey offers Hispanic as a race, so Hispanic workers who are also White, Black, ... "
+            "cannot be told apart",
+        )
+    ]
     return pd.DataFrame(rows, columns=["margin", "survey category", "BLS category", "note"])

@@ -5,16 +5,38 @@ over the task's worker rows, grouped by task text, no minimum count. "Want autom
 **strictly** (the 46.1%). Reasons use responses (not tasks) with rating >= 3 as the denominator.
 Sector is the SOC major group, the first two digits of ``O*NET-SOC Code`` (joined on occupation title).
 """
+
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
-from .common import (DESIRE, DESIRE_REASONS, ENJOYMENT, JOB_SECURITY, OCC, SOC_CODE, TASK, pct,
-                     require_columns, require_ratings, task_means)
+from .common import (
+    DESIRE,
+    DESIRE_REASONS,
+    ENJOYMENT,
+    JOB_SECURITY,
+    OCC,
+    SOC_CODE,
+    TASK,
+    pct,
+    require_columns,
+    require_ratings,
+    task_means,
+)
 
-__all__ = ["task_desire", "desire_shares", "ranked_tasks", "desire_reasons", "sector_names",
-           "occupation_sectors", "desire_by_sector", "spearman", "spearman_ci", "format_p_truncated"]
+__all__ = [
+    "task_desire",
+    "desire_shares",
+    "ranked_tasks",
+    "desire_reasons",
+    "sector_names",
+    "occupation_sectors",
+    "desire_by_sector",
+    "spearman",
+    "spearman_ci",
+    "format_p_truncated",
+]
 
 
 def task_desire(desires: pd.DataFrame) -> pd.DataFrame:
@@ -35,8 +57,12 @@ def desire_shares(desire: pd.Series, cutoff: float = 3.0) -> dict[str, float]:
     x = np.asarray(desire, dtype=float)
     if np.isnan(x).any():
         raise ValueError("desire_shares: task desire contains NaN")
-    return {"share_gt_cutoff": pct(x > cutoff), "share_ge_cutoff": pct(x >= cutoff),
-            "share_ge4": pct(x >= 4), "share_le2": pct(x <= 2)}
+    return {
+        "share_gt_cutoff": pct(x > cutoff),
+        "share_ge_cutoff": pct(x >= cutoff),
+        "share_ge4": pct(x >= 4),
+        "share_le2": pct(x <= 2),
+    }
 
 
 def ranked_tasks(tasks: pd.DataFrame, n: int = 20, top: bool = True) -> pd.DataFrame:
@@ -90,7 +116,9 @@ def occupation_sectors(task_metadata: pd.DataFrame, bls_wages: pd.DataFrame) -> 
     codes = task_metadata.groupby(OCC)[SOC_CODE].agg(lambda s: sorted(set(s.str[:2])))
     multi = codes[codes.map(len) > 1]
     if len(multi):
-        raise ValueError(f"task metadata: occupation {multi.index[0]!r} maps to several SOC major groups {multi.iloc[0]}")
+        raise ValueError(
+            f"task metadata: occupation {multi.index[0]!r} maps to several SOC major groups {multi.iloc[0]}"
+        )
     code = codes.map(lambda x: x[0])
     names = sector_names(bls_wages)
     unknown = sorted(set(code) - set(names.index))
@@ -107,8 +135,13 @@ def desire_by_sector(tasks: pd.DataFrame, sectors: pd.DataFrame, cutoff: float =
         missing = s.loc[s["sector"].isna(), "occupation"].iloc[0]
         raise ValueError(f"occupation {missing!r} has no SOC sector in the task metadata")
     g = s.groupby("sector")
-    out = pd.DataFrame({"n_tasks": g.size(), "mean_desire": g["desire"].mean(),
-                        "share_gt_cutoff": g["desire"].apply(lambda x: pct(x > cutoff))})
+    out = pd.DataFrame(
+        {
+            "n_tasks": g.size(),
+            "mean_desire": g["desire"].mean(),
+            "share_gt_cutoff": g["desire"].apply(lambda x: pct(x > cutoff)),
+        }
+    )
     return out.sort_values("share_gt_cutoff", ascending=False).reset_index()
 
 

@@ -13,6 +13,7 @@ Definitions (METHODS, WORKBank):
     headers with stray spaces (``'16 to 19 \\nyears'``) in the age table, and different names for the
     total row ("Total employed" vs "Total, 16 years and over").
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -20,8 +21,17 @@ import pandas as pd
 
 from .common import OCC, TASK, ZONES, require_columns
 
-__all__ = ["claude_top_share", "mapping_density", "bls_number", "tidy_bls_columns", "bls_total_row",
-           "bls_age_shares", "bls_race_gender_shares", "bls_sector_employment", "sample_vs_bls_sectors"]
+__all__ = [
+    "claude_top_share",
+    "mapping_density",
+    "bls_number",
+    "tidy_bls_columns",
+    "bls_total_row",
+    "bls_age_shares",
+    "bls_race_gender_shares",
+    "bls_sector_employment",
+    "sample_vs_bls_sectors",
+]
 
 
 def claude_top_share(tasks: pd.DataFrame, usage: pd.DataFrame, n_top: int = 10) -> tuple[float, pd.DataFrame]:
@@ -42,16 +52,25 @@ def claude_top_share(tasks: pd.DataFrame, usage: pd.DataFrame, n_top: int = 10) 
     # a lower-cased text shared by two tasks of the top occupations counts once
     t_unique = t.drop_duplicates("key")
     g = t_unique.groupby("occupation")
-    table = pd.DataFrame({"mean_desire": occ.loc[top], "n_tasks": t.groupby("occupation").size(),
-                          "n_tasks_in_usage": g["usage_pct"].count(),
-                          "usage_pct": g["usage_pct"].sum()}).reset_index()
-    table = table.rename(columns={"index": "occupation"}).sort_values(
-        ["mean_desire", "occupation"], ascending=[False, True], kind="mergesort").reset_index(drop=True)
+    table = pd.DataFrame(
+        {
+            "mean_desire": occ.loc[top],
+            "n_tasks": t.groupby("occupation").size(),
+            "n_tasks_in_usage": g["usage_pct"].count(),
+            "usage_pct": g["usage_pct"].sum(),
+        }
+    ).reset_index()
+    table = (
+        table.rename(columns={"index": "occupation"})
+        .sort_values(["mean_desire", "occupation"], ascending=[False, True], kind="mergesort")
+        .reset_index(drop=True)
+    )
     return float(t_unique["usage_pct"].sum()), table
 
 
-def mapping_density(landscape: pd.DataFrame, mappings: pd.DataFrame, count_col: str,
-                    join: str = "task") -> tuple[pd.DataFrame, float]:
+def mapping_density(
+    landscape: pd.DataFrame, mappings: pd.DataFrame, count_col: str, join: str = "task"
+) -> tuple[pd.DataFrame, float]:
     """Mappings (YC companies or arXiv papers) per zone.
 
     ``landscape`` needs columns occupation, zone (index = task text). ``join='task'`` (the authors')
@@ -72,8 +91,11 @@ def mapping_density(landscape: pd.DataFrame, mappings: pd.DataFrame, count_col: 
     else:
         raise ValueError(f"mapping_density: join must be 'task' or 'task_occupation', got {join!r}")
     g = lk.groupby("zone")
-    t = pd.DataFrame({"n_tasks": g.size(), "n_mapped": g["count"].count(),
-                      "total": g["count"].sum()}).reindex(list(ZONES)).fillna(0)
+    t = (
+        pd.DataFrame({"n_tasks": g.size(), "n_mapped": g["count"].count(), "total": g["count"].sum()})
+        .reindex(list(ZONES))
+        .fillna(0)
+    )
     t["density"] = t["total"] / t["n_tasks"]
     t["share_of_total"] = 100 * t["total"] / t["total"].sum()
     t.index.name = "zone"
@@ -82,6 +104,7 @@ def mapping_density(landscape: pd.DataFrame, mappings: pd.DataFrame, count_col: 
 
 
 # --------------------------------------------------------------------------------------------- BLS
+
 
 def bls_number(x) -> float:
     """A BLS cell as a number: ``'161,346' -> 161346``; ``'–'`` (suppressed), ``'#'``, ``''`` -> NaN."""
@@ -108,13 +131,22 @@ def bls_total_row(df: pd.DataFrame, what: str) -> pd.Series:
     occ = df["Occupation"].astype("string").fillna("").str.strip()
     hit = df[occ.str.match(r"^Total(,| employed)")]
     if len(hit) != 1:
-        raise ValueError(f"{what}: expected exactly one total row ('Total employed' or 'Total, 16 years and "
-                         f"over') in column 'Occupation', found {len(hit)}")
+        raise ValueError(
+            f"{what}: expected exactly one total row ('Total employed' or 'Total, 16 years and "
+            f"over') in column 'Occupation', found {len(hit)}"
+        )
     return hit.iloc[0]
 
 
-AGE_BANDS = ("16 to 19 years", "20 to 24 years", "25 to 34 years", "35 to 44 years", "45 to 54 years",
-             "55 to 64 years", "65 years and over")
+AGE_BANDS = (
+    "16 to 19 years",
+    "20 to 24 years",
+    "25 to 34 years",
+    "35 to 44 years",
+    "45 to 54 years",
+    "55 to 64 years",
+    "65 years and over",
+)
 
 
 def bls_age_shares(bls_age: pd.DataFrame) -> pd.Series:
@@ -143,8 +175,14 @@ def bls_race_gender_shares(bls_race_gender: pd.DataFrame) -> dict[str, float]:
     other = 1 - v["White"] - v["Black or African American"] - v["Asian"]
     if other < 0:
         raise ValueError("BLS race/gender table: White + Black + Asian exceed 100%")
-    return {"women": v["Women"], "white": v["White"], "black": v["Black or African American"],
-            "asian": v["Asian"], "other_race": other, "hispanic": v["Hispanic or Latino"]}
+    return {
+        "women": v["Women"],
+        "white": v["White"],
+        "black": v["Black or African American"],
+        "asian": v["Asian"],
+        "other_race": other,
+        "hispanic": v["Hispanic or Latino"],
+    }
 
 
 def bls_sector_employment(bls_wages: pd.DataFrame) -> pd.DataFrame:
@@ -152,9 +190,13 @@ def bls_sector_employment(bls_wages: pd.DataFrame) -> pd.DataFrame:
     require_columns(bls_wages, ["OCC_CODE", "OCC_TITLE", "O_GROUP", "TOT_EMP"], "BLS wage data")
     major = bls_wages[bls_wages["O_GROUP"] == "major"]
     emp = major["TOT_EMP"].map(bls_number)
-    out = pd.DataFrame({"sector_code": major["OCC_CODE"].str[:2].to_numpy(),
-                        "sector": major["OCC_TITLE"].str.replace(r"\s+Occupations$", "", regex=True).to_numpy(),
-                        "employment": emp.to_numpy()})
+    out = pd.DataFrame(
+        {
+            "sector_code": major["OCC_CODE"].str[:2].to_numpy(),
+            "sector": major["OCC_TITLE"].str.replace(r"\s+Occupations$", "", regex=True).to_numpy(),
+            "employment": emp.to_numpy(),
+        }
+    )
     out["share"] = 100 * out["employment"] / out["employment"].sum()
     return out
 
@@ -170,5 +212,5 @@ def sample_vs_bls_sectors(metadata: pd.DataFrame, sectors: pd.DataFrame, bls_wag
     emp["n_workers"] = emp["sector_code"].map(n).fillna(0).astype(int)
     emp["sample_share"] = 100 * emp["n_workers"] / emp["n_workers"].sum()
     return emp[["sector_code", "sector", "n_workers", "sample_share", "employment", "share"]].rename(
-        columns={"share": "bls_share"})
-
+        columns={"share": "bls_share"}
+    )

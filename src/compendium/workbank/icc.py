@@ -5,6 +5,7 @@ The paper's Table 1 ICC (:func:`compendium.workbank.reliability.fit_mixed_model`
 profile likelihood in the variance ratio lambda = sigma_u^2 / sigma_e^2, which we minimise directly
 (statsmodels' optimisers disagree with each other on this fit: BFGS stops unconverged, L-BFGS at 0).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -47,7 +48,7 @@ def icc_reml_intercept_only(y, groups) -> dict[str, float]:
 
     res = optimize.minimize_scalar(neg2, bounds=(-20.0, 10.0), method="bounded", options={"xatol": 1e-10})
     lam = float(np.exp(res.x))
-    if neg2(-20.0) <= res.fun:      # boundary: no between-group variance
+    if neg2(-20.0) <= res.fun:  # boundary: no between-group variance
         lam = 0.0
     _, mu, q = parts(lam)
     se2 = q / (N - 1)

@@ -5,6 +5,7 @@ inner-joined with Aw(t) (844 tasks). Cut-off 3.0 on both axes and **3.0 counts a
 Green (Ae>=c, Aw>=c), Red (Ae>=c, Aw<c), R&D Opportunity (Ae<c, Aw>=c), Low Priority (Ae<c, Aw<c).
 Sector zone shares divide by the sector's tasks in the landscape.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -13,8 +14,17 @@ import pandas as pd
 from ..stats.resampling import stratified_resample_sums
 from .common import CAPABILITY, DESIRE, OCC, TASK, USER, ZONES, require_columns, require_ratings, task_means
 
-__all__ = ["task_landscape", "assign_zones", "zone_counts", "zones_by_sector", "cutoff_sweep",
-           "zone_bootstrap", "cluster_counts", "zone_cluster_bootstrap", "zone_uncertainty_breakdown"]
+__all__ = [
+    "task_landscape",
+    "assign_zones",
+    "zone_counts",
+    "zones_by_sector",
+    "cutoff_sweep",
+    "zone_bootstrap",
+    "cluster_counts",
+    "zone_cluster_bootstrap",
+    "zone_uncertainty_breakdown",
+]
 
 
 def task_landscape(desires: pd.DataFrame, experts: pd.DataFrame) -> pd.DataFrame:
@@ -29,8 +39,15 @@ def task_landscape(desires: pd.DataFrame, experts: pd.DataFrame) -> pd.DataFrame
     j = aw.merge(ae, how="inner", left_index=True, right_index=True, suffixes=("_w", "_e"))
     if j.empty:
         raise ValueError("task_landscape: no task text is rated by both workers and experts")
-    out = pd.DataFrame({"occupation": j["occupation_w"], "desire": j[DESIRE], "capability": j[CAPABILITY],
-                        "n_workers": j["n_ratings_w"], "n_experts": j["n_ratings_e"]})
+    out = pd.DataFrame(
+        {
+            "occupation": j["occupation_w"],
+            "desire": j[DESIRE],
+            "capability": j[CAPABILITY],
+            "n_workers": j["n_ratings_w"],
+            "n_experts": j["n_ratings_e"],
+        }
+    )
     out.index.name = TASK
     return out
 
@@ -78,14 +95,26 @@ def cutoff_sweep(landscape: pd.DataFrame, cutoffs) -> pd.DataFrame:
     for c in np.asarray(cutoffs, dtype=float):
         z = zone_counts(assign_zones(landscape["capability"], landscape["desire"], c))
         d = landscape["desire"].to_numpy()
-        rows.append({"cutoff": round(float(c), 10), **z, "share_desire_gt": 100 * float(np.mean(d > c)),
-                     "share_desire_ge": 100 * float(np.mean(d >= c))})
+        rows.append(
+            {
+                "cutoff": round(float(c), 10),
+                **z,
+                "share_desire_gt": 100 * float(np.mean(d > c)),
+                "share_desire_ge": 100 * float(np.mean(d >= c)),
+            }
+        )
     return pd.DataFrame(rows)
 
 
-def zone_bootstrap(desires: pd.DataFrame, experts: pd.DataFrame, landscape: pd.DataFrame,
-                   cutoff: float = 3.0, n_draws: int = 2000, seed: int = 0,
-                   stable_level: float = 0.95) -> tuple[pd.DataFrame, pd.DataFrame]:
+def zone_bootstrap(
+    desires: pd.DataFrame,
+    experts: pd.DataFrame,
+    landscape: pd.DataFrame,
+    cutoff: float = 3.0,
+    n_draws: int = 2000,
+    seed: int = 0,
+    stable_level: float = 0.95,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Bootstrap stability of each task's zone.
 
     Within every task, worker desire ratings and expert capability ratings are resampled with
@@ -104,10 +133,12 @@ def zone_bootstrap(desires: pd.DataFrame, experts: pd.DataFrame, landscape: pd.D
     (``p_observed < 0.5`` is that). With 2 experts the capability side is stable exactly when both
     rate on the same side of the cut-off; with 1 expert it never varies (:func:`zone_uncertainty_breakdown`).
     """
-    lab_d, sum_d = stratified_resample_sums(desires[DESIRE].to_numpy(float), desires[TASK].to_numpy(),
-                                            n_draws, np.random.default_rng([seed, 1]))
-    lab_e, sum_e = stratified_resample_sums(experts[CAPABILITY].to_numpy(float), experts[TASK].to_numpy(),
-                                            n_draws, np.random.default_rng([seed, 2]))
+    lab_d, sum_d = stratified_resample_sums(
+        desires[DESIRE].to_numpy(float), desires[TASK].to_numpy(), n_draws, np.random.default_rng([seed, 1])
+    )
+    lab_e, sum_e = stratified_resample_sums(
+        experts[CAPABILITY].to_numpy(float), experts[TASK].to_numpy(), n_draws, np.random.default_rng([seed, 2])
+    )
     n_d = desires.groupby(TASK).size().reindex(lab_d).to_numpy()
     n_e = experts.groupby(TASK).size().reindex(lab_e).to_numpy()
     tasks = landscape.index
@@ -151,11 +182,16 @@ def zone_uncertainty_breakdown(per_task: pd.DataFrame, stable_level: float = 0.9
     ne = per_task["n_experts"]
     unc = per_task["p_observed"] < stable_level
     big = ne >= 3
-    return {"uncertain": 100 * float(unc.mean()), "desire_side": 100 * float(des.mean()),
-            "capability_side": 100 * float(cap.mean()), "desire_side_only": 100 * float((des & ~cap).mean()),
-            "minority": 100 * float((per_task["p_observed"] < 0.5).mean()),
-            "experts_1": 100 * float((ne == 1).mean()), "experts_2": 100 * float((ne == 2).mean()),
-            "uncertain_experts_3plus": 100 * float(unc[big].mean()) if big.any() else float("nan")}
+    return {
+        "uncertain": 100 * float(unc.mean()),
+        "desire_side": 100 * float(des.mean()),
+        "capability_side": 100 * float(cap.mean()),
+        "desire_side_only": 100 * float((des & ~cap).mean()),
+        "minority": 100 * float((per_task["p_observed"] < 0.5).mean()),
+        "experts_1": 100 * float((ne == 1).mean()),
+        "experts_2": 100 * float((ne == 2).mean()),
+        "uncertain_experts_3plus": 100 * float(unc[big].mean()) if big.any() else float("nan"),
+    }
 
 
 def cluster_counts(strata, n_draws: int, rng: np.random.Generator) -> np.ndarray:
@@ -170,7 +206,7 @@ def cluster_counts(strata, n_draws: int, rng: np.random.Generator) -> np.ndarray
     slot_start = np.repeat(starts, sizes)
     slot_size = np.repeat(sizes, sizes)
     u = rng.random((n_draws, n))
-    picked = order[slot_start + (u * slot_size).astype(np.intp)]          # positions of drawn clusters
+    picked = order[slot_start + (u * slot_size).astype(np.intp)]  # positions of drawn clusters
     flat = (np.arange(n_draws)[:, None] * n + picked).ravel()
     return np.bincount(flat, minlength=n_draws * n).reshape(n_draws, n)
 
@@ -188,9 +224,16 @@ def _task_rater_matrices(ratings: pd.DataFrame, value: str, rater_keys: list[str
     return raters, num, den
 
 
-def zone_cluster_bootstrap(desires: pd.DataFrame, experts: pd.DataFrame, landscape: pd.DataFrame,
-                           cutoff: float = 3.0, n_draws: int = 2000, seed: int = 0,
-                           worker_keys=(USER, OCC), expert_keys=(USER,)) -> pd.DataFrame:
+def zone_cluster_bootstrap(
+    desires: pd.DataFrame,
+    experts: pd.DataFrame,
+    landscape: pd.DataFrame,
+    cutoff: float = 3.0,
+    n_draws: int = 2000,
+    seed: int = 0,
+    worker_keys=(USER, OCC),
+    expert_keys=(USER,),
+) -> pd.DataFrame:
     """Zone totals with the *raters* as the resampling units: a crossed cluster bootstrap.
 
     One expert rates up to ~190 tasks and experts differ systematically (some rate everything higher),
@@ -211,15 +254,18 @@ def zone_cluster_bootstrap(desires: pd.DataFrame, experts: pd.DataFrame, landsca
     tasks = landscape.index
     wr, num_d, den_d = _task_rater_matrices(desires, DESIRE, list(worker_keys), tasks)
     er, num_e, den_e = _task_rater_matrices(experts, CAPABILITY, list(expert_keys), tasks)
-    occ = (wr.get_level_values(list(worker_keys).index(OCC)) if OCC in worker_keys and isinstance(wr, pd.MultiIndex)
-           else np.zeros(len(wr)))
-    Cw = cluster_counts(occ, n_draws, np.random.default_rng([seed, 11])).T.astype(float)   # (workers, draws)
+    occ = (
+        wr.get_level_values(list(worker_keys).index(OCC))
+        if OCC in worker_keys and isinstance(wr, pd.MultiIndex)
+        else np.zeros(len(wr))
+    )
+    Cw = cluster_counts(occ, n_draws, np.random.default_rng([seed, 11])).T.astype(float)  # (workers, draws)
     Ce = cluster_counts(np.zeros(len(er)), n_draws, np.random.default_rng([seed, 12])).T.astype(float)
     dd, de = np.asarray(den_d @ Cw), np.asarray(den_e @ Ce)
     with np.errstate(invalid="ignore", divide="ignore"):
         md = np.asarray(num_d @ Cw) / dd
         me = np.asarray(num_e @ Ce) / de
-    ok = (dd > 0) & (de > 0)                                                           # (tasks, draws)
+    ok = (dd > 0) & (de > 0)  # (tasks, draws)
     hi_d, hi_e = md >= cutoff, me >= cutoff
     z = {"green": hi_e & hi_d, "red": hi_e & ~hi_d, "rnd": ~hi_e & hi_d, "low": ~hi_e & ~hi_d}
     n_def = ok.sum(0)

@@ -11,6 +11,7 @@ project prefers another definition the alternative is published beside it as ``<
 The register's ``row_labels`` (occupation titles, task texts, statsmodels term names, skill names) are
 identifiers used to find a row in the data; no published number is ever read.
 """
+
 from __future__ import annotations
 
 import re
@@ -106,29 +107,47 @@ PROVENANCE: dict[str, str] = {
 
 #: fig5a row slug -> SOC major group name (BLS OEWS "major" rows)
 FIG5A_SECTORS = {
-    "computer_math": "Computer and Mathematical", "management": "Management",
-    "business": "Business and Financial Operations", "arts": "Arts, Design, Entertainment, Sports, and Media",
-    "office": "Office and Administrative Support", "sales": "Sales and Related",
+    "computer_math": "Computer and Mathematical",
+    "management": "Management",
+    "business": "Business and Financial Operations",
+    "arts": "Arts, Design, Entertainment, Sports, and Media",
+    "office": "Office and Administrative Support",
+    "sales": "Sales and Related",
     "education": "Educational Instruction and Library",
 }
 #: text-claim sector slug (wb.sector.<slug>_share_gt3) -> SOC major group name
-SECTOR_CLAIMS = {"computer_math": FIG5A_SECTORS["computer_math"], "office": FIG5A_SECTORS["office"],
-                 "management": "Management", "sales": "Sales and Related",
-                 "business": FIG5A_SECTORS["business"], "education": FIG5A_SECTORS["education"],
-                 "arts": FIG5A_SECTORS["arts"]}
+SECTOR_CLAIMS = {
+    "computer_math": FIG5A_SECTORS["computer_math"],
+    "office": FIG5A_SECTORS["office"],
+    "management": "Management",
+    "sales": "Sales and Related",
+    "business": FIG5A_SECTORS["business"],
+    "education": FIG5A_SECTORS["education"],
+    "arts": FIG5A_SECTORS["arts"],
+}
 #: register column prefix -> rating column of the task characteristics (nb_has_avg, nb_h5)
-CHARACTERISTICS = {"has": HAS, "physical": TASK_CHARACTERISTICS["physical_action"],
-                   "interpersonal": TASK_CHARACTERISTICS["interpersonal_communication"],
-                   "uncertainty": TASK_CHARACTERISTICS["uncertainty"],
-                   "domain": TASK_CHARACTERISTICS["domain_expertise"]}
-FIG4B_REASONS = {"free_time": DESIRE_REASONS["free_time"], "repetitive": DESIRE_REASONS["repetitive"],
-                 "quality": DESIRE_REASONS["human_error"], "stress": DESIRE_REASONS["stress"],
-                 "difficulty": DESIRE_REASONS["difficulty"]}
-AUDIO = ("the audio mini-interview transcripts and their LLooM concept assignments (not released with "
-         "WORKBank; paper App F.1)")
+CHARACTERISTICS = {
+    "has": HAS,
+    "physical": TASK_CHARACTERISTICS["physical_action"],
+    "interpersonal": TASK_CHARACTERISTICS["interpersonal_communication"],
+    "uncertainty": TASK_CHARACTERISTICS["uncertainty"],
+    "domain": TASK_CHARACTERISTICS["domain_expertise"],
+}
+FIG4B_REASONS = {
+    "free_time": DESIRE_REASONS["free_time"],
+    "repetitive": DESIRE_REASONS["repetitive"],
+    "quality": DESIRE_REASONS["human_error"],
+    "stress": DESIRE_REASONS["stress"],
+    "difficulty": DESIRE_REASONS["difficulty"],
+}
+AUDIO = (
+    "the audio mini-interview transcripts and their LLooM concept assignments (not released with "
+    "WORKBank; paper App F.1)"
+)
 
 
 # ------------------------------------------------------------------------------------------ register
+
 
 def load_register(path=None) -> dict:
     """The WORKBank register (``published/workbank.yaml``)."""
@@ -181,10 +200,11 @@ def _lookup(labels: Mapping[str, str], keys: pd.Index, what: str) -> dict[str, o
 
 # ---------------------------------------------------------------------------------------- table 1
 
+
 def _safe(s: str) -> str:
     """The authors' ``make_safe`` column names (robustness.ipynb cell 23), with runs of underscores
     collapsed (the paper prints ``llm_usage_by_type__`` where the notebook has three)."""
-    s = (s.strip().replace(" ", "_").replace("-", "_").replace("(", "").replace(")", "").replace("*", "").lower())
+    s = s.strip().replace(" ", "_").replace("-", "_").replace("(", "").replace(")", "").replace("*", "").lower()
     return re.sub(r"_+", "_", s)
 
 
@@ -197,8 +217,9 @@ def _term_key(term: str) -> str:
     return _safe(term)
 
 
-def table1_frame(desires: pd.DataFrame, metadata: pd.DataFrame, row_labels: Mapping[str, str],
-                 method: str = "bfgs") -> tuple[pd.DataFrame, dict]:
+def table1_frame(
+    desires: pd.DataFrame, metadata: pd.DataFrame, row_labels: Mapping[str, str], method: str = "bfgs"
+) -> tuple[pd.DataFrame, dict]:
     """Paper Table 1: fixed effects of the REML mixed model (response desire ~ 22 covariates + random task
     intercept), rows = the register's row slugs, columns coef, se, z, p, ci_low, ci_high; and the fit's
     summary (:func:`reliability.fit_mixed_model`). A register term the fit does not produce is NaN."""
@@ -208,9 +229,16 @@ def table1_frame(desires: pd.DataFrame, metadata: pd.DataFrame, row_labels: Mapp
     if by_key.index.duplicated().any():
         raise ValueError(f"table1: two model terms share a key: {by_key.index[by_key.index.duplicated()][0]!r}")
     rows = {slug: _term_key(lab) for slug, lab in row_labels.items()}
-    out = pd.DataFrame({slug: (by_key.loc[k, ["coef", "se", "z", "p", "ci_low", "ci_high"]] if k in by_key.index
-                               else pd.Series(np.nan, index=["coef", "se", "z", "p", "ci_low", "ci_high"]))
-                        for slug, k in rows.items()}).T.astype(float)
+    out = pd.DataFrame(
+        {
+            slug: (
+                by_key.loc[k, ["coef", "se", "z", "p", "ci_low", "ci_high"]]
+                if k in by_key.index
+                else pd.Series(np.nan, index=["coef", "se", "z", "p", "ci_low", "ci_high"])
+            )
+            for slug, k in rows.items()
+        }
+    ).T.astype(float)
     out.index.name = "row"
     summ = dict(summ)
     summ["group_var_se"] = _group_var_se(res)
@@ -227,21 +255,28 @@ def _group_var_se(res) -> float:
 
 def mixed_model_stats(summary: Mapping) -> dict[str, float]:
     """The notebook-only numbers of the Table 1 fit (robustness.ipynb cell 23)."""
-    return {"wb.mixed.n_obs": summary["n_obs"], "wb.mixed.n_groups": summary["n_groups"],
-            "wb.mixed.loglik": summary["llf"], "wb.mixed.group_var_se": summary["group_var_se"],
-            "wb.mixed.min_group": summary["min_group"], "wb.mixed.max_group": summary["max_group"],
-            "wb.mixed.mean_group": summary["mean_group"]}
+    return {
+        "wb.mixed.n_obs": summary["n_obs"],
+        "wb.mixed.n_groups": summary["n_groups"],
+        "wb.mixed.loglik": summary["llf"],
+        "wb.mixed.group_var_se": summary["group_var_se"],
+        "wb.mixed.min_group": summary["min_group"],
+        "wb.mixed.max_group": summary["max_group"],
+        "wb.mixed.mean_group": summary["mean_group"],
+    }
 
 
 # ---------------------------------------------------------------------------------- tables 2, 3, 4
+
 
 def table2_frame(metadata: pd.DataFrame, row_labels: Mapping[str, str]) -> pd.DataFrame:
     """Paper Table 2: survey participants (rows of the worker metadata file) per occupation."""
     require_columns(metadata, [USER, OCC], "worker metadata")
     n = metadata.groupby(OCC)[USER].size()
     hit = _lookup(row_labels, n.index, "occupation")
-    return pd.DataFrame({"n": [float(n[k]) if k is not None else np.nan for k in hit.values()]},
-                        index=pd.Index(list(hit), name="row"))
+    return pd.DataFrame(
+        {"n": [float(n[k]) if k is not None else np.nan for k in hit.values()]}, index=pd.Index(list(hit), name="row")
+    )
 
 
 def ranked_desire_frame(desires: pd.DataFrame, row_labels: Mapping[str, str]) -> pd.DataFrame:
@@ -254,11 +289,14 @@ def ranked_desire_frame(desires: pd.DataFrame, row_labels: Mapping[str, str]) ->
     keys = pd.Index([f"{o}: {t}" for o, t in g.index])
     vals = pd.Series(g.to_numpy(), index=keys)
     hit = _lookup(row_labels, keys, "task")
-    return pd.DataFrame({"aw": [float(vals[k]) if k is not None else np.nan for k in hit.values()]},
-                        index=pd.Index(list(hit), name="row"))
+    return pd.DataFrame(
+        {"aw": [float(vals[k]) if k is not None else np.nan for k in hit.values()]},
+        index=pd.Index(list(hit), name="row"),
+    )
 
 
 # ------------------------------------------------------------------------ occupation-level HAS
+
 
 def _occupation_pools(desires: pd.DataFrame, metadata: pd.DataFrame, experts: pd.DataFrame):
     """The authors' occupation pools (human_agency_scale.ipynb): an occupation's tasks are the task texts
@@ -289,28 +327,40 @@ def occupation_has(desires, metadata, experts) -> pd.DataFrame:
     rows = []
     for occ, (_, w, e) in _occupation_pools(desires, metadata, experts).items():
         hw, he = _hist(w), _hist(e)
-        rows.append({"occupation": occ, "worker_level": int(np.argmax(hw)) + 1,
-                     "expert_level": int(np.argmax(he)) + 1,
-                     "jsd": float(jensenshannon(hw, he, base=2))})
+        rows.append(
+            {
+                "occupation": occ,
+                "worker_level": int(np.argmax(hw)) + 1,
+                "expert_level": int(np.argmax(he)) + 1,
+                "jsd": float(jensenshannon(hw, he, base=2)),
+            }
+        )
     return pd.DataFrame(rows).set_index("occupation")
 
 
 def table5_frame(occ_has: pd.DataFrame, row_labels: Mapping[str, str]) -> pd.DataFrame:
     """Paper Table 5: worker level, expert level (1-5) and JS distance of each printed occupation."""
     hit = _lookup(row_labels, occ_has.index, "occupation")
-    rows = [occ_has.loc[k, ["worker_level", "expert_level", "jsd"]].astype(float) if k is not None
-            else pd.Series(np.nan, index=["worker_level", "expert_level", "jsd"]) for k in hit.values()]
+    rows = [
+        occ_has.loc[k, ["worker_level", "expert_level", "jsd"]].astype(float)
+        if k is not None
+        else pd.Series(np.nan, index=["worker_level", "expert_level", "jsd"])
+        for k in hit.values()
+    ]
     return pd.DataFrame(rows, index=pd.Index(list(hit), name="row"))
 
 
 def fig6b_frame(occ_has: pd.DataFrame) -> pd.DataFrame:
     """Fig 6b: % of occupations by dominant worker-desired HAS level (rows h1..h5)."""
     n = occ_has["worker_level"].value_counts().reindex(range(1, 6), fill_value=0)
-    return pd.DataFrame({"pct": 100 * n.to_numpy() / len(occ_has), "n": n.to_numpy().astype(float)},
-                        index=pd.Index([f"h{k}" for k in range(1, 6)], name="row"))
+    return pd.DataFrame(
+        {"pct": 100 * n.to_numpy() / len(occ_has), "n": n.to_numpy().astype(float)},
+        index=pd.Index([f"h{k}" for k in range(1, 6)], name="row"),
+    )
 
 
 # --------------------------------------------------------------------------------------- fig 4b
+
 
 def fig4b_frame(desires: pd.DataFrame) -> pd.DataFrame:
     """Fig 4b bar labels: responses with desire exactly 3, 4, 5 that selected each reason."""
@@ -324,6 +374,7 @@ def fig4b_frame(desires: pd.DataFrame) -> pd.DataFrame:
 
 
 # ------------------------------------------------------------------------------------ landscape
+
 
 def _landscape(desires: pd.DataFrame, experts: pd.DataFrame, cutoff: float) -> pd.DataFrame:
     land = landscape.task_landscape(desires, experts)
@@ -384,21 +435,31 @@ def mapping_frames(land: pd.DataFrame, yc: pd.DataFrame | None, papers: pd.DataF
     f5b = None if yt is None else pd.DataFrame({"per_task": yt.to_numpy() / nt, "mappings": yt.to_numpy()}, index=idx)
     f5c = None if pt is None else pd.DataFrame({"per_task": pt.to_numpy() / nt, "mappings": pt.to_numpy()}, index=idx)
     nan = np.full(len(ZONES), np.nan)
-    nbu = pd.DataFrame({"yc": nan if yu is None else yu.to_numpy(),
-                        "yc_per_task": nan if yu is None else yu.to_numpy() / nt,
-                        "papers": nan if pu is None else pu.to_numpy(),
-                        "papers_per_task": nan if pu is None else pu.to_numpy() / nt}, index=idx)
+    nbu = pd.DataFrame(
+        {
+            "yc": nan if yu is None else yu.to_numpy(),
+            "yc_per_task": nan if yu is None else yu.to_numpy() / nt,
+            "papers": nan if pu is None else pu.to_numpy(),
+            "papers_per_task": nan if pu is None else pu.to_numpy() / nt,
+        },
+        index=idx,
+    )
     return f5b, f5c, nbu, {"yc": yall, "papers": pall}
 
 
 # --------------------------------------------------------------------------------------- fig 7
 
+
 def fig7_frame(experts: pd.DataFrame, task_metadata: pd.DataFrame, row_labels: Mapping[str, str]) -> pd.DataFrame:
     """Fig 7: each skill's rank by mean wage and by mean expert HAS among the 27 skills (1 = highest)."""
     t = skills.skill_ranks(experts, task_metadata).set_index("skill")
     hit = _lookup(row_labels, t.index, "skill")
-    rows = [t.loc[k, ["wage_rank", "has_rank"]].astype(float) if k is not None
-            else pd.Series(np.nan, index=["wage_rank", "has_rank"]) for k in hit.values()]
+    rows = [
+        t.loc[k, ["wage_rank", "has_rank"]].astype(float)
+        if k is not None
+        else pd.Series(np.nan, index=["wage_rank", "has_rank"])
+        for k in hit.values()
+    ]
     return pd.DataFrame(rows, index=pd.Index(list(hit), name="row"))
 
 
@@ -409,6 +470,7 @@ def n_all_skills(task_metadata: pd.DataFrame) -> int:
 
 
 # ---------------------------------------------------------------------------------- nb_claude
+
 
 def nb_claude_frame(desires: pd.DataFrame, usage: pd.DataFrame | None, row_labels: Mapping[str, str]):
     """Claude.ai usage of the top-10 occupations by mean desire (automation_desire.ipynb cell 13).
@@ -427,12 +489,18 @@ def nb_claude_frame(desires: pd.DataFrame, usage: pd.DataFrame | None, row_label
     occ = m.groupby("occupation").agg(desire=("desire", "mean"), pct=("pct", "sum"))
     top = occ.sort_values("desire", ascending=False, kind="mergesort").head(10)
     hit = _lookup(row_labels, occ.index, "occupation")
-    frame = pd.DataFrame({"pct": [float(occ.loc[k, "pct"]) if k is not None else np.nan for k in hit.values()],
-                          "in_top10": [k in top.index for k in hit.values()]}, index=pd.Index(list(hit), name="row"))
+    frame = pd.DataFrame(
+        {
+            "pct": [float(occ.loc[k, "pct"]) if k is not None else np.nan for k in hit.values()],
+            "in_top10": [k in top.index for k in hit.values()],
+        },
+        index=pd.Index(list(hit), name="row"),
+    )
     return frame, float(top["pct"].sum())
 
 
 # -------------------------------------------------------------------------- task characteristics
+
 
 def _merged_task_means(desires: pd.DataFrame, experts: pd.DataFrame) -> pd.DataFrame:
     """human_agency_scale.ipynb cell 10: worker and expert task means of HAS and the four characteristics,
@@ -467,30 +535,36 @@ def nb_has_avg_frame(desires: pd.DataFrame, experts: pd.DataFrame, row_labels: M
     return out
 
 
-def nb_h5_frame(desires: pd.DataFrame, metadata: pd.DataFrame, experts: pd.DataFrame,
-                expert_set: str = "worker") -> pd.DataFrame:
+def nb_h5_frame(
+    desires: pd.DataFrame, metadata: pd.DataFrame, experts: pd.DataFrame, expert_set: str = "worker"
+) -> pd.DataFrame:
     """Radar inputs of Fig 6c/6d (cell 12): mean task means over the tasks of the occupations whose
     dominant worker level is H5 (``worker``), and the experts' means over a task set: ``expert_set =
     'worker'`` is the authors' code (it reuses the worker H5 set), ``'expert'`` the experts' own H5 set."""
     m = _merged_task_means(desires, experts)
     pools = _occupation_pools(desires, metadata, experts)
     w5, e5 = set(), set()
-    for (ts, w, e) in pools.values():
+    for ts, w, e in pools.values():
         if np.argmax(_hist(w)) == 4:
             w5 |= ts
         if np.argmax(_hist(e)) == 4:
             e5 |= ts
     ws = m[m.index.isin(w5)]
     es = ws if expert_set == "worker" else m[m.index.isin(e5)]
-    rows = {k: {"worker": float(ws[f"{col}_worker"].mean()) if len(ws) else np.nan,
-                "expert": float(es[f"{col}_expert"].mean()) if len(es) else np.nan}
-            for k, col in CHARACTERISTICS.items()}
+    rows = {
+        k: {
+            "worker": float(ws[f"{col}_worker"].mean()) if len(ws) else np.nan,
+            "expert": float(es[f"{col}_expert"].mean()) if len(es) else np.nan,
+        }
+        for k, col in CHARACTERISTICS.items()
+    }
     out = pd.DataFrame(rows).T
     out.index.name = "row"
     return out
 
 
 # ------------------------------------------------------------------------------------------ alpha
+
 
 def alpha_authors(ratings: pd.DataFrame, value: str, unit: str = TASK) -> float:
     """Krippendorff's alpha, ordinal, exactly as robustness.ipynb ``compute_krippendorff_alpha``: group the
@@ -514,14 +588,19 @@ def alpha_values(desires: pd.DataFrame, experts: pd.DataFrame) -> dict[str, floa
 
     uniq, _ = drop_repeated_rows(experts)
     v = {}
-    for key, df, dd, col in [("expert_capability", experts, uniq, CAPABILITY), ("expert_has", experts, uniq, HAS),
-                             ("worker_desire", desires, desires, DESIRE), ("worker_has", desires, desires, HAS)]:
+    for key, df, dd, col in [
+        ("expert_capability", experts, uniq, CAPABILITY),
+        ("expert_has", experts, uniq, HAS),
+        ("worker_desire", desires, desires, DESIRE),
+        ("worker_has", desires, desires, HAS),
+    ]:
         v[f"wb.alpha.{key}"] = alpha_authors(df, col)
         v[f"wb.alpha.{key}.variant.dedup_rows"] = reliability.krippendorff_alpha_ordinal(dd, col)
     return v
 
 
 # ------------------------------------------------------------------------------------ text claims
+
 
 def expert_sd_max(experts: pd.DataFrame, ddof: int = 0) -> float:
     """Largest per-task standard deviation of the expert capability and HAS ratings (paper §2.5: "standard
@@ -539,28 +618,47 @@ def design_checks(desires: pd.DataFrame) -> dict[str, float]:
     likert = [DESIRE, JOB_SECURITY, ENJOYMENT, *TASK_CHARACTERISTICS.values()]
     require_columns(desires, [*likert, HAS, *DESIRE_REASONS.values()], "worker desires")
     any_reason = desires[list(DESIRE_REASONS.values())].astype(bool).any(axis=1)
-    return {"wb.design.likert_points": int(max(desires[c].nunique() for c in likert)),
-            "wb.design.has_levels": int(desires[HAS].nunique()),
-            "wb.design.followup_threshold": float(desires.loc[any_reason, DESIRE].min())}
+    return {
+        "wb.design.likert_points": int(max(desires[c].nunique() for c in likert)),
+        "wb.design.has_levels": int(desires[HAS].nunique()),
+        "wb.design.followup_threshold": float(desires.loc[any_reason, DESIRE].min()),
+    }
 
 
-def text_claims(desires, metadata, experts, task_metadata, sectors, land, occ_has, papers=None,
-                cutoff: float = 3.0, tie_rule: str = "lowest", seed: int = 0) -> dict:
+def text_claims(
+    desires,
+    metadata,
+    experts,
+    task_metadata,
+    sectors,
+    land,
+    occ_has,
+    papers=None,
+    cutoff: float = 3.0,
+    tie_rule: str = "lowest",
+    seed: int = 0,
+) -> dict:
     """The register's text claims (not table cells) that the released files determine."""
     v: dict = {}
     tasks = desire.task_desire(desires)
     sh = desire.desire_shares(tasks["desire"], 3.0)
-    v.update({"wb.counts.tasks": int(desires[TASK].nunique()), "wb.counts.occupations": int(desires[OCC].nunique()),
-              "wb.counts.workers": int(metadata[USER].nunique()),
-              "wb.counts.experts": int(experts[USER].nunique()),
-              "wb.counts.onet_tasks": len(task_metadata),
-              "wb.counts.onet_occupations": int(task_metadata[OCC].nunique()),
-              "wb.counts.min_participants_per_occupation": int(metadata.groupby(OCC)[USER].nunique().min()),
-              "wb.counts.min_experts_per_task": int(experts.drop_duplicates().groupby(TASK)[USER].nunique().min()),
-              "wb.counts.expert_sd_max": expert_sd_max(experts, ddof=0),
-              "wb.counts.expert_sd_max.variant.sample_sd": expert_sd_max(experts, ddof=1),
-              "wb.desire.share_gt3": sh["share_gt_cutoff"], "wb.desire.share_ge4": sh["share_ge4"],
-              "wb.desire.share_le2": sh["share_le2"]})
+    v.update(
+        {
+            "wb.counts.tasks": int(desires[TASK].nunique()),
+            "wb.counts.occupations": int(desires[OCC].nunique()),
+            "wb.counts.workers": int(metadata[USER].nunique()),
+            "wb.counts.experts": int(experts[USER].nunique()),
+            "wb.counts.onet_tasks": len(task_metadata),
+            "wb.counts.onet_occupations": int(task_metadata[OCC].nunique()),
+            "wb.counts.min_participants_per_occupation": int(metadata.groupby(OCC)[USER].nunique().min()),
+            "wb.counts.min_experts_per_task": int(experts.drop_duplicates().groupby(TASK)[USER].nunique().min()),
+            "wb.counts.expert_sd_max": expert_sd_max(experts, ddof=0),
+            "wb.counts.expert_sd_max.variant.sample_sd": expert_sd_max(experts, ddof=1),
+            "wb.desire.share_gt3": sh["share_gt_cutoff"],
+            "wb.desire.share_ge4": sh["share_ge4"],
+            "wb.desire.share_le2": sh["share_le2"],
+        }
+    )
     v.update(design_checks(desires))
     n_reason, reasons = desire.desire_reasons(desires, 3)
     v["wb.reasons.n"] = n_reason
@@ -588,8 +686,13 @@ def text_claims(desires, metadata, experts, task_metadata, sectors, land, occ_ha
     el = agency.dominant_level(ec, tie_rule, seed + 1 if tie_rule == "random" else None)
     mat = agency.has_matrix(wl, el)
     comp = agency.agency_comparison(wl, el)
-    v.update({"wb.has.matrix": mat.to_numpy().tolist(), "wb.has.diagonal": comp["diagonal"],
-              "wb.has.workers_more": comp["workers_more"]})
+    v.update(
+        {
+            "wb.has.matrix": mat.to_numpy().tolist(),
+            "wb.has.diagonal": comp["diagonal"],
+            "wb.has.workers_more": comp["workers_more"],
+        }
+    )
     v["wb.has.occ_worker_levels"] = occ_has["worker_level"].value_counts().reindex(range(1, 6), fill_value=0).tolist()
     v["wb.has.occ_expert_h1"] = int((occ_has["expert_level"] == 1).sum())
     m = _merged_task_means(desires, experts)
@@ -608,6 +711,7 @@ def text_claims(desires, metadata, experts, task_metadata, sectors, land, occ_ha
 
 # ------------------------------------------------------------------------------------- assemble
 
+
 def _frame_cells(values: dict, table: Mapping, frame: pd.DataFrame | None, missing: dict, why: str) -> None:
     """Set every cell id of ``table`` from ``frame`` (``None`` + ``missing`` where the frame has no value).
     A whole-table id (``existing_ids: {'*': id}``) is set elsewhere as one nested list and left alone."""
@@ -623,11 +727,21 @@ def _frame_cells(values: dict, table: Mapping, frame: pd.DataFrame | None, missi
             missing[vid] = why if frame is None else f"{why} (no data row matches the register row {r!r})"
 
 
-def register_values(desires: pd.DataFrame, metadata: pd.DataFrame, experts: pd.DataFrame,
-                    task_metadata: pd.DataFrame, bls_wages: pd.DataFrame, usage: pd.DataFrame | None = None,
-                    yc: pd.DataFrame | None = None, papers: pd.DataFrame | None = None,
-                    register: dict | None = None, mixed_method: str = "bfgs", cutoff: float = 3.0,
-                    tie_rule: str = "lowest", seed: int = 0) -> tuple[dict, dict]:
+def register_values(
+    desires: pd.DataFrame,
+    metadata: pd.DataFrame,
+    experts: pd.DataFrame,
+    task_metadata: pd.DataFrame,
+    bls_wages: pd.DataFrame,
+    usage: pd.DataFrame | None = None,
+    yc: pd.DataFrame | None = None,
+    papers: pd.DataFrame | None = None,
+    register: dict | None = None,
+    mixed_method: str = "bfgs",
+    cutoff: float = 3.0,
+    tie_rule: str = "lowest",
+    seed: int = 0,
+) -> tuple[dict, dict]:
     """Every WORKBank register cell and text claim: ``(values, missing)`` (see the module docstring).
 
     ``usage``/``yc``/``papers`` are the authors' external files (``data/workbank/external``); where one is
@@ -641,8 +755,21 @@ def register_values(desires: pd.DataFrame, metadata: pd.DataFrame, experts: pd.D
     values: dict = {}
     missing: dict = {}
 
-    values.update(text_claims(desires, metadata, experts, task_metadata, sectors, land, occ_has, papers,
-                              cutoff=cutoff, tie_rule=tie_rule, seed=seed))
+    values.update(
+        text_claims(
+            desires,
+            metadata,
+            experts,
+            task_metadata,
+            sectors,
+            land,
+            occ_has,
+            papers,
+            cutoff=cutoff,
+            tie_rule=tie_rule,
+            seed=seed,
+        )
+    )
     values.update(alpha_values(desires, experts))
     t1, summ = table1_frame(desires, metadata, tables["table1"]["row_labels"], method=mixed_method)
     values.update(mixed_model_stats(summ))
@@ -659,18 +786,33 @@ def register_values(desires: pd.DataFrame, metadata: pd.DataFrame, experts: pd.D
     frames = {
         "table1": (t1, "data/workbank (worker desires and metadata)"),
         "table2": (table2_frame(metadata, tables["table2"]["row_labels"]), "data/workbank/domain_worker_metadata.csv"),
-        "table3": (ranked_desire_frame(desires, tables["table3"]["row_labels"]), "data/workbank/domain_worker_desires.csv"),
-        "table4": (ranked_desire_frame(desires, tables["table4"]["row_labels"]), "data/workbank/domain_worker_desires.csv"),
+        "table3": (
+            ranked_desire_frame(desires, tables["table3"]["row_labels"]),
+            "data/workbank/domain_worker_desires.csv",
+        ),
+        "table4": (
+            ranked_desire_frame(desires, tables["table4"]["row_labels"]),
+            "data/workbank/domain_worker_desires.csv",
+        ),
         "table5": (table5_frame(occ_has, tables["table5"]["row_labels"]), "data/workbank (worker and expert HAS)"),
-        "table6": (None, AUDIO), "table7": (None, AUDIO),
+        "table6": (None, AUDIO),
+        "table7": (None, AUDIO),
         "fig4b": (fig4b_frame(desires), "data/workbank/domain_worker_desires.csv"),
         "fig5a": (fig5a, "data/workbank (landscape) and the SOC codes of task_statement_with_metadata.csv"),
         "fig5b": (f5b, f"{ext.relative_to(paths.ROOT)}/company_to_workflow_aggregation.csv (YC mappings)"),
         "fig5c": (f5c, f"{ext.relative_to(paths.ROOT)}/paper_to_workflow_mapping_aggregated.csv (arXiv mappings)"),
-        "nb_unique": (nbu, (f"{ext.relative_to(paths.ROOT)}/company_to_workflow_aggregation.csv and "
-                           "paper_to_workflow_mapping_aggregated.csv")),
+        "nb_unique": (
+            nbu,
+            (
+                f"{ext.relative_to(paths.ROOT)}/company_to_workflow_aggregation.csv and "
+                "paper_to_workflow_mapping_aggregated.csv"
+            ),
+        ),
         "fig6b": (fig6b_frame(occ_has), "data/workbank (worker HAS)"),
-        "fig7": (fig7_frame(experts, task_metadata, tables["fig7"]["row_labels"]), "data/workbank (expert HAS, task metadata)"),
+        "fig7": (
+            fig7_frame(experts, task_metadata, tables["fig7"]["row_labels"]),
+            "data/workbank (expert HAS, task metadata)",
+        ),
         "nb_claude": (claude, f"{ext.relative_to(paths.ROOT)}/usage_from_anthropic.csv (Anthropic Economic Index)"),
         "nb_has_avg": (nb_has_avg_frame(desires, experts, tables["nb_has_avg"].get("row_labels")), "data/workbank"),
         "nb_h5": (nb_h5_frame(desires, metadata, experts, "worker"), "data/workbank"),
@@ -693,10 +835,11 @@ def register_values(desires: pd.DataFrame, metadata: pd.DataFrame, experts: pd.D
             continue
         values[cid] = None
         if c["level"] == "none":
-            missing[cid] = ("not in the released data: " + (c.get("note") or "a design constant or a statement "
-                            "of the paper with no released file behind it"))
+            missing[cid] = "not in the released data: " + (
+                c.get("note") or "a design constant or a statement of the paper with no released file behind it"
+            )
         elif c["level"] == "outside":
-            missing[cid] = ("outside data not bundled in data/workbank/external: " + (c.get("note") or c["what"]))
+            missing[cid] = "outside data not bundled in data/workbank/external: " + (c.get("note") or c["what"])
         else:
             missing[cid] = f"no builder computes this raw claim ({c['what']})"
     for k, x in list(values.items()):
@@ -713,8 +856,17 @@ def register_summary(values: Mapping, register: dict | None = None) -> pd.DataFr
     for t in reg["tables"]:
         ids = cell_ids(t)
         null = sum(values.get(v) is None for v in ids.values())
-        rows.append({"table": t["slug"], "label": t["label"], "rows": len(t["rows"]), "cols": len(t["cols"]), "cells": len(ids),
-                     "computed": len(ids) - null, "null": null})
+        rows.append(
+            {
+                "table": t["slug"],
+                "label": t["label"],
+                "rows": len(t["rows"]),
+                "cols": len(t["cols"]),
+                "cells": len(ids),
+                "computed": len(ids) - null,
+                "null": null,
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -725,7 +877,8 @@ def disagreements(a: Mapping, b: Mapping, rtol: float = 1e-9) -> list[str]:
         x, y = a[k], b[k]
         if isinstance(x, (list, tuple, np.ndarray)) or isinstance(y, (list, tuple, np.ndarray)):
             if np.asarray(x, dtype=float).shape != np.asarray(y, dtype=float).shape or not np.allclose(
-                    np.asarray(x, dtype=float), np.asarray(y, dtype=float), rtol=rtol, atol=0):
+                np.asarray(x, dtype=float), np.asarray(y, dtype=float), rtol=rtol, atol=0
+            ):
                 out.append(k)
         elif x is None or y is None or isinstance(x, str) or isinstance(y, str):
             if x != y:

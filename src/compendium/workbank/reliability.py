@@ -9,6 +9,7 @@ Definitions (METHODS, WORKBank):
     ICC = sigma_u^2 / (sigma_u^2 + sigma_e^2). The default L-BFGS fit can stop at a singular
     random-effects covariance on current statsmodels; ``method="bfgs"`` reproduces the paper.
 """
+
 from __future__ import annotations
 
 import warnings
@@ -25,18 +26,35 @@ __all__ = ["MIXED_MODEL_COVARIATES", "krippendorff_alpha_ordinal", "mixed_model_
 #: recruitment source. Age is numeric, the rest are categorical (treatment coding, first level in sorted
 #: order as the reference, as patsy does).
 MIXED_MODEL_COVARIATES = (
-    "Gender", "Race", "Income", "Age", "Education", "Experience",
-    "AI Tedious Work Attitude", "AI Job Importance Attitude", "AI Daily Interest Attitude",
-    "AI Suffering Attitude", "Political Affiliation", "LLM Familiarity", "LLM Use in Work",
-    "LLM Usage by Type - Information Access", "LLM Usage by Type - Edit", "LLM Usage by Type - Idea Generation",
-    "LLM Usage by Type - Communication", "LLM Usage by Type - Analysis", "LLM Usage by Type - Decision",
-    "LLM Usage by Type - Coding", "LLM Usage by Type - System Design", "LLM Usage by Type - Data Processing",
+    "Gender",
+    "Race",
+    "Income",
+    "Age",
+    "Education",
+    "Experience",
+    "AI Tedious Work Attitude",
+    "AI Job Importance Attitude",
+    "AI Daily Interest Attitude",
+    "AI Suffering Attitude",
+    "Political Affiliation",
+    "LLM Familiarity",
+    "LLM Use in Work",
+    "LLM Usage by Type - Information Access",
+    "LLM Usage by Type - Edit",
+    "LLM Usage by Type - Idea Generation",
+    "LLM Usage by Type - Communication",
+    "LLM Usage by Type - Analysis",
+    "LLM Usage by Type - Decision",
+    "LLM Usage by Type - Coding",
+    "LLM Usage by Type - System Design",
+    "LLM Usage by Type - Data Processing",
 )
 NUMERIC_COVARIATES = ("Age",)
 
 
-def krippendorff_alpha_ordinal(ratings: pd.DataFrame, value: str, unit: str = TASK, rater: str = USER,
-                               levels=(1, 2, 3, 4, 5)) -> float:
+def krippendorff_alpha_ordinal(
+    ratings: pd.DataFrame, value: str, unit: str = TASK, rater: str = USER, levels=(1, 2, 3, 4, 5)
+) -> float:
     """Krippendorff's alpha (ordinal) of ``value`` on the rater x unit matrix (missing = not rated).
 
     Exact duplicate (rater, unit, value) rows count once; one rater giving one unit two different values
@@ -47,19 +65,20 @@ def krippendorff_alpha_ordinal(ratings: pd.DataFrame, value: str, unit: str = TA
     dup = r.duplicated([rater, unit], keep=False)
     if dup.any():
         row = r.loc[dup].iloc[0]
-        raise ValueError(f"Krippendorff's alpha: rater {row[rater]!r} gave unit {row[unit]!r} two different "
-                         f"values of {value!r}")
+        raise ValueError(
+            f"Krippendorff's alpha: rater {row[rater]!r} gave unit {row[unit]!r} two different values of {value!r}"
+        )
     bad = ~r[value].isin(levels)
     if bad.any():
-        raise ValueError(f"Krippendorff's alpha: column {value!r} has values outside {list(levels)}, "
-                         f"e.g. {r.loc[bad, value].iloc[0]!r}")
+        raise ValueError(
+            f"Krippendorff's alpha: column {value!r} has values outside {list(levels)}, "
+            f"e.g. {r.loc[bad, value].iloc[0]!r}"
+        )
     m = r.pivot(index=rater, columns=unit, values=value).to_numpy(dtype=float)
-    return float(krippendorff.alpha(reliability_data=m, level_of_measurement="ordinal",
-                                    value_domain=list(levels)))
+    return float(krippendorff.alpha(reliability_data=m, level_of_measurement="ordinal", value_domain=list(levels)))
 
 
-def mixed_model_data(desires: pd.DataFrame, metadata: pd.DataFrame,
-                     covariates=MIXED_MODEL_COVARIATES) -> pd.DataFrame:
+def mixed_model_data(desires: pd.DataFrame, metadata: pd.DataFrame, covariates=MIXED_MODEL_COVARIATES) -> pd.DataFrame:
     """Response-level rows for Table 1: desires merged with worker metadata on (User ID, occupation),
     rows with any missing covariate dropped. Columns: desire, Task, covariates.
 
@@ -69,13 +88,13 @@ def mixed_model_data(desires: pd.DataFrame, metadata: pd.DataFrame,
     covariates = list(covariates)
     require_columns(desires, [USER, OCC, TASK, DESIRE], "worker desires")
     require_columns(metadata, [USER, OCC, *covariates], "worker metadata")
-    m = desires[[USER, OCC, TASK, DESIRE]].merge(metadata[[USER, OCC, *covariates]], on=[USER, OCC],
-                                                 how="inner", validate="many_to_one")
+    m = desires[[USER, OCC, TASK, DESIRE]].merge(
+        metadata[[USER, OCC, *covariates]], on=[USER, OCC], how="inner", validate="many_to_one"
+    )
     n_merged = len(m)
     m = m.dropna(subset=[DESIRE, *covariates]).reset_index(drop=True)
     out = m.rename(columns={DESIRE: "desire"})[["desire", TASK, *covariates]]
-    out.attrs.update(n_responses=len(desires), n_unmatched=len(desires) - n_merged,
-                     n_dropped_missing=n_merged - len(m))
+    out.attrs.update(n_responses=len(desires), n_unmatched=len(desires) - n_merged, n_dropped_missing=n_merged - len(m))
     return out
 
 
@@ -110,12 +129,28 @@ def fit_mixed_model(data: pd.DataFrame, covariates=MIXED_MODEL_COVARIATES, metho
     singular = any("singular" in str(w.message).lower() for w in caught)
     su2 = float(res.cov_re.iloc[0, 0])
     se2 = float(res.scale)
-    summary = {"sigma_u2": su2, "sigma_e2": se2, "icc": su2 / (su2 + se2), "n_obs": int(res.nobs),
-               "n_groups": int(data[TASK].nunique()), "n_fixed": int(X.shape[1]),
-               "converged": bool(res.converged), "llf": float(res.llf), "singular_warning": singular}
+    summary = {
+        "sigma_u2": su2,
+        "sigma_e2": se2,
+        "icc": su2 / (su2 + se2),
+        "n_obs": int(res.nobs),
+        "n_groups": int(data[TASK].nunique()),
+        "n_fixed": int(X.shape[1]),
+        "converged": bool(res.converged),
+        "llf": float(res.llf),
+        "singular_warning": singular,
+    }
     fe = res.fe_params.index
     ci = res.conf_int().loc[fe]
-    coefs = pd.DataFrame({"term": fe, "coef": res.fe_params.to_numpy(), "se": res.bse_fe.to_numpy(),
-                          "z": res.tvalues.loc[fe].to_numpy(), "p": res.pvalues.loc[fe].to_numpy(),
-                          "ci_low": ci.iloc[:, 0].to_numpy(), "ci_high": ci.iloc[:, 1].to_numpy()})
+    coefs = pd.DataFrame(
+        {
+            "term": fe,
+            "coef": res.fe_params.to_numpy(),
+            "se": res.bse_fe.to_numpy(),
+            "z": res.tvalues.loc[fe].to_numpy(),
+            "p": res.pvalues.loc[fe].to_numpy(),
+            "ci_low": ci.iloc[:, 0].to_numpy(),
+            "ci_high": ci.iloc[:, 1].to_numpy(),
+        }
+    )
     return summary, coefs, res

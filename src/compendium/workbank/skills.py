@@ -6,6 +6,7 @@ Definition (METHODS, WORKBank): He(t) = mean expert HAS per task text, inner-joi
 ``Occupation Mean Annual Wage`` (NaN ignored). Six physical skills and "Working with Computers" are
 dropped, leaving 27 skills ranked by wage and by agency (rank 1 = highest).
 """
+
 from __future__ import annotations
 
 import ast
@@ -34,15 +35,15 @@ def parse_skill_list(value) -> list[str]:
     try:
         out = ast.literal_eval(value)
     except (ValueError, SyntaxError) as exc:
-        raise ValueError(f"task metadata: column {SKILL!r}: expected a list literal like \"['Getting "
-                         f"Information']\", got {value!r}") from exc
+        raise ValueError(
+            f"task metadata: column {SKILL!r}: expected a list literal like \"['Getting Information']\", got {value!r}"
+        ) from exc
     if not isinstance(out, list) or not all(isinstance(x, str) for x in out):
         raise ValueError(f"task metadata: column {SKILL!r}: expected a list of skill names, got {value!r}")
     return out
 
 
-def skill_ranks(experts: pd.DataFrame, task_metadata: pd.DataFrame,
-                exclude=EXCLUDED_SKILLS) -> pd.DataFrame:
+def skill_ranks(experts: pd.DataFrame, task_metadata: pd.DataFrame, exclude=EXCLUDED_SKILLS) -> pd.DataFrame:
     """Skills ranked by mean wage and by mean expert HAS.
 
     Columns exactly: skill, n_tasks, mean_wage, wage_rank, mean_has, has_rank. ``n_tasks`` counts the
@@ -63,8 +64,9 @@ def skill_ranks(experts: pd.DataFrame, task_metadata: pd.DataFrame,
     return out[["skill", "n_tasks", "mean_wage", "wage_rank", "mean_has", "has_rank"]].reset_index(drop=True)
 
 
-def wage_coverage(experts: pd.DataFrame, task_metadata: pd.DataFrame,
-                  exclude=EXCLUDED_SKILLS) -> tuple[pd.DataFrame, dict[str, int]]:
+def wage_coverage(
+    experts: pd.DataFrame, task_metadata: pd.DataFrame, exclude=EXCLUDED_SKILLS
+) -> tuple[pd.DataFrame, dict[str, int]]:
     """What the skill means rest on: per skill, ``n_with_wage`` (task rows with a wage, the rows the
     mean wage averages; ``n_tasks`` of :func:`skill_ranks` also counts rows without one), and the
     joined rows that carry no wage or no skill at all (left out of the wage means / of every skill)."""
