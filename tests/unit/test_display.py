@@ -47,7 +47,7 @@ def test_glue_figure_saves_the_png_it_glues(tmp_path, monkeypatch):
     monkeypatch.setattr(myst_nb, "glue", lambda k, v, display=True: glued.setdefault(k, v))
     fig, ax = plt.subplots()
     ax.plot([0, 1], [0, 1])
-    path = display.glue_figure("demo", "line", fig, "demo_fig_line")
+    path = display.glue_figure("demo", "line", fig, "demo_fig_line", alt="A rising line from (0, 0) to (1, 1).")
     assert path == tmp_path / "demo" / "figures" / "line.png" and path.exists()
     assert glued["demo_fig_line"].data == path.read_bytes()
     assert not plt.get_fignums()
