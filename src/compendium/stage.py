@@ -136,7 +136,7 @@ def run(name: str, quiet: bool = False, executed_dir: Path | None = None) -> flo
         )
     except Exception as exc:  # noqa: BLE001 - every failure becomes one sentence
         raise StageError(
-            f"stage {name!r} failed in {st.source.relative_to(paths.ROOT)}: {_first_error_line(exc)}. "
+            f"stage {name!r} failed in {st.source.relative_to(paths.ROOT)}: {_first_error_line(exc).rstrip('.')}. "
             f"The last good results/{name}/ and chapter are unchanged; the failed notebook is "
             f"{_rel(staging_nb)}."
         ) from exc
