@@ -83,3 +83,17 @@ def test_strip_paths_makes_outputs_independent_of_the_checkout():
     assert cell.outputs[0]["data"]["text/plain"] == "PosixPath('results/s/f.png')"
     assert cell.outputs[1]["text"] == "wrote results/s/t.csv\n"
     assert cell.outputs[2]["data"]["image/png"] == "/x/repo/AAAA"  # images untouched
+
+
+def test_significant_and_agreement_round_as_documented():
+    import numpy as np
+
+    assert results.significant(0.76982486243, 8) == 0.76982486
+    assert results.significant(2.828791183e-34, 8) == 2.8287912e-34
+    assert results.significant(-1234.56789, 4) == -1235.0
+    assert results.significant(0.0) == 0.0 and np.isnan(results.significant(float("nan")))
+    np.testing.assert_array_equal(results.significant(np.array([1.23456789e-7, 5.0]), 3), [1.23e-7, 5.0])
+    # two runs that differ only in floating-point noise give the same bytes
+    assert results.significant(0.7698248624, 8) == results.significant(0.7698248626, 8)
+    assert results.agreement(4.1e-15) == 0.0 == results.agreement(-4.3e-15)
+    assert results.agreement(1.502834361e-07) == results.agreement(1.502834359e-07) == 1.5e-07

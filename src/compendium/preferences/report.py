@@ -12,6 +12,7 @@ import pandas as pd
 from scipy import stats
 
 from ..data.errors import require_columns
+from ..results import agreement
 from ..stats import pairwise as pw
 
 #: Model ids in the study's canonical order (the report's X = the earlier model of a pair).
@@ -187,7 +188,8 @@ def bradley_terry_crosscheck(counts: pd.DataFrame, tol: float = 1e-6, max_iter: 
     """Published-procedure BT vs the fully converged MM fit vs ``choix`` (same ties-as-half-wins data).
 
     Columns: ``model, published_procedure, mm_converged`` (tolerance 1e-14), ``choix``
-    (``ilsr_pairwise_dense`` on the fractional win matrix), and the absolute differences.
+    (``ilsr_pairwise_dense`` on the fractional win matrix), and the absolute differences (0 below 1e-12,
+    else 2 significant digits: :func:`compendium.results.agreement`).
     """
     W = win_matrix(counts)
     pub = pw.bradley_terry_mm(W, tol=tol, max_iter=max_iter).strengths
@@ -199,8 +201,8 @@ def bradley_terry_crosscheck(counts: pd.DataFrame, tol: float = 1e-6, max_iter: 
             "published_procedure": pub,
             "mm_converged": conv,
             "choix": ch,
-            "abs_diff_procedure_vs_choix": np.abs(pub - ch),
-            "abs_diff_converged_vs_choix": np.abs(conv - ch),
+            "abs_diff_procedure_vs_choix": agreement(pub - ch),
+            "abs_diff_converged_vs_choix": agreement(conv - ch),
         }
     )
 

@@ -32,6 +32,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize, special, stats
 
+from ..results import significant
+
 __all__ = [
     "wilson_interval",
     "win_matrix_from_counts",
@@ -306,18 +308,35 @@ def davidson_fit(wins, ties) -> DavidsonResult:
         method="L-BFGS-B",
         options={"gtol": 1e-11, "ftol": 1e-15, "maxiter": 10_000},
     )
-    theta = np.concatenate([[0.0], res.x[: K - 1]])
+    # Newton polish to the optimum's floating-point precision (L-BFGS-B stops where its line search stalls,
+    # which depends on the BLAS kernel in the last digits), with a central-difference Hessian of the
+    # analytic gradient; then 10 significant digits, so every machine returns the same bytes.
+    x = res.x.copy()
+    for _ in range(4):
+        g = _davidson_negloglik(x, wins, ties, N)[1]
+        h = 1e-6
+        H = np.empty((len(x), len(x)))
+        for k in range(len(x)):
+            e = np.zeros_like(x)
+            e[k] = h
+            H[:, k] = (_davidson_negloglik(x + e, wins, ties, N)[1] - _davidson_negloglik(x - e, wins, ties, N)[1]) / (
+                2 * h
+            )
+        step = np.linalg.solve((H + H.T) / 2, g)
+        x = x - step
+        if np.max(np.abs(step)) < 1e-13:
+            break
+    fun, jac = _davidson_negloglik(x, wins, ties, N)
+    theta = np.concatenate([[0.0], x[: K - 1]])
     pi = np.exp(theta)
-    pi = pi / pi.sum() * K
-    # L-BFGS-B can stop with "ABNORMAL" (a line search that cannot improve in floating point) at the optimum
-    # on some BLAS kernels; the fit is converged when the gradient is at the noise level of the log-likelihood.
-    converged = bool(res.success) or bool(np.max(np.abs(res.jac)) <= 1e-5)
-    return DavidsonResult(strengths=pi, nu=float(np.exp(res.x[K - 1])), loglik=float(-res.fun), converged=converged)
-
-
-# ----------------------------------------------------------------------------------------------
-# TrueSkill
-# ----------------------------------------------------------------------------------------------
+    pi = significant(pi / pi.sum() * K, 10)
+    converged = bool(np.max(np.abs(jac)) <= 1e-6)
+    return DavidsonResult(
+        strengths=pi,
+        nu=significant(float(np.exp(x[K - 1])), 10),
+        loglik=significant(float(-fun), 10),
+        converged=converged,
+    )
 
 
 def trueskill_draw_margin(draw_probability: float, beta: float) -> float:

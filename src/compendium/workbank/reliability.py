@@ -18,6 +18,7 @@ import krippendorff
 import pandas as pd
 import statsmodels.api as sm
 
+from ..results import significant
 from .common import DESIRE, OCC, TASK, USER, require_columns
 
 __all__ = ["MIXED_MODEL_COVARIATES", "krippendorff_alpha_ordinal", "mixed_model_data", "fit_mixed_model"]
@@ -118,7 +119,8 @@ def fit_mixed_model(data: pd.DataFrame, covariates=MIXED_MODEL_COVARIATES, metho
 
     Returns ``(summary, coefficients, result)``: ``summary`` a dict with sigma_u2, sigma_e2, icc, n_obs,
     n_groups, converged, llf, singular_warning; ``coefficients`` a table term, coef, se, z, p, ci_low,
-    ci_high (fixed effects).
+    ci_high (fixed effects). Every float is rounded to 8 significant digits
+    (:func:`compendium.results.significant`): BFGS's last digits depend on the BLAS kernel.
     """
     require_columns(data, ["desire", TASK, *covariates], "mixed-model data")
     X = design_matrix(data, covariates)
@@ -130,14 +132,14 @@ def fit_mixed_model(data: pd.DataFrame, covariates=MIXED_MODEL_COVARIATES, metho
     su2 = float(res.cov_re.iloc[0, 0])
     se2 = float(res.scale)
     summary = {
-        "sigma_u2": su2,
-        "sigma_e2": se2,
-        "icc": su2 / (su2 + se2),
+        "sigma_u2": significant(su2),
+        "sigma_e2": significant(se2),
+        "icc": significant(su2 / (su2 + se2)),
         "n_obs": int(res.nobs),
         "n_groups": int(data[TASK].nunique()),
         "n_fixed": int(X.shape[1]),
         "converged": bool(res.converged),
-        "llf": float(res.llf),
+        "llf": significant(float(res.llf)),
         "singular_warning": singular,
     }
     fe = res.fe_params.index
@@ -145,12 +147,12 @@ def fit_mixed_model(data: pd.DataFrame, covariates=MIXED_MODEL_COVARIATES, metho
     coefs = pd.DataFrame(
         {
             "term": fe,
-            "coef": res.fe_params.to_numpy(),
-            "se": res.bse_fe.to_numpy(),
-            "z": res.tvalues.loc[fe].to_numpy(),
-            "p": res.pvalues.loc[fe].to_numpy(),
-            "ci_low": ci.iloc[:, 0].to_numpy(),
-            "ci_high": ci.iloc[:, 1].to_numpy(),
+            "coef": significant(res.fe_params.to_numpy()),
+            "se": significant(res.bse_fe.to_numpy()),
+            "z": significant(res.tvalues.loc[fe].to_numpy()),
+            "p": significant(res.pvalues.loc[fe].to_numpy()),
+            "ci_low": significant(ci.iloc[:, 0].to_numpy()),
+            "ci_high": significant(ci.iloc[:, 1].to_numpy()),
         }
     )
     return summary, coefs, res
