@@ -338,3 +338,13 @@ def test_information_gain_prefers_the_unexplored_pair():
     theta, cov = pw.bradley_terry_map(W)
     eig = pw.expected_information_gain(theta, cov)  # pairs (0,1), (0,2), (1,2)
     assert eig.argmin() == 0 and eig[1] > eig[0] and eig[2] > eig[0]
+
+
+def test_spd_inverse_matches_lapack_on_a_stack():
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(50, 5, 8))
+    M = X @ np.swapaxes(X, -1, -2) + 0.1 * np.eye(5)
+    inv = pw.spd_inverse(M)
+    np.testing.assert_allclose(inv, np.linalg.inv(M), rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(M @ inv, np.broadcast_to(np.eye(5), M.shape), atol=1e-9)
+    assert pw.spd_inverse(np.array([[4.0]]))[0, 0] == 0.25

@@ -272,12 +272,12 @@ def _information_gain(
         for _ in range(rounds_per_ck):
             P = special.expit(theta[:, :, None] - theta[:, None, :])
             A = N * P * (1.0 - P)
-            cov = np.linalg.inv(eye * (A.sum(-1)[:, None, :] + prec0) - A)
+            cov = pw.spd_inverse(eye * (A.sum(-1)[:, None, :] + prec0) - A)  # no LAPACK: kernel-independent
             var = cov[:, i, i] + cov[:, j, j] - 2.0 * cov[:, i, j]
             pij = P[:, i, j]
             pick = np.log1p(pij * (1.0 - pij) * var).argmax(1)  # = argmax of expected_information_gain
             grad = (W - N * P).sum(-1) - prec0 * theta
-            theta = theta + np.einsum("rkl,rl->rk", cov, grad)  # Newton step (warm start)
+            theta = theta + (cov * grad[:, None, :]).sum(-1)  # Newton step (warm start), no BLAS
             k = rng.binomial(batch, p_win[pick])
             a, b = i[pick], j[pick]
             W[rows, a, b] += k

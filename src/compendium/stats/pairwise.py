@@ -91,6 +91,28 @@ def wilson_interval(successes, n, z: float = 1.96):
 # ----------------------------------------------------------------------------------------------
 
 
+def spd_inverse(M: np.ndarray) -> np.ndarray:
+    """Inverse of each symmetric positive-definite matrix in a stack ``M`` (..., K, K), by Gauss-Jordan
+    elimination written with elementwise numpy operations only.
+
+    ``np.linalg.inv`` calls LAPACK, whose last bits depend on the BLAS kernel the machine picks; the
+    active-sampling simulation takes an argmax over quantities built from these inverses, and a flip in a
+    near-tie changes a whole simulated study. Without BLAS the simulation gives the same bytes on every
+    machine. No pivoting is needed for SPD matrices (the pivots are the positive Schur complements)."""
+    A = np.array(M, dtype=float, copy=True)
+    K = A.shape[-1]
+    inv = np.broadcast_to(np.eye(K), A.shape).copy()
+    for k in range(K):
+        piv = A[..., k, k][..., None].copy()
+        A[..., k, :] /= piv
+        inv[..., k, :] /= piv
+        f = A[..., :, k].copy()
+        f[..., k] = 0.0
+        A -= f[..., :, None] * A[..., k, None, :]
+        inv -= f[..., :, None] * inv[..., k, None, :]
+    return inv
+
+
 def pair_index(n_models: int) -> tuple[np.ndarray, np.ndarray]:
     """Indices ``(i, j)`` of the ``K(K-1)/2`` unordered pairs ``i < j`` in lexicographic order."""
     i, j = np.triu_indices(n_models, k=1)
@@ -465,14 +487,14 @@ def bradley_terry_map(W, prior_sd: float = 1.0, theta0=None, n_iter: int = 30, t
         grad = (W - N * P).sum(-1) - prec0 * theta
         A = N * P * (1.0 - P)
         H = eye * (A.sum(-1)[..., None, :] + prec0) - A
-        step = np.linalg.solve(H, grad[..., None])[..., 0]
+        step = (spd_inverse(H) * grad[..., None, :]).sum(-1)  # no LAPACK: the same bytes on every machine
         theta = theta + step
         if np.abs(step).max() < tol:
             break
     P = special.expit(theta[..., :, None] - theta[..., None, :])
     A = N * P * (1.0 - P)
     H = eye * (A.sum(-1)[..., None, :] + prec0) - A
-    return theta, np.linalg.inv(H)
+    return theta, spd_inverse(H)
 
 
 def expected_information_gain(theta, cov) -> np.ndarray:
