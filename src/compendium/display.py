@@ -115,7 +115,10 @@ def table(
 
 
 def plain(value):
-    """``value`` as a plain Python number/bool (numpy scalars would be glued as ``np.float64(...)``)."""
+    """``value`` as a plain Python number/bool (numpy scalars would be glued as ``np.float64(...)``).
+
+    Floats keep 12 significant digits: the executed chapter stores the glued value's repr, and the last
+    bits of a sum computed through BLAS differ between machines (the prose prints far fewer digits)."""
     import numpy as np
 
     if isinstance(value, (bool, np.bool_)):
@@ -123,7 +126,7 @@ def plain(value):
     if isinstance(value, (int, np.integer)):
         return int(value)
     if isinstance(value, (float, np.floating)):
-        return float(value)
+        return float(f"{float(value):.12g}")
     return value
 
 

@@ -25,6 +25,8 @@ def test_table_is_a_numbered_myst_directive():
 def test_plain_converts_numpy_scalars():
     import numpy as np
 
+    import numpy as np
+
     from compendium.display import plain
 
     vals = [plain(np.float64(0.5)), plain(np.int64(3)), plain(np.bool_(True)), plain("x")]
@@ -78,3 +80,12 @@ def test_glue_all_glues_every_key_as_plain_python_without_display(monkeypatch):
     glue_all({"a": np.float64(0.25), "b": np.int64(3), "c": "text", "d": md})
     assert calls == [("a", 0.25, False), ("b", 3, False), ("c", "text", False), ("d", md, False)]
     assert type(calls[0][1]) is float and type(calls[1][1]) is int
+
+
+def test_plain_floats_keep_12_significant_digits_so_machine_noise_does_not_reach_the_page():
+    import numpy as np
+
+    from compendium.display import plain
+
+    assert plain(25.79882154882155) == plain(25.798821548821547) == 25.7988215488
+    assert plain(np.float64(0.5)) == 0.5 and type(plain(np.float64(0.5))) is float
