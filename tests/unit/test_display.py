@@ -25,8 +25,6 @@ def test_table_is_a_numbered_myst_directive():
 def test_plain_converts_numpy_scalars():
     import numpy as np
 
-    import numpy as np
-
     from compendium.display import plain
 
     vals = [plain(np.float64(0.5)), plain(np.int64(3)), plain(np.bool_(True)), plain("x")]
