@@ -37,7 +37,8 @@ def shared_candidates() -> list[Path]:
 def shared_published_candidates() -> list[Path]:
     """Where the team's copy of the register lives: ``$COMPENDIUM_SHARED/published`` if set, else
     ``../shared/published`` beside the repository root; in a git worktree also beside the main checkout
-    (the worktree's own parent is the worktrees folder)."""
+    (the worktree's own parent is the worktrees folder); in a clone made from a local checkout (as the
+    fresh-clone check does in a temporary folder) also beside the checkout it was cloned from."""
     env = os.environ.get("COMPENDIUM_SHARED")
     if env:
         return [Path(env) / "published"]
@@ -53,6 +54,14 @@ def shared_published_candidates() -> list[Path]:
         main_root = Path(common).parent
         if main_root.resolve() != paths.ROOT.resolve():
             out.append(main_root.parent / "shared" / "published")
+    except (OSError, subprocess.CalledProcessError):
+        pass
+    try:
+        origin = subprocess.run(
+            ["git", "remote", "get-url", "origin"], cwd=paths.ROOT, capture_output=True, text=True, check=True
+        ).stdout.strip()
+        if origin and Path(origin).is_dir():
+            out.append(Path(origin).resolve().parent / "shared" / "published")
     except (OSError, subprocess.CalledProcessError):
         pass
     return out
