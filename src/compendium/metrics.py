@@ -16,7 +16,11 @@ import pandas as pd
 
 from . import paths
 
+# Spelled out rather than imported from compendium.pwb / compendium.preferences: the stage runner imports this
+# module, so importing a study package here would make every stage depend on every study's code
+# (compendium.deps). tests/unit/test_metrics.py checks that they match the packages' own lists.
 _PWB_MODELS = ("glm51", "gemma4", "deepseek", "gptoss", "nemotron", "devstral", "qwen35")
+_PREF_MODELS = ("untrained", "recipe_a", "recipe_b", "recipe_c", "recipe_d")
 
 #: stage -> {metric name: values.json key}
 HEADLINE: dict[str, dict[str, str]] = {
@@ -47,7 +51,7 @@ HEADLINE: dict[str, dict[str, str]] = {
     "preferences": {
         "judgements": "hitl.n_ratings",
         "ties": "hitl.n_ties",
-        **{f"bt_{m}": f"hitl.bt.{m}" for m in ("untrained", "recipe_a", "recipe_b", "recipe_c", "recipe_d")},
+        **{f"bt_{m}": f"hitl.bt.{m}" for m in _PREF_MODELS},
         "p_c_stronger_than_d": "pref.c_vs_d.p_c_stronger",
         "davidson_nu": "pref.davidson.nu",
     },

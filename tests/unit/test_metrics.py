@@ -31,3 +31,10 @@ def test_every_stage_with_results_has_metrics_declared_in_dvc_yaml():
     for st in list(metrics.HEADLINE) + ["claims"]:
         declared = [next(iter(m)) if isinstance(m, dict) else m for m in stages[st].get("metrics", [])]
         assert declared == [f"metrics/{st}.json"], st
+
+
+def test_model_lists_match_the_study_packages():
+    from compendium import preferences, pwb
+
+    assert metrics._PWB_MODELS == tuple(pwb.MODEL_KEYS.values())
+    assert metrics._PREF_MODELS == tuple(preferences.MODELS)
