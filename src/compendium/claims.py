@@ -45,9 +45,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-import yaml
 
-from . import paths
+from . import paths, yamlfile
 
 STUDIES = ("pwb", "workbank", "hitl")
 STUDY_STAGE = {"workbank": "workbank", "pwb": "pwb", "hitl": "preferences"}
@@ -136,7 +135,6 @@ def _register_files(published_dir: Path) -> list[Path]:
     return [f for f in sorted(Path(published_dir).glob("*.yaml")) if f.name != "notes.yaml"]
 
 
-_SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml: the register is 14,000 lines
 _DOCS: dict[tuple[str, int, int], Any] = {}
 
 
@@ -145,7 +143,7 @@ def _yaml(f: Path):
     st = Path(f).stat()
     key = (str(Path(f).resolve()), st.st_size, st.st_mtime_ns)
     if key not in _DOCS:
-        _DOCS[key] = yaml.load(Path(f).read_text(), Loader=_SafeLoader)
+        _DOCS[key] = yamlfile.load(f)
     return _DOCS[key]
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import yaml
 
+from ..yamlfile import load as load_yaml
 from .errors import ChecksumError, DataError, DataValidationError, MissingDataError
 from .load import load_table, validate, verify_file
 
@@ -69,7 +70,7 @@ def load_pwb_yaml(relpath: str, root: Path | None = None) -> dict:
     """A PWB YAML file (``relpath`` under ``data/pwb/``, e.g. ``rubrics/dimension_rubrics.yaml``), verified."""
     path = verify_file(f"pwb/{relpath}", root)
     try:
-        obj = yaml.safe_load(path.read_text())
+        obj = load_yaml(path)
     except yaml.YAMLError as exc:
         raise DataValidationError(f"{path}: not valid YAML: {exc}") from exc
     if not isinstance(obj, dict):

@@ -33,9 +33,8 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import yaml
 
-from .. import paths
+from .. import paths, yamlfile
 from . import report, rowlevel
 from .report import MODELS
 
@@ -95,7 +94,7 @@ PROVENANCE: dict[str, str] = {
 def load_layout(path: str | Path | None = None) -> list[dict]:
     """The register's ``tables:`` (slug, rows, cols, id_pattern, existing_ids, blank_cells), no values."""
     p = Path(path) if path is not None else paths.PUBLISHED / REGISTER
-    doc = yaml.safe_load(p.read_text())
+    doc = yamlfile.load(p)
     if not isinstance(doc, dict) or "tables" not in doc:
         raise ValueError(f"{p}: expected a mapping with key 'tables'")
     keep = ("slug", "rows", "cols", "id_pattern", "existing_ids", "blank_cells", "row_labels")
@@ -443,7 +442,7 @@ def compare_with_register(values: dict, missing: dict, path: str | Path | None =
     published| <= tol``."""
     p = Path(path) if path is not None else paths.PUBLISHED / REGISTER
     rows = []
-    for c in yaml.safe_load(p.read_text())["claims"]:
+    for c in yamlfile.load(p)["claims"]:
         ours = values.get(c["id"])
         agrees = None if ours is None else _agrees(c["published"], ours, c["tol"], c.get("relation"), c.get("kind"))
         rows.append(

@@ -16,9 +16,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-import yaml
 
-from .. import paths
+from .. import paths, yamlfile
 from ..stats.pairwise import bradley_terry_mm
 from . import register, rowlevel
 from .report import MODEL_LABELS, MODELS, TRAINED, head_to_head, win_matrix, winrate_vs_base
@@ -193,7 +192,7 @@ def _check(r: Mapping[str, Any]) -> None:
 
 def published_claims(path: str | Path | None = None) -> dict[str, Any]:
     """``{claim id: published value}`` of ``published/hitl.yaml`` (the prose quotes a few beside ours)."""
-    reg = yaml.safe_load(Path(path or paths.PUBLISHED / "hitl.yaml").read_text())
+    reg = yamlfile.load(path or paths.PUBLISHED / "hitl.yaml")
     return {c["id"]: c["published"] for c in reg["claims"]}
 
 

@@ -29,9 +29,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-import yaml
 
-from .. import paths
+from .. import paths, yamlfile
 from . import CONDITION_KEYS, DIMENSIONS, MODEL_KEYS, aggregates as agg, validation as val, weights as wts
 
 __all__ = ["INSTANCES_INPUT", "PROVENANCE", "REGISTER", "load_inputs", "register_ids", "register_values"]
@@ -85,7 +84,7 @@ _KEY_MODEL = {k: m for m, k in MODEL_KEYS.items()}
 
 
 def _register(path: Path | None = None) -> dict:
-    return yaml.safe_load((path or paths.PUBLISHED / REGISTER).read_text())
+    return yamlfile.load(path or paths.PUBLISHED / REGISTER)
 
 
 def register_ids(register: Mapping | None = None) -> tuple[dict[str, tuple[str, str, str]], dict[str, dict]]:
@@ -117,13 +116,9 @@ def load_inputs() -> dict[str, Any]:
         "pilot_truth": data.load_pwb_pilot_ground_truth(),
         "fourth_scores": data.load_pwb_fourth_judge_scores(),
         "fourth_errors": data.load_pwb_fourth_judge_errors(),
-        "layer1_prompts": {
-            f.stem: yaml.safe_load(f.read_text()) for f in sorted((prompts / "layer1_behavioral").glob("*.yaml"))
-        },
-        "layer2_scenarios": [
-            yaml.safe_load(f.read_text()) for f in sorted((prompts / "layer2_scenarios").glob("*.yaml"))
-        ],
-        "layer3_prompts": yaml.safe_load((prompts / "layer3_adversarial" / "stress_tests.yaml").read_text()),
+        "layer1_prompts": {f.stem: yamlfile.load(f) for f in sorted((prompts / "layer1_behavioral").glob("*.yaml"))},
+        "layer2_scenarios": [yamlfile.load(f) for f in sorted((prompts / "layer2_scenarios").glob("*.yaml"))],
+        "layer3_prompts": yamlfile.load(prompts / "layer3_adversarial" / "stress_tests.yaml"),
     }
 
 

@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .. import yamlfile
 from . import ABBREV, DIMENSIONS, MODEL_KEYS, aggregates as agg, paper_printed as printed, report
 from .report import mean_printed_delta
 
@@ -203,12 +204,10 @@ def smaller_points(cells: pd.DataFrame, t2: pd.DataFrame, released: Mapping) -> 
 
 def register_notes(path: Path | None = None) -> dict:
     """``published/notes/pwb.yaml``: claim id -> note (kind, reason, note, evidence)."""
-    import yaml
-
     from compendium import paths
 
     path = path or paths.PUBLISHED / "notes" / "pwb.yaml"
-    return yaml.safe_load(path.read_text()) or {}
+    return yamlfile.load(path) or {}
 
 
 def register_slips(notes: Mapping, published: Mapping, reg_values: Mapping) -> pd.DataFrame:
@@ -349,12 +348,10 @@ def released_aggregates() -> dict[str, pd.DataFrame]:
 
 def published_claims(path: Path | None = None) -> dict:
     """Claim id -> published value of ``published/pwb.yaml`` (quoted in the prose, never an input)."""
-    import yaml
-
     from compendium import paths
 
     path = path or paths.PUBLISHED / "pwb.yaml"
-    return {c["id"]: c["published"] for c in yaml.safe_load(path.read_text())["claims"]}
+    return {c["id"]: c["published"] for c in yamlfile.load(path)["claims"]}
 
 
 def run_instances(

@@ -17,15 +17,13 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Mapping
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import yaml
 from scipy import stats
 from scipy.spatial.distance import jensenshannon
 
-from .. import paths
+from .. import paths, yamlfile
 from . import agency, desire, landscape, reliability, skills
 from .common import (
     CAPABILITY,
@@ -152,7 +150,7 @@ AUDIO = (
 def load_register(path=None) -> dict:
     """The WORKBank register (``published/workbank.yaml``)."""
     p = path or paths.PUBLISHED / "workbank.yaml"
-    reg = yaml.safe_load(Path(p).read_text(encoding="utf-8"))
+    reg = yamlfile.load(p)
     if not isinstance(reg, dict) or "tables" not in reg or "claims" not in reg:
         raise ValueError(f"{p}: expected a mapping with 'tables' and 'claims'")
     return reg

@@ -33,11 +33,9 @@ DESIRE_RATING = "Automation Desire Rating"
 def published_value(claim_id: str, register: Mapping | None = None) -> float:
     """The number ``published/workbank.yaml`` prints for ``claim_id`` (quoted in the prose, never an input)."""
     if register is None:
-        import yaml
+        from .. import paths, yamlfile
 
-        from .. import paths
-
-        register = yaml.safe_load((paths.PUBLISHED / "workbank.yaml").read_text())
+        register = yamlfile.load(paths.PUBLISHED / "workbank.yaml")
     for c in register["claims"]:
         if c["id"] == claim_id:
             return float(c["published"])
