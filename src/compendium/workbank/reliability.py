@@ -16,7 +16,7 @@ import warnings
 
 import krippendorff
 import pandas as pd
-import statsmodels.api as sm
+from statsmodels.regression.mixed_linear_model import MixedLM
 
 from ..results import significant
 from .common import DESIRE, OCC, TASK, USER, require_columns
@@ -124,7 +124,7 @@ def fit_mixed_model(data: pd.DataFrame, covariates=MIXED_MODEL_COVARIATES, metho
     """
     require_columns(data, ["desire", TASK, *covariates], "mixed-model data")
     X = design_matrix(data, covariates)
-    model = sm.MixedLM(data["desire"].astype(float), X, groups=data[TASK])
+    model = MixedLM(data["desire"].astype(float), X, groups=data[TASK])
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         res = model.fit(reml=True, method=method)
