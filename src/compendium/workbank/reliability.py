@@ -121,8 +121,32 @@ def fit_mixed_model(data: pd.DataFrame, covariates=MIXED_MODEL_COVARIATES, metho
     n_groups, converged, llf, singular_warning; ``coefficients`` a table term, coef, se, z, p, ci_low,
     ci_high (fixed effects). Every float is rounded to 8 significant digits
     (:func:`compendium.results.significant`): BFGS's last digits depend on the BLAS kernel.
+
+    The chapter fits this model twice (its reliability section and Table 1 of the register, each built
+    from the raw data on its own), a 2-second fit: a fit is remembered for the rest of the process, keyed
+    by a hash of every value, the index and the column names of ``data`` with ``covariates`` and
+    ``method``, and each caller gets its own copy of the summary and coefficients.
     """
     require_columns(data, ["desire", TASK, *covariates], "mixed-model data")
+    key = _fit_key(data, covariates, method)
+    if key not in _FITS:
+        _FITS[key] = _fit_mixed_model(data, covariates, method)
+    summary, coefs, res = _FITS[key]
+    return dict(summary), coefs.copy(), res
+
+
+_FITS: dict[tuple, tuple] = {}
+
+
+def _fit_key(data: pd.DataFrame, covariates, method: str) -> tuple:
+    import hashlib
+
+    h = hashlib.sha256(pd.util.hash_pandas_object(data, index=True).to_numpy().tobytes())
+    h.update(repr([(str(c), str(t)) for c, t in data.dtypes.items()]).encode())
+    return h.hexdigest(), tuple(covariates), method
+
+
+def _fit_mixed_model(data: pd.DataFrame, covariates, method: str):
     X = design_matrix(data, covariates)
     model = MixedLM(data["desire"].astype(float), X, groups=data[TASK])
     with warnings.catch_warnings(record=True) as caught:
