@@ -6,9 +6,10 @@ Each stage of ``dvc.yaml`` is one chapter notebook, ``notebooks/<NN_name>.md`` (
 notebook, paired by jupytext), and one parameter section of ``params.yaml``. This runner
 
 1. reads the stage's section of ``params.yaml`` (the stage's notebook gets it as papermill parameters);
-2. converts the text notebook to a notebook in memory (jupytext) and executes it with papermill, with the
-   stage's artifacts written to ``results/.staging/<stage>/`` and the executed notebook to
-   ``book/executed/.staging/``;
+2. starts the kernel first and has it import what the notebook imports while the runner itself starts
+   (:class:`_Kernel`); converts the text notebook to a notebook in memory (jupytext) and executes it on
+   that kernel with papermill, with the stage's artifacts written to ``results/.staging/<stage>/`` and
+   the executed notebook to ``book/executed/.staging/`` (written once, at the end or at the failing cell);
 3. strips what would change on every run (timestamps, interpreter version; :mod:`compendium.notebooks`);
 4. only if every step succeeded, swaps the new artifacts in place of ``results/<stage>/`` and
    ``book/executed/<NN_name>.ipynb``.
@@ -20,6 +21,7 @@ and prints one line naming the stage and the error.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import sys
 import time
@@ -98,31 +100,126 @@ def _first_error_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}".strip()
 
 
+_CODE_CELL = re.compile(r"^```\{code-cell\}[^\n]*\n(.*?)^```", re.M | re.S)
+_IMPORT = re.compile(r"^(?:from\s+([\w.]+)\s+import\s+([\w, ]+)|import\s+([\w.]+))", re.M)
+
+
+def imported_modules(source: Path) -> list[str]:
+    """The modules that the code cells of a MyST text notebook import at the start of a line, in order
+    (``from a import b`` gives ``a`` and ``a.b``, which may be a module or a name)."""
+    found: list[str] = []
+    for body in _CODE_CELL.findall(source.read_text(encoding="utf-8")):
+        for frm, names, mod in _IMPORT.findall(body):
+            cands = [mod] if mod else [frm] + [f"{frm}.{n.split()[0]}" for n in names.split(",") if n.strip()]
+            found.extend(c for c in cands if c not in found)
+    return found
+
+
+class _Kernel:
+    """The stage's kernel, started before the runner imports papermill and jupytext, and told at once to
+    import the modules the notebook imports: those imports (1-2 s of pandas, scipy, matplotlib and the
+    package) then run while the runner is still starting, instead of after it. The imports are done in
+    a function, so no name is bound in the notebook's namespace; a module that fails to import here
+    fails again, with its error, in the notebook's own cell. papermill executes the notebook on this
+    kernel (``km=``); :meth:`shutdown` ends it whatever happened."""
+
+    def __init__(self, modules: list[str]):
+        from jupyter_client import BlockingKernelClient
+        from jupyter_client.manager import AsyncKernelManager
+        from jupyter_core.utils import run_sync
+
+        self._run_sync = run_sync
+        self.kc = None
+        self.km = AsyncKernelManager(kernel_name="python3")
+        run_sync(self.km.start_kernel)(cwd=str(paths.NOTEBOOKS))
+        try:
+            # a blocking client of its own: its socket queues the request until the kernel listens, with
+            # no event loop involved (papermill's client, made later, runs in the loop)
+            self.kc = BlockingKernelClient()
+            self.kc.load_connection_info(self.km.get_connection_info())
+            self.kc.start_channels(shell=True, iopub=False, stdin=False, hb=False, control=False)
+            self.kc.execute(self._warm_up_code(modules), silent=True, store_history=False)
+        except BaseException:
+            self.shutdown()
+            raise
+
+    @staticmethod
+    def _warm_up_code(modules: list[str]) -> str:
+        return (
+            "def _compendium_warm_up(names):\n"
+            "    import importlib\n"
+            "    for n in names:\n"
+            "        try:\n"
+            "            importlib.import_module(n)\n"
+            "        except Exception:\n"
+            "            pass\n"
+            f"_compendium_warm_up({modules!r})\n"
+            "del _compendium_warm_up\n"
+        )
+
+    def shutdown(self) -> None:
+        try:
+            if self.kc is not None:
+                self.kc.stop_channels()
+        finally:
+            if self._run_sync(self.km.is_alive)():
+                self._run_sync(self.km.shutdown_kernel)(now=True)
+
+
 def run(name: str, quiet: bool = False, executed_dir: Path | None = None) -> float:
     """Execute stage ``name``; return its run time in seconds. Raises :class:`StageError` on failure."""
-    import jupytext
-    import papermill
-
-    from . import notebooks
-    from .params import load_section
-
     if name not in STAGES:
         raise StageError(f"unknown stage {name!r}; the stages are {', '.join(STAGES)}")
     st = STAGES[name]
-    parameters = load_section(st.params) if st.params else {}
     staging_results = paths.RESULTS / ".staging" / name
-    executed = Path(executed_dir) / st.executed.name if executed_dir else st.executed
-    staging_nb = executed.parent / ".staging" / executed.name
-    for p in (staging_results,):
-        if p.exists():
-            shutil.rmtree(p)
-    staging_results.mkdir(parents=True)
+    env_before = os.environ.get(STAGING_ENV)
+    os.environ[STAGING_ENV] = f"{name}={staging_results}"  # before the kernel starts: it inherits it
+    kernel = None
+    try:
+        from .params import load_section
+
+        parameters = load_section(st.params) if st.params else {}
+        if staging_results.exists():
+            shutil.rmtree(staging_results)
+        staging_results.mkdir(parents=True)
+        kernel = _Kernel(imported_modules(st.source))
+        executed = Path(executed_dir) / st.executed.name if executed_dir else st.executed
+        staging_nb = executed.parent / ".staging" / executed.name
+        seconds = _execute(st, parameters, staging_nb, kernel)
+    finally:
+        if kernel is not None:
+            kernel.shutdown()
+        if env_before is None:
+            os.environ.pop(STAGING_ENV, None)
+        else:
+            os.environ[STAGING_ENV] = env_before
+    from . import notebooks
+
+    notebooks.finalize(staging_nb, name, seconds=seconds, staging=staging_results)
+    if any(staging_results.iterdir()):
+        _swap(staging_results, paths.stage_dir(name))
+    else:
+        staging_results.rmdir()  # a stage without artifacts (the Reproducibility page)
+    _swap(staging_nb, executed)
+    if paths.RESULTS == paths.ROOT / "results" and executed_dir is None:
+        from . import metrics
+
+        metrics.write(name)  # metrics/<stage>.json, the DVC metrics of the stage
+    if not quiet:
+        print(f"[{name}] done in {seconds:.1f} s", file=sys.stderr)
+    return seconds
+
+
+def _execute(st: Stage, parameters: dict, staging_nb: Path, kernel: _Kernel) -> float:
+    """Execute the stage's notebook on ``kernel`` into ``staging_nb``; return the seconds it took."""
+    import jupytext
+    import papermill
+
+    name = st.name
     staging_nb.parent.mkdir(parents=True, exist_ok=True)
     nb = jupytext.read(st.source)
     for k, cell in enumerate(nb.cells):
         cell["id"] = f"cell-{k}"  # jupytext makes random ids; the executed notebook must be byte-stable
-    env_before = os.environ.get(STAGING_ENV)
-    os.environ[STAGING_ENV] = f"{name}={staging_results}"
     t0 = time.perf_counter()
     try:
         papermill.execute_notebook(
@@ -137,6 +234,7 @@ def run(name: str, quiet: bool = False, executed_dir: Path | None = None) -> flo
             # cell: 130 writes and 3 s of a 13 s stage. It is written once at the end, and on an error
             # with the failing cell (papermill saves before raising), which is all the stage keeps.
             request_save_on_cell_execute=False,
+            km=kernel.km,
         )
     except Exception as exc:  # noqa: BLE001 - every failure becomes one sentence
         raise StageError(
@@ -144,25 +242,7 @@ def run(name: str, quiet: bool = False, executed_dir: Path | None = None) -> flo
             f"The last good results/{name}/ and chapter are unchanged; the failed notebook is "
             f"{_rel(staging_nb)}."
         ) from exc
-    finally:
-        if env_before is None:
-            os.environ.pop(STAGING_ENV, None)
-        else:
-            os.environ[STAGING_ENV] = env_before
-    seconds = time.perf_counter() - t0
-    notebooks.finalize(staging_nb, name, seconds=seconds, staging=staging_results)
-    if any(staging_results.iterdir()):
-        _swap(staging_results, paths.stage_dir(name))
-    else:
-        staging_results.rmdir()  # a stage without artifacts (the Reproducibility page)
-    _swap(staging_nb, executed)
-    if paths.RESULTS == paths.ROOT / "results" and executed_dir is None:
-        from . import metrics
-
-        metrics.write(name)  # metrics/<stage>.json, the DVC metrics of the stage
-    if not quiet:
-        print(f"[{name}] done in {seconds:.1f} s", file=sys.stderr)
-    return seconds
+    return time.perf_counter() - t0
 
 
 def main(argv: list[str] | None = None) -> int:
