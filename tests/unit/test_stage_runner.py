@@ -82,3 +82,20 @@ def test_warm_kernel_imports_without_binding_names_and_shuts_down():
     assert "['compendium.paths', 'json'] False False" in text, text
     assert str(paths.NOTEBOOKS) in text
     assert not run_sync(k.km.is_alive)()
+
+
+@pytest.mark.parametrize("name", sorted(stage.STAGES))
+def test_papermill_reads_every_parameter_of_the_parameters_cell(name):
+    """papermill parses the parameters cell to tell which parameters a notebook has; a line it cannot parse
+    (an '=' inside a comment defeats it) gives 'Passed unknown parameter' warnings in every run."""
+    import re
+
+    import jupytext
+    from papermill.translators import PythonTranslator
+
+    nb = jupytext.read(stage.STAGES[name].source)
+    cells = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
+    assert len(cells) == 1, f"{name}: expected one cell tagged 'parameters'"
+    assigned = re.findall(r"^(\w+)\s*=", cells[0].source, re.M)
+    parsed = [p.name for p in PythonTranslator.inspect({"source": cells[0].source})]
+    assert parsed == assigned
