@@ -24,6 +24,7 @@ import os
 import re
 import shutil
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -130,7 +131,10 @@ class _Kernel:
 
         self._run_sync = run_sync
         self.kc = None
-        self.km = AsyncKernelManager(kernel_name="python3")
+        # local IPC sockets in a private temporary folder, not TCP ports: nothing listens on the network,
+        # and the kernel no longer warns, once per stage, that its TCP traffic is unencrypted
+        self._ipc_dir = tempfile.mkdtemp(prefix="compendium-kernel-")
+        self.km = AsyncKernelManager(kernel_name="python3", transport="ipc", ip=os.path.join(self._ipc_dir, "k"))
         run_sync(self.km.start_kernel)(cwd=str(paths.NOTEBOOKS))
         try:
             # a blocking client of its own: its socket queues the request until the kernel listens, with
@@ -162,8 +166,11 @@ class _Kernel:
             if self.kc is not None:
                 self.kc.stop_channels()
         finally:
-            if self._run_sync(self.km.is_alive)():
-                self._run_sync(self.km.shutdown_kernel)(now=True)
+            try:
+                if self._run_sync(self.km.is_alive)():
+                    self._run_sync(self.km.shutdown_kernel)(now=True)
+            finally:
+                shutil.rmtree(self._ipc_dir, ignore_errors=True)
 
 
 def run(name: str, quiet: bool = False, executed_dir: Path | None = None) -> float:
