@@ -316,3 +316,21 @@ def test_figure_functions_draw_without_warnings(name, tmp_path):
         assert isinstance(fig, plt.Figure) and fig.axes
         fig.savefig(tmp_path / "f.png", dpi=40, bbox_inches="tight")  # drawing happens here: warn here too
     plt.close(fig)
+
+
+def test_rank_probability_heatmap_leaves_ranks_never_reached_blank():
+    """A rank a model (almost) never takes is left blank, not painted the darkest colour of the scale."""
+    from compendium.preferences import figures as pfig
+
+    s = np.array([0.8, 0.9, 1.0, 1.2, 1.1])
+    summ = pd.DataFrame({"model": list(MODELS), "strength": s}).assign(
+        ci_lo=s - 0.1, ci_hi=s + 0.1, p_best=[0, 0, 0, 1.0, 0]
+    )
+    rp = pd.DataFrame(np.eye(5), index=list(MODELS), columns=[f"rank_{k}" for k in range(1, 6)])
+    rp.iloc[0, 1], rp.iloc[0, 0] = 0.004, 0.996  # below the 0.005 shown as "0.00": blank as well
+    fig = pfig.plot_bt_uncertainty(summ, rp)
+    try:
+        mesh = fig.axes[1].collections[0]
+        assert np.ma.count_masked(mesh.get_array()) == 20
+    finally:
+        plt.close(fig)

@@ -297,3 +297,12 @@ def test_claims_prose_values():
     assert v["claims_unexplained_sentence"].startswith("3 claims are UNEXPLAINED")
     assert v["claims_missing_cells_sentence"] == "Every cell id is."
     assert v["claims_approx_pct"] == f"{claims.APPROX_REL * 100:g}"
+
+
+def test_count_phrases_agree_with_their_number():
+    from compendium.preferences.summary import pairs_phrase, survive_phrase
+
+    assert [survive_phrase(n) for n in (0, 1, 2, 4)] == ["none survives", "1 survives", "2 survive", "4 survive"]
+    assert [pairs_phrase(n) for n in (0, 1, 3)] == ["no pair", "1 pair", "3 pairs"]
+    with pytest.raises(ValueError):
+        survive_phrase(-1)

@@ -77,3 +77,25 @@ def test_nan_or_shape_mismatch_raise():
         landscape.assign_zones([np.nan], [3.0])
     with pytest.raises(ValueError, match="shape"):
         landscape.assign_zones([1.0, 2.0], [3.0])
+
+
+def test_landscape_figure_names_each_quadrant_where_its_tasks_are():
+    """Each zone's corner label sits in the quadrant that holds that zone's tasks (x = expert capability,
+    y = worker desire); a restyle once swapped 'Red Light' and 'R&D Opportunity'."""
+    import matplotlib.pyplot as plt
+
+    from compendium.workbank import figures, landscape
+    from compendium.workbank.common import ZONE_LABELS
+
+    land = pd.DataFrame({"capability": [4.5, 4.5, 1.5, 1.5], "desire": [4.5, 1.5, 4.5, 1.5]})
+    land["zone"] = landscape.assign_zones(land["capability"], land["desire"], 3.0)  # the zones' own definition
+    assert sorted(land["zone"]) == ["green", "low", "red", "rnd"]
+    fig = figures.landscape(land, 3.0, 0.1)
+    try:
+        texts = {t.get_text(): t.get_position() for t in fig.axes[0].texts}
+        for _, row in land.iterrows():
+            x, y = texts[ZONE_LABELS[row["zone"]]]
+            assert (x > 3.0) == (row["capability"] > 3.0), row["zone"]
+            assert (y > 3.0) == (row["desire"] > 3.0), row["zone"]
+    finally:
+        plt.close(fig)

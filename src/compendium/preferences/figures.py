@@ -120,6 +120,7 @@ def plot_bt_uncertainty(summary: pd.DataFrame, rank_probs: pd.DataFrame, level: 
         a2,
         rp,
         annot=rp.map(lambda v: f"{v:.2f}" if v >= 0.005 else "").to_numpy(),
+        mask=(rp < 0.005).to_numpy(),  # a rank never (or almost never) reached stays blank, not darkest
         fmt="",
         vmin=0,
         vmax=1,

@@ -190,6 +190,20 @@ def _check(r: Mapping[str, Any]) -> None:
         raise KeyError(f"preferences summary: missing analysis results {missing}")
 
 
+def survive_phrase(n: int) -> str:
+    """How many pairs survive a correction, as the prose says it: "none survives", "1 survives", "2 survive"."""
+    if n < 0:
+        raise ValueError(f"a count of pairs cannot be negative: {n}")
+    return "none survives" if n == 0 else f"{n} survives" if n == 1 else f"{n} survive"
+
+
+def pairs_phrase(n: int) -> str:
+    """``n`` pairs with the noun agreeing: "no pair", "1 pair", "3 pairs"."""
+    if n < 0:
+        raise ValueError(f"a count of pairs cannot be negative: {n}")
+    return "no pair" if n == 0 else "1 pair" if n == 1 else f"{n} pairs"
+
+
 def published_claims(path: str | Path | None = None) -> dict[str, Any]:
     """``{claim id: published value}`` of ``published/hitl.yaml`` (the prose quotes a few beside ours)."""
     reg = yamlfile.load(path or paths.PUBLISHED / "hitl.yaml")
@@ -417,6 +431,8 @@ def summary(r: Mapping[str, Any], pub: Mapping[str, Any] | None = None) -> dict[
     out.update(
         pref_unadj_n=int(holm["significant_unadjusted"].sum()),
         pref_holm_n=int(holm["significant_holm"].sum()),
+        pref_holm_survive=survive_phrase(int(holm["significant_holm"].sum())),
+        pref_holm_n_pairs=pairs_phrase(int(holm["significant_holm"].sum())),
         pref_fwer=float(1 - 0.95 ** len(holm)),
         pref_holm_pairs="; ".join(
             f"{MODEL_LABELS[a]} vs {MODEL_LABELS[b]}, Holm p = {q:.3f}" for a, b, q in sig.itertuples(index=False)

@@ -624,7 +624,7 @@ def summary(ch: Chapter) -> dict:
         s[f"pwb_need_{key}"] = float(need.loc[dim, "needed_share"])
     sp = printed.SMALLER_PRINTED
     s["pwb_dz_check"] = float(sp["paired_t"] / np.sqrt(sp["paired_n"]))
-    s["pwb_n_slips"] = count_word(len(ch.slips))
+    s["pwb_n_slips"] = count_word(len(ch.slips), capital=False)  # mid-sentence
     # effect sizes with confidence intervals (pingouin)
     if ch.d_ci is not None:
         s["pwb_dci_halfwidth"] = float(((ch.d_ci["ci_upper"] - ch.d_ci["ci_lower"]) / 2).max())

@@ -111,8 +111,8 @@ def landscape(land: pd.DataFrame, cutoff: float, rho: float) -> plt.Figure:
     ax.axhline(cutoff, color="k", lw=1)
     for z, x, y, ha, va in (
         ("green", 5.05, 5.05, "right", "top"),
-        ("red", 0.95, 5.05, "left", "top"),
-        ("rnd", 5.05, 0.95, "right", "bottom"),
+        ("rnd", 0.95, 5.05, "left", "top"),  # low capability, high desire
+        ("red", 5.05, 0.95, "right", "bottom"),  # high capability, low desire
         ("low", 0.95, 0.95, "left", "bottom"),
     ):
         ax.text(
