@@ -7,6 +7,12 @@ Prints, per step, the median wall time over the repeats, the CPU time of the com
 command and all its child processes, sampled every 50 ms) and the 1-minute load average before the step.
 Targets on a 2-core machine with nothing else running (issue 11): forced full repro <= 30 s, no-op
 repro <= 2 s, book build <= 6 s, peak memory <= 2 GB. Later work must not break them.
+
+    python benchmarks/pipeline.py --baseline REV [--baseline-env KEY=VALUE] [--repeat 3]
+
+times forced full reproductions of an earlier revision (in a temporary git worktree, data pulled, run once
+first) and of this checkout, alternately: the way to check "no slower than before" on a machine whose speed
+drifts. Revision 2be8eba (before issues 11 and 12) needs OPENBLAS_CORETYPE=Haswell to converge on AVX-512.
 """
 
 from __future__ import annotations
@@ -14,6 +20,7 @@ from __future__ import annotations
 import argparse
 import os
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -31,10 +38,10 @@ def _children_cpu() -> float:
     return ru.ru_utime + ru.ru_stime
 
 
-def measure(cmd: list[str]) -> tuple[float, float, float, int]:
+def measure(cmd: list[str], cwd: Path = ROOT, env: dict | None = None) -> tuple[float, float, float, int]:
     cpu0 = _children_cpu()
     t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     parent = psutil.Process(proc.pid)
     peak = 0
     while proc.poll() is None:
@@ -56,10 +63,72 @@ def measure(cmd: list[str]) -> tuple[float, float, float, int]:
     return time.perf_counter() - t0, _children_cpu() - cpu0, peak / 2**20, proc.returncode
 
 
+def against(rev: str, repeat: int, extra_env: list[str]) -> int:
+    """Forced full reproductions of git revision ``rev`` (in a temporary worktree) and of this checkout,
+    alternately, so that both see the same machine: this VM's speed drifts by up to 1.4x within an hour,
+    which makes an absolute time from another session no baseline."""
+    import tempfile
+
+    dvc = str(BIN / "dvc")
+    env_rev = dict(os.environ)
+    for kv in extra_env:
+        k, sep, v = kv.partition("=")
+        if not sep:
+            raise SystemExit(f"--baseline-env expects KEY=VALUE, got {kv!r}")
+        env_rev[k] = v
+    tmp = Path(tempfile.mkdtemp(prefix="baseline-"))
+    wt = tmp / "checkout"
+    subprocess.run(["git", "worktree", "add", "--detach", str(wt), rev], cwd=ROOT, check=True, capture_output=True)
+    try:
+        if (ROOT / ".venv").exists():
+            (wt / ".venv").symlink_to(ROOT / ".venv")
+        env_rev["PYTHONPATH"] = str(wt / "src")  # the revision's own package, not this checkout's
+        print(f"baseline {rev}: restoring data and running it once ...", flush=True)
+        for cmd in ([dvc, "pull", "data.dvc"], [dvc, "repro"]):
+            r = subprocess.run(cmd, cwd=wt, env=env_rev, capture_output=True, text=True)
+            if r.returncode:
+                print(r.stdout[-1500:] + r.stderr[-1500:], file=sys.stderr)
+                raise SystemExit(f"baseline {rev}: {' '.join(cmd[1:])} failed (exit {r.returncode})")
+        walls: dict[str, list[float]] = {rev: [], "this checkout": []}
+        cpus: dict[str, list[float]] = {rev: [], "this checkout": []}
+        for _ in range(repeat):
+            for label, cwd, env in ((rev, wt, env_rev), ("this checkout", ROOT, None)):
+                wall, cpu, _peak, code = measure([dvc, "repro", "-f"], cwd=cwd, env=env)
+                if code:
+                    raise SystemExit(f"forced repro of {label} failed (exit {code})")
+                walls[label].append(wall)
+                cpus[label].append(cpu)
+                print(f"  {label:16s} forced full dvc repro {wall:6.1f} s (CPU {cpu:.1f} s)", flush=True)
+        for label in walls:
+            runs = "/".join(f"{w:.1f}" for w in walls[label])
+            print(
+                f"{label:16s} median {statistics.median(walls[label]):6.1f} s  runs {runs}  "
+                f"CPU {statistics.median(cpus[label]):.1f} s"
+            )
+        return 0
+    finally:
+        subprocess.run(["git", "worktree", "remove", "--force", str(wt)], cwd=ROOT, capture_output=True)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--repeat", type=int, default=3, help="runs per step; the median is reported (default 3)")
+    ap.add_argument(
+        "--baseline",
+        metavar="REV",
+        help="instead: forced full repro of git revision REV and of this checkout, alternately (same machine state)",
+    )
+    ap.add_argument(
+        "--baseline-env",
+        metavar="KEY=VALUE",
+        action="append",
+        default=[],
+        help="environment of the baseline's runs (repeatable), e.g. OPENBLAS_CORETYPE=Haswell for 2be8eba",
+    )
     args = ap.parse_args(argv)
+    if args.baseline:
+        return against(args.baseline, args.repeat, args.baseline_env)
     dvc = str(BIN / "dvc")
     steps = [
         ("forced full dvc repro", [dvc, "repro", "-f"], 30),
