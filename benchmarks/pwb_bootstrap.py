@@ -23,20 +23,11 @@ import time
 
 import numpy as np
 
+from compendium.data import load_pwb_config
 from compendium.pwb import DIMENSIONS, bootstrap as B
+from compendium.pwb.weights import scheme_weights
 
-WEIGHTS = {
-    "cognitive_forcing": 0.15,
-    "complementarity": 0.15,
-    "contrastive_explanation": 0.10,
-    "skill_preservation": 0.10,
-    "metacognitive_calibration": 0.10,
-    "anti_sycophancy": 0.10,
-    "draft_annotation": 0.05,
-    "ethical_surfacing": 0.05,
-    "uncertainty_transparency": 0.0,
-    "appropriate_reliance": 0.0,
-}
+WEIGHTS = scheme_weights(load_pwb_config())  # v2.1, the paper's default (zeros kept)
 
 
 def fixture(seed: int = 0, n_models: int = 7, n_prompts: int = 20, n_runs: int = 5, missing: float = 0.01):

@@ -5,22 +5,9 @@ the per-cell files the reconstruction uses)."""
 import numpy as np
 import pandas as pd
 import pytest
+from pwb_weights import V21
 
 from compendium.pwb import aggregates as A, paper_printed as P, weights as W
-
-V21 = {
-    "cognitive_forcing": 0.15,
-    "complementarity": 0.15,
-    "contrastive_explanation": 0.10,
-    "skill_preservation": 0.10,
-    "metacognitive_calibration": 0.10,
-    "anti_sycophancy": 0.10,
-    "draft_annotation": 0.05,
-    "ethical_surfacing": 0.05,
-    "uncertainty_transparency": 0.0,
-    "appropriate_reliance": 0.0,
-}
-
 
 # ---------------------------------------------------------------- PWI and weights
 
@@ -311,3 +298,11 @@ def test_incomplete_run_agreement_needed_hand_worked():
     assert out["needed_share_lo"] == pytest.approx(0.495) and out["needed_share_hi"] == pytest.approx(0.505)
     with pytest.raises(ValueError, match="missing from the cells"):
         A.incomplete_run_agreement_needed(cells, irr, {"b": 1.0})
+
+
+def test_typed_v21_weights_are_the_released_configs():
+    from compendium import data
+
+    released = W.scheme_weights(data.load_pwb_config())
+    assert {d: w for d, w in released.items() if d in V21} == V21
+    assert all(w == 0.0 for d, w in released.items() if d not in V21)

@@ -7,23 +7,10 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
+from pwb_weights import V21
 from scipy import stats
 
 from compendium.pwb import DIMENSIONS, bootstrap as B, instances as I
-
-V21 = {
-    "cognitive_forcing": 0.15,
-    "complementarity": 0.15,
-    "contrastive_explanation": 0.10,
-    "skill_preservation": 0.10,
-    "metacognitive_calibration": 0.10,
-    "anti_sycophancy": 0.10,
-    "draft_annotation": 0.05,
-    "ethical_surfacing": 0.05,
-    "uncertainty_transparency": 0.0,
-    "appropriate_reliance": 0.0,
-}
-
 
 # ---------------------------------------------------------------- the 32-bit word engine
 
