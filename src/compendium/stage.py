@@ -107,7 +107,11 @@ _IMPORT = re.compile(r"^(?:from\s+([\w.]+)\s+import\s+([\w, ]+)|import\s+([\w.]+
 
 def imported_modules(source: Path) -> list[str]:
     """The modules that the code cells of a MyST text notebook import at the start of a line, in order
-    (``from a import b`` gives ``a`` and ``a.b``, which may be a module or a name)."""
+    (``from a import b`` gives ``a`` and ``a.b``, which may be a module or a name).
+
+    Only hints for the kernel's warm-up, so a line scan of the text is enough and runs before jupytext is
+    imported; a miss costs time, never a result. The stage dependencies need the exact set of package
+    modules and use :func:`compendium.deps.notebook_modules` (jupytext and ``ast``) instead."""
     found: list[str] = []
     for body in _CODE_CELL.findall(source.read_text(encoding="utf-8")):
         for frm, names, mod in _IMPORT.findall(body):
