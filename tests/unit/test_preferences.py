@@ -294,6 +294,41 @@ def test_simulation_shapes_reproducibility_and_allocation():
     assert cmp.set_index("strategy").loc["uniform", "difference"] == 0
 
 
+def test_simulation_result_is_the_same_in_one_process_or_two():
+    """jobs=2 runs information gain here and the other strategies in a worker process (pickled through a
+    pipe); every array and table must be the same as in one process, byte for byte."""
+    pi = np.array([0.8, 0.9, 1.0, 1.2, 1.5])
+    kw = dict(budget=400, repetitions=60, checkpoint_every=100, seed=3, batch=10, labels=tuple("abcde"))
+    one = pref.simulate_active_sampling(pi, jobs=1, **kw)
+    two = pref.simulate_active_sampling(pi, jobs=2, **kw)
+    assert one.curves.to_csv() == two.curves.to_csv()
+    assert one.allocation.to_csv() == two.allocation.to_csv()
+    assert list(one.recovered) == list(two.recovered) == list(pref.STRATEGIES)
+    for s in pref.STRATEGIES:
+        for key in ("ranking", "top"):
+            np.testing.assert_array_equal(one.recovered[s][key], two.recovered[s][key])
+    with pytest.raises(ValueError, match="jobs must be a positive whole number"):
+        pref.simulate_active_sampling(pi, jobs=0, **kw)
+
+
+def test_simulation_worker_failure_names_the_worker_and_its_error():
+    import subprocess
+    import sys
+
+    from compendium.preferences import simulation
+
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "import sys; sys.stderr.write('ValueError: boom\\n'); sys.exit(3)"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    proc.stdin.close()
+    proc.stdin = None
+    with pytest.raises(RuntimeError, match=r"(?s)worker process .* failed \(exit 3\).*ValueError: boom"):
+        simulation._worker_results(proc)
+
+
 def test_simulation_recovers_easy_ranking():
     res = pref.simulate_active_sampling(
         np.array([1.0, 3.0, 9.0]), budget=300, repetitions=200, checkpoint_every=100, seed=2, batch=10

@@ -288,6 +288,113 @@ def _information_gain(
     return snaps, N[:, i, j]
 
 
+def _one_strategy(
+    s: str,
+    stream,
+    theta_true: np.ndarray,
+    p_win: np.ndarray,
+    repetitions: int,
+    n_ck: int,
+    every: int,
+    batch: int,
+    prior_sd: float,
+    skew: float,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One strategy's simulated studies: (exact ranking recovered, top recovered) per repetition and
+    checkpoint, and each repetition's judgements per pair at the budget. Module-level, so that a worker
+    process can run it."""
+    rng = np.random.default_rng(stream)
+    K = theta_true.size
+    if s == "information_gain":
+        snaps, n_pair = _information_gain(rng, p_win, K, repetitions, n_ck, every, batch, prior_sd)
+    else:
+        i, j = pw.pair_index(K)
+        probs = (
+            np.full((repetitions, i.size), 1.0 / i.size)
+            if s == "uniform"
+            else _pair_probs_arena(rng, repetitions, K, skew)
+        )
+        snaps = _nonadaptive(rng, probs, p_win, K, n_ck, every)
+        n_pair = (snaps[:, -1] + np.swapaxes(snaps[:, -1], 1, 2))[:, i, j]
+    exact, top = _recovery(snaps, theta_true, prior_sd)
+    return exact, top, n_pair
+
+
+def _run_strategies(args: dict[str, tuple], jobs: int | None) -> dict[str, tuple]:
+    """:func:`_one_strategy` for every strategy: with ``jobs >= 2``, the slowest (information gain) in
+    this process and the others in one worker process meanwhile (more workers would not help: the other
+    two together take about as long as information gain alone).
+
+    The worker is a fresh interpreter (``python -c``, arguments and results pickled through its stdin
+    and stdout) rather than :mod:`multiprocessing`: ``fork`` is unsafe inside a Jupyter kernel's threads,
+    and ``spawn`` re-runs the caller's ``__main__``, which breaks any script without an
+    ``if __name__ == "__main__"`` guard."""
+    import os
+
+    n = len(args)
+    jobs = min(n, os.cpu_count() or 1) if jobs is None else min(jobs, n)
+    order = sorted(args, key=lambda s: s != "information_gain")  # the slowest first
+    if jobs <= 1:
+        return {s: _one_strategy(*args[s]) for s in order}
+    here, rest = order[0], order[1:]
+    worker = _start_worker([args[s] for s in rest])
+    try:
+        out = {here: _one_strategy(*args[here])}
+        out.update(zip(rest, _worker_results(worker)))
+    finally:
+        if worker.poll() is None:
+            worker.kill()
+            worker.wait()
+    return out
+
+
+def _start_worker(jobs: list[tuple]):
+    import os
+    import pickle
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    env = dict(os.environ)
+    src = str(Path(__file__).resolve().parents[2])  # the folder that holds this compendium package
+    env["PYTHONPATH"] = src + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "from compendium.preferences.simulation import _worker_main; _worker_main()"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
+    proc.stdin.write(pickle.dumps(jobs))  # a few kB: fits the pipe, never blocks
+    proc.stdin.close()
+    proc.stdin = None  # so that communicate() reads stdout and stderr together (no deadlock on either)
+    return proc
+
+
+def _worker_results(proc) -> list[tuple]:
+    import pickle
+
+    out, err = proc.communicate()
+    code = proc.returncode
+    if code != 0:
+        tail = err.decode(errors="replace").strip().splitlines()[-15:]
+        raise RuntimeError(
+            f"simulate_active_sampling: the worker process running the other strategies failed (exit {code}):\n"
+            + "\n".join(tail)
+        )
+    return pickle.loads(out)
+
+
+def _worker_main() -> None:
+    """Entry point of the worker process: pickled argument tuples on stdin, pickled results on stdout."""
+    import pickle
+    import sys
+
+    jobs = pickle.loads(sys.stdin.buffer.read())
+    sys.stdout.buffer.write(pickle.dumps([_one_strategy(*a) for a in jobs]))
+    sys.stdout.flush()
+
+
 def simulate_active_sampling(
     true_strengths,
     budget: int,
@@ -299,17 +406,25 @@ def simulate_active_sampling(
     prior_sd: float = 1.0,
     strategies: tuple[str, ...] = STRATEGIES,
     labels: tuple[str, ...] | None = None,
+    jobs: int | None = None,
 ) -> SimulationResult:
     """Run the simulation (see the module docstring). ``true_strengths``: BT strengths (ratio scale).
 
     ``budget`` judgements per repetition, recorded every ``checkpoint_every`` (which must divide the
     budget and be a multiple of ``batch``); ``seed`` seeds an independent stream per strategy (so a
     strategy's result does not depend on which others run).
+
+    ``jobs``: processes to run the strategies in (default: one per CPU core, at most one per strategy).
+    Each strategy draws from its own stream and runs the same code wherever it runs, so the result is
+    the same, byte for byte, for every ``jobs`` (tested); on two cores the information-gain design (the
+    slowest, about 4 s) runs beside the other two instead of before them.
     """
     pi = np.asarray(true_strengths, dtype=float)
     K = pi.size
     if np.any(pi <= 0):
         raise ValueError("true_strengths must be positive")
+    if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
+        raise ValueError(f"jobs must be a positive whole number of processes (or None), got {jobs!r}")
     if budget < 1 or repetitions < 1 or checkpoint_every < 1 or batch < 1:
         raise ValueError("budget, repetitions, checkpoint_every and batch must all be >= 1")
     if budget % checkpoint_every:
@@ -325,26 +440,20 @@ def simulate_active_sampling(
     n_ck = budget // checkpoint_every
     ck = np.arange(1, n_ck + 1) * checkpoint_every
     streams = dict(zip(STRATEGIES, np.random.SeedSequence(seed).spawn(len(STRATEGIES))))
+    args = {
+        s: (s, streams[s], theta_true, p_win, repetitions, n_ck, checkpoint_every, batch, prior_sd, arena_skew)
+        for s in strategies
+    }
+    runs = _run_strategies(args, jobs)
     curves, alloc, recovered = [], [], {}
+    names = labels or tuple(str(k) for k in range(K))
     for s in strategies:
-        rng = np.random.default_rng(streams[s])
-        if s == "information_gain":
-            snaps, n_pair = _information_gain(rng, p_win, K, repetitions, n_ck, checkpoint_every, batch, prior_sd)
-        else:
-            probs = (
-                np.full((repetitions, i.size), 1.0 / i.size)
-                if s == "uniform"
-                else _pair_probs_arena(rng, repetitions, K, arena_skew)
-            )
-            snaps = _nonadaptive(rng, probs, p_win, K, n_ck, checkpoint_every)
-            n_pair = (snaps[:, -1] + np.swapaxes(snaps[:, -1], 1, 2))[:, i, j]
-        exact, top = _recovery(snaps, theta_true, prior_sd)
+        exact, top, n_pair = runs[s]
         recovered[s] = {"ranking": exact, "top": top}
         curves.append(
             pd.DataFrame({"strategy": s, "n_judgements": ck, "p_ranking": exact.mean(0), "p_top": top.mean(0)})
         )
         share = (n_pair / n_pair.sum(1, keepdims=True)).mean(0)
-        names = labels or tuple(str(k) for k in range(K))
         alloc.append(
             pd.DataFrame(
                 {
