@@ -13,6 +13,13 @@ repro <= 2 s, book build <= 6 s, peak memory <= 2 GB. Later work must not break 
 times forced full reproductions of an earlier revision (in a temporary git worktree, data pulled, run once
 first) and of this checkout, alternately: the way to check "no slower than before" on a machine whose speed
 drifts. Revision 2be8eba (before issues 11 and 12) needs OPENBLAS_CORETYPE=Haswell to converge on AVX-512.
+
+    python benchmarks/pipeline.py --stages
+
+runs each stage's command of dvc.yaml once, in pipeline order, and prints where a forced repro's time
+goes: per stage its wall and CPU time, the part its notebook (or the book's Sphinx build) took, the
+rest (interpreter, imports, kernel start-up, finalising), and then one forced `dvc repro -f` with the CPU
+time of the dvc process itself (hashing outputs, rewriting dvc.lock after each stage).
 """
 
 from __future__ import annotations
@@ -111,6 +118,53 @@ def against(rev: str, repeat: int, extra_env: list[str]) -> int:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def stage_breakdown() -> int:
+    """Each stage's command alone (pipeline order), then a forced repro: where the time goes."""
+    import re
+
+    from compendium.yamlfile import load
+
+    stages = load(ROOT / "dvc.yaml")["stages"]
+    done = re.compile(r"(?:\[\w+\] done|book built) in ([0-9.]+) s")
+    print(f"{'stage':16s} {'wall s':>7s} {'CPU s':>6s} {'notebook s':>10s} {'rest s':>7s}")
+    tot_wall = tot_cpu = tot_nb = 0.0
+    env = dict(os.environ, PATH=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}")
+    for name, st in stages.items():
+        cpu0 = _children_cpu()
+        t0 = time.perf_counter()
+        r = subprocess.run(st["cmd"], shell=True, cwd=ROOT, env=env, capture_output=True, text=True)
+        wall, cpu = time.perf_counter() - t0, _children_cpu() - cpu0
+        if r.returncode:
+            print(r.stderr[-2000:], file=sys.stderr)
+            raise SystemExit(f"stage {name} failed (exit {r.returncode})")
+        found = [float(x) for x in done.findall(r.stdout + r.stderr)]
+        nb = found[-1] if found else 0.0
+        tot_wall, tot_cpu, tot_nb = tot_wall + wall, tot_cpu + cpu, tot_nb + nb
+        print(f"{name:16s} {wall:7.1f} {cpu:6.1f} {nb:10.1f} {wall - nb:7.1f}", flush=True)
+    print(f"{'sum':16s} {tot_wall:7.1f} {tot_cpu:6.1f} {tot_nb:10.1f} {tot_wall - tot_nb:7.1f}")
+    # DVC's own CPU time: the dvc process itself, without its stage commands (sampled until it exits)
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(
+        [str(BIN / "dvc"), "repro", "-f"], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    me = psutil.Process(proc.pid)
+    own = 0.0
+    while proc.poll() is None:
+        try:
+            t = me.cpu_times()
+            own = t.user + t.system
+        except psutil.Error:
+            pass
+        time.sleep(0.05)
+    wall = time.perf_counter() - t0
+    err = proc.stderr.read().decode(errors="replace")
+    if proc.returncode:
+        print(err[-2000:], file=sys.stderr)
+        raise SystemExit(f"forced dvc repro failed (exit {proc.returncode})")
+    print(f"{'dvc repro -f':16s} {wall:7.1f}        DVC's own CPU (its process, not the stages): {own:.1f} s")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--repeat", type=int, default=3, help="runs per step; the median is reported (default 3)")
@@ -126,7 +180,14 @@ def main(argv: list[str] | None = None) -> int:
         default=[],
         help="environment of the baseline's runs (repeatable), e.g. OPENBLAS_CORETYPE=Haswell for 2be8eba",
     )
+    ap.add_argument(
+        "--stages",
+        action="store_true",
+        help="instead: each stage's command alone, then a forced repro: where the time goes",
+    )
     args = ap.parse_args(argv)
+    if args.stages:
+        return stage_breakdown()
     if args.baseline:
         return against(args.baseline, args.repeat, args.baseline_env)
     dvc = str(BIN / "dvc")
