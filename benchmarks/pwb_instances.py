@@ -22,18 +22,11 @@ import sys
 import time
 import tracemalloc
 
+from compendium.data import load_pwb_config
 from compendium.pwb import instances as I
+from compendium.pwb.weights import scheme_weights
 
-WEIGHTS = {
-    "cognitive_forcing": 0.15,
-    "complementarity": 0.15,
-    "contrastive_explanation": 0.10,
-    "skill_preservation": 0.10,
-    "metacognitive_calibration": 0.10,
-    "anti_sycophancy": 0.10,
-    "draft_annotation": 0.05,
-    "ethical_surfacing": 0.05,
-}
+WEIGHTS = scheme_weights(load_pwb_config())  # v2.1, the paper's default (zeros kept), as benchmarks/pwb_bootstrap.py
 
 
 def run(scale: int, n_boot: int, seed: int) -> dict:
