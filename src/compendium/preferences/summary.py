@@ -428,11 +428,12 @@ def summary(r: Mapping[str, Any], pub: Mapping[str, Any] | None = None) -> dict[
     # multiplicity
     holm = r["holm"]
     sig = holm.loc[holm["significant_holm"], ["higher_val_model", "lower_val_model", "p_holm"]]
+    n_holm = len(sig)
     out.update(
         pref_unadj_n=int(holm["significant_unadjusted"].sum()),
-        pref_holm_n=int(holm["significant_holm"].sum()),
-        pref_holm_survive=survive_phrase(int(holm["significant_holm"].sum())),
-        pref_holm_n_pairs=pairs_phrase(int(holm["significant_holm"].sum())),
+        pref_holm_n=n_holm,
+        pref_holm_survive=survive_phrase(n_holm),
+        pref_holm_n_pairs=pairs_phrase(n_holm),
         pref_fwer=float(1 - 0.95 ** len(holm)),
         pref_holm_pairs="; ".join(
             f"{MODEL_LABELS[a]} vs {MODEL_LABELS[b]}, Holm p = {q:.3f}" for a, b, q in sig.itertuples(index=False)
