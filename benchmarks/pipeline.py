@@ -33,6 +33,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 import psutil
 
@@ -45,14 +46,25 @@ def _children_cpu() -> float:
     return ru.ru_utime + ru.ru_stime
 
 
-def measure(cmd: list[str], cwd: Path = ROOT, env: dict | None = None) -> tuple[float, float, float, int]:
+class Run(NamedTuple):
+    wall: float  # seconds
+    cpu: float  # CPU seconds of the command and all its children
+    peak_mb: float  # peak of the summed resident memory of the command and its children
+    own_cpu: float  # CPU seconds of the command's own process, without its children (e.g. DVC's share)
+    code: int  # exit status
+
+
+def measure(cmd: list[str], cwd: Path = ROOT, env: dict | None = None) -> Run:
     cpu0 = _children_cpu()
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     parent = psutil.Process(proc.pid)
     peak = 0
+    own = 0.0
     while proc.poll() is None:
         try:
+            t = parent.cpu_times()
+            own = t.user + t.system
             procs = [parent] + parent.children(recursive=True)
             rss = 0
             for p in procs:
@@ -67,7 +79,7 @@ def measure(cmd: list[str], cwd: Path = ROOT, env: dict | None = None) -> tuple[
     err = proc.stderr.read()
     if proc.returncode != 0:
         print(err[-2000:], file=sys.stderr)
-    return time.perf_counter() - t0, _children_cpu() - cpu0, peak / 2**20, proc.returncode
+    return Run(time.perf_counter() - t0, _children_cpu() - cpu0, peak / 2**20, own, proc.returncode)
 
 
 def against(rev: str, repeat: int, extra_env: list[str]) -> int:
@@ -100,7 +112,7 @@ def against(rev: str, repeat: int, extra_env: list[str]) -> int:
         cpus: dict[str, list[float]] = {rev: [], "this checkout": []}
         for _ in range(repeat):
             for label, cwd, env in ((rev, wt, env_rev), ("this checkout", ROOT, None)):
-                wall, cpu, _peak, code = measure([dvc, "repro", "-f"], cwd=cwd, env=env)
+                wall, cpu, _peak, _own, code = measure([dvc, "repro", "-f"], cwd=cwd, env=env)
                 if code:
                     raise SystemExit(f"forced repro of {label} failed (exit {code})")
                 walls[label].append(wall)
@@ -142,26 +154,10 @@ def stage_breakdown() -> int:
         tot_wall, tot_cpu, tot_nb = tot_wall + wall, tot_cpu + cpu, tot_nb + nb
         print(f"{name:16s} {wall:7.1f} {cpu:6.1f} {nb:10.1f} {wall - nb:7.1f}", flush=True)
     print(f"{'sum':16s} {tot_wall:7.1f} {tot_cpu:6.1f} {tot_nb:10.1f} {tot_wall - tot_nb:7.1f}")
-    # DVC's own CPU time: the dvc process itself, without its stage commands (sampled until it exits)
-    t0 = time.perf_counter()
-    proc = subprocess.Popen(
-        [str(BIN / "dvc"), "repro", "-f"], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
-    )
-    me = psutil.Process(proc.pid)
-    own = 0.0
-    while proc.poll() is None:
-        try:
-            t = me.cpu_times()
-            own = t.user + t.system
-        except psutil.Error:
-            pass
-        time.sleep(0.05)
-    wall = time.perf_counter() - t0
-    err = proc.stderr.read().decode(errors="replace")
-    if proc.returncode:
-        print(err[-2000:], file=sys.stderr)
-        raise SystemExit(f"forced dvc repro failed (exit {proc.returncode})")
-    print(f"{'dvc repro -f':16s} {wall:7.1f}        DVC's own CPU (its process, not the stages): {own:.1f} s")
+    r = measure([str(BIN / "dvc"), "repro", "-f"])  # own_cpu: the dvc process itself, not its stages
+    if r.code:
+        raise SystemExit(f"forced dvc repro failed (exit {r.code})")
+    print(f"{'dvc repro -f':16s} {r.wall:7.1f}        DVC's own CPU (its process, not the stages): {r.own_cpu:.1f} s")
     return 0
 
 
@@ -204,7 +200,7 @@ def main(argv: list[str] | None = None) -> int:
         walls, cpus, peaks, loads = [], [], [], []
         for _ in range(args.repeat):
             loads.append(os.getloadavg()[0])
-            wall, cpu, peak, code = measure(cmd)
+            wall, cpu, peak, _own, code = measure(cmd)
             walls.append(wall)
             cpus.append(cpu)
             peaks.append(peak)
