@@ -348,7 +348,7 @@ def _run_strategies(args: dict[str, tuple], jobs: int | None) -> dict[str, tuple
     return out
 
 
-def _start_worker(jobs: list[tuple]):
+def _start_worker(calls: list[tuple]):
     import os
     import pickle
     import subprocess
@@ -365,7 +365,7 @@ def _start_worker(jobs: list[tuple]):
         stderr=subprocess.PIPE,
         env=env,
     )
-    proc.stdin.write(pickle.dumps(jobs))  # a few kB: fits the pipe, never blocks
+    proc.stdin.write(pickle.dumps(calls))  # a few kB: fits the pipe, never blocks
     proc.stdin.close()
     proc.stdin = None  # so that communicate() reads stdout and stderr together (no deadlock on either)
     return proc
@@ -390,8 +390,8 @@ def _worker_main() -> None:
     import pickle
     import sys
 
-    jobs = pickle.loads(sys.stdin.buffer.read())
-    sys.stdout.buffer.write(pickle.dumps([_one_strategy(*a) for a in jobs]))
+    calls = pickle.loads(sys.stdin.buffer.read())
+    sys.stdout.buffer.write(pickle.dumps([_one_strategy(*a) for a in calls]))
     sys.stdout.flush()
 
 
@@ -414,10 +414,11 @@ def simulate_active_sampling(
     budget and be a multiple of ``batch``); ``seed`` seeds an independent stream per strategy (so a
     strategy's result does not depend on which others run).
 
-    ``jobs``: processes to run the strategies in (default: one per CPU core, at most one per strategy).
+    ``jobs``: 1 runs the strategies one after another in this process; 2 or more (the default when the
+    machine has two cores or more and several strategies run) runs the information-gain design (the
+    slowest, about 4 s) here and the others meanwhile in one worker process, so never more than two.
     Each strategy draws from its own stream and runs the same code wherever it runs, so the result is
-    the same, byte for byte, for every ``jobs`` (tested); on two cores the information-gain design (the
-    slowest, about 4 s) runs beside the other two instead of before them.
+    the same, byte for byte, for every ``jobs`` (tested).
     """
     pi = np.asarray(true_strengths, dtype=float)
     K = pi.size
