@@ -1497,3 +1497,9 @@ def prose_values(ev) -> dict:
         }
     )
     return out
+
+
+if __name__ == "__main__":  # python -m compendium.claims diff REV
+    from .claims_diff import main
+
+    raise SystemExit(main())

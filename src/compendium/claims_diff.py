@@ -1,0 +1,304 @@
+"""Which claims changed between a git revision and this build: ``python -m compendium.claims diff REV``.
+
+Results are not committed (DVC caches them locally), so the claims table of ``REV`` is found in one of
+two ways, tried in this order and named in the output:
+
+1. **DVC cache.** ``REV``'s ``dvc.lock`` names the hash of ``results/claims`` (a DVC directory object).
+   If this checkout's DVC cache holds it (it does for every revision reproduced in this checkout, and
+   for a queued or applied experiment), ``claims.csv`` is read from the cache: well under a second.
+2. **Recompute.** Otherwise ``REV`` is checked out into a temporary git worktree that shares this
+   checkout's DVC cache and ``.venv``, its data are restored from the bundled remote and its claims
+   stage is reproduced (``dvc repro claims``; DVC's run cache skips the stages it has already run with
+   the same inputs, otherwise this takes about as long as a forced ``dvc repro``). The worktree is removed
+   afterwards.
+
+For each study it also says whether code, data, parameters or the register changed between ``REV`` and
+this checkout (the files each study's stages depend on, from ``dvc.yaml``), so that a changed number can be
+traced to its cause.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import paths
+from .yamlfile import loads as load_text
+
+CLAIMS_OUT = "results/claims"
+CLAIMS_CSV = "claims.csv"
+# the stages whose results feed each study's claims (dvc.yaml names); the claims stage itself counts for all
+STUDY_STAGES = {"pwb": ("pwb", "pwb_benchmark"), "workbank": ("workbank",), "hitl": ("preferences",)}
+STUDY_LABELS = {"pwb": "Pro-Worker Benchmark", "workbank": "WORKBank", "hitl": "Human preferences"}
+DATA_FILES = ("data.dvc", "src/compendium/data/manifest.json")
+
+
+class DiffError(RuntimeError):
+    """A revision cannot be compared: the message says why and what to do."""
+
+
+@dataclass(frozen=True)
+class Change:
+    claim_id: str
+    study: str
+    old_value: str
+    new_value: str
+    old_status: str
+    new_status: str
+
+    @property
+    def kind(self) -> str:
+        if not self.old_status:
+            return "added"
+        if not self.new_status:
+            return "removed"
+        return "status" if self.old_status != self.new_status else "value"
+
+
+@dataclass
+class Diff:
+    rev: str
+    source: str
+    seconds: float
+    compared: int
+    changes: list[Change] = field(default_factory=list)
+    causes: dict[str, list[str]] = field(default_factory=dict)
+
+
+def _git(*args: str, cwd: Path | None = None) -> str:
+    r = subprocess.run(["git", *args], cwd=cwd or paths.ROOT, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise DiffError(f"git {' '.join(args)} failed: {r.stderr.strip() or r.stdout.strip()}")
+    return r.stdout
+
+
+def resolve(rev: str) -> str:
+    """The full commit id of ``rev``, or :class:`DiffError` naming it."""
+    try:
+        return _git("rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}").strip()
+    except DiffError:
+        raise DiffError(f"'{rev}' is not a commit of this repository (try `git log --oneline` for one)") from None
+
+
+def read_claims_csv(text: str) -> dict[str, dict[str, str]]:
+    """claim id -> row of a ``claims.csv`` text."""
+    return {r["claim_id"]: r for r in csv.DictReader(io.StringIO(text))}
+
+
+def _same_value(a: str, b: str) -> bool:
+    if a == b:
+        return True
+    try:
+        x, y = float(a), float(b)
+    except ValueError:
+        return False
+    return x == y or (math.isnan(x) and math.isnan(y))
+
+
+def compare(old: dict[str, dict[str, str]], new: dict[str, dict[str, str]]) -> list[Change]:
+    """Every claim whose reproduced value or status differs between ``old`` and ``new`` (or that only one has),
+    sorted by study and claim id. Values equal as numbers (``1.0`` and ``1``) are the same value."""
+    out = []
+    for cid in sorted(old.keys() | new.keys()):
+        o, n = old.get(cid, {}), new.get(cid, {})
+        ov, nv = o.get("reproduced", ""), n.get("reproduced", "")
+        os_, ns = o.get("status", ""), n.get("status", "")
+        if o and n and os_ == ns and _same_value(ov, nv):
+            continue
+        out.append(Change(cid, (n or o).get("study", ""), ov, nv, os_, ns))
+    return sorted(out, key=lambda c: (c.study, c.claim_id))
+
+
+def _lock_out_hash(lock_text: str, out: str = CLAIMS_OUT) -> str | None:
+    lock = load_text(lock_text) or {}
+    for stage in (lock.get("stages") or {}).values():
+        for o in stage.get("outs") or []:
+            if o.get("path") == out:
+                return o.get("md5")
+    return None
+
+
+def _cache_object(cache: Path, md5: str) -> Path:
+    return cache / "files" / "md5" / md5[:2] / md5[2:]
+
+
+def from_cache(lock_text: str, cache: Path) -> str | None:
+    """``claims.csv`` of the run that ``lock_text`` (a ``dvc.lock``) records, read from the DVC cache ``cache``,
+    or None when the lock has no claims output or the cache lacks one of its objects."""
+    dir_md5 = _lock_out_hash(lock_text)
+    if not dir_md5 or not dir_md5.endswith(".dir"):
+        return None
+    listing = _cache_object(cache, dir_md5)
+    if not listing.is_file():
+        return None
+    for entry in json.loads(listing.read_text()):
+        if entry.get("relpath") == CLAIMS_CSV:
+            obj = _cache_object(cache, entry["md5"])
+            return obj.read_text(encoding="utf-8") if obj.is_file() else None
+    return None
+
+
+def _cache_dir() -> Path:
+    """This checkout's DVC cache: ``[cache] dir`` of ``.dvc/config.local`` or ``.dvc/config`` (relative to
+    ``.dvc/``), else ``.dvc/cache``; read directly, since starting ``dvc cache dir`` costs a few seconds."""
+    import configparser
+
+    for name in ("config.local", "config"):
+        cfg = configparser.ConfigParser(strict=False, interpolation=None)
+        f = paths.ROOT / ".dvc" / name
+        if f.is_file():
+            try:
+                cfg.read_string(f.read_text())
+            except configparser.Error:
+                continue
+            d = cfg.get("cache", "dir", fallback="").strip().strip("'\"")
+            if d:
+                return (paths.ROOT / ".dvc" / d).resolve()
+    return paths.ROOT / ".dvc" / "cache"
+
+
+def recompute(commit: str, cache: Path, log=print) -> str:
+    """Reproduce ``commit``'s claims stage in a temporary worktree sharing the DVC cache; its claims.csv."""
+    tmp = Path(tempfile.mkdtemp(prefix="claims-diff-"))
+    wt = tmp / "rev"
+    log(f"claims diff: reproducing {commit[:10]} in a temporary worktree ({wt}) ...")
+    _git("worktree", "add", "--detach", "--quiet", str(wt), commit)
+    try:
+        venv = paths.ROOT / ".venv"
+        if venv.is_dir():
+            (wt / ".venv").symlink_to(venv)
+        dvc = [sys.executable, "-m", "dvc"]
+        env = {k: v for k, v in os.environ.items() if k not in ("COMPENDIUM_ROOT", "COMPENDIUM_RESULTS")}
+        for cmd in (
+            [*dvc, "cache", "dir", "--local", str(cache)],
+            [*dvc, "pull", "-q", "data.dvc"],
+            [*dvc, "repro", "-q", "claims"],
+        ):
+            r = subprocess.run(cmd, cwd=wt, env=env, capture_output=True, text=True)
+            if r.returncode != 0:
+                tail = "\n".join((r.stderr or r.stdout).strip().splitlines()[-5:])
+                raise DiffError(f"reproducing {commit[:10]} failed at `{' '.join(cmd[2:])}`:\n{tail}")
+        return (wt / CLAIMS_OUT / CLAIMS_CSV).read_text(encoding="utf-8")
+    finally:
+        subprocess.run(["git", "worktree", "remove", "--force", str(wt)], cwd=paths.ROOT, capture_output=True)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _stage_deps(dvc_yaml: dict, stage: str) -> list[str]:
+    return [str(d) for d in (dvc_yaml.get("stages", {}).get(stage, {}) or {}).get("deps", [])]
+
+
+def _touches(changed: str, dep: str) -> bool:
+    return changed == dep or changed.startswith(dep.rstrip("/") + "/")
+
+
+def causes(commit: str) -> dict[str, list[str]]:
+    """study -> what changed between ``commit`` and this checkout among the inputs of its stages:
+    ``code`` (notebooks, package modules), ``data`` (the raw-data record and manifest), ``parameters``
+    (the study's sections of ``params.yaml``), ``register`` (``published/``)."""
+    changed = [p for p in _git("diff", "--name-only", commit, "--").splitlines() if p]
+    dvc_yaml = load_text((paths.ROOT / "dvc.yaml").read_text()) or {}
+    old_params = load_text(_git("show", f"{commit}:params.yaml")) or {}
+    new_params = load_text(paths.PARAMS.read_text()) or {}
+    out = {}
+    for study, stages in STUDY_STAGES.items():
+        found = set()
+        for stage in (*stages, "claims"):
+            deps = _stage_deps(dvc_yaml, stage)
+            for f in changed:
+                if f in DATA_FILES or f.startswith("data/"):
+                    found.add("data")
+                elif f.startswith("published/") and any(_touches(f, d) for d in deps):
+                    found.add("register")
+                elif f != "params.yaml" and any(_touches(f, d) for d in deps):
+                    found.add("code")
+        if any(old_params.get(s) != new_params.get(s) for s in stages):
+            found.add("parameters")
+        out[study] = sorted(found)
+    return out
+
+
+def diff(rev: str, log=print, recompute_always: bool = False) -> Diff:
+    """Compare the claims of ``rev`` with this checkout's ``results/claims/claims.csv``."""
+    commit = resolve(rev)
+    now = paths.RESULTS / "claims" / CLAIMS_CSV
+    if not now.is_file():
+        raise DiffError(f"{now} does not exist: run `dvc repro` first, then compare")
+    t0 = time.perf_counter()
+    cache = _cache_dir()
+    text = None if recompute_always else from_cache(_git("show", f"{commit}:dvc.lock"), cache)
+    source = "DVC cache"
+    if text is None:
+        text, source = recompute(commit, cache, log=log), "recomputed in a temporary worktree"
+    old, new = read_claims_csv(text), read_claims_csv(now.read_text(encoding="utf-8"))
+    d = Diff(rev, source, time.perf_counter() - t0, len(old.keys() & new.keys()), compare(old, new))
+    d.causes = causes(commit)
+    return d
+
+
+def _short(v: str, width: int = 24) -> str:
+    v = v if v else "–"
+    return v if len(v) <= width else v[: width - 1] + "…"
+
+
+def render(d: Diff) -> str:
+    kinds = {k: sum(c.kind == k for c in d.changes) for k in ("value", "status", "added", "removed")}
+    lines = [
+        f"claims diff {d.rev} → this build: {d.compared:,} claims in both; "
+        f"{kinds['status']} changed status, {kinds['value']} changed value only, "
+        f"{kinds['added']} added, {kinds['removed']} removed "
+        f"({d.rev} {d.source}, {d.seconds:.1f} s)",
+    ]
+    for study, label in STUDY_LABELS.items():
+        rows = [c for c in d.changes if c.study == study]
+        what = ", ".join(d.causes.get(study, [])) or "nothing"
+        lines.append(f"\n{label}: {len(rows)} claims changed; changed in between: {what}")
+        for c in rows:
+            status = c.new_status if c.old_status == c.new_status else f"{c.old_status or '–'} → {c.new_status or '–'}"
+            lines.append(f"  {c.claim_id:<48} {_short(c.old_value):>24} → {_short(c.new_value):<24} {status}")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m compendium.claims", description=__doc__.split("\n\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    p = sub.add_parser("diff", help="claims whose value or status changed between REV and this build")
+    p.add_argument("rev", metavar="REV", help="a git revision (commit, tag, branch, HEAD~3)")
+    p.add_argument("--json", action="store_true", help="print the changes as JSON")
+    p.add_argument("--recompute", action="store_true", help="reproduce REV in a temporary worktree even if cached")
+    args = ap.parse_args(argv)
+    try:
+        d = diff(args.rev, log=lambda m: print(m, file=sys.stderr), recompute_always=args.recompute)
+    except DiffError as exc:
+        print(f"claims diff: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        out = json.dumps(
+            {
+                "rev": d.rev,
+                "source": d.source,
+                "compared": d.compared,
+                "causes": d.causes,
+                "changes": [c.__dict__ | {"kind": c.kind} for c in d.changes],
+            },
+            indent=1,
+            ensure_ascii=False,
+        )
+    else:
+        out = render(d)
+    try:
+        print(out)
+    except BrokenPipeError:  # `... | head`
+        sys.stderr.close()
+    return 0
