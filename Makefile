@@ -24,7 +24,7 @@ help:
 	@echo "make browser-test open every built page in headless Chromium (screenshots in book/_build/screenshots) and audit it with axe-core"
 	@echo "make metadata    regenerate .zenodo.json and codemeta.json from CITATION.cff"
 	@echo "make book-archive pack the built book with its checksum for a release"
-	@echo "make pdf         the whole book as one PDF, offline (book/_build/pdf/book.pdf; headless Chromium)"
+	@echo "make pdf         the whole book as one PDF, offline (book/_build/pdf/book.pdf; headless Chromium), checked: no empty page, figures whole, bookmarks"
 	@echo "make benchmark   time a forced and a no-op dvc repro and the book build"
 	@echo "make freeze      re-pin requirements.txt from the current .venv"
 
@@ -101,6 +101,9 @@ book-archive: setup
 pdf: data
 	test -n "$${CHROMIUM:-}" || command -v chromium >/dev/null || { echo "installing Debian's chromium to print the book"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+	@# poppler's pdftotext/pdfimages read the PDF back: empty pages, figures split from their captions
+	command -v pdfimages >/dev/null || { echo "installing Debian's poppler-utils to check the PDF"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq poppler-utils >/dev/null; }
 	python -c 'import sys; from compendium.pdf import missing_chapters; sys.exit(1 if missing_chapters() else 0)' || dvc repro book
 	python -m compendium.pdf
 

@@ -54,6 +54,8 @@ CHROMIUM_FLAGS = [
     "--host-resolver-rules=MAP * ~NOTFOUND",
     "--run-all-compositor-stages-before-draw",
     "--no-pdf-header-footer",
+    # PDF bookmarks from the page's headings (every chapter and section); Chromium 121 and later
+    "--generate-pdf-document-outline",
 ]
 
 PRINT_CSS = """
@@ -70,6 +72,9 @@ PRINT_CSS = """
   h1, h2, h3, h4 { break-after: avoid; }
   section > h1 { break-before: page; }
   img { max-width: 100% !important; height: auto !important; }
+  /* a figure taller than the page would be split, and the page before it left blank (Chromium moves an
+     unbreakable box to a new page, then breaks it anyway): at most the printable height less its caption */
+  img { max-height: 215mm !important; width: auto !important; object-fit: contain; }
   table { font-size: 0.85em; max-width: 100%; }
   .pst-scrollable-table-container, .table-wrapper, .output, .cell_output { overflow: visible !important; }
   pre { white-space: pre-wrap; word-break: break-word; }
@@ -168,8 +173,96 @@ def pdf_text(pdf: Path) -> str | None:
     ).stdout
 
 
-def check_pdf(pdf: Path, min_pages: int = 1, must_contain: tuple[str, ...] = ()) -> list[str]:
-    """Problems with ``pdf``: not a PDF, too few pages, raw markup or missing text (empty list: fine)."""
+def page_texts(pdf: Path) -> list[str] | None:
+    """The text of each page of ``pdf`` (poppler's ``pdftotext`` separates pages with a form feed), or None
+    where poppler is not installed."""
+    text = pdf_text(pdf)
+    if text is None:
+        return None
+    pages = text.split("\f")
+    return pages[:-1] if pages and not pages[-1].strip() else pages
+
+
+def image_pages(pdf: Path) -> dict[int, int] | None:
+    """page number (from 1) -> images drawn on it (poppler's ``pdfimages -list``), or None without poppler."""
+    if not shutil.which("pdfimages"):
+        return None
+    out = subprocess.run(["pdfimages", "-list", str(pdf)], capture_output=True, text=True, check=True).stdout
+    counts: dict[int, int] = {}
+    for line in out.splitlines()[2:]:
+        fields = line.split()
+        if fields and fields[0].isdigit():
+            counts[int(fields[0])] = counts.get(int(fields[0]), 0) + 1
+    return counts
+
+
+def outline_entries(pdf: Path) -> int:
+    """Bookmarks in ``pdf``'s document outline: outline items are the dictionaries with both a ``/Title`` and a
+    ``/Dest`` (Chromium writes them uncompressed); 0 where the catalog has no ``/Outlines``."""
+    data = Path(pdf).read_bytes()
+    if b"/Outlines" not in data:
+        return 0
+    return len(re.findall(rb"<<\s*/Title\s*[(<][^\n]*\n?\s*/Dest\b", data))
+
+
+_CAPTION = re.compile(
+    r'<span class="caption-number">(Fig\. [\d.]+)\s*</span><span class="caption-text">(.*?)</span>', re.S
+)
+
+
+def figure_captions(html: Path) -> dict[str, str]:
+    """``Fig. N.M`` -> the first words of its caption, from the single-page HTML the PDF was printed from."""
+    import html as htmllib
+
+    out = {}
+    for number, caption in _CAPTION.findall(Path(html).read_text(encoding="utf-8")):
+        words = htmllib.unescape(re.sub(r"<[^>]+>", "", caption)).split()
+        out[number] = " ".join(words[:6])
+    return out
+
+
+def _squash(text: str) -> str:
+    return re.sub(r"\s+", " ", text.replace("\u00ad", "")).strip()
+
+
+def layout_problems(pdf: Path, html: Path | None = None) -> list[str]:
+    """Empty pages, pages with an image and no text, and (with the HTML it was printed from) figures whose caption
+    is on a page without an image: figures split from their captions. Empty where poppler is not installed."""
+    texts = page_texts(pdf)
+    images = image_pages(pdf) if texts is not None else None
+    if texts is None or images is None:
+        return []
+    problems = []
+    for i, t in enumerate(texts, start=1):
+        if not t.strip():
+            # an image alone on a page: its caption (always below it) was pushed to the next page
+            problems.append(
+                f"{pdf}: page {i} holds an image without any text: a figure split from its caption"
+                if images.get(i)
+                else f"{pdf}: page {i} is empty (no text, no image)"
+            )
+    if html is not None:
+        squashed = [_squash(t) for t in texts]
+        for number, start in figure_captions(html).items():
+            needle = _squash(f"{number} {start}")
+            where = [i for i, t in enumerate(squashed, start=1) if needle in t]
+            if not where:
+                problems.append(f"{pdf}: the caption of {number} ({start!r} ...) is on no page")
+            elif not images.get(where[0]):
+                problems.append(f"{pdf}: {number} is split from its caption: page {where[0]} has the caption, no image")
+    return problems
+
+
+def check_pdf(
+    pdf: Path,
+    min_pages: int = 1,
+    must_contain: tuple[str, ...] = (),
+    html: Path | None = None,
+    min_bookmarks: int = 0,
+) -> list[str]:
+    """Problems with ``pdf``: not a PDF, too few pages, raw markup or missing text, empty pages, figures split
+    from their captions (given the ``html`` it was printed from), fewer than ``min_bookmarks`` bookmarks
+    (empty list: fine)."""
     pdf = Path(pdf)
     if not pdf.exists():
         return [f"{pdf}: missing"]
@@ -188,6 +281,9 @@ def check_pdf(pdf: Path, min_pages: int = 1, must_contain: tuple[str, ...] = ())
         for s in must_contain:
             if s not in text:
                 problems.append(f"{pdf}: the text lacks {s!r}")
+    problems += layout_problems(pdf, html)
+    if min_bookmarks and (b := outline_entries(pdf)) < min_bookmarks:
+        problems.append(f"{pdf}: {b} bookmarks in its outline, expected at least {min_bookmarks}")
     return problems
 
 
@@ -223,7 +319,9 @@ def main(argv=None) -> int:
             return 0
         pdf = print_pdf(master, PDF, args.budget_ms)
         # the register's Greek letters and relations must reach the page as text
-        problems = check_pdf(pdf, min_pages=20, must_contain=("κ", "α", "≥"))
+        # every chapter has a bookmark (the toc's files), every figure stays on one page with its caption
+        n_chapters = len(re.findall(r"^\s*-?\s*file:", (paths.BOOK / "_toc.yml").read_text(), re.M)) + 1
+        problems = check_pdf(pdf, min_pages=20, must_contain=("κ", "α", "≥"), html=master, min_bookmarks=n_chapters)
     print(f"{pdf}: {page_count(pdf)} pages")
     for p in problems:
         print("PROBLEM:", p, file=sys.stderr)

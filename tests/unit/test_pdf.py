@@ -76,3 +76,69 @@ def test_add_print_css_needs_a_head(tmp_path):
     f.write_text("<p>no head</p>")
     with pytest.raises(ValueError, match="no </head>"):
         pdf.add_print_css(f)
+
+
+def _layout(monkeypatch, texts, images):
+    monkeypatch.setattr(pdf, "page_texts", lambda f: texts)
+    monkeypatch.setattr(pdf, "image_pages", lambda f: images)
+
+
+def test_layout_problems_find_empty_pages_and_figures_split_from_their_captions(tmp_path, monkeypatch):
+    html = tmp_path / "book.html"
+    html.write_text(
+        '<figure><img src="a.png"><figcaption><span class="caption-number">Fig. 4.6 </span>'
+        '<span class="caption-text">Each line joins a <em>skill</em>&#8217;s rank by wage</span></figcaption></figure>'
+        '<figure><img src="b.png"><figcaption><span class="caption-number">Fig. 4.7 </span>'
+        '<span class="caption-text">Tasks per zone as the cut-off moves</span></figcaption></figure>'
+    )
+    # the 146-page PDF of issue 24: a blank page, the image alone, its caption on the next page
+    texts = [
+        "Intro text",
+        "",
+        "",
+        "Fig. 4.6 Each line joins a\nskill\u2019s rank by wage (left) ...",
+        "Fig. 4.7 Tasks per zone as the cut-off moves",
+    ]
+    _layout(monkeypatch, texts, {3: 1, 5: 1})
+    got = pdf.layout_problems(tmp_path / "x.pdf", html)
+    assert got == [
+        f"{tmp_path / 'x.pdf'}: page 2 is empty (no text, no image)",
+        f"{tmp_path / 'x.pdf'}: page 3 holds an image without any text: a figure split from its caption",
+        f"{tmp_path / 'x.pdf'}: Fig. 4.6 is split from its caption: page 4 has the caption, no image",
+    ]
+    # after the fix: each image on its caption's page
+    _layout(
+        monkeypatch,
+        ["Intro text", "Fig. 4.6 Each line joins a skill\u2019s rank", "Fig. 4.7 Tasks per zone as the cut-off moves"],
+        {2: 1, 3: 1},
+    )
+    assert pdf.layout_problems(tmp_path / "x.pdf", html) == []
+    # a caption that reached no page at all is a problem too
+    _layout(monkeypatch, ["Fig. 4.6 Each line joins a skill\u2019s rank"], {1: 1})
+    assert pdf.layout_problems(tmp_path / "x.pdf", html)[-1].endswith("is on no page")
+    # without poppler nothing can be said (and nothing is claimed)
+    _layout(monkeypatch, None, None)
+    assert pdf.layout_problems(tmp_path / "x.pdf", html) == []
+
+
+def test_outline_entries_count_bookmarks_and_check_pdf_requires_them(tmp_path, monkeypatch):
+    with_outline = tmp_path / "o.pdf"
+    with_outline.write_bytes(
+        b"%PDF-1.4\n1 0 obj <</Type /Catalog /Outlines 2 0 R>>\n"
+        b"3 0 obj\n<</Title (1. Claims)\n/Dest [2 0 R /XYZ 41 611 0]\n/Parent 2 0 R>>\n"
+        b"4 0 obj\n<</Title (1.1. Summary)\n/Dest [2 0 R /XYZ 41 500 0]\n/Parent 3 0 R>>\n"
+        b"5 0 obj <</Type /Page /Parent 6 0 R>>\n"
+    )
+    assert pdf.outline_entries(with_outline) == 2
+    bare = tmp_path / "b.pdf"
+    bare.write_bytes(b"%PDF-1.4\n1 0 obj <</Type /Catalog>>\n5 0 obj <</Type /Page /Parent 6 0 R>>\n")
+    assert pdf.outline_entries(bare) == 0
+    monkeypatch.setattr(pdf, "pdf_text", lambda f: None)
+    monkeypatch.setattr(pdf, "page_count", lambda f: 1)
+    assert pdf.check_pdf(bare, min_bookmarks=1) == [f"{bare}: 0 bookmarks in its outline, expected at least 1"]
+    assert pdf.check_pdf(with_outline, min_bookmarks=2) == []
+
+
+def test_chromium_is_asked_for_an_outline_and_figures_that_fit_a_page():
+    assert "--generate-pdf-document-outline" in pdf.CHROMIUM_FLAGS
+    assert "max-height: 215mm" in pdf.PRINT_CSS
