@@ -10,6 +10,11 @@ driven by Playwright; no browser download), wait for MathJax, save a full-page s
   ``{numref}``, ``{cite}``, ``:::``, ``$$``, Sphinx's "problematic" and "system-message" nodes),
 - an image in the page's main content without real alt text (missing, empty, or a file name; theme
   images outside ``<main>`` may keep an empty alt),
+- a layout that hides content (:data:`_LAYOUT_CHECK`): content wider than the article column outside a
+  scrolling box that fits it, code that scrolls sideways, a caption wider than the visible part of its
+  table, a column squeezed below five characters with four or more lines of text, text under
+  :data:`MIN_TEXT_PX` px, and a figure shown at under 67.5 % of its pixel width (its smallest text, 8 pt at
+  the 120 dpi of ``compendium.results.save_figure``, then falls under 9 px),
 - any WCAG 2.0/2.1 level A or AA violation found by axe-core (from npm: ``package.json`` and its lock file,
   installed by ``make node_modules``), injected into every page; best-practice findings are reported per
   page, not failed. One chapter (:data:`DARK_PAGE`) is also opened in the theme's dark mode
@@ -167,6 +172,73 @@ _PAGE_CHECK = """() => {
   return bad;
 }"""
 
+# What a reader sees go wrong in the layout at the check's width (issue: wide tables cut off, code cells
+# scrolling sideways, captions scrolled away, a column squeezed to a letter a line, figures shrunk to 7-px text).
+MIN_TEXT_PX = 9
+_LAYOUT_CHECK = """() => {
+  const bad = [];
+  const col = document.querySelector('article.bd-article') || document.querySelector('main');
+  if (!col) return bad;
+  const c = col.getBoundingClientRect();
+  const label = (el) => {
+    const cap = el.closest('table') && el.closest('table').querySelector('caption');
+    const fig = el.closest('figure') && el.closest('figure').querySelector('figcaption');
+    const t = (cap || fig || el).textContent.trim().replace(/\\s+/g, ' ');
+    return el.tagName.toLowerCase() + ' "' + t.slice(0, 50) + '"';
+  };
+  const scroller = (el) => {
+    for (let a = el.parentElement; a && a !== col; a = a.parentElement) {
+      const ox = getComputedStyle(a).overflowX;
+      if (ox === 'auto' || ox === 'scroll') return a;
+    }
+    return null;
+  };
+  // 1. content wider than its column (outside any scroll box that fits the column)
+  for (const el of col.querySelectorAll('table, pre, img, figure, .cell_output, .output, div.highlight, svg')) {
+    const r = el.getBoundingClientRect();
+    if (r.width === 0) continue;
+    const s = scroller(el);
+    const box = s ? s.getBoundingClientRect() : c;
+    if (s && box.right > c.right + 1) { bad.push('scroll box wider than its column (' + Math.round(box.width) + ' px in ' + Math.round(c.width) + '): ' + label(el)); continue; }
+    if (!s && r.right > c.right + 1) bad.push('content wider than its column (' + Math.round(r.width) + ' px in ' + Math.round(c.width) + '): ' + label(el));
+  }
+  // 2. code that scrolls sideways instead of wrapping
+  for (const el of col.querySelectorAll('pre')) {
+    if (el.scrollWidth > el.clientWidth + 1) bad.push('code overflows sideways (' + el.scrollWidth + ' px in ' + el.clientWidth + '): ' + el.textContent.trim().slice(0, 50));
+  }
+  // 3. captions that scroll away or are cut: the caption must lie within the visible box of its scroller
+  for (const cap of col.querySelectorAll('caption, figcaption')) {
+    const r = cap.getBoundingClientRect();
+    const s = scroller(cap);
+    const box = s ? s.getBoundingClientRect() : c;
+    if (r.width > 0 && (r.right > box.right + 1 || r.left < box.left - 1)) bad.push('caption wider than the visible table (' + Math.round(r.width) + ' px in ' + Math.round(box.width) + '): ' + cap.textContent.trim().slice(0, 50));
+  }
+  // 4. squeezed columns: a cell narrower than 5 characters whose text wraps to 4 lines or more
+  for (const td of col.querySelectorAll('td, th')) {
+    const cs = getComputedStyle(td), fs = parseFloat(cs.fontSize), lh = parseFloat(cs.lineHeight) || fs * 1.4;
+    const r = td.getBoundingClientRect();
+    if (td.textContent.trim().length > 8 && r.width < 5 * fs && r.height > 4 * lh) bad.push('squeezed column (' + Math.round(r.width) + ' px, ' + Math.round(r.height / lh) + ' lines): ' + label(td));
+  }
+  // 5. text smaller than 9 px
+  const walker = document.createTreeWalker(col, NodeFilter.SHOW_TEXT);
+  const small = new Set();
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    if (!n.textContent.trim() || !n.parentElement) continue;
+    const fs = parseFloat(getComputedStyle(n.parentElement).fontSize);
+    if (fs < 9 && n.parentElement.getClientRects().length) small.add(n.parentElement.tagName + ' ' + fs + 'px: ' + n.textContent.trim().slice(0, 30));
+  }
+  for (const s of small) bad.push('text smaller than 9 px: ' + s);
+  // 6. figures scaled below legibility: PNGs are drawn at 120 dpi with text of at least 8 pt (13.3 px; two
+  //    annotations use 7 pt), so a figure shown at less than 67.5 % of its pixel width has text under 9 px
+  for (const img of col.querySelectorAll('img')) {
+    if (!img.naturalWidth) continue;
+    const k = img.getBoundingClientRect().width / img.naturalWidth;
+    if (k < 0.675) bad.push('figure shown at ' + Math.round(k * 100) + ' % of its width (text under 9 px): ' + label(img));
+  }
+  return bad;
+}"""
+
+
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -316,6 +388,7 @@ def browser_problems(
                 if stats is not None:
                     stats[rel] = (p.stat().st_size, sorted(times)[len(times) // 2])
                 problems += [f"{rel}: {b}" for b in page.evaluate(_PAGE_CHECK)]
+                problems += [f"{rel}: {b}" for b in page.evaluate(_LAYOUT_CHECK)]
                 problems += [f"{rel}: {e}" for e in console_errors]
                 audit[rel] = _audit(page, axe_js, rel, problems)
                 if shots is not None:

@@ -44,8 +44,8 @@ def pwb_sweep(per_scheme: pd.DataFrame, pwis: pd.DataFrame, model_order: Sequenc
         f"{100 * (rnd['min_delta'] > 0).mean():.1f} % of {len(rnd)} random schemes" if len(rnd) else "no random schemes"
     )
     return (
-        f"Left: prompted PWI of {pwis['model'].nunique()} models under {len(named)} named weighting schemes, one "
-        f"marker per scheme. Right: histogram of the smallest gain from the prompt over the models for each random "
+        f"Top: prompted PWI of {pwis['model'].nunique()} models under {len(named)} named weighting schemes, one "
+        f"marker per scheme. Bottom: histogram of the smallest gain from the prompt over the models for each random "
         f"scheme, named schemes as vertical lines. The smallest gain is positive in {share} and ranges over the "
         f"named schemes from {named['min_delta'].min():.1f} to {named['min_delta'].max():.1f} PWI points."
     )

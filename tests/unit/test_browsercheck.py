@@ -1,5 +1,6 @@
 """The book checker's static part on a hand-made site: each kind of breakage is caught, clean pages pass."""
 
+from compendium import browsercheck as bc, paths
 from compendium.browsercheck import static_problems
 
 
@@ -38,3 +39,78 @@ def test_a_role_broken_inside_inline_code_is_caught(tmp_path):
     # "`{glue:text}`key``" renders as <code>{glue:text}</code>key``: the role never ran
     site = _site(tmp_path, "<p>commit <code>{glue:text}</code>repro_commit``</p>")
     assert any("raw markup in text: '{glue:text}'" in p for p in static_problems(site))
+
+
+# --- the layout check in Chromium: each way the issue found content hidden is reported; the fixed page passes
+
+_CSS = (paths.BOOK / "_static" / "custom.css").read_text()
+
+
+def _png(width: int, height: int = 20) -> bytes:
+    import io
+
+    from PIL import Image
+
+    buf = io.BytesIO()
+    Image.new("RGB", (width, height), "white").save(buf, format="PNG")
+    return buf.getvalue()
+
+
+def _layout_problems(tmp_path, body: str, css: str = _CSS) -> list[str]:
+    from playwright.sync_api import sync_playwright
+
+    (tmp_path / "wide.png").write_bytes(_png(1400))
+    (tmp_path / "page.html").write_text(
+        f"<!doctype html><html><head><meta charset='utf-8'><style>{css}</style></head><body><main class='bd-main'>"
+        f"<div class='bd-content'><div class='bd-article-container' style='max-width:784px'>"
+        f"<article class='bd-article' style='width:784px'>{body}</article></div></div></main></body></html>"
+    )
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=bc.chromium_path(), headless=True, args=bc.CHROMIUM_ARGS)
+        page = b.new_page(viewport={"width": 1280, "height": 900})
+        page.goto((tmp_path / "page.html").as_uri(), wait_until="load")
+        out = page.evaluate(bc._LAYOUT_CHECK)
+        b.close()
+    return out
+
+
+_WIDE_TABLE = (
+    "<div class='pst-scrollable-table-container'><table class='table'><caption>Table 2.3 A wide table</caption>"
+    "<tr>" + "".join(f"<th>column number {i}</th>" for i in range(14)) + "</tr>"
+    "<tr>" + "".join(f"<td>{'x' * 14}</td>" for i in range(14)) + "</tr></table></div>"
+)
+_LONG_CODE = (
+    "<div class='highlight'><pre>" + "result = compendium.function(" + ", ".join(["argument"] * 30) + ")</pre></div>"
+)
+
+
+def test_layout_check_reports_each_kind_of_hidden_content(tmp_path):
+    probs = _layout_problems(
+        tmp_path,
+        "<table><tr><td>"
+        + "y" * 300
+        + "</td></tr></table>"  # no scrolling box: runs past the column
+        + _WIDE_TABLE.replace("pst-scrollable-table-container", "plain")  # its caption scrolls with it
+        + _LONG_CODE
+        + "<p style='font-size:7px'>tiny print</p>"
+        + "<figure><img src='wide.png' alt='a wide figure' style='max-width:100%'><figcaption>Fig. 6.3 Wide</figcaption></figure>"
+        + "<table><tr><td style='width:30px;max-width:30px;min-width:0'>a long description squeezed into a column</td>"
+        + "<td>"
+        + "z" * 60
+        + "</td></tr></table>",
+        css="",  # the book's stylesheet off: what the issue saw
+    )
+    text = "\n".join(probs)
+    assert "content wider than its column" in text
+    assert "code overflows sideways" in text
+    assert "text smaller than 9 px: P 7px: tiny print" in text
+    assert "figure shown at 50 % of its width" in text  # 704 px of 1,400 (figure margins)
+    assert "squeezed column" in text
+
+
+def test_layout_check_passes_wide_tables_that_scroll_with_their_caption_in_view_and_wrapped_code(tmp_path):
+    assert _layout_problems(tmp_path, _WIDE_TABLE + _LONG_CODE + "<p>ordinary text</p>") == []
+    # the same table without the book's stylesheet: its caption is as wide as the table and scrolls away
+    probs = _layout_problems(tmp_path, _WIDE_TABLE + _LONG_CODE, css=".pst-scrollable-table-container{overflow-x:auto}")
+    assert any("caption wider than the visible table" in p for p in probs)
+    assert any("code overflows sideways" in p for p in probs)
