@@ -1,0 +1,157 @@
+"""The book's front page abstract, phrased from the claims check's result (never typed).
+
+The claims stage writes ``results/claims/abstract.md``; the landing page (``book/intro.md``) includes it.
+Every number is read from the claims table: how many printed numbers reproduce, how many differ and why
+(the papers' own slips among them), how many wait for data, and one headline result per study with its
+status, so that a re-run (or a run off the paper's parameters) changes the sentence with the number. The
+text holds no data text: only numbers, the fixed study names and the status words, so it is safe to render
+as MyST.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+import pandas as pd
+
+from . import paths
+from .yamlfile import load
+
+STATUS_WORDS = {
+    "reproduced": "reproduced",
+    "differs": "differs, with its reason",
+    "needs_data": "needs data not released here",
+    "quoted": "quoted",
+    "unexplained": "UNEXPLAINED",
+}
+REASON_WORDS = {
+    "paper_slip": "slips in the papers themselves",
+    "stale_table": "in tables printed from an earlier run than the released data",
+    "rounding_boundary": "on a rounding boundary",
+    "monte_carlo": "within Monte-Carlo error",
+    "method_open": "by a method the paper leaves open",
+}
+
+
+def _n(x: int) -> str:
+    return f"{x:,}"
+
+
+def _value(claims: pd.DataFrame, cid: str) -> float | None:
+    row = claims.loc[claims["claim_id"] == cid]
+    if row.empty:
+        return None
+    try:
+        return float(row["reproduced"].iloc[0])
+    except (TypeError, ValueError):
+        return None
+
+
+def _status_note(claims: pd.DataFrame, ids: list[str]) -> str:
+    """ "(reproduced)" when every claim behind a sentence reproduces, else each claim's status."""
+    rows = claims.loc[claims["claim_id"].isin(ids), ["claim_id", "status"]]
+    statuses = set(rows["status"])
+    if statuses == {"reproduced"}:
+        return "(the paper's numbers, reproduced)" if len(rows) > 1 else "(the paper's number, reproduced)"
+    return "(" + "; ".join(f"`{c}`: {STATUS_WORDS.get(s, s)}" for c, s in zip(rows["claim_id"], rows["status"])) + ")"
+
+
+def headline_sentences(claims: pd.DataFrame) -> list[str]:
+    """One sentence per study, from its headline claims, with their status; a study whose claims have no
+    value gets none."""
+    out = []
+    d = {k: _value(claims, f"pwb.delta.{k}") for k in ("mean", "min", "max")}
+    if None not in d.values():
+        out.append(
+            "**Pro-Worker AI Benchmark.** The pro-worker system prompt "
+            + ("raises the Pro-Worker Index of every model" if d["min"] > 0 else "changes the Pro-Worker Index")
+            + f", by {d['mean']:.1f} points on average (from {d['min']:+.1f} to {d['max']:+.1f}) "
+            + _status_note(claims, ["pwb.delta.mean", "pwb.delta.min", "pwb.delta.max"])
+            + "."
+        )
+    zones = {k: _value(claims, f"wb.zones.{k}") for k in ("green", "red", "rnd", "low")}
+    share = _value(claims, "wb.desire.share_gt3")
+    if None not in zones.values() and share is not None:
+        out.append(
+            f"**WORKBank.** Of {_n(int(sum(zones.values())))} tasks, {_n(int(zones['green']))} fall in the "
+            f"'Green Light' zone (AI can do them and workers want it to), {_n(int(zones['red']))} in 'Red Light', "
+            f"{_n(int(zones['rnd']))} in 'R&D Opportunity' and {_n(int(zones['low']))} in 'Low Priority'; on "
+            f"{share:.1f} % of tasks the workers' mean wish for automation is above 3 of 5 "
+            + _status_note(
+                claims, ["wb.zones.green", "wb.zones.red", "wb.zones.rnd", "wb.zones.low", "wb.desire.share_gt3"]
+            )
+            + "."
+        )
+    names = {
+        "untrained": "the untrained model",
+        "recipe_a": "Recipe A",
+        "recipe_b": "Recipe B",
+        "recipe_c": "Recipe C",
+        "recipe_d": "Recipe D",
+    }
+    bt = {m: _value(claims, f"hitl.bt.{m}") for m in names}
+    n_judgements = _value(claims, "hitl.n_ratings")
+    if None not in bt.values() and n_judgements is not None:
+        order = sorted(bt, key=lambda m: -bt[m])
+        out.append(
+            f"**Human preferences.** From {_n(int(n_judgements))} pairwise human judgements, Bradley–Terry ranks "
+            f"{names[order[0]]} first (strength {bt[order[0]]:.2f}, the five summing to 5) and {names[order[-1]]} "
+            f"last ({bt[order[-1]]:.2f}) "
+            + _status_note(claims, ["hitl.n_ratings", *(f"hitl.bt.{m}" for m in names)])
+            + "."
+        )
+    return out
+
+
+def abstract_markdown(claims: pd.DataFrame, citation: Mapping | None = None) -> str:
+    """The abstract (MyST Markdown) from the claims table (``results/claims/claims.csv``) and ``CITATION.cff``."""
+    counts = claims["status"].value_counts()
+    n = len(claims)
+    differs = claims[claims["status"] == "differs"]
+    reasons = differs["reason"].value_counts()
+    reason_text = "; ".join(
+        f"{_n(int(k))} {REASON_WORDS.get(r, str(r).replace('_', ' '))}" for r, k in reasons.items() if k
+    )
+    parts = [
+        f"We regenerate every table and figure of three studies of human-centred AI evaluation from their raw "
+        f"data, and check each of the {_n(n)} numbers they print. **{_n(int(counts.get('reproduced', 0)))} "
+        f"reproduce** within the precision printed. {_n(int(counts.get('differs', 0)))} differ, each for a "
+        f"stated and checked reason"
+        + (f" ({reason_text})" if reason_text else "")
+        + f". {_n(int(counts.get('needs_data', 0)))} need data beyond the bundled files (mostly the per-judgement "
+        f"and per-annotation files on the Hugging Face hub), and "
+        f"{_n(int(counts.get('quoted', 0)))} are design constants quoted without data behind them.",
+    ]
+    other = {s: int(k) for s, k in counts.items() if s not in ("reproduced", "differs", "needs_data", "quoted")}
+    if other:
+        parts.append(
+            "This build also has "
+            + ", ".join(
+                f"{_n(k)} claims with status *{STATUS_WORDS.get(s, s.replace('_', ' '))}*" for s, k in other.items()
+            )
+            + ": see the claims chapter."
+        )
+    body = "\n\n".join(["```{admonition} Abstract\n:class: abstract", " ".join(parts), *headline_sentences(claims)])
+    body += "\n```\n"
+    if citation:
+        authors = ", ".join(
+            a.get("name") or f"{a.get('given-names', '')} {a.get('family-names', '')}".strip()
+            for a in citation.get("authors", [])
+        )
+        year = str(citation.get("date-released", ""))[:4]
+        body += (
+            f"\n**Cite as:** {authors} ({year}). *{citation.get('title', '')}*. Version {citation.get('version', '')}. "
+            "(from `CITATION.cff`)\n"
+        )
+    return body
+
+
+def write_abstract(claims: pd.DataFrame, out: Path | None = None, citation_file: Path | None = None) -> Path:
+    """Write the abstract to ``results/claims/abstract.md`` (or ``out``), byte-stable."""
+    out = Path(out) if out else paths.stage_dir("claims") / "abstract.md"
+    cff = citation_file or paths.ROOT / "CITATION.cff"
+    citation = load(cff) if Path(cff).exists() else None
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(abstract_markdown(claims, citation), encoding="utf-8")
+    return out

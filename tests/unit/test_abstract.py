@@ -1,0 +1,67 @@
+"""The landing page's abstract is phrased from the claims table: counts, reasons and headlines follow it."""
+
+import pandas as pd
+
+from compendium import abstract
+
+
+def _claims(**over):
+    rows = {
+        "pwb.delta.mean": ("34.71428571", "reproduced", ""),
+        "pwb.delta.min": ("24.1", "reproduced", ""),
+        "pwb.delta.max": ("44", "reproduced", ""),
+        "wb.zones.green": ("364", "reproduced", ""),
+        "wb.zones.red": ("267", "reproduced", ""),
+        "wb.zones.rnd": ("107", "reproduced", ""),
+        "wb.zones.low": ("106", "reproduced", ""),
+        "wb.desire.share_gt3": ("46.09004739", "reproduced", ""),
+        "hitl.n_ratings": ("1507", "reproduced", ""),
+        "hitl.bt.untrained": ("0.81", "reproduced", ""),
+        "hitl.bt.recipe_a": ("0.86", "reproduced", ""),
+        "hitl.bt.recipe_b": ("1.04", "reproduced", ""),
+        "hitl.bt.recipe_c": ("1.17", "reproduced", ""),
+        "hitl.bt.recipe_d": ("1.11", "reproduced", ""),
+        "x.slip": ("2", "differs", "paper_slip"),
+        "x.stale1": ("3", "differs", "stale_table"),
+        "x.stale2": ("4", "differs", "stale_table"),
+        "x.data": ("", "needs_data", ""),
+        "x.const": ("", "quoted", ""),
+    }
+    rows.update(over)
+    return pd.DataFrame([{"claim_id": k, "reproduced": v, "status": s, "reason": r} for k, (v, s, r) in rows.items()])
+
+
+def test_counts_and_reasons_come_from_the_table():
+    text = abstract.abstract_markdown(_claims())
+    assert "check each of the 19 numbers they print. **14 reproduce**" in text
+    assert "3 differ, each for a stated and checked reason (2 in tables printed from an earlier run" in text
+    assert "1 slips in the papers themselves)" in text
+    assert ". 1 need data beyond the bundled files" in text and "1 are design constants" in text
+    assert text.startswith("```{admonition} Abstract\n") and text.rstrip().endswith("```")
+
+
+def test_headlines_follow_the_values_and_their_statuses():
+    text = abstract.abstract_markdown(_claims())
+    assert "raises the Pro-Worker Index of every model, by 34.7 points on average (from +24.1 to +44.0)" in text
+    assert "Of 844 tasks, 364 fall in the 'Green Light' zone" in text and "on 46.1 % of tasks" in text
+    assert "From 1,507 pairwise human judgements, Bradley–Terry ranks Recipe C first (strength 1.17" in text
+    assert "the untrained model last (0.81)" in text
+    assert text.count("(the paper's numbers, reproduced)") == 3
+    # a run off the paper's settings: the numbers move and the status is named, never "reproduced"
+    off = abstract.abstract_markdown(
+        _claims(**{"wb.zones.green": ("125", "off_paper", ""), "pwb.delta.min": ("-1.5", "differs", "paper_slip")})
+    )
+    assert "Of 844 tasks" not in off and "125 fall in the 'Green Light' zone" in off
+    assert "`wb.zones.green`: off_paper" in off
+    assert "changes the Pro-Worker Index, by" in off and "from -1.5" in off
+    assert "This build also has 1 claims with status *off paper*" in off
+
+
+def test_a_study_without_values_gets_no_headline_and_the_citation_line_is_read_from_the_cff():
+    t = _claims(**{"hitl.bt.recipe_c": ("", "needs_data", "")})
+    text = abstract.abstract_markdown(
+        t,
+        {"authors": [{"name": "The team"}], "date-released": "2026-11-29", "title": "A compendium", "version": "0.1.0"},
+    )
+    assert "Human preferences" not in text
+    assert "**Cite as:** The team (2026). *A compendium*. Version 0.1.0." in text
