@@ -13,7 +13,7 @@ export PATH := $(BIN):$(PATH)
 export PYTHONDONTWRITEBYTECODE := 1
 export MPLBACKEND := Agg
 
-.PHONY: help setup data reproduce test test-reliability test-unit lint format book browser-test book-archive pdf benchmark freeze clean metadata
+.PHONY: chromium help setup data reproduce test test-reliability test-unit lint format book browser-test book-archive pdf benchmark freeze clean metadata
 
 help:
 	@echo "make reproduce   set up, restore data, run every stage (dvc repro), build the book"
@@ -24,6 +24,7 @@ help:
 	@echo "make browser-test open every built page in headless Chromium (screenshots in book/_build/screenshots) and audit it with axe-core"
 	@echo "make metadata    regenerate .zenodo.json and codemeta.json from CITATION.cff"
 	@echo "make book-archive pack the built book with its checksum for a release"
+	@echo "make chromium    install Debian's chromium and poppler-utils (as root), which the browser, PDF and layout tests need"
 	@echo "make pdf         the whole book as one PDF, offline (book/_build/pdf/book.pdf; headless Chromium), checked: no empty page, figures whole, bookmarks"
 	@echo "make benchmark   time a forced and a no-op dvc repro and the book build"
 	@echo "make freeze      re-pin requirements.txt from the current .venv"
@@ -84,9 +85,14 @@ node_modules/axe-core/axe.min.js: package.json package-lock.json
 	npm ci --no-audit --no-fund
 	touch $@
 
-browser-test: setup node_modules/axe-core/axe.min.js
-	test -n "$${CHROMIUM:-}" || command -v chromium >/dev/null || { echo "installing Debian's chromium for the browser test"; \
+# Debian's chromium (the browser check, the PDF and the layout tests drive it) and poppler (the PDF checks)
+chromium:
+	test -n "$${CHROMIUM:-}" || command -v chromium >/dev/null || { echo "installing Debian's chromium"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+	command -v pdfimages >/dev/null || { echo "installing Debian's poppler-utils"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq poppler-utils >/dev/null; }
+
+browser-test: setup node_modules/axe-core/axe.min.js chromium
 	python -m compendium.browsercheck
 
 metadata: setup
@@ -98,12 +104,7 @@ book-archive: setup
 	tar --sort=name --owner=0 --group=0 --numeric-owner --mtime='2026-01-01 00:00Z' -czf book-archive/book-html.tar.gz -C book/_build html
 	cd book-archive && sha256sum book-html.tar.gz > book-html.tar.gz.sha256 && cat book-html.tar.gz.sha256
 
-pdf: data
-	test -n "$${CHROMIUM:-}" || command -v chromium >/dev/null || { echo "installing Debian's chromium to print the book"; \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
-	@# poppler's pdftotext/pdfimages read the PDF back: empty pages, figures split from their captions
-	command -v pdfimages >/dev/null || { echo "installing Debian's poppler-utils to check the PDF"; \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq poppler-utils >/dev/null; }
+pdf: data chromium
 	python -c 'import sys; from compendium.pdf import missing_chapters; sys.exit(1 if missing_chapters() else 0)' || dvc repro book
 	python -m compendium.pdf
 

@@ -1,5 +1,9 @@
 """The book checker's static part on a hand-made site: each kind of breakage is caught, clean pages pass."""
 
+import shutil
+
+import pytest
+
 from compendium import browsercheck as bc, paths
 from compendium.browsercheck import static_problems
 
@@ -56,6 +60,12 @@ def _png(width: int, height: int = 20) -> bytes:
     return buf.getvalue()
 
 
+needs_chromium = pytest.mark.skipif(
+    not (shutil.which("chromium") or shutil.which("chromium-browser")),
+    reason="no Chromium installed (`make chromium`; CI installs it before the tests)",
+)
+
+
 def _layout_problems(tmp_path, body: str, css: str = _CSS) -> list[str]:
     from playwright.sync_api import sync_playwright
 
@@ -84,6 +94,7 @@ _LONG_CODE = (
 )
 
 
+@needs_chromium
 def test_layout_check_reports_each_kind_of_hidden_content(tmp_path):
     probs = _layout_problems(
         tmp_path,
@@ -108,6 +119,7 @@ def test_layout_check_reports_each_kind_of_hidden_content(tmp_path):
     assert "squeezed column" in text
 
 
+@needs_chromium
 def test_layout_check_passes_wide_tables_that_scroll_with_their_caption_in_view_and_wrapped_code(tmp_path):
     assert _layout_problems(tmp_path, _WIDE_TABLE + _LONG_CODE + "<p>ordinary text</p>") == []
     # the same table without the book's stylesheet: its caption is as wide as the table and scrolls away
