@@ -21,7 +21,7 @@ datasets 5.2 make (read in their site-packages code: ``HfApi.repo_info``/``datas
 A file is "LFS" when its suffix is ``.parquet``/``.gz`` or it has at least :data:`LFS_MIN` bytes, as the hub's
 default ``.gitattributes`` and its size rule do. Faults for the tests: ``tamper`` (paths served with one
 byte changed, same size, while the listing keeps the true checksums), ``trickle`` (resolve GETs send one
-byte every ``trickle`` seconds), ``extra_listing`` (names added to the listings only, e.g. ``../../x``).
+byte every ``trickle`` seconds), ``lfs_min`` (the size rule), ``extra_listing`` (names added to the listings only, e.g. ``../../x``).
 Every request is logged in ``requests`` (method, path).
 """
 
@@ -44,18 +44,18 @@ def git_blob_sha1(data: bytes) -> str:
 
 
 class Repo:
-    def __init__(self, folder: Path, sha: str = COMMIT):
+    def __init__(self, folder: Path, sha: str = COMMIT, lfs_min: int = LFS_MIN):
         self.folder = Path(folder)
         self.sha = sha
+        self.lfs_min = lfs_min
         self.files: dict[str, bytes] = {
             p.relative_to(self.folder).as_posix(): p.read_bytes()
             for p in sorted(self.folder.rglob("*"))
             if p.is_file() and not p.relative_to(self.folder).as_posix().startswith(".")
         }
 
-    @staticmethod
-    def is_lfs(name: str, data: bytes) -> bool:
-        return name.endswith((".parquet", ".gz")) or len(data) >= LFS_MIN
+    def is_lfs(self, name: str, data: bytes) -> bool:
+        return name.endswith((".parquet", ".gz")) or len(data) >= self.lfs_min
 
     def meta(self, name: str) -> dict:
         data = self.files[name]
@@ -72,8 +72,9 @@ class HubMock:
         tamper: set[str] | None = None,
         trickle: float | None = None,
         extra_listing: list[str] | None = None,
+        lfs_min: int = LFS_MIN,
     ):
-        self.repos = {k: Repo(v) for k, v in repos.items()}
+        self.repos = {k: Repo(v, lfs_min=lfs_min) for k, v in repos.items()}
         self.tamper = set(tamper or ())
         self.trickle = trickle
         self.extra_listing = list(extra_listing or ())
@@ -191,7 +192,9 @@ class HubMock:
                     if p in repo.files:
                         out.append(self._file_entry(repo, p))
                     elif any(n.startswith(p.rstrip("/") + "/") for n in repo.files):
-                        out.append({"type": "directory", "oid": hashlib.sha1(p.encode()).hexdigest(), "size": 0, "path": p})
+                        out.append(
+                            {"type": "directory", "oid": hashlib.sha1(p.encode()).hexdigest(), "size": 0, "path": p}
+                        )
                 return self._json(h, out)
             if path.startswith(res):
                 rev, _, name = path[len(res) :].partition("/")
@@ -241,7 +244,11 @@ class HubMock:
         headers = {"X-Repo-Commit": repo.sha, "Content-Type": "application/octet-stream", "Accept-Ranges": "none"}
         if m["lfs"]:
             headers.update(
-                {"ETag": f'"{m["lfs"]["sha256"]}"', "X-Linked-Etag": f'"{m["lfs"]["sha256"]}"', "X-Linked-Size": str(len(data))}
+                {
+                    "ETag": f'"{m["lfs"]["sha256"]}"',
+                    "X-Linked-Etag": f'"{m["lfs"]["sha256"]}"',
+                    "X-Linked-Size": str(len(data)),
+                }
             )
         else:
             headers["ETag"] = f'"{m["blob_id"]}"'

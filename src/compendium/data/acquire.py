@@ -105,8 +105,8 @@ def safe_hub_path(name: str) -> bool:
     """A repository path that stays inside the download folder: relative, POSIX, no ``..`` or empty part."""
     if not isinstance(name, str) or not name or "\\" in name or "\0" in name or name.startswith("/"):
         return False
-    parts = PurePosixPath(name).parts
-    return bool(parts) and not any(p in ("..", ".", "") for p in parts) and ":" not in parts[0]
+    parts = name.split("/")
+    return not any(p in ("..", ".", "") for p in parts) and ":" not in parts[0]
 
 
 def verify_against_hub(root: Path, files: dict[str, dict], hf_id: str, sha: str) -> dict[str, str]:
@@ -244,7 +244,9 @@ def _child(dataset: str, revision: str, work: Path) -> int:
         siblings = list(info.siblings or [])
         bad = [s.rfilename for s in siblings if not safe_hub_path(s.rfilename)]
         if bad:
-            raise AcquireError(f"{where}: the hub lists an unsafe file path {bad[0]!r} (outside the dataset folder): refused")
+            raise AcquireError(
+                f"{where}: the hub lists an unsafe file path {bad[0]!r} (outside the dataset folder): refused"
+            )
         files = {
             s.rfilename: {
                 "size": s.size,
@@ -257,7 +259,9 @@ def _child(dataset: str, revision: str, work: Path) -> int:
         readme = None
         if "README.md" in files and DATASETS[dataset].get("hf_configs"):
             readme = Path(
-                hf_hub_download(hf_id, "README.md", repo_type="dataset", revision=sha, local_dir=snap, endpoint=endpoint)
+                hf_hub_download(
+                    hf_id, "README.md", repo_type="dataset", revision=sha, local_dir=snap, endpoint=endpoint
+                )
             ).read_text(errors="replace")
         wanted = plan(dataset, sorted(files), readme, where)
         if readme is not None:

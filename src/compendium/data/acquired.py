@@ -107,8 +107,7 @@ def verify(relpath: str, data_root: Path | None = None, acquired_root: Path | No
     got = (rec or {}).get("files", {}).get(relpath)
     if got is None:
         raise ChecksumError(
-            f"{path}: not recorded in {where} (put there by hand, or by an older acquisition); "
-            f"{accept_hint(ds, path)}"
+            f"{path}: not recorded in {where} (put there by hand, or by an older acquisition); {accept_hint(ds, path)}"
         )
     st = path.stat()
     sha = _sha256(str(path), st.st_mtime_ns, st.st_size)
@@ -131,7 +130,9 @@ def scan_unrecorded(data_root: Path | None = None, acquired_root: Path | None = 
         present = set()
         for p in acquired_paths(ds):
             full = data_root / p
-            files = [full] if full.is_file() else sorted(f for f in full.rglob("*") if f.is_file()) if full.is_dir() else []
+            files = (
+                [full] if full.is_file() else sorted(f for f in full.rglob("*") if f.is_file()) if full.is_dir() else []
+            )
             present |= {f.relative_to(data_root).as_posix() for f in files}
         for rel in sorted(present):
             try:
