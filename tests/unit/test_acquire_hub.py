@@ -118,7 +118,7 @@ def test_untampered_workbank_is_acquired_and_recorded(scratch, wb_repo):
         r, _ = run_acquire(scratch, hub.url, "workbank")
         assert not any("X-Xet" in str(x) for x in hub.requests)
     assert r.returncode == 0, r.stderr
-    assert "every file verified" in r.stdout
+    assert "every file checked against the hub's checksums and validated" in r.stdout
     rec = json.loads((scratch / "acquired" / "workbank" / "manifest.json").read_text())
     assert sorted(rec["files"]) == WB
     kinds = {v["checked"] for v in rec["files"].values()}

@@ -597,7 +597,14 @@ def main(argv: list[str] | None = None) -> int:
         else f"Recorded in {acq_records.manifest_path(args.dataset)} (not in data.dvc); `dvc repro` re-runs the "
         "stages that read these files."
     )
-    print(f"{args.dataset}: acquired from {origin} at revision {sha}, every file verified.\n{nxt}")
+    rec = acq_records.read_record(args.dataset) or {"files": {}}
+    given = sorted(k for k, v in rec["files"].items() if str(v.get("checked", "")).startswith("taken as given"))
+    how = (
+        "every file checked against the hub's checksums and validated"
+        if not given
+        else f"validated; {len(given)} file(s) had no hub checksum to compare with and were recorded as given"
+    )
+    print(f"{args.dataset}: acquired from {origin} at revision {sha}, {how}.\n{nxt}")
     return 0
 
 
