@@ -320,3 +320,22 @@ def test_acquired_file_added_by_hand_is_refused_until_accepted(tmp_path):
     with pytest.raises(acquired.ChecksumError, match="changed after it was acquired"):
         acquired.verify("hitl/annotations.csv", data_root, acq_root)
     assert len(acquired.scan_unrecorded(data_root, acq_root)) == 1
+
+
+def test_verify_dataset_checks_a_whole_acquired_folder(tmp_path):
+    data_root, acq_root = tmp_path / "data", tmp_path / "acquired"
+    files = {}
+    for name in ("m1/a.json", "m2/b.json"):
+        f = data_root / "pwb" / "results" / name
+        f.parent.mkdir(parents=True)
+        f.write_text(name)
+        files[f"pwb/results/{name}"] = {"sha256": hashlib.sha256(name.encode()).hexdigest(), "bytes": len(name)}
+    acquired.write_record("pwb", {"files": files}, acq_root)
+    assert len(acquired.verify_dataset("pwb", data_root, acq_root)) == 2
+    (data_root / "pwb" / "results" / "m3.json").write_text("{}")
+    with pytest.raises(acquired.ChecksumError, match=r"m3.json: not recorded"):
+        acquired.verify_dataset("pwb", data_root, acq_root)
+    (data_root / "pwb" / "results" / "m3.json").unlink()
+    (data_root / "pwb" / "results" / "m1" / "a.json").unlink()
+    with pytest.raises(acquired.ChecksumError, match=r"a.json: recorded in .* but missing"):
+        acquired.verify_dataset("pwb", data_root, acq_root)

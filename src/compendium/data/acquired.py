@@ -120,12 +120,14 @@ def verify(relpath: str, data_root: Path | None = None, acquired_root: Path | No
     return path
 
 
-def scan_unrecorded(data_root: Path | None = None, acquired_root: Path | None = None) -> list[str]:
+def scan_unrecorded(
+    data_root: Path | None = None, acquired_root: Path | None = None, datasets: tuple[str, ...] | None = None
+) -> list[str]:
     """Messages for acquired-only files under ``data/`` that their local manifest does not vouch for
     (unrecorded, changed or missing), for ``python -m compendium.data.manifest``."""
     data_root = Path(data_root) if data_root is not None else paths.DATA
     out = []
-    for ds in DATASETS:
+    for ds in datasets or tuple(DATASETS):
         rec = read_record(ds, acquired_root) or {"files": {}}
         present = set()
         for p in acquired_paths(ds):
@@ -146,3 +148,21 @@ def scan_unrecorded(data_root: Path | None = None, acquired_root: Path | None = 
                 "to build without the acquired data"
             )
     return out
+
+
+def verify_dataset(dataset: str, data_root: Path | None = None, acquired_root: Path | None = None) -> list[Path]:
+    """Verify every acquired-only file of ``dataset`` present under ``data/`` (e.g. all of
+    ``data/pwb/results/`` before the per-instance path reads it) against the local manifest, and that no
+    recorded file is missing; return the verified paths. Raises :class:`ChecksumError` with the first
+    problem (one sentence, naming the file and the recovery)."""
+    data_root = Path(data_root) if data_root is not None else paths.DATA
+    problems = scan_unrecorded(data_root, acquired_root, (dataset,))
+    if problems:
+        more = (
+            f" (and {len(problems) - 1} more: `python -m compendium.data.manifest` lists them)"
+            if len(problems) > 1
+            else ""
+        )
+        raise ChecksumError(problems[0] + more)
+    rec = read_record(dataset, acquired_root) or {"files": {}}
+    return [data_root / rel for rel in sorted(rec["files"])]
