@@ -304,12 +304,14 @@ def _run_child(dataset: str, revision: str, work: Path, deadline: float) -> None
         )
         try:
             rc = proc.wait(timeout=deadline)
-        except subprocess.TimeoutExpired:
+        except BaseException as exc:  # the deadline, or Ctrl-C: the child (own session) must not outlive us
             try:
                 os.killpg(proc.pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
             proc.wait()
+            if not isinstance(exc, subprocess.TimeoutExpired):
+                raise
             raise HubUnreachable(
                 f"the download did not finish within the {deadline:g} s deadline ({hub_endpoint()} accepted the "
                 "connection but did not deliver); the download process was stopped"
