@@ -339,3 +339,21 @@ def test_verify_dataset_checks_a_whole_acquired_folder(tmp_path):
     (data_root / "pwb" / "results" / "m1" / "a.json").unlink()
     with pytest.raises(acquired.ChecksumError, match=r"a.json: recorded in .* but missing"):
         acquired.verify_dataset("pwb", data_root, acq_root)
+
+
+def test_the_mock_hub_serves_what_datasets_load_dataset_calls(hitl_release, tmp_path):
+    """The loopback hub is faithful enough for the `datasets` library too (README configs, the script and
+    .huggingface.yaml probes answered 404, the data folder listing, the resolve of the data file)."""
+    with HubMock({HITL_ID: hitl_release}) as hub:
+        env = {**os.environ, "HF_ENDPOINT": hub.url, "HF_HOME": str(tmp_path / "hf")}
+        env.pop("HF_HUB_OFFLINE", None)
+        code = (
+            "import datasets; ds = datasets.load_dataset("
+            f"{HITL_ID!r}, 'annotations', split='train'); print(len(ds), ds[0]['participant_id'])"
+        )
+        r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+        paths_seen = [p for _, p in hub.requests]
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.split() == ["1507", "P001"]
+    assert any(p.endswith("/README.md") for p in paths_seen)
+    assert any("/tree/" in p and "/data" in p for p in paths_seen)
