@@ -51,14 +51,22 @@ def test_unknown_dataset_is_rejected():
 
 
 def _fake_download(files):
-    def download(dataset, revision, dest):
+    """A downloader standing in for the child process: writes ``files`` ({data relpath: text or source
+    path}) to work/snap under their base names and returns the hub record with their true checksums."""
+
+    def download(dataset, revision, work):
+        wanted, meta = {}, {}
         for rel, src in files.items():
-            (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+            name = rel.rsplit("/", 1)[-1]
+            f = work / "snap" / name
+            f.parent.mkdir(parents=True, exist_ok=True)
             if isinstance(src, str):
-                (dest / rel).write_text(src)
+                f.write_text(src)
             else:
-                shutil.copyfile(src, dest / rel)
-        return "0123abcd" * 5
+                shutil.copyfile(src, f)
+            wanted[name] = rel
+            meta[name] = {"size": f.stat().st_size, "blob_id": acq.git_blob_sha1(f), "lfs_sha256": None}
+        return {"sha": "0123abcd" * 5, "files": meta, "wanted": wanted}
 
     return download
 
@@ -66,11 +74,19 @@ def _fake_download(files):
 def test_successful_refresh_writes_files_and_records_revision(monkeypatch, tmp_path):
     monkeypatch.setattr(acq, "probe_hub", lambda timeout=5: None)
     rel = "hitl/published_pair_counts.csv"
-    sha = acq.acquire("hitl", revision="v1", data_root=tmp_path, downloader=_fake_download({rel: paths.DATA / rel}))
+    sha = acq.acquire(
+        "hitl",
+        revision="v1",
+        data_root=tmp_path / "data",
+        acquired_root=tmp_path / "acquired",
+        downloader=_fake_download({rel: paths.DATA / rel}),
+    )
     assert sha == "0123abcd" * 5
-    assert (tmp_path / rel).read_bytes() == (paths.DATA / rel).read_bytes()
-    rec = json.loads((tmp_path / "hitl" / "ACQUIRED.json").read_text())
-    assert rec["resolved_revision"] == sha and rec["requested_revision"] == "v1" and rec["files"] == [rel]
+    assert (tmp_path / "data" / rel).read_bytes() == (paths.DATA / rel).read_bytes()
+    rec = json.loads((tmp_path / "acquired" / "hitl" / "manifest.json").read_text())
+    assert rec["resolved_revision"] == sha and rec["requested_revision"] == "v1" and list(rec["files"]) == [rel]
+    assert rec["files"][rel]["checked"] == "git blob SHA-1"
+    assert [p.name for p in (tmp_path / "data").iterdir()] == ["hitl"]  # no staging folder left behind
 
 
 def test_invalid_download_is_rejected_before_anything_is_written(monkeypatch, tmp_path):

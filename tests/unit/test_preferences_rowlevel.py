@@ -207,3 +207,132 @@ def test_unknown_prompt_and_missing_file(tmp_path):
 def test_annotations_path_is_under_the_project_root():
     p = rowlevel.annotations_path()
     assert p.parts[-3:] == ("data", "hitl", "annotations.parquet") and p.is_absolute()
+
+
+# ----------------------------------------------------------------------------------------------
+# Rows without a choice, duplicates, tie order, the default path, malformed files
+# ----------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("empty", [None, "", "  ", np.nan])
+def test_rows_without_a_choice_are_skipped_and_counted(empty):
+    rows = make_rows()
+    blank = rows.iloc[[0, 5]].assign(choice_canonical=empty, participant_id=["P900", "P901"])
+    with_blank = pd.concat([blank.iloc[:1], rows, blank.iloc[1:]], ignore_index=True)
+    full = rowlevel.normalise_annotations(rows)
+    norm = rowlevel.normalise_annotations(with_blank)
+    assert norm.attrs["n_without_choice"] == 2 and norm.attrs["n_rows_read"] == len(rows) + 2
+    assert len(norm) == len(rows)
+    pd.testing.assert_frame_equal(rowlevel.aggregate_pair_counts(norm), rowlevel.aggregate_pair_counts(full))
+    # the report counts the participants of every row it read (build_report: distinct prolific_pid)
+    assert rowlevel.n_participants(norm) == rowlevel.n_participants(full) + 2
+
+
+def test_a_file_with_no_choice_at_all_is_refused():
+    with pytest.raises(ValueError, match="none of the 32 row"):
+        rowlevel.normalise_annotations(make_rows().assign(choice_canonical=None))
+
+
+def test_duplicated_participant_scenario_rows_are_reported():
+    rows = make_rows()
+    dup = pd.concat([rows, rows.iloc[[4]]], ignore_index=True)
+    with pytest.warns(
+        UserWarning, match=r"1 row\(s\) repeat a participant's judgement .*participant 'P005', scenario 's2'"
+    ):
+        norm = rowlevel.normalise_annotations(dup)
+    assert norm.attrs["n_duplicate_rows"] == 1
+    assert norm.attrs["first_duplicate"] == {"participant_id": "P005", "scenario_id": "s2"}
+    assert rowlevel.normalise_annotations(rows).attrs["n_duplicate_rows"] == 0
+
+
+def _verdict_rows(spec):
+    """Rows from ``(scenario, category-prompt, lower-val votes, higher-val votes)``: pair recipe_a (val
+    0.464, lower) vs recipe_d (0.648, higher), recipe_a on side A."""
+    rows, k = [], 0
+    for sid, prompt, lo, hi in spec:
+        for choice in ["A"] * lo + ["B"] * hi:
+            rows.append(
+                {
+                    "participant_id": f"P{k:03d}",
+                    "scenario_id": sid,
+                    "prompt_id": prompt,
+                    "a_model": "recipe_a",
+                    "b_model": "recipe_d",
+                    "choice_canonical": choice,
+                }
+            )
+            k += 1
+    return pd.DataFrame(rows)
+
+
+def test_tied_disagreement_rates_keep_the_reports_order():
+    """build_report.characterize_failures orders categories by rate with a stable sort of the categories
+    in the order it met them: first among the disagreeing scenarios, then among the agreeing ones. Here
+    'factual' appears first in the file but only agrees before 'advice' disagrees: both have rate 50 %, and
+    the report lists 'advice' (met among the disagreements) first; 'first appearance' would say 'factual'."""
+    spec = [
+        ("s1", "p4", 0, 3),  # factual: agree
+        ("s2", "p1", 2, 1),  # advice: disagree
+        ("s3", "p5", 3, 0),  # factual: disagree
+        ("s4", "p2", 1, 2),  # advice: agree
+        ("s5", "p6", 1, 1),  # factual: even, left out
+    ]
+    norm = rowlevel.normalise_annotations(_verdict_rows(spec), prompts=PROMPTS)
+    t = rowlevel.disagreement_by_category(norm)
+    assert t["category"].tolist() == ["advice", "factual"]
+    assert t["rate"].tolist() == [50.0, 50.0] and t["scenarios"].tolist() == [2, 2]
+    # independent: the report's procedure written out (dict insertion order + stable sort by -rate)
+    cat = dict(zip(PROMPTS["id"], PROMPTS["category"]))
+    dis = [cat[p] for _, p, lo, hi in spec if lo > hi]
+    agr = [cat[p] for _, p, lo, hi in spec if lo < hi]
+    totals = {}
+    for c in dis + agr:
+        totals[c] = totals.get(c, 0) + 1
+    expected = sorted(totals, key=lambda c: -dis.count(c) / totals[c])
+    assert t["category"].tolist() == expected
+
+
+def test_tie_order_uses_the_scenarios_first_row_even_without_a_choice():
+    spec = [("s1", "p4", 2, 1), ("s2", "p1", 2, 1)]  # factual then advice, both disagree (rate 100)
+    rows = _verdict_rows(spec)
+    # a choiceless row of s2 (advice) put first in the file moves advice's scenario ahead
+    first = rows[rows.scenario_id == "s2"].iloc[[0]].assign(choice_canonical=None, participant_id="P999")
+    norm = rowlevel.normalise_annotations(pd.concat([first, rows], ignore_index=True), prompts=PROMPTS)
+    assert rowlevel.disagreement_by_category(norm)["category"].tolist() == ["advice", "factual"]
+    norm = rowlevel.normalise_annotations(rows, prompts=PROMPTS)
+    assert rowlevel.disagreement_by_category(norm)["category"].tolist() == ["factual", "advice"]
+
+
+def test_default_path_accepts_the_studys_own_export(tmp_path, monkeypatch):
+    from compendium import paths
+
+    monkeypatch.setattr(paths, "ROOT", tmp_path)
+    (tmp_path / "data" / "hitl").mkdir(parents=True)
+    assert rowlevel.annotations_path() == tmp_path / "data" / "hitl" / "annotations.parquet"
+    (tmp_path / "data" / "hitl" / "annotations_real.json").write_text("[]")
+    assert rowlevel.annotations_path() == tmp_path / "data" / "hitl" / "annotations_real.json"
+    (tmp_path / "data" / "hitl" / "annotations.jsonl").write_text("")
+    assert rowlevel.annotations_path() == tmp_path / "data" / "hitl" / "annotations.jsonl"
+    # an explicit path is taken as given
+    assert rowlevel.annotations_path("data/hitl/mine.csv") == tmp_path / "data" / "hitl" / "mine.csv"
+
+
+def test_malformed_annotation_files_name_the_file(tmp_path):
+    jl = tmp_path / "a.jsonl"
+    jl.write_text('{"participant_id": "P1"}\n{"participant_id": \n')
+    with pytest.raises(ValueError, match=rf"{jl}: line 2: not valid JSON"):
+        rowlevel.read_annotations(jl)
+    jl.write_text('{"participant_id": "P1"}\n[1, 2]\n')
+    with pytest.raises(ValueError, match=rf"{jl}: line 2: expected a JSON object"):
+        rowlevel.read_annotations(jl)
+    js = tmp_path / "a.json"
+    js.write_text('[{"participant_id": "P1"},')
+    with pytest.raises(ValueError, match=rf"{js}: not valid JSON"):
+        rowlevel.read_annotations(js)
+    js.write_text('[{"participant_id": "P1"}, 3]')
+    with pytest.raises(ValueError, match=rf"{js}: record 2: expected a JSON object"):
+        rowlevel.read_annotations(js)
+    pq = tmp_path / "a.parquet"
+    pq.write_bytes(b"not a parquet file")
+    with pytest.raises(ValueError, match=rf"{pq}: cannot be read as parquet"):
+        rowlevel.read_annotations(pq)

@@ -14,7 +14,6 @@ ratios; on it the package gives all 72 printed row-level numbers.
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 import numpy as np
@@ -24,131 +23,11 @@ import yaml
 from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss_kappa
 
 from compendium import data, paths
+from compendium.data.synthetic_hitl import _deviations, _published, make_study_rows  # noqa: F401 (fixtures/make_hitl_rows.py)
 from compendium.preferences import register, rowlevel
 from compendium.preferences.report import MODELS, VAL_PREF_ACC
 
 INTERNAL = {v: k for k, v in rowlevel.INTERNAL_MODEL_IDS.items()}
-
-
-def _published():
-    reg = yaml.safe_load((paths.PUBLISHED / "hitl.yaml").read_text())
-    return {c["id"]: c["published"] for c in reg["claims"]}
-
-
-def _deviations(d: int, k: int, m: int) -> list[int]:
-    """Nonzero deviations from 3 ratings (each >= -2) summing to ``d`` over exactly ``m`` of ``k`` scenarios."""
-    dev = [] if d == 0 else [d] if d >= -2 else [-2] * (-d // 2) + ([-1] if -d % 2 else [])
-    if len(dev) > m or m > k:
-        raise ValueError("cannot place the deviations")
-    while len(dev) < m:
-        i = int(np.argmax([abs(x) for x in dev])) if dev else None
-        if i is not None and abs(dev[i]) >= 2 and dev[i] > 0:
-            x = dev.pop(i)
-            dev += [x - 1, 1]
-        elif i is not None and dev[i] == 1:
-            dev.pop(i)
-            dev += [2, -1]
-        elif i is not None and dev[i] == -1:
-            dev.pop(i)
-            dev += [-2, 1]
-        elif i is not None and dev[i] == -2:
-            dev.pop(i)
-            dev += [-1, -1]
-        else:
-            if len(dev) + 2 > m:
-                raise ValueError("cannot place the deviations")
-            dev += [1, -1]
-    return dev
-
-
-def make_study_rows(seed: int = 1, layout: str = "hf", choice_column: str = "choice_canonical") -> pd.DataFrame:
-    """1,507 synthetic rows reproducing the released counts (see the module docstring).
-
-    ``layout="hf"``: participant_id, dataset model ids; ``layout="export"``: prolific_pid, the study's
-    internal ids, the comment inside ``responses``. The grid side A of each scenario is random.
-    """
-    rng = np.random.default_rng(seed)
-    pub = _published()
-    by_cat = data.load_hitl_pair_counts_by_category()
-    prompts = data.load_hitl_prompts()
-    ex = data.load_hitl_scenario_votes()
-    fixed = {
-        (r.prompt_id, *sorted((r.winner_model, r.loser_model), key=MODELS.index)): r.winner_model
-        for r in ex.itertuples()
-    }
-    scenarios = []
-    for i, mx in enumerate(MODELS):
-        for my in MODELS[i + 1 :]:
-            n_items = pub[f"hitl.fleiss.{mx}__{my}.n_items"]
-            cats = by_cat[(by_cat.model_x == mx) & (by_cat.model_y == my)]
-            # choose how many non-3 scenarios each category gets: at least its minimum, total 50 - n_items
-            need = {}
-            for r in cats.itertuples():
-                k = int((prompts.category == r.category).sum())
-                d = r.n - 3 * k
-                need[r.category] = (d, k, 0 if d == 0 else 1 if d >= -2 else (-d + 1) // 2)
-            extra = (50 - n_items) - sum(v[2] for v in need.values())
-            m = {c: v[2] for c, v in need.items()}
-            for c in sorted(need, key=lambda c: -need[c][1]):
-                while extra > 0 and m[c] < need[c][1] - 1:
-                    m[c] += 1
-                    extra -= 1
-            assert extra == 0
-            for r in cats.itertuples():
-                ps = list(prompts.loc[prompts.category == r.category, "id"])
-                d, k, _ = need[r.category]
-                dev = _deviations(d, k, m[r.category])
-                free = [p for p in ps if (p, mx, my) not in fixed]
-                rng.shuffle(free)
-                sizes = {p: 3 for p in ps}
-                for p, x in zip(free, dev):
-                    sizes[p] = 3 + x
-                labels = ["x"] * r.x_wins + ["y"] * r.y_wins + ["tie"] * r.ties
-                votes = {}
-                for p in ps:
-                    if (p, mx, my) in fixed:
-                        w = "x" if fixed[(p, mx, my)] == mx else "y"
-                        votes[p] = [w] * 3
-                        for _ in range(3):
-                            labels.remove(w)
-                rng.shuffle(labels)
-                for p in ps:
-                    if p not in votes:
-                        votes[p], labels = labels[: sizes[p]], labels[sizes[p] :]
-                assert not labels
-                for p in ps:
-                    grid_id = f"{p}__{INTERNAL[mx]}__vs__{INTERNAL[my]}"
-                    sid = "p2_" + hashlib.sha256(grid_id.encode()).hexdigest()[:10]
-                    a_is_x = bool(rng.integers(2))
-                    scenarios.append((sid, p, mx, my, a_is_x, votes[p]))
-    rows = []
-    for sid, p, mx, my, a_is_x, votes in scenarios:
-        a, b = (mx, my) if a_is_x else (my, mx)
-        for o in votes:
-            side = "tie" if o == "tie" else "A" if (o == "x") == a_is_x else "B"
-            rows.append(
-                {
-                    "scenario_id": sid,
-                    "prompt_id": p,
-                    "a_model": a,
-                    "b_model": b,
-                    "choice_canonical": side,
-                    "a_text": f"{a}:{p}:" + "w" * (40 + 7 * MODELS.index(a)),
-                    "b_text": f"{b}:{p}:" + "w" * (40 + 7 * MODELS.index(b)),
-                    "comment": "shorter" if o == "y" else "",
-                }
-            )
-    df = pd.DataFrame(rows)
-    df.insert(0, "participant_id", [f"P{(i % 305) + 1:03d}" for i in range(len(df))])
-    if layout == "export":
-        df = df.rename(columns={"participant_id": "prolific_pid"})
-        df["prolific_pid"] = "5f" + df["prolific_pid"].str[1:].str.zfill(22)
-        df["a_model"] = df["a_model"].map(INTERNAL)
-        df["b_model"] = df["b_model"].map(INTERNAL)
-        df["responses"] = [{"comment": c} for c in df.pop("comment")]
-    if choice_column != "choice_canonical":
-        df = df.rename(columns={"choice_canonical": choice_column})
-    return df
 
 
 @pytest.fixture(scope="module")

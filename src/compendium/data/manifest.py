@@ -2,6 +2,11 @@
 
 python -m compendium.data.manifest           # check data/ against the recorded manifest
 python -m compendium.data.manifest --write   # re-record after a deliberate, reviewed refresh
+
+Files that only an acquisition brings (``data/pwb/results/``, ``data/hitl/annotations.*``: see
+:mod:`compendium.data.acquired`) are not part of this manifest (nor of ``data.dvc``); the check verifies
+them against their local manifest ``acquired/<dataset>/manifest.json`` and names the accept step,
+``python -m compendium.data.acquire <dataset> --from <file or folder>``, for any it does not vouch for.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ import sys
 from pathlib import Path
 
 from .. import paths
+from . import acquired
 from .load import MANIFEST, sha256_file
 
 SKIP = {"README.md", ".gitignore"}
@@ -39,7 +45,7 @@ def scan(root: Path | None = None) -> dict:
     files = {}
     for p in sorted(root.rglob("*")):
         rel = p.relative_to(root).as_posix()
-        if p.is_file() and p.name not in SKIP and not rel.startswith("."):
+        if p.is_file() and p.name not in SKIP and not rel.startswith(".") and acquired.dataset_of(rel) is None:
             files[rel] = {"sha256": sha256_file(p), "bytes": p.stat().st_size, "rows": _rows(p)}
     return files
 
@@ -65,13 +71,22 @@ def main(argv: list[str] | None = None) -> int:
             f"found {files.get(k, {}).get('sha256', 'missing')[:16]}"
         )
     print(f"{len(files) - len(bad)} of {len(recorded)} recorded files verified")
+    unvouched = acquired.scan_unrecorded()
+    for msg in unvouched:
+        print(f"ACQUIRED {msg}")
+    if unvouched:
+        print(
+            f"ERROR: {len(unvouched)} acquired file(s) under data/ are not vouched for by their local manifest "
+            "(acquired/<dataset>/manifest.json); accept or re-acquire them as printed.",
+            file=sys.stderr,
+        )
     if bad:
         print(
             f"ERROR: {len(bad)} raw file(s) under data/ differ from the recorded data (corrupt, truncated, "
             "modified, missing or unrecorded). Restore the recorded data with `dvc pull --force data.dvc`.",
             file=sys.stderr,
         )
-    return 1 if bad else 0
+    return 1 if bad or unvouched else 0
 
 
 if __name__ == "__main__":

@@ -96,32 +96,94 @@ RATERS = 3
 KAPPA_BANDS = ((0.2, "poor"), (0.4, "fair"), (0.6, "moderate"), (np.inf, "substantial"))
 
 
+#: Where an acquisition may put the rows, in the order the default path looks for them: the hub's
+#: ``annotations`` config in its raw format, then the study's own export.
+ANNOTATIONS_CANDIDATES = (
+    "data/hitl/annotations.parquet",
+    "data/hitl/annotations.jsonl",
+    "data/hitl/annotations.csv",
+    "data/hitl/annotations.json",
+    "data/hitl/annotations_real.json",
+)
+
+
 def annotations_path(relpath: str | Path = ANNOTATIONS_RELPATH) -> Path:
-    """Absolute path of the annotations file (``relpath`` relative to the project root unless absolute)."""
+    """Absolute path of the annotations file (``relpath`` relative to the project root unless absolute).
+
+    The default (``data/hitl/annotations.parquet``) stands for every file an acquisition may write: when it
+    is absent, the first present of :data:`ANNOTATIONS_CANDIDATES` is used (so the study's own export,
+    ``data/hitl/annotations_real.json``, is read without a parameter change)."""
     p = Path(relpath)
-    return p if p.is_absolute() else paths.ROOT / p
+    full = p if p.is_absolute() else paths.ROOT / p
+    if p.as_posix() == ANNOTATIONS_RELPATH and not full.exists():
+        for c in ANNOTATIONS_CANDIDATES:
+            if (paths.ROOT / c).exists():
+                return paths.ROOT / c
+    return full
 
 
-def read_annotations(path: str | Path) -> pd.DataFrame:
+def _verify_acquired(p: Path) -> None:
+    """A file under ``data/`` at an acquired-only path must match ``acquired/hitl/manifest.json``."""
+    from ..data import acquired
+
+    try:
+        rel = p.resolve().relative_to(paths.DATA.resolve()).as_posix()
+    except ValueError:
+        return
+    if acquired.dataset_of(rel) is not None:
+        acquired.verify(rel)
+
+
+def read_annotations(path: str | Path, verify: bool = True) -> pd.DataFrame:
     """Read the annotations: parquet, CSV, JSON lines, or a JSON array of records (the study's export,
-    whose nested ``responses`` dict is kept as a column). ``FileNotFoundError`` if absent."""
+    whose nested ``responses`` dict is kept as a column). ``FileNotFoundError`` if absent; a file that
+    cannot be parsed raises ``DataValidationError`` naming the file (and the line, for JSON lines). A file
+    under ``data/`` that an acquisition writes is first checked against its local manifest
+    (``verify=False`` skips that, for acquisition itself)."""
     p = Path(path)
     if not p.exists():
         raise FileNotFoundError(f"{p}: row-level annotations not present (fetch the HF dataset first)")
-    if p.suffix == ".parquet":
-        return pd.read_parquet(p)
-    if p.suffix == ".csv":
-        return pd.read_csv(p)
+    if verify:
+        _verify_acquired(p)
+    try:
+        if p.suffix == ".parquet":
+            return pd.read_parquet(p)
+        if p.suffix == ".csv":
+            return pd.read_csv(p)
+        text = p.read_text(encoding="utf-8") if p.suffix in (".jsonl", ".json") else None
+    except (OSError, ValueError, UnicodeDecodeError, pd.errors.ParserError) as exc:
+        raise DataValidationError(
+            f"{p}: cannot be read as {p.suffix[1:]}: {' '.join(str(exc).split())[:200]}"
+        ) from None
     if p.suffix == ".jsonl":
-        return pd.read_json(p, lines=True)
+        rows = []
+        for i, line in enumerate(text.splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                rec = json.loads(line)
+            except ValueError as exc:
+                raise DataValidationError(f"{p}: line {i}: not valid JSON ({exc})") from None
+            if not isinstance(rec, dict):
+                raise DataValidationError(
+                    f"{p}: line {i}: expected a JSON object (one annotation), got {type(rec).__name__}"
+                )
+            rows.append(rec)
+        return pd.DataFrame.from_records(rows)
     if p.suffix == ".json":
-        obj = json.loads(p.read_text())
+        try:
+            obj = json.loads(text)
+        except (ValueError, RecursionError) as exc:
+            raise DataValidationError(f"{p}: not valid JSON ({' '.join(str(exc).split())[:200]})") from None
         if isinstance(obj, dict):  # {"annotations": [...]} or {"rows": [...]}
             obj = next((v for k, v in obj.items() if k in ("annotations", "rows", "data")), None)
         if not isinstance(obj, list):
-            raise ValueError(f"{p}: expected a JSON array of annotation records")
+            raise DataValidationError(f"{p}: expected a JSON array of annotation records")
+        bad = next((i for i, r in enumerate(obj) if not isinstance(r, dict)), None)
+        if bad is not None:
+            raise DataValidationError(f"{p}: record {bad + 1}: expected a JSON object (one annotation)")
         return pd.DataFrame.from_records(obj)
-    raise ValueError(f"{p}: unsupported file type {p.suffix!r}; expected .parquet, .csv, .json or .jsonl")
+    raise DataValidationError(f"{p}: unsupported file type {p.suffix!r}; expected .parquet, .csv, .json or .jsonl")
 
 
 def _map_model_ids(s: pd.Series, col: str) -> pd.Series:
@@ -161,6 +223,12 @@ def normalise_annotations(df: pd.DataFrame, prompts: pd.DataFrame | None = None)
     later model in :data:`MODELS` order) and ``outcome`` (``x``/``y``/``tie``); plus ``displayed_first``
     (the model shown first) when the rows record it, ``comment`` and ``a_text, b_text`` when present.
     Raises ``DataValidationError`` (a ``ValueError``) naming the column and the offending values.
+
+    Rows without a choice (missing or empty) are skipped, as the study's report skips them; the frame's
+    ``attrs`` say how many (``n_without_choice`` of ``n_rows_read``), how many rows repeat a participant's
+    judgement of the same scenario (``n_duplicate_rows``, counted as the report counts them, and warned
+    about), and the distinct participants over all rows read (``n_participants_all``, the report's count).
+    ``scenario_rank`` is the scenario's place of first appearance in the file (any row).
     """
     pcol = next((c for c in PARTICIPANT_COLUMNS if c in df.columns), None)
     if pcol is None:
@@ -174,6 +242,15 @@ def normalise_annotations(df: pd.DataFrame, prompts: pd.DataFrame | None = None)
         raise DataValidationError(
             f"annotations: no choice column; expected one of {list(CHOICE_COLUMNS)}, found columns {list(df.columns)}"
         )
+    # the study's report skips rows without a choice (build_report.aggregate) and so do we, counting them;
+    # a scenario keeps the place of its first row in the file, with or without a choice
+    n_rows = len(df)
+    n_participants_all = int(df[pcol].astype(str).nunique())
+    scenario_rank = pd.Series(pd.factorize(df["scenario_id"].astype(str))[0], index=df.index)
+    no_choice = df[col].isna() | (df[col].astype("string").str.strip() == "")
+    df = df[~no_choice.to_numpy(dtype=bool)]
+    if df.empty:
+        raise DataValidationError(f"annotations: none of the {n_rows} row(s) has a choice in column {col!r}")
     a_model = _map_model_ids(df["a_model"], "a_model")
     b_model = _map_model_ids(df["b_model"], "b_model")
     if (a_model == b_model).any():
@@ -207,6 +284,7 @@ def normalise_annotations(df: pd.DataFrame, prompts: pd.DataFrame | None = None)
             "side_choice": s.astype(str),
             "model_x": np.where(a_first, a_model, b_model),
             "model_y": np.where(a_first, b_model, a_model),
+            "scenario_rank": scenario_rank.loc[df.index].to_numpy(),
         }
     )
     out["outcome"] = np.select([s == "tie", (s == "A") == a_first], ["tie", "x"], default="y")
@@ -244,6 +322,28 @@ def normalise_annotations(df: pd.DataFrame, prompts: pd.DataFrame | None = None)
                 f"annotations: column 'prompt_id' has id(s) {unknown[:10]} not in the prompt list"
             )
         out.insert(3, "category", out["prompt_id"].map(cat))
+    dup = out.duplicated(["participant_id", "scenario_id"], keep=False)
+    out.attrs.update(
+        {
+            "n_rows_read": n_rows,
+            "n_without_choice": int(no_choice.sum()),
+            "n_participants_all": n_participants_all,
+            "n_duplicate_rows": int(out.duplicated(["participant_id", "scenario_id"]).sum()),
+            "first_duplicate": (
+                None if not dup.any() else {k: str(out.loc[dup, k].iloc[0]) for k in ("participant_id", "scenario_id")}
+            ),
+        }
+    )
+    if out.attrs["n_duplicate_rows"]:
+        import warnings
+
+        d = out.attrs["first_duplicate"]
+        warnings.warn(
+            f"annotations: {out.attrs['n_duplicate_rows']} row(s) repeat a participant's judgement of a scenario "
+            f"(e.g. participant {d['participant_id']!r}, scenario {d['scenario_id']!r}); they are counted, as the "
+            "study's report counts every row",
+            stacklevel=2,
+        )
     return out
 
 
@@ -308,8 +408,10 @@ def kappa_band(kappa: float | None) -> str | None:
 
 
 def scenario_tallies(norm: pd.DataFrame) -> pd.DataFrame:
-    """One row per scenario in order of first appearance: ``scenario_id, prompt_id, model_x, model_y, x, y,
-    tie, n`` (votes in canonical orientation)."""
+    """One row per scenario in order of first appearance (in the file, by ``scenario_rank`` when present):
+    ``scenario_id, prompt_id, model_x, model_y, x, y, tie, n`` (votes in canonical orientation)."""
+    if "scenario_rank" in norm.columns:
+        norm = norm.sort_values("scenario_rank", kind="stable")
     first = norm.drop_duplicates("scenario_id")[["scenario_id", "prompt_id", "model_x", "model_y"]]
     t = pd.crosstab(norm["scenario_id"], norm["outcome"])
     for c in ("x", "y", "tie"):
@@ -382,12 +484,18 @@ def disagreement_by_category(norm: pd.DataFrame, val_pref_acc: dict[str, float] 
     (all ratings of a prompt-pair instance, any number of them, all 10 pairs) in which more annotators
     picked the lower-``val_pref_acc`` response (``lower_val_wins``), the decided scenarios (``scenarios``:
     equal votes are left out) and ``rate`` = lower_val_wins / scenarios in %. Rows sorted by rate, highest
-    first (ties in rate keep the categories' order of first appearance), as printed. Needs ``category``
+    first; categories with equal rates keep the report's order (``build_report.characterize_failures``
+    sorts, stably, categories in the order it first met them: among the disagreeing scenarios first, then
+    among the agreeing ones, each in the order of the scenarios' first rows in the file). Needs ``category``
     (pass ``prompts`` to :func:`normalise_annotations`)."""
     require_columns(norm, ("category",), "annotations", hint=" (normalise with prompts=...)")
     v = scenario_verdicts(norm, val_pref_acc)
     v = v[v["verdict"] != "even"]
-    cats = list(dict.fromkeys(v["category"]))
+    # tie order as the report's characterize_failures: categories are met first in the disagreeing
+    # scenarios, then in the agreeing ones (each in the file's scenario order), and a stable sort by rate
+    cats = list(
+        dict.fromkeys([*v.loc[v["verdict"] == "disagree", "category"], *v.loc[v["verdict"] == "agree", "category"]])
+    )
     g = v.groupby("category", sort=False)
     out = pd.DataFrame(
         {
@@ -513,8 +621,10 @@ def position_bias(norm: pd.DataFrame, z: float = 1.96) -> dict[str, float] | Non
 
 
 def n_participants(norm: pd.DataFrame) -> int:
-    """Distinct participants (the report counts distinct ``prolific_pid``)."""
-    return int(norm["participant_id"].nunique())
+    """Distinct participants: the report counts distinct ``prolific_pid`` over every row it read, rows
+    without a choice included (``norm.attrs["n_participants_all"]`` when the frame comes from
+    :func:`normalise_annotations`)."""
+    return int(norm.attrs.get("n_participants_all", norm["participant_id"].nunique()))
 
 
 def participant_activity(norm: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, float]]:

@@ -742,6 +742,8 @@ def rowlevel_section(
         "pref.rowlevel.canonical_side_a_share": side["share_a"],
         "pref.rowlevel.canonical_side_binom_p": side["binom_p"],
         "pref.rowlevel.judgements_per_participant_median": activity["median"],
+        "pref.rowlevel.n_rows_without_choice": ann.attrs["n_without_choice"],
+        "pref.rowlevel.n_duplicate_rows": ann.attrs["n_duplicate_rows"],
     }
     if bias is not None:
         values.update(
@@ -767,6 +769,17 @@ def rowlevel_section(
         f"was chosen in {side['share_a']:.1%} of {side['n_decisive']:,} decisive judgements (Wilson 95 % interval "
         f"{side['wilson_lo']:.3f}–{side['wilson_hi']:.3f}, exact binomial p = {side['binom_p']:.3f}). {bias_text} "
         "The tables are `rowlevel_*.csv`."
+    )
+    skipped, dup = ann.attrs["n_without_choice"], ann.attrs["n_duplicate_rows"]
+    text += (
+        f" Of the {ann.attrs['n_rows_read']:,} rows read, {skipped:,} had no choice and were skipped, as the "
+        "study's report skips them (their participants still count among the participants, as in the report); "
+        + (
+            f"{dup:,} row(s) repeat a participant's judgement of the same scenario and are counted, as the "
+            "report counts every row."
+            if dup
+            else "no row repeats a participant's judgement of the same scenario."
+        )
     )
     return {"raw": raw, "text": text, "values": values, "tables": tables, "participants": per_participant}
 

@@ -1,0 +1,219 @@
+"""Rank the models of any pairwise-annotation file (your own study, or the HITL release).
+
+    python -m compendium.preferences.rank FILE [--n-boot N] [--seed S] [--ci 0.95] [--out DIR]
+
+``FILE`` is in one of the layouts the preferences reader accepts (:func:`compendium.preferences.rowlevel.
+read_annotations`: parquet, CSV, JSON lines, or a JSON array such as the study's export), one row per
+judgement with ``a_model``, ``b_model`` and a choice column (the first of
+:data:`~compendium.preferences.rowlevel.CHOICE_COLUMNS`: ``A`` / ``B`` / ``tie`` and their spelled-out
+variants, or the preferred model's id). Model ids are taken as they are (any names; the study's internal
+ids are mapped to the dataset's). Rows without a choice are skipped and counted, as the study's report
+skips them. Printed, and written as CSV and JSON when ``--out`` is given (never under ``results/``):
+
+* each model's pooled **win rate** (ties excluded) with its **Wilson** interval;
+* **Bradley-Terry** strengths (ties = half a win, the study's MM procedure,
+  :func:`compendium.stats.pairwise.bradley_terry_mm`) with percentile **bootstrap** intervals
+  (judgements resampled within each pair, seeded) and the share of replicates in which the model ranks first;
+* the **Davidson** (1970) fit with an explicit tie parameter (:func:`compendium.stats.pairwise.davidson_fit`).
+
+A malformed file gets one sentence naming the file, the row and the field.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .. import paths
+from ..data.errors import DataError, DataValidationError
+from ..stats import pairwise as pw
+from . import rowlevel
+
+MAX_BOOT = 100_000
+
+
+def _bad(file: Path, i: int, field: str, why: str) -> DataValidationError:
+    return DataValidationError(f"{file}: row {i + 1}: field {field!r}: {why}")
+
+
+def judgements(df: pd.DataFrame, file: Path) -> tuple[pd.DataFrame, int]:
+    """``(frame of model_a, model_b, outcome in {a, b, tie}, n_skipped)`` from the raw rows."""
+    for c in ("a_model", "b_model"):
+        if c not in df.columns:
+            raise DataValidationError(f"{file}: missing field {c!r} (the columns are {list(df.columns)[:12]})")
+    col = next((c for c in rowlevel.CHOICE_COLUMNS if c in df.columns), None)
+    if col is None:
+        raise DataValidationError(f"{file}: no choice field; expected one of {list(rowlevel.CHOICE_COLUMNS)}")
+    rows, skipped = [], 0
+    for i, (a, b, ch) in enumerate(zip(df["a_model"], df["b_model"], df[col])):
+        if ch is None or (isinstance(ch, float) and np.isnan(ch)) or (isinstance(ch, str) and not ch.strip()):
+            skipped += 1
+            continue
+        for field, v in (("a_model", a), ("b_model", b)):
+            if not isinstance(v, str) or not v.strip():
+                raise _bad(file, i, field, f"expected a model id, got {v!r}")
+        a, b = (rowlevel.INTERNAL_MODEL_IDS.get(v.strip(), v.strip()) for v in (a, b))
+        if a == b:
+            raise _bad(file, i, "b_model", f"the same model {a!r} on both sides")
+        if not isinstance(ch, str):
+            raise _bad(file, i, col, f"expected A, B, tie or a model id, got {ch!r}")
+        key = " ".join(ch.strip().lower().replace("_", " ").replace("-", " ").split())
+        named = rowlevel.INTERNAL_MODEL_IDS.get(ch.strip(), ch.strip())
+        if key in rowlevel._A or named == a:
+            out = "a"
+        elif key in rowlevel._B or named == b:
+            out = "b"
+        elif key in rowlevel._TIE:
+            out = "tie"
+        else:
+            raise _bad(file, i, col, f"{ch!r} is not A, B, tie or one of the two models shown ({a}, {b})")
+        rows.append((a, b, out))
+    if not rows:
+        raise DataValidationError(f"{file}: none of the {len(df)} row(s) has a choice in field {col!r}")
+    return pd.DataFrame(rows, columns=["model_a", "model_b", "outcome"]), skipped
+
+
+def pair_counts(j: pd.DataFrame) -> tuple[list[str], pd.DataFrame]:
+    """Models in order of first appearance, and per unordered pair ``i, j, i_wins, j_wins, ties``."""
+    models = list(dict.fromkeys([m for ab in zip(j["model_a"], j["model_b"]) for m in ab]))
+    idx = {m: k for k, m in enumerate(models)}
+    ia, ib = j["model_a"].map(idx).to_numpy(), j["model_b"].map(idx).to_numpy()
+    lo, hi = np.minimum(ia, ib), np.maximum(ia, ib)
+    a_is_lo = ia == lo
+    lo_wins = ((j["outcome"] == "a") & a_is_lo) | ((j["outcome"] == "b") & ~a_is_lo)
+    hi_wins = ((j["outcome"] == "b") & a_is_lo) | ((j["outcome"] == "a") & ~a_is_lo)
+    t = pd.DataFrame({"i": lo, "j": hi, "i_wins": lo_wins.astype(int), "j_wins": hi_wins.astype(int)})
+    t["ties"] = (j["outcome"] == "tie").astype(int).to_numpy()
+    return models, t.groupby(["i", "j"], as_index=False).sum()
+
+
+def rank(file: str | Path, n_boot: int = 2000, seed: int = 0, ci: float = 0.95) -> dict:
+    """Everything the CLI prints: ``table`` (one row per model), ``info`` (counts, Davidson ``nu``)."""
+    from scipy import stats
+
+    file = Path(file)
+    raw = rowlevel.read_annotations(file, verify=False)
+    j, skipped = judgements(raw, file)
+    models, pc = pair_counts(j)
+    K = len(models)
+    if K < 2:
+        raise DataValidationError(f"{file}: fewer than two models compared")
+    z = float(stats.norm.ppf(0.5 + ci / 2))
+    i, jj = pc["i"].to_numpy(), pc["j"].to_numpy()
+    a, b, t = (pc[c].to_numpy(dtype=float) for c in ("i_wins", "j_wins", "ties"))
+    W = pw.win_matrix_from_counts(i, jj, a, b, t, K)
+    fit = pw.bradley_terry_mm(W)
+    # bootstrap: each pair's judgements resampled with replacement (multinomial at the observed shares)
+    rng = np.random.default_rng(seed)
+    n = a + b + t
+    draws = np.stack(
+        [rng.multinomial(int(n[p]), [a[p] / n[p], b[p] / n[p], t[p] / n[p]], size=n_boot) for p in range(len(n))],
+        axis=1,
+    )
+    Wb = pw.win_matrix_from_counts(i, jj, draws[..., 0], draws[..., 1], draws[..., 2], K)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        bres = pw.bradley_terry_mm(Wb)
+    # a replicate in which a model wins nothing has no finite BT estimate: left out, and counted
+    ok = np.isfinite(bres.strengths).all(axis=1) & np.asarray(bres.converged) & (bres.strengths > 0).all(axis=1)
+    boot = bres.strengths[ok]
+    if len(boot) == 0:
+        raise DataValidationError(f"{file}: too few judgements for a bootstrap (no replicate has a finite fit)")
+    q = [(1 - ci) / 2 * 100, (1 + ci) / 2 * 100]
+    zeros = np.zeros_like(a)
+    dav = pw.davidson_fit(
+        pw.win_matrix_from_counts(i, jj, a, b, zeros, K),
+        pw.win_matrix_from_counts(i, jj, zeros, zeros, t, K, tie_weight=1.0),
+    )
+    wins = np.array([a[i == k].sum() + b[jj == k].sum() for k in range(K)])
+    losses = np.array([b[i == k].sum() + a[jj == k].sum() for k in range(K)])
+    ties = np.array([t[(i == k) | (jj == k)].sum() for k in range(K)])
+    wl = [pw.wilson_interval(int(w), int(w + lo), z=z) for w, lo in zip(wins, losses)]
+    table = pd.DataFrame(
+        {
+            "model": models,
+            "wins": wins.astype(int),
+            "losses": losses.astype(int),
+            "ties": ties.astype(int),
+            "win_rate": np.where(wins + losses > 0, wins / np.maximum(wins + losses, 1), np.nan),
+            "wilson_lo": [x[0] for x in wl],
+            "wilson_hi": [x[1] for x in wl],
+            "bt_strength": fit.strengths,
+            "bt_lo": np.percentile(boot, q[0], axis=0),
+            "bt_hi": np.percentile(boot, q[1], axis=0),
+            "p_best": (boot.argmax(axis=1)[:, None] == np.arange(K)).mean(axis=0),
+            "davidson_strength": dav.strengths,
+        }
+    )
+    table["bt_rank"] = (-table["bt_strength"]).rank(method="min").astype(int)
+    table = table.sort_values(["bt_rank", "model"], kind="stable").reset_index(drop=True)
+    info = {
+        "file": str(file),
+        "judgements": len(j),
+        "rows_without_choice": skipped,
+        "models": K,
+        "pairs": len(pc),
+        "n_boot": n_boot,
+        "seed": seed,
+        "ci_level": ci,
+        "bt_converged": bool(fit.converged),
+        "boot_left_out": int((~ok).sum()),
+        "davidson_nu": float(dav.nu),
+    }
+    return {"table": table, "info": info}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("file", type=Path)
+    ap.add_argument("--n-boot", type=int, default=2000, help=f"bootstrap replicates (1..{MAX_BOOT}, default 2000)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--ci", type=float, default=0.95, help="interval level (default 0.95)")
+    ap.add_argument("--out", type=Path, default=None, help="write rank.csv and rank.json here (not under results/)")
+    args = ap.parse_args(argv)
+    try:
+        if not 1 <= args.n_boot <= MAX_BOOT:
+            raise ValueError(f"--n-boot must be between 1 and {MAX_BOOT}, got {args.n_boot}")
+        if not 0 < args.ci < 1:
+            raise ValueError(f"--ci must be between 0 and 1, got {args.ci}")
+        if args.out is not None and args.out.resolve().is_relative_to(paths.RESULTS.resolve()):
+            raise ValueError(f"--out {args.out}: the paper's results/ are never written; choose another folder")
+        res = rank(args.file, n_boot=args.n_boot, seed=args.seed, ci=args.ci)
+    except (DataError, FileNotFoundError, ValueError) as exc:
+        print(f"error: {' '.join(str(exc).split())}", file=sys.stderr)
+        return 1
+    t, info = res["table"], res["info"]
+    pct = f"{info['ci_level']:.0%}"
+    print(
+        f"{info['file']}: {info['judgements']:,} judgements of {info['models']} models in {info['pairs']} pairs "
+        f"({info['rows_without_choice']:,} row(s) without a choice skipped); {pct} intervals, "
+        f"{info['n_boot']:,} bootstrap replicates (seed {info['seed']})"
+    )
+    shown = t.copy()
+    for c in ("win_rate", "wilson_lo", "wilson_hi", "p_best"):
+        shown[c] = shown[c].map(lambda v: f"{v:.3f}")
+    for c in ("bt_strength", "bt_lo", "bt_hi", "davidson_strength"):
+        shown[c] = shown[c].map(lambda v: f"{v:.3f}")
+    print(shown.to_string(index=False))
+    print(f"Davidson tie parameter nu = {info['davidson_nu']:.3f}")
+    if info["boot_left_out"]:
+        print(
+            f"{info['boot_left_out']:,} of {info['n_boot']:,} bootstrap replicates left out: in them a model won "
+            "nothing, so Bradley-Terry has no finite estimate (the intervals use the rest)"
+        )
+    if args.out is not None:
+        args.out.mkdir(parents=True, exist_ok=True)
+        t.to_csv(args.out / "rank.csv", index=False, float_format="%.6g")
+        (args.out / "rank.json").write_text(
+            json.dumps({"info": info, "models": t.to_dict(orient="records")}, indent=1) + "\n"
+        )
+        print(f"wrote {args.out / 'rank.csv'} and {args.out / 'rank.json'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
