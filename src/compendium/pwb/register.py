@@ -512,6 +512,9 @@ def _instance_text_claims(v: dict, need, res: Mapping | None, delta: pd.Series) 
     irr = res["irr"].set_index("dimension").drop(index="POOLED", errors="ignore")
     v["pwb.irr.n_kappa_ge_070"] = int((irr["qwk"] >= 0.70).sum())
     v["pwb.irr.n_kappa_below_070"] = int((irr["qwk"] < 0.70).sum())
+    # "Three do not [reach 0.70]": the same count, quoted in other sections (the paper says three; Table 7
+    # has four below 0.70 on the released data)
+    v["pwb.irr.n_low_reliability"] = v["pwb.irr.n_kappa_below_070"]
     ratio = (delta.reindex(irr.index) / irr["spread"]).dropna()
     above = ratio[ratio > 1]
     v["pwb.irr.n_delta_gt_spread"] = len(above)
@@ -571,6 +574,21 @@ def _significance_claims(v: dict, res: Mapping) -> None:
         if "GLM 5.1" in e2.index:
             v["pwb.text.glm51_l2_prompted"] = float(e2.loc["GLM 5.1", "prompted"])
         v["pwb.text.l2_top_prompted"] = float(e2["prompted"].max())
+        _l2_cluster(v, e2["prompted"])
     if eff[3] is not None and not eff[3].empty:
         e3 = eff[3].set_index("model").drop(index="POOLED", errors="ignore")
         v["pwb.text.l3_n_prompted_gt_2_4"] = int((e3["prompted"] > 2.4).sum())
+
+
+def _l2_cluster(v: dict, prompted: pd.Series) -> None:
+    """App B.1 "three models cluster at 1.40-1.50/3", the low group of the prompted Layer-2 means: the models
+    whose prompted mean lies below the mean of all models' prompted means; publishes their number and the
+    lowest and highest of their means. The paper does not define the group; this reading is the one its
+    three numbers determine (on Table 5: Devstral 1.50, Qwen3.5 1.50, Nemotron 1.39)."""
+    vals = prompted.dropna()
+    low = vals[vals < vals.mean()]
+    if not len(low):
+        return
+    v["pwb.text.l2_cluster_n"] = len(low)
+    v["pwb.text.l2_cluster_low"] = float(low.min())
+    v["pwb.text.l2_cluster_high"] = float(low.max())
