@@ -128,7 +128,7 @@ def test_no_executed_chapter_holds_an_error(clone):
 
 
 def test_the_book_renders_the_per_instance_sections(clone):
-    html = (clone["dir"] / "book" / "_build" / "html" / "10_pwb.html").read_text(encoding="utf-8")
+    html = (clone["dir"] / "book" / "_build" / "html" / "executed" / "10_pwb.html").read_text(encoding="utf-8")
     assert "present in this build" in html
     for name in ("tbl-pwb-inst-wilcoxon", "tbl-pwb-inst-ttest", "tbl-pwb-inst-layer2", "tbl-pwb-inst-layer3"):
         assert name in html, name
