@@ -296,6 +296,25 @@ def write_snapshot(outdir: str | Path, seed: int = 0, size: str = "full", pwb: P
     return summary
 
 
+def write_model(
+    outdir: str | Path, name: str, seed: int = 0, size: str = "full", pwb: Path | None = None
+) -> list[Path]:
+    """One new model's two results files (baseline and with_system_prompt) in ``outdir`` (created), as the
+    runner writes them; for trying ``python -m compendium.pwb.score``."""
+    sz = SIZES[size]
+    src = _sources(Path(pwb or paths.PWB))
+    rng = np.random.default_rng(seed)
+    out = Path(outdir)
+    out.mkdir(parents=True, exist_ok=True)
+    files = []
+    for vi, variant in enumerate(VARIANTS):
+        data = results_file(src, name, variant, rng, sz, f"2026-05-01T{9 + vi:02d}:00:00+00:00")
+        f = out / file_name(data["model_id"], variant, f"20260501_{9 + vi:02d}0000")
+        f.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        files.append(f)
+    return files
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m compendium.data.synthetic_pwb", description=__doc__.split("\n")[0])
     ap.add_argument("outdir", help="folder to write results/*.json into (created)")
