@@ -17,69 +17,12 @@ from __future__ import annotations
 
 import csv
 import json
-import os
-import shutil
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
-from compendium import paths
-
 pytestmark = pytest.mark.withdata
-
-VENV_BIN = Path(sys.executable).parent
-
-
-def run(clone: Path, *cmd: str, timeout: float = 900) -> subprocess.CompletedProcess:
-    """A command in the clone, with the clone's package first and no override of its folders (as the
-    reliability suite runs its commands)."""
-    env = dict(
-        os.environ,
-        PYTHONPATH=str(clone / "src"),
-        PATH=f"{VENV_BIN}:{os.environ.get('PATH', '')}",
-        COMPENDIUM_QUIET="1",
-        MPLBACKEND="Agg",
-        PYTHONDONTWRITEBYTECODE="1",
-    )
-    for k in ("COMPENDIUM_ROOT", "COMPENDIUM_RESULTS", "COMPENDIUM_STAGING"):
-        env.pop(k, None)
-    return subprocess.run(list(cmd), cwd=clone, env=env, capture_output=True, text=True, timeout=timeout)
-
-
-@pytest.fixture(scope="module")
-def clone(tmp_path_factory):
-    """A fresh clone of HEAD with its data restored, the full synthetic snapshot under data/pwb/results,
-    and the pipeline reproduced; deleted afterwards."""
-    t_start = time.perf_counter()
-    d = tmp_path_factory.mktemp("withdata") / "repo"
-    subprocess.run(["git", "clone", "-q", str(paths.ROOT), str(d)], check=True)
-    (d / ".venv").symlink_to(VENV_BIN.parent)
-    p = run(d, "dvc", "pull", "data.dvc")
-    assert p.returncode == 0, p.stderr
-    snap = d.parent / "snapshot"
-    g = run(d, sys.executable, "-m", "compendium.data.synthetic_pwb", str(snap), "--seed", "0", "--size", "full")
-    assert g.returncode == 0, g.stderr
-    shutil.copytree(snap / "results", d / "data" / "pwb" / "results")
-    timings = {}
-    t0 = time.perf_counter()
-    p = run(d, "dvc", "repro", timeout=3000)
-    timings["dvc repro (every stage)"] = time.perf_counter() - t0
-    assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-3000:]
-    t0 = time.perf_counter()
-    st = run(d, "dvc", "status", "pwb")
-    stale = "changed" in st.stdout
-    f = run(d, "dvc", "repro", "-f", "-s", "pwb", timeout=1800)
-    assert f.returncode == 0, f.stdout[-3000:] + f.stderr[-3000:]
-    p = run(d, "dvc", "repro", timeout=3000)  # what the per-instance values reach: claims, the book
-    assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-3000:]
-    timings["pwb stage forced + downstream"] = time.perf_counter() - t0
-    yield {"dir": d, "generator": g.stdout, "stale_detected": stale, "timings": timings}
-    shutil.rmtree(d.parent, ignore_errors=True)
-    total = time.perf_counter() - t_start
-    print("\nwith-data step: " + ", ".join(f"{k} {v:.0f} s" for k, v in timings.items()) + f"; total {total:.0f} s")
 
 
 def _claims(d: Path) -> list[dict]:
@@ -90,13 +33,16 @@ def _claims(d: Path) -> list[dict]:
 def test_snapshot_has_the_release_shape(clone):
     files = sorted((clone["dir"] / "data" / "pwb" / "results").glob("*.json"))
     assert len(files) == 14
-    n = int(clone["generator"].split(" files, ")[1].split(" judge")[0].replace(",", ""))
-    assert 85_000 <= n <= 100_000, clone["generator"]
+    if clone["generator"]:
+        n = int(clone["generator"].split(" files, ")[1].split(" judge")[0].replace(",", ""))
+        assert 85_000 <= n <= 100_000, clone["generator"]
 
 
 def test_adding_results_files_does_not_yet_make_the_pwb_stage_stale(clone):
     """Today's layout: stages depend on the raw-data manifest, not on data/pwb/results/ (see the module
     docstring). When acquisition tracks the acquired files as a dependency this assertion flips: update it."""
+    if clone["stale_detected"] is None:
+        pytest.skip("PWB_WITHDATA_CLONE: a reused clone, the status before the data arrived is not known")
     assert clone["stale_detected"] is False
 
 
@@ -117,7 +63,7 @@ def test_the_pwb_values_come_from_the_instances(clone):
 
 
 def test_no_executed_chapter_holds_an_error(clone):
-    p = run(
+    p = clone["run"](
         clone["dir"],
         sys.executable,
         "-c",
