@@ -223,3 +223,29 @@ def test_l2_cluster_is_the_models_below_the_mean_prompted_layer2_score():
     # Table 5's prompted column: Devstral 1.50, Qwen3.5 1.50, Nemotron 1.39 below the mean of the seven
     R._l2_cluster(v, pd.Series([2.04, 2.04, 1.94, 1.99, 1.39, 1.50, 1.50]))
     assert v == {"pwb.text.l2_cluster_n": 3, "pwb.text.l2_cluster_low": 1.39, "pwb.text.l2_cluster_high": 1.5}
+
+
+def test_layer2_authors_nonzero_filter_is_a_variant_beside_the_papers_mean(tmp_path, inputs):
+    """Item 5 of issue 21: the paper averages all scenarios; the authors' script drops an average of exactly
+    0.0 (``if s.get("average_score")``). The snapshot's Devstral baseline has one all-zero scenario."""
+    import json
+
+    from compendium.data import synthetic_pwb
+
+    synthetic_pwb.write_snapshot(tmp_path, seed=4, size="small")
+    res = I.run_instance_pipeline(
+        I.load_hf_results(tmp_path / "results"), {d: 0.1 for d in I.DIMENSIONS}, n_boot=20, diag_n_boot=20
+    )
+    values, _ = R.register_values(inputs, instances=res)
+    slug = R.L2_FILTER_SLUG
+    # by hand from the JSON: every scenario (the paper) and the non-zero ones (the authors' filter)
+    for f in (tmp_path / "results").glob("*Devstral*_baseline_*.json"):
+        avgs = [s["average_score"] for s in json.loads(f.read_text())["layer2"]]
+    assert 0.0 in avgs
+    assert values["pwb.table5.devstral.base"] == pytest.approx(np.mean(avgs), abs=1e-12)
+    assert values[f"pwb.table5.devstral.base.variant.{slug}"] == pytest.approx(
+        np.mean([a for a in avgs if a]), abs=1e-12
+    )
+    assert values[f"pwb.table5.devstral.base.variant.{slug}"] > values["pwb.table5.devstral.base"]
+    # a model without a zero scenario: the variant equals the paper's number
+    assert values[f"pwb.table5.glm51.prompted.variant.{slug}"] == pytest.approx(values["pwb.table5.glm51.prompted"])
