@@ -160,7 +160,8 @@ def statement(new: dict, place: pd.DataFrame) -> list[str]:
         out.append(s)
     out.append(
         "A difference is called supported only where the two 95 % bootstrap intervals do not overlap; overlapping "
-        "intervals do not show the models are equal, and no correction for the 14 comparisons is made."
+        f"intervals do not show the models are equal, and no correction for the {int((~place['new']).sum())} "
+        "comparisons is made."
     )
     return out
 
