@@ -312,3 +312,132 @@ def test_prompt_level_correlation_pairs_by_position_not_rank():
     r, n = inst.prompt_level_correlation(pd.DataFrame(rows))
     assert n == 4
     assert r.loc["cognitive_forcing", "complementarity"] == pytest.approx(1.0)
+
+
+# ---------------------------------------------------------------- the anomaly policy on results files
+
+
+def _write(tmp_path, name, data):
+    (tmp_path / name).write_text(json.dumps(data))
+    return tmp_path / name
+
+
+def test_a_layer1_checkpoint_beside_a_complete_file_is_skipped_and_alone_is_refused(tmp_path):
+    full = _results_file("GLM 5.1", "baseline", "20260301_000000")
+    ckpt = {k: v for k, v in full.items() if k not in ("layer2", "layer3")}
+    ckpt["timestamp"] = "20260302_000000"  # newer, but incomplete: the runner's Layer-1 checkpoint
+    _write(tmp_path, "a_full.json", full)
+    _write(tmp_path, "a_ckpt.json", ckpt)
+    _write(tmp_path, "b.json", _results_file("GLM 5.1", "with_system_prompt", "20260301_000000"))
+    assert set(I.load_hf_results(tmp_path)["layer"]) == {1, 2, 3}
+    (tmp_path / "a_full.json").unlink()
+    with pytest.raises(ValueError) as e:
+        I.load_hf_results(tmp_path)
+    msg = str(e.value)
+    assert msg.startswith(f"{tmp_path / 'a_ckpt.json'}: field layer2: missing") and "GLM 5.1 / baseline" in msg
+    assert msg.count(".") <= 3 and "\n" not in msg  # one sentence
+
+
+@pytest.mark.parametrize(
+    "mutate, field, words",
+    [
+        (lambda d: d.update(layer1="oops"), "layer1", "expected an object of dimensions"),
+        (lambda d: d["layer1"].update(cognitive_forcing=["oops"]), "layer1.cognitive_forcing[0]", "prompt record"),
+        (lambda d: d["layer1"]["cognitive_forcing"][0].update(runs="x"), "layer1.cognitive_forcing[0].runs", "list"),
+        (lambda d: d["layer1"]["cognitive_forcing"][0]["runs"].__setitem__(1, "x"), ".runs[1]", "expected a record"),
+        (lambda d: d["layer1"]["cognitive_forcing"][0]["runs"][0].update(score="3"), ".runs[0].score", "found str"),
+        (lambda d: d["layer1"]["cognitive_forcing"][0]["runs"][0].update(score=True), ".runs[0].score", "found bool"),
+        (lambda d: d["layer1"]["cognitive_forcing"][0]["runs"][0].update(score=1e300), ".runs[0].score", "absurd"),
+        (lambda d: d["layer1"]["cognitive_forcing"][0]["runs"][0].update(score=5), ".runs[0].score", "outside [-1, 3]"),
+        (
+            lambda d: d["layer1"]["cognitive_forcing"][0]["runs"][0].update(score=-2),
+            ".runs[0].score",
+            "outside [-1, 3]",
+        ),
+        (
+            lambda d: d["layer1"]["cognitive_forcing"][0]["runs"][0].update(individual_scores=[1, float("nan"), 2]),
+            ".runs[0].individual_scores[1]",
+            "non-finite",
+        ),
+        (
+            lambda d: d["layer1"]["cognitive_forcing"][0]["runs"][0].update(individual_scores=[1, 2e6, 2]),
+            ".runs[0].individual_scores[1]",
+            "absurd",
+        ),
+        (
+            lambda d: d["layer1"]["cognitive_forcing"][0]["runs"][0].update(individual_scores="1,2"),
+            "individual_scores",
+            "list",
+        ),
+        (lambda d: d.update(layer2={"a": 1}), "layer2", "list of scenario records"),
+        (lambda d: d["layer2"][0].update(average_score=float("inf")), "layer2[0].average_score", "non-finite"),
+        (lambda d: d["layer2"][0].update(average_score=7), "layer2[0].average_score", "outside [0, 3]"),
+        (lambda d: d["layer2"][0].update(behavior_pass_rate="high"), "layer2[0].behavior_pass_rate", "number"),
+        (lambda d: d.update(layer3=[3]), "layer3[0]", "expected a record"),
+        (lambda d: d["layer3"][0].update(score=1e7), "layer3[0].score", "absurd"),
+        (lambda d: d.update(model_name=["GLM"]), "model_name", "expected text"),
+    ],
+)
+def test_malformed_results_are_refused_in_one_sentence_naming_file_and_field(tmp_path, mutate, field, words):
+    data = _results_file("GLM 5.1", "baseline", "20260301_000000")
+    mutate(data)
+    f = tmp_path / "bad.json"
+    f.write_text(json.dumps(data))  # NaN / Infinity are written as the JSON tokens Python's parser accepts
+    with pytest.raises(ValueError) as e:
+        I.load_hf_results(tmp_path)
+    msg = str(e.value)
+    assert msg.startswith(f"{f}: field ") and field in msg and words in msg, msg
+    assert "\n" not in msg and msg.endswith(".")
+
+
+def test_json_nested_too_deep_is_one_sentence_not_a_recursion_error(tmp_path):
+    (tmp_path / "deep.json").write_text("[" * 200_000 + "]" * 200_000)
+    with pytest.raises(ValueError, match=r"deep\.json: JSON nested too deep"):
+        I.load_hf_results(tmp_path)
+    (tmp_path / "deep.json").write_text('{"model_name": "GLM 5.1", ')
+    with pytest.raises(ValueError, match=r"deep\.json: not valid JSON \(.* at line 1, column"):
+        I.load_hf_results(tmp_path)
+
+
+def test_judge_values_4_and_2_5_are_tolerated_listed_and_negative_stored_scores_dropped(tmp_path):
+    data = _results_file("GLM 5.1", "baseline", "20260301_000000")
+    runs = data["layer1"]["cognitive_forcing"][0]["runs"]
+    runs[0].update(individual_scores=[2, 4, 3], score=3)
+    runs[1].update(individual_scores=[2.5, 2, 2], score=2)
+    data["layer1"]["cognitive_forcing"][0].pop("prompt_id")
+    for r in runs:
+        r.pop("individual_results")
+    _write(tmp_path, "a.json", data)
+    inst = I.load_hf_results(tmp_path)
+    an = I.judge_anomalies(inst)
+    assert {"above 3", "not an integer"} <= set(an["kind"])
+    assert an.loc[an["kind"] == "above 3", "value"].tolist() == [4.0]
+    panel = I.panel_scores(inst)
+    # the stored scores count (3 and 2); cf_01's run with stored -1 (all judges failed) is dropped
+    assert panel.loc[panel["layer"] == 1, "panel"].tolist() == [3.0, 2.0]
+
+
+def test_synthetic_snapshot_has_the_release_layout_and_its_anomalies(tmp_path):
+    from compendium.data import synthetic_pwb
+
+    s = synthetic_pwb.write_snapshot(tmp_path, seed=1, size="small")
+    files = sorted((tmp_path / "results").glob("*.json"))
+    assert len(files) == 14 and [f.name for f in files] == sorted(s["files"])
+    d = json.loads(files[0].read_text())
+    assert set(d) == {"model_id", "model_name", "variant", "timestamp", "layer1", "layer2", "layer3"}
+    p = next(iter(d["layer1"].values()))[0]
+    assert {"prompt_id", "prompt", "runs", "score", "individual_scores", "mean_score", "n_runs"} <= set(p)
+    assert {"run", "response", "score", "individual_scores"} <= set(p["runs"][0])
+    assert {"scenario_id", "turns", "average_score", "behavior_pass_rate"} <= set(d["layer2"][0])
+    for r in (x for ps in d["layer1"].values() for q in ps for x in q["runs"]):
+        vals = r["individual_scores"]
+        assert r["score"] == (int(np.median(vals)) if vals else -1)  # JudgePanel's int(median)
+    inst = I.load_hf_results(tmp_path / "results")
+    assert inst["model"].nunique() == 7 and set(inst["layer"]) == {1, 2, 3}
+    kinds = set(I.judge_anomalies(inst)["kind"])
+    assert {"above 3", "not an integer"} <= kinds
+    qwen = inst[(inst["model"] == "Qwen3.5 27B") & (inst["condition"] == "baseline")]
+    assert "appropriate_reliance" not in set(qwen["dimension"])
+    again = synthetic_pwb.write_snapshot(tmp_path / "again", seed=1, size="small")
+    assert again["judge_values"] == s["judge_values"]
+    assert (tmp_path / "again" / "results" / files[0].name).read_bytes() == files[0].read_bytes()  # seeded

@@ -5,6 +5,7 @@ files), and per-instance cells are null with the missing input named until the i
 import copy
 
 import numpy as np
+import pandas as pd
 import pytest
 import yaml
 
@@ -198,3 +199,53 @@ def test_results_json_end_to_end(tmp_path, inputs):
             assert values[key] is not None, key
     assert values["pwb.sig.l2_t"] is not None and values["pwb.text.l3_n_prompted_gt_2_4"] is not None
     assert {k for k, x in values.items() if x is None} == set(missing)
+
+
+def test_every_per_instance_claim_gets_a_value_from_a_full_release_layout(tmp_path, inputs):
+    """All 209 per-instance claims are computed from a results folder in the release's layout (the small
+    synthetic snapshot: all three layers, 7 models x 2 conditions), none left 'needs data'."""
+    from compendium.data import synthetic_pwb
+
+    synthetic_pwb.write_snapshot(tmp_path, seed=2, size="small")
+    res = I.run_instance_pipeline(
+        I.load_hf_results(tmp_path / "results"), {d: 0.1 for d in I.DIMENSIONS}, n_boot=30, diag_n_boot=20
+    )
+    values, missing = R.register_values(inputs, instances=res)
+    claims = yaml.safe_load((paths.ROOT / "published" / "pwb.yaml").read_text())["claims"]
+    ids = [c["id"] for c in claims if c["level"] == "per_instance"]
+    assert len(ids) == 209
+    assert [i for i in ids if values.get(i) is None] == []
+    assert values["pwb.irr.n_low_reliability"] == values["pwb.irr.n_kappa_below_070"]
+
+
+def test_l2_cluster_is_the_models_below_the_mean_prompted_layer2_score():
+    v = {}
+    # Table 5's prompted column: Devstral 1.50, Qwen3.5 1.50, Nemotron 1.39 below the mean of the seven
+    R._l2_cluster(v, pd.Series([2.04, 2.04, 1.94, 1.99, 1.39, 1.50, 1.50]))
+    assert v == {"pwb.text.l2_cluster_n": 3, "pwb.text.l2_cluster_low": 1.39, "pwb.text.l2_cluster_high": 1.5}
+
+
+def test_layer2_authors_nonzero_filter_is_a_variant_beside_the_papers_mean(tmp_path, inputs):
+    """Item 5 of issue 21: the paper averages all scenarios; the authors' script drops an average of exactly
+    0.0 (``if s.get("average_score")``). The snapshot's Devstral baseline has one all-zero scenario."""
+    import json
+
+    from compendium.data import synthetic_pwb
+
+    synthetic_pwb.write_snapshot(tmp_path, seed=4, size="small")
+    res = I.run_instance_pipeline(
+        I.load_hf_results(tmp_path / "results"), {d: 0.1 for d in I.DIMENSIONS}, n_boot=20, diag_n_boot=20
+    )
+    values, _ = R.register_values(inputs, instances=res)
+    slug = R.L2_FILTER_SLUG
+    # by hand from the JSON: every scenario (the paper) and the non-zero ones (the authors' filter)
+    for f in (tmp_path / "results").glob("*Devstral*_baseline_*.json"):
+        avgs = [s["average_score"] for s in json.loads(f.read_text())["layer2"]]
+    assert 0.0 in avgs
+    assert values["pwb.table5.devstral.base"] == pytest.approx(np.mean(avgs), abs=1e-12)
+    assert values[f"pwb.table5.devstral.base.variant.{slug}"] == pytest.approx(
+        np.mean([a for a in avgs if a]), abs=1e-12
+    )
+    assert values[f"pwb.table5.devstral.base.variant.{slug}"] > values["pwb.table5.devstral.base"]
+    # a model without a zero scenario: the variant equals the paper's number
+    assert values[f"pwb.table5.glm51.prompted.variant.{slug}"] == pytest.approx(values["pwb.table5.glm51.prompted"])

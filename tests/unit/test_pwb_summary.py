@@ -280,14 +280,26 @@ def test_small_helpers():
     assert "not in this build" in st and "`data/pwb/results` does not exist" in md and "10,000-draw" in md
 
 
-def test_instance_outputs_compare_sums_with_the_aggregates():
-    ins = inst.synthetic_instances(n_models=2, n_prompts=4, n_runs=2, seed=5)
-    ins["model"] = ins["model"].map({"model_00": "GLM 5.1", "model_01": "Gemma 4 31B"})
+def test_instance_outputs_compare_sums_with_the_aggregates(tmp_path):
+    """All three layers, as the release has them: the Layer-2/3 paired-test tables (a p, no p_bonferroni)
+    render beside the Layer-1 ones (this crashed the stage with a KeyError on every well-formed release)."""
+    from compendium.data import synthetic_pwb
+
+    synthetic_pwb.write_snapshot(tmp_path, seed=3, size="small")
+    ins = inst.load_hf_results(tmp_path / "results")
+    assert set(ins["layer"]) == {1, 2, 3}
     res = inst.run_instance_pipeline(ins, {d: 1.0 for d in summary.DIMENSIONS}, n_boot=50, diag_n_boot=50)
     sums = res["runs"].groupby(["model", "condition", "dimension"])["panel"].sum().rename("score_sum").reset_index()
     tables, values = summary.instance_outputs(sums, res)
     assert values["pwb.inst.vs_aggregates.max_abs_sum_diff"] == 0
-    assert {"instances_pingouin_per_dimension", "instances_pingouin_per_model", "instances_tests_pooled"} <= set(tables)
+    assert {
+        "instances_pingouin_per_dimension",
+        "instances_pingouin_per_model",
+        "instances_pingouin_layer2",
+        "instances_pingouin_layer3",
+        "instances_tests_pooled",
+    } <= set(tables)
+    assert "p_bonferroni" not in tables["instances_pingouin_layer2"][0].columns
     sums.loc[0, "score_sum"] += 2
     assert summary.instance_outputs(sums, res)[1]["pwb.inst.vs_aggregates.max_abs_sum_diff"] == 2
     tests = {k: t for k, (t, _) in tables.items() if k.startswith("instances_pingouin_")}
@@ -295,8 +307,8 @@ def test_instance_outputs_compare_sums_with_the_aggregates():
         paths.ROOT / "x", paths.ROOT, res=res, n_scores=len(ins), max_sum_diff=0.0, tests=tests
     )
     assert "present in this build" in st and f"{len(ins):,} judge scores" in md
-    assert ":name: tbl-pwb-inst-wilcoxon" in md and ":name: tbl-pwb-inst-ttest" in md
-    assert "tbl-pwb-inst-layer2" not in md  # the synthetic table has Layer 1 only
+    for name in ("wilcoxon", "ttest", "layer2", "layer3"):
+        assert f":name: tbl-pwb-inst-{name}" in md
 
 
 def test_layer_table_replaces_layer1_only(ch):

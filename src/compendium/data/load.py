@@ -147,6 +147,11 @@ def _message(df: pd.DataFrame, spec: TableSpec, failures: pd.DataFrame, where: s
             f"{where}: key {list(spec.key)} must be unique, found {int(mask.sum())} rows sharing a key (e.g. {first})"
         )
     if (checks == "rows").any():
+        if spec.grid:
+            return (
+                f"{where}: expected at most {spec.expected_rows} rows (one per cell with a valid run), found {len(df)} "
+                "(a different release?)"
+            )
         return f"{where}: expected {spec.expected_rows} rows, found {len(df)} (truncated or a different release?)"
     if len(failures):
         return f"{where}: failed checks {sorted(set(checks))}"

@@ -29,7 +29,6 @@ Definitions (METHODS.md, PWB), each a function below:
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
@@ -37,6 +36,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from ..data import anomalies
 from ..data.errors import require_columns
 from ..stats.agreement import panel_agreement
 from . import CONDITIONS, DIMENSIONS, MODEL_KEYS
@@ -182,6 +182,88 @@ def _judge_rows(base: dict, run: Mapping) -> list[dict]:
     return rows
 
 
+def _judge_list(values, where: str, field: str) -> None:
+    if values is None:
+        return
+    if not isinstance(values, list):
+        raise anomalies.refuse(where, field, f"expected a list of judge values, found {type(values).__name__}")
+    for j, x in enumerate(values):
+        if isinstance(x, Mapping):  # individual_results: {"score": ..., "judge_model": ...}
+            if "score" in x and x["score"] is not None:
+                anomalies.number(x["score"], where, f"{field}[{j}].score")
+            if x.get("judge_model") is not None and not isinstance(x["judge_model"], str):
+                raise anomalies.refuse(where, f"{field}[{j}].judge_model", "expected text")
+        elif x is not None:
+            anomalies.number(x, where, f"{field}[{j}]")  # a 4 or a 2.5 is tolerated (and listed)
+
+
+def _scored_record(rec, where: str, field: str) -> None:
+    """A run (or Layer-3 prompt) record: an object with a stored score in [-1, 3] and judge value lists."""
+    if not isinstance(rec, Mapping):
+        raise anomalies.refuse(where, field, f"expected a record (a JSON object), found {type(rec).__name__}")
+    if rec.get("score") is not None:
+        anomalies.number(
+            rec["score"],
+            where,
+            f"{field}.score",
+            lo=anomalies.STORED_SCORE_RANGE[0],
+            hi=anomalies.STORED_SCORE_RANGE[1],
+        )
+    for k in ("individual_scores", "individual_results"):
+        _judge_list(rec.get(k), where, f"{field}.{k}")
+
+
+def check_results_json(data, where: str) -> None:
+    """Refuse a results file the anomaly policy (:mod:`compendium.data.anomalies`) refuses: wrong types,
+    non-finite or absurd numbers, stored scores outside [-1, 3] -- one sentence naming the file, the
+    record (its JSON path) and the field. Judge values of 4 or 2.5 pass (they are listed later)."""
+    if not isinstance(data, Mapping):
+        raise anomalies.refuse(where, "(top level)", f"expected a results object, found {type(data).__name__}")
+    for k in ("model_name", "variant", "timestamp", "model_id"):
+        if data.get(k) is not None and not isinstance(data[k], str):
+            raise anomalies.refuse(where, k, f"expected text, found {type(data[k]).__name__} {data[k]!r:.40}")
+    l1 = data.get("layer1")
+    if l1 is not None and not isinstance(l1, Mapping):
+        raise anomalies.refuse(where, "layer1", f"expected an object of dimensions, found {type(l1).__name__}")
+    for dim, prompts in (l1 or {}).items():
+        if not isinstance(prompts, list):
+            raise anomalies.refuse(
+                where, f"layer1.{dim}", f"expected a list of prompts, found {type(prompts).__name__}"
+            )
+        for i, p in enumerate(prompts):
+            f = f"layer1.{dim}[{i}]"
+            if not isinstance(p, Mapping):
+                raise anomalies.refuse(where, f, f"expected a prompt record (a JSON object), found {type(p).__name__}")
+            if p.get("prompt_id") is not None and not isinstance(p["prompt_id"], str | int):
+                raise anomalies.refuse(where, f"{f}.prompt_id", "expected text")
+            if "runs" in p:
+                if not isinstance(p["runs"], list):
+                    raise anomalies.refuse(
+                        where, f"{f}.runs", f"expected a list of runs, found {type(p['runs']).__name__}"
+                    )
+                for k, r in enumerate(p["runs"]):
+                    _scored_record(r, where, f"{f}.runs[{k}]")
+                _judge_list(p.get("individual_scores"), where, f"{f}.individual_scores")
+            else:
+                _scored_record(p, where, f)
+    for key, kind in (("layer2", "scenario"), ("layer3", "prompt")):
+        recs = data.get(key)
+        if recs is not None and not isinstance(recs, list):
+            raise anomalies.refuse(where, key, f"expected a list of {kind} records, found {type(recs).__name__}")
+        for i, r in enumerate(recs or []):
+            f = f"{key}[{i}]"
+            if key == "layer3":
+                _scored_record(r, where, f)
+                continue
+            if not isinstance(r, Mapping):
+                raise anomalies.refuse(
+                    where, f, f"expected a scenario record (a JSON object), found {type(r).__name__}"
+                )
+            for fld, hi in (("average_score", float(MAX_SCORE)), ("behavior_pass_rate", 1.0)):
+                if r.get(fld) is not None:
+                    anomalies.number(r[fld], where, f"{f}.{fld}", lo=0.0, hi=hi)
+
+
 def instances_from_results_json(data: Mapping, model: str | None = None, condition: str | None = None) -> pd.DataFrame:
     """Tidy rows of one results file of the HF release (one model x condition, all three layers).
 
@@ -280,22 +362,31 @@ def load_hf_results(results_dir: str | Path, models: Iterable[str] | None = tupl
         if not files:
             raise FileNotFoundError(f"{d}: no *.json, *.parquet or *.csv result files")
         latest: dict[tuple[str, str], tuple[str, str, dict]] = {}
+        incomplete: dict[tuple[str, str], tuple[Path, str]] = {}
         for f in files:
-            try:
-                data = json.loads(f.read_text())
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"{f}: not valid JSON ({exc})") from exc
+            data = anomalies.load_json(f)
+            check_results_json(data, str(f))
             name, variant = data.get("model_name"), data.get("variant")
             if not name or variant not in CONDITIONS:
                 continue
             if models is not None and name not in set(models):
                 continue
-            if not all(k in data for k in ("layer1", "layer2", "layer3")):
+            lacking = [k for k in ("layer1", "layer2", "layer3") if k not in data]
+            if lacking:  # the runner's Layer-1 checkpoint: skipped, as the authors' loader skips it
+                incomplete.setdefault((name, variant), (f, lacking[0]))
                 continue
             key = (name, variant)
             stamp = (str(data.get("timestamp", "")), f.name)
             if key not in latest or stamp >= latest[key][:2]:
                 latest[key] = (*stamp, data)
+        for key, (f, lacking) in sorted(incomplete.items()):
+            if key not in latest:
+                raise anomalies.refuse(
+                    str(f),
+                    lacking,
+                    f"missing, and no other file for {key[0]} / {key[1]} has all of layer1, layer2 and layer3 "
+                    "(a file without them is the runner's Layer-1 checkpoint; add the complete results file)",
+                )
         if not latest:
             raise ValueError(f"{d}: no complete (layer1 + layer2 + layer3) results file for the selected models")
         for (name, variant), (_, _, data) in sorted(latest.items()):

@@ -290,6 +290,9 @@ def register_values(
                 else:
                     need(key)
 
+    if res is not None:
+        _layer2_authors_filter(v, res["panel"])
+
     # ---------------- Table 7: IRR on complete triples
     t7 = next(t for t in (register or _register())["tables"] if t["slug"] == "table7")
     for r in t7["rows"]:
@@ -512,6 +515,9 @@ def _instance_text_claims(v: dict, need, res: Mapping | None, delta: pd.Series) 
     irr = res["irr"].set_index("dimension").drop(index="POOLED", errors="ignore")
     v["pwb.irr.n_kappa_ge_070"] = int((irr["qwk"] >= 0.70).sum())
     v["pwb.irr.n_kappa_below_070"] = int((irr["qwk"] < 0.70).sum())
+    # "Three do not [reach 0.70]": the same count, quoted in other sections (the paper says three; Table 7
+    # has four below 0.70 on the released data)
+    v["pwb.irr.n_low_reliability"] = v["pwb.irr.n_kappa_below_070"]
     ratio = (delta.reindex(irr.index) / irr["spread"]).dropna()
     above = ratio[ratio > 1]
     v["pwb.irr.n_delta_gt_spread"] = len(above)
@@ -571,6 +577,52 @@ def _significance_claims(v: dict, res: Mapping) -> None:
         if "GLM 5.1" in e2.index:
             v["pwb.text.glm51_l2_prompted"] = float(e2.loc["GLM 5.1", "prompted"])
         v["pwb.text.l2_top_prompted"] = float(e2["prompted"].max())
+        _l2_cluster(v, e2["prompted"])
     if eff[3] is not None and not eff[3].empty:
         e3 = eff[3].set_index("model").drop(index="POOLED", errors="ignore")
         v["pwb.text.l3_n_prompted_gt_2_4"] = int((e3["prompted"] > 2.4).sum())
+
+
+def _l2_cluster(v: dict, prompted: pd.Series) -> None:
+    """App B.1 "three models cluster at 1.40-1.50/3", the low group of the prompted Layer-2 means: the models
+    whose prompted mean lies below the mean of all models' prompted means; publishes their number and the
+    lowest and highest of their means. The paper does not define the group; this reading is the one its
+    three numbers determine (on Table 5: Devstral 1.50, Qwen3.5 1.50, Nemotron 1.39)."""
+    vals = prompted.dropna()
+    low = vals[vals < vals.mean()]
+    if not len(low):
+        return
+    v["pwb.text.l2_cluster_n"] = len(low)
+    v["pwb.text.l2_cluster_low"] = float(low.min())
+    v["pwb.text.l2_cluster_high"] = float(low.max())
+
+
+#: slug of the Layer-2 variant that follows the authors' per-model filter (issue 21, item 5)
+L2_FILTER_SLUG = "authors_nonzero"
+
+
+def _layer2_authors_filter(v: dict, panel: pd.DataFrame) -> None:
+    """Table 5 per-model base / prompted / delta as the authors' script prints them, published as
+    ``pwb.table5.<model>.<col>.variant.authors_nonzero`` beside the paper's number.
+
+    The paper's Table 5 (and the authors' own ``layer_summary.csv``) average every scenario with an
+    ``average_score`` (all 16 per model and condition): that is the claim's value. The per-model summary
+    of ``run_analysis.py`` section 7 instead keeps a scenario only ``if s.get("average_score")``, which is
+    false for an average of exactly 0.0 as well as for a missing one, so a scenario on which every judged
+    turn scored 0 -- the lowest rubric level, a valid score -- leaves the mean, and the mean rises. In
+    METHODS terms the variant averages the scenario-level scores that are non-zero, not the valid ones."""
+    l2 = panel[panel["layer"] == 2]
+    if l2.empty:
+        return
+    for model, g in l2.groupby("model", sort=True):
+        k = MODEL_KEYS.get(model)
+        if k is None:
+            continue
+        keep = g[g["panel"] != 0]
+        means = {
+            c: float(keep.loc[keep["condition"] == cond, "panel"].mean()) if (keep["condition"] == cond).any() else 0.0
+            for c, cond in (("base", "baseline"), ("prompted", "with_system_prompt"))
+        }  # the authors' script prints 0 when no scenario passes the filter
+        v[f"pwb.table5.{k}.base.variant.{L2_FILTER_SLUG}"] = means["base"]
+        v[f"pwb.table5.{k}.prompted.variant.{L2_FILTER_SLUG}"] = means["prompted"]
+        v[f"pwb.table5.{k}.delta.variant.{L2_FILTER_SLUG}"] = means["prompted"] - means["base"]

@@ -270,11 +270,11 @@ _P_FORMATS = {"p": "{:.2e}", "p_bonferroni": "{:.2e}"}
 def _tests_markdown(tests: Mapping[str, pd.DataFrame]) -> str:
     from compendium.display import table
 
-    parts = [
-        table(tests[k], name, cap, precision=3, labels=LABELS, spaces=True, formats=_P_FORMATS).data
-        for k, (name, cap) in _TEST_TABLES.items()
-        if k in tests
-    ]
+    parts = []
+    for k, (name, cap) in _TEST_TABLES.items():
+        if k in tests:  # the Layer-2/3 tables have a p but no p_bonferroni: format the p columns each has
+            fmt = {c: f for c, f in _P_FORMATS.items() if c in tests[k].columns}
+            parts.append(table(tests[k], name, cap, precision=3, labels=LABELS, spaces=True, formats=fmt).data)
     return "".join("\n\n" + p for p in parts)
 
 
