@@ -305,7 +305,10 @@ def reliability_section(
     data = reliability.mixed_model_data(desires, metadata)
     summ, coefs, _ = reliability.fit_mixed_model(data, method=method)
     # the same rows without covariates: the ICC above is conditional on them
-    v["wb.mixed.icc_unconditional"] = icc.icc_reml_intercept_only(data["desire"], data[TASK])["icc"]
+    null = icc.icc_reml_intercept_only(data["desire"], data[TASK])
+    v["wb.mixed.icc_unconditional"] = null["icc"]
+    v["wb.mixed.sigma_u2_unconditional"] = null["sigma_u2"]
+    v["wb.mixed.sigma_e2_unconditional"] = null["sigma_e2"]
     v.update(
         {
             "wb.mixed.sigma_u2": summ["sigma_u2"],

@@ -169,6 +169,14 @@ def summary(
     ):
         g[f"wb_mixed_{k}"] = v[f"wb.mixed.{k}"]
     g["wb_mixed_icc0"] = v["wb.mixed.icc_unconditional"]
+    su0, se0 = v["wb.mixed.sigma_u2_unconditional"], v["wb.mixed.sigma_e2_unconditional"]
+    g.update(
+        wb_mixed_sigma_u2_0=su0,
+        wb_mixed_sigma_e2_0=se0,
+        wb_mixed_task_var_removed=100
+        * (1 - v["wb.mixed.sigma_u2"] / su0),  # share of the task variance the covariates take
+        wb_mixed_resid_var_removed=100 * (1 - v["wb.mixed.sigma_e2"] / se0),
+    )
     g["wb_mixed_method"] = p["mixed_method"].upper() if p["mixed_method"] == "bfgs" else p["mixed_method"]
     g["wb_alpha_cap_dedup"] = v["wb.alpha.expert_capability.variant.dedup_rows"]
     g["wb_alpha_has_dedup"] = v["wb.alpha.expert_has.variant.dedup_rows"]
