@@ -516,7 +516,8 @@ def zone_sampling_check(
     Calls :func:`compendium.workbank.landscape.zone_cluster_bootstrap` (workers resampled within their
     occupation, experts from all experts) and returns the share of draws in which Green Light is the
     largest zone (``p_green_largest``) and Red Light outnumbers R&D Opportunity (``p_red_gt_rnd``),
-    with ``n_draws``.
+    with ``n_draws``; and ``p_green_largest_experts_only``, the same share when only the experts are
+    resampled (a different expert panel, the workers and tasks fixed).
     """
     from .workbank import landscape as wl
     from .workbank.common import drop_repeated_rows
@@ -525,9 +526,11 @@ def zone_sampling_check(
     land = wl.task_landscape(desires, uniq)
     cl = wl.zone_cluster_bootstrap(desires, uniq, land, cutoff, n_draws, seed)
     other = cl[["red", "rnd", "low"]].max(axis=1)
+    ex = wl.zone_cluster_bootstrap(desires, uniq, land, cutoff, n_draws, seed, resample=("experts",), undefined="keep")
     return {
         "p_green_largest": float((cl["green"] > other).mean()),
         "p_red_gt_rnd": float((cl["red"] > cl["rnd"]).mean()),
+        "p_green_largest_experts_only": float((ex["green"] > ex[["red", "rnd", "low"]].max(axis=1)).mean()),
         "n_draws": int(n_draws),
     }
 

@@ -117,8 +117,9 @@ def findings(
     ties = f"{bs['ties_per_model_min']}-{bs['ties_per_model_max']}"
     sure = {
         "wb_green_largest": f"Fragile to the cut-off, not to sampling: at 3.0 Green is largest in "
-        f"{pct(zs['p_green_largest'])} of rater-cluster resamples. Overturned by a cut-off above 3 "
-        "(or a different expert panel).",
+        f"{pct(zs['p_green_largest'])} of rater-cluster resamples, and in "
+        f"{pct(zs['p_green_largest_experts_only'])} when only the expert panel is resampled. Overturned by a "
+        "cut-off above 3.",
         "wb_red_gt_rnd": f"Holds at every cut-off and in {pct(zs['p_red_gt_rnd'])} of rater-cluster resamples at 3.0. "
         "Overturned by a sweep setting or resample with R&D ≥ Red; none found.",
         "wb_workers_more_same_rule": "Direction holds for every symmetric tie rule and on untied tasks; the size (the "

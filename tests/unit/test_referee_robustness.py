@@ -78,3 +78,4 @@ def test_zone_sampling_check_on_a_clear_landscape():
     exp = pd.DataFrame({TASK: ["a", "b", "c", "a"], OCC: "o", USER: ["e1", "e2", "e1", "e2"], CAPABILITY: 5})
     chk = rob.zone_sampling_check(des, exp, 3.0, n_draws=200, seed=1)
     assert chk["p_green_largest"] == 1.0 and chk["p_red_gt_rnd"] == 0.0
+    assert chk["p_green_largest_experts_only"] == 1.0

@@ -168,6 +168,25 @@ def landscape_section(
     w_clu = sum(np.quantile(cl[z], 0.975) - np.quantile(cl[z], 0.025) for z in ("green", "red", "rnd", "low"))
     v["wb.robust.zone_ci_cluster_widening"] = float(w_clu / w_task)
     v["wb.robust.zone_cluster_mean_tasks_defined"] = float(cl["n_defined"].mean())
+    # the same widening with the undefined tasks kept at their observed mean (no drop-and-rescale)
+    kept = landscape.zone_cluster_bootstrap(desires, uniq, land, cutoff, n_boot, seed, undefined="keep")
+    w_keep = sum(np.quantile(kept[z], 0.975) - np.quantile(kept[z], 0.025) for z in ("green", "red", "rnd", "low"))
+    v["wb.robust.zone_ci_cluster_widening_keep"] = float(w_keep / w_task)
+    # the zone totals' spread by source: experts alone, workers alone (undefined tasks kept), tasks alone
+    zone_names = ("green", "red", "rnd", "low")
+    for src, side in (("experts", ("experts",)), ("workers", ("workers",))):
+        one = landscape.zone_cluster_bootstrap(
+            desires, uniq, land, cutoff, n_boot, seed, resample=side, undefined="keep"
+        )
+        for z in zone_names:
+            v[f"wb.robust.zone_sd_by_source.{src}.{z}"] = float(one[z].std(ddof=1))
+        v[f"wb.robust.zone_green_largest_share.{src}"] = 100 * float(
+            (one["green"] > one[["red", "rnd", "low"]].max(axis="columns")).mean()
+        )
+    n_tasks = len(land)
+    for z in zone_names:  # a new draw of tasks: the zone total is binomial(n_tasks, observed share)
+        share = float((land["zone"] == z).mean())
+        v[f"wb.robust.zone_sd_by_source.tasks.{z}"] = float(np.sqrt(n_tasks * share * (1 - share)))
     stab = per_task.reset_index().rename(columns={TASK: "task"})[
         [
             "task",

@@ -233,6 +233,13 @@ def summary(
     ):
         g[f"wb_zb_{k}"] = v[f"wb.robust.zone_breakdown.{k}"]
     g["wb_zone_widen"] = v["wb.robust.zone_ci_cluster_widening"]
+    g["wb_zone_widen_keep"] = v["wb.robust.zone_ci_cluster_widening_keep"]
+    # share of the widening (beyond 1) that the drop-and-rescale step adds
+    g["wb_zone_widen_rescale_share"] = 100 * (g["wb_zone_widen"] - g["wb_zone_widen_keep"]) / (g["wb_zone_widen"] - 1)
+    for src in ("experts", "workers", "tasks"):
+        sds = [v[f"wb.robust.zone_sd_by_source.{src}.{z}"] for z in ZONES]
+        g[f"wb_zone_sd_{src}_min"], g[f"wb_zone_sd_{src}_max"] = float(min(sds)), float(max(sds))
+    g["wb_green_largest_experts"] = v["wb.robust.zone_green_largest_share.experts"]
     g["wb_expert_max_tasks"] = int(experts.drop_duplicates().groupby(USER)[TASK].nunique().max())
     g["wb_zone_cl_defined"] = v["wb.robust.zone_cluster_mean_tasks_defined"]
     for z in ZONES:
