@@ -64,7 +64,7 @@ class Values(dict):
     def __missing__(self, key):
         if key.endswith("_levels"):
             return [11, 12, 13, 14, 15]
-        if key.endswith(("_ci", "_ci_cluster")) or re.search(r"null_\w+\.share_(gt|mid)$", key):
+        if key.endswith(("_ci", "_ci_cluster")) or re.search(r"null_\w+\.share_(gt|ge|mid)$", key):
             return [1.5, 2.5]
         if key.endswith("_rule"):
             return "highest"
@@ -178,6 +178,7 @@ def test_summary_derives_the_prose_phrases_by_hand():
     assert (g["wb_zone_green_clo"], g["wb_zone_green_chi"]) == (1.5, 2.5)
     assert (g["wb_reg_cells"], g["wb_reg_tables"], g["wb_reg_null"], g["wb_reg_keys"]) == (15, 2, 2, 3)
     assert g["wb_null_spread"] == pytest.approx(100 * v["wb.raking.null_spread"])
+    assert (g["wb_null_permuted_share_ge_lo"], g["wb_null_permuted_share_ge_hi"]) == (1.5, 2.5)
     # without the register, its keys are left out
     g2 = S.summary(v, tables, desires=desires, experts=experts, tasks=tasks, params=params, published=published)
     assert "wb_reg_cells" not in g2 and set(g) - set(g2) == {

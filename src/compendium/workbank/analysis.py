@@ -408,6 +408,13 @@ def demographics_section(
         "wb.raking.share_mid3_min": float(raked["share_mid"].iloc[1:].min()),
         "wb.raking.share_mid3_max": float(raked["share_mid"].iloc[1:].max()),
         "wb.raking.unweighted_share_ge3": float(raked["share_ge_cutoff"].iloc[0]),
+        # the >= 3 share falls under every mapping (the tie artefact of the strict share, reversed)
+        "wb.raking.share_ge3_drop_min": float(
+            raked["share_ge_cutoff"].iloc[0] - raked["share_ge_cutoff"].iloc[1:].max()
+        ),
+        "wb.raking.share_ge3_drop_max": float(
+            raked["share_ge_cutoff"].iloc[0] - raked["share_ge_cutoff"].iloc[1:].min()
+        ),
         "wb.raking.unweighted_share_mid3": float(raked["share_mid"].iloc[0]),
         "wb.raking.mean_of_task_means": float(raked.set_index("variant").loc[primary, "mean_of_task_means"]),
         "wb.raking.unweighted_mean_of_task_means": float(raked["mean_of_task_means"].iloc[0]),
@@ -417,7 +424,7 @@ def demographics_section(
     null = demographics.random_weights_null(desires, workers, n_boot, seed + 7, 3.0, spread=null_spread)
     perm = demographics.random_weights_null(desires, workers, n_boot, seed + 8, 3.0, template=weights[primary])
     for name, nd in (("random", null), ("permuted", perm)):
-        for col in ("share_gt", "share_mid"):
+        for col in ("share_gt", "share_ge", "share_mid"):
             v[f"wb.raking.null_{name}.{col}"] = [float(np.quantile(nd[col], 0.025)), float(np.quantile(nd[col], 0.975))]
         v[f"wb.raking.null_{name}.share_gt_median"] = float(np.median(nd["share_gt"]))
     v["wb.raking.null_spread"] = null_spread
