@@ -337,3 +337,12 @@ def test_gap_table_keeps_only_gaps_where_c_d_stays_the_closest_pair(results):
     assert s["pref_gap_adjacent"].startswith("C–D 0.064, D–B 0.079, B–A 0.232, A–")
     p, n = s["pref_cd_p"], results["params"]["n_bootstrap"]
     assert s["pref_cd_p_se"] == pytest.approx(100 * np.sqrt(p * (1 - p) / n))
+
+
+def test_category_bootstrap_widening_is_given_per_model(results):
+    s = summary.summary(results)
+    cl = results["boot_cl"].summary(level=0.95).set_index("model")["sd_log_strength"]
+    jb = results["boot_summary"].set_index("model")["sd_log_strength"]
+    ratios = [cl[m] / jb[m] for m in pref.MODELS]
+    assert s["pref_cl_widen_min"] == pytest.approx(min(ratios)) and s["pref_cl_widen_max"] == pytest.approx(max(ratios))
+    assert s["pref_cl_widen_min"] <= s["pref_cl_widen"] <= s["pref_cl_widen_max"]

@@ -432,6 +432,7 @@ def summary(r: Mapping[str, Any], pub: Mapping[str, Any] | None = None) -> dict[
     out.update(pref_p_bottom_pair=shares["bottom_pair"], pref_p_untrained_last=shares["untrained_last"])
     het, cl = r["het"], r["boot_cl"].summary(level=p["ci_level"])
     cd_cl = r["boot_cl"].log_ratio_interval("recipe_c", "recipe_d", level=p["ci_level"])
+    widen = cl.set_index("model")["sd_log_strength"] / bs["sd_log_strength"]  # per model
     out.update(
         pref_het_chi2=het["chi2"],
         pref_het_df=het["df"],
@@ -439,6 +440,8 @@ def summary(r: Mapping[str, Any], pub: Mapping[str, Any] | None = None) -> dict[
         pref_het_disp=het["dispersion"],
         pref_cl_sd=float(cl["sd_log_strength"].mean()),
         pref_cl_widen=float(cl["sd_log_strength"].mean() / bs["sd_log_strength"].mean()),
+        pref_cl_widen_min=float(widen.min()),
+        pref_cl_widen_max=float(widen.max()),
         pref_cl_p_best_c=float(cl.set_index("model").loc["recipe_c", "p_best"]),
         pref_cl_cd_p=cd_cl["p_greater"],
         pref_cl_cd_p_se=100 * float(np.sqrt(cd_cl["p_greater"] * (1 - cd_cl["p_greater"]) / p["n_bootstrap"])),
