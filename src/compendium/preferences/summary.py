@@ -296,6 +296,7 @@ def gap_section(r: Mapping[str, Any]) -> dict[str, Any]:
         "gap_tbl": gap_tbl,
         "kept": kept,
         "dropped": dropped,
+        "dropped_txt": " and ".join(dropped) or "none",
     }
 
 
@@ -533,7 +534,7 @@ def summary(r: Mapping[str, Any], pub: Mapping[str, Any] | None = None) -> dict[
             f"{MODEL_LABELS[a].replace('Recipe ', '')}–{MODEL_LABELS[b].replace('Recipe ', '')} {x:.3f}"
             for a, b, x in g["adjacent"]
         ),
-        pref_gap_dropped=" and ".join(g["dropped"]) if g["dropped"] else "none",
+        pref_gap_dropped=g["dropped_txt"],
         pref_sim_skew=float(p["sim_arena_skew"]),
         pref_sim_every=int(p["sim_checkpoint_every"]),
         pref_sim_reps=int(p["sim_repetitions"]),
