@@ -421,6 +421,9 @@ def demographics_section(
         "wb.demo.age19_workers": int((metadata["Age"] == 19).sum()),
     }
     workers = weights[primary].index
+    ess = demographics.task_effective_sizes(desires, weights[primary])  # per task, under the primary raking
+    v["wb.raking.task_ess_median"] = float(ess.median())
+    v["wb.raking.task_ess_share_below_3"] = 100 * float((ess < 3).mean())
     null = demographics.random_weights_null(desires, workers, n_boot, seed + 7, 3.0, spread=null_spread)
     perm = demographics.random_weights_null(desires, workers, n_boot, seed + 8, 3.0, template=weights[primary])
     for name, nd in (("random", null), ("permuted", perm)):

@@ -288,6 +288,8 @@ def summary(
         wb_raked_mid_max=v["wb.raking.share_mid3_max"],
         wb_raked_ge=v["wb.raking.share_ge3"],
         wb_unw_ge=v["wb.raking.unweighted_share_ge3"],
+        wb_task_ess_median=v["wb.raking.task_ess_median"],
+        wb_task_ess_below_3=v["wb.raking.task_ess_share_below_3"],
         wb_raked_ge_drop_min=v["wb.raking.share_ge3_drop_min"],
         wb_raked_ge_drop_max=v["wb.raking.share_ge3_drop_max"],
         wb_null_permuted_share_ge_lo=v["wb.raking.null_permuted.share_ge"][0],
