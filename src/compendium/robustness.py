@@ -21,7 +21,9 @@ statistic:
 :func:`finding_row` turns a finding evaluated at every setting of a sweep into one row of the summary
 table ("holds under all settings?", range, and a "how sure is this?" note). A sweep varies an
 *analysis choice* with the data fixed: holding at every setting says nothing about sampling noise
-(a tie credit given to both sides cannot reorder a Bradley-Terry ranking, whatever the data). The
+(the preference ranking holds at every tie credit because each model took part in a similar number of
+ties, :func:`ties_per_model`; an equal credit to both sides *can* reorder a Bradley-Terry ranking when
+models tie unequally often, as a three-model case in the tests shows). The
 sampling checks :func:`zone_sampling_check` and :func:`bt_sampling_check` resample the data at the
 paper's setting, so the summary can say how often a finding survives a re-run as well. Every grid always contains the paper's own setting
 (:func:`with_reference`), so each table shows the published result beside the alternatives.
@@ -57,6 +59,8 @@ __all__ = [
     "pwb_sweep",
     "pwb_lead",
     "bt_sweep",
+    "ties_per_model",
+    "c_beats_d_shares",
     "ranking_string",
     "finding_row",
     "zone_sampling_check",
@@ -368,6 +372,23 @@ def _tie_label(w: float) -> str:
     return f"w = {w:g}"
 
 
+def ties_per_model(counts: pd.DataFrame) -> pd.Series:
+    """Ties ("about equal" judgements) each model took part in, in :data:`compendium.preferences.MODELS`
+    order: the sum of the ``ties`` of every pair that contains it.
+
+    A tie credit ``w`` adds ``w`` times this number to a model's score (wins plus credited ties), so
+    it moves every strength by about the same amount only while these numbers are similar; very
+    uneven counts can reorder a ranking under the same credit for both sides."""
+    from . import preferences as pref
+
+    df = pref.validate_pair_counts(counts)
+    per = {m: 0 for m in pref.MODELS}
+    for x, y, t in zip(df["model_x"], df["model_y"], df["ties"]):
+        per[x] += int(t)
+        per[y] += int(t)
+    return pd.Series(per, name="ties", dtype="int64")
+
+
 def bt_sweep(
     counts: pd.DataFrame, tie_weights: Iterable[float], davidson: bool = True, tol: float = 1e-6, max_iter: int = 500
 ) -> pd.DataFrame:
@@ -495,7 +516,8 @@ def zone_sampling_check(
     Calls :func:`compendium.workbank.landscape.zone_cluster_bootstrap` (workers resampled within their
     occupation, experts from all experts) and returns the share of draws in which Green Light is the
     largest zone (``p_green_largest``) and Red Light outnumbers R&D Opportunity (``p_red_gt_rnd``),
-    with ``n_draws``.
+    with ``n_draws``; and ``p_green_largest_experts_only``, the same share when only the experts are
+    resampled (a different expert panel, the workers and tasks fixed).
     """
     from .workbank import landscape as wl
     from .workbank.common import drop_repeated_rows
@@ -504,9 +526,11 @@ def zone_sampling_check(
     land = wl.task_landscape(desires, uniq)
     cl = wl.zone_cluster_bootstrap(desires, uniq, land, cutoff, n_draws, seed)
     other = cl[["red", "rnd", "low"]].max(axis=1)
+    ex = wl.zone_cluster_bootstrap(desires, uniq, land, cutoff, n_draws, seed, resample=("experts",), undefined="keep")
     return {
         "p_green_largest": float((cl["green"] > other).mean()),
         "p_red_gt_rnd": float((cl["red"] > cl["rnd"]).mean()),
+        "p_green_largest_experts_only": float((ex["green"] > ex[["red", "rnd", "low"]].max(axis=1)).mean()),
         "n_draws": int(n_draws),
     }
 
@@ -520,14 +544,16 @@ def bt_sampling_check(
     (:func:`compendium.preferences.bootstrap_bradley_terry`; suffix ``_judgements``) and, with
     ``by_category``, prompt categories resampled as clusters too
     (:func:`compendium.preferences.bootstrap_bradley_terry_clustered`; suffix ``_categories``). For each:
-    ``p_c_top`` (Recipe C strongest), ``p_c_beats_d``, ``p_same_ranking`` (the published order exactly)
+    ``p_c_top`` (Recipe C strongest), ``p_same_ranking`` (the published order exactly)
     and ``p_same_rho`` (Spearman rho over the trained recipes equal to the published one). These are
     shares of replicates, a measure of sampling spread, not probabilities that a finding is true.
+    P(C beats D) is not computed here but taken from the preferences chapter (:func:`c_beats_d_shares`),
+    so the book prints one number for it.
     """
     from . import preferences as pref
 
     models = list(pref.MODELS)
-    ci, di = models.index("recipe_c"), models.index("recipe_d")
+    ci = models.index("recipe_c")
     published = pref.bradley_terry_table(counts).set_index("model").loc[models, "strength"].to_numpy()
     order = np.argsort(-published)
     trained = [models.index(m) for m in pref.TRAINED]
@@ -546,10 +572,41 @@ def bt_sampling_check(
     rho0 = rho(published[None, :])[0]
     for name, S in boots:
         out[f"p_c_top_{name}"] = float((S.argmax(1) == ci).mean())
-        out[f"p_c_beats_d_{name}"] = float((S[:, ci] > S[:, di]).mean())
         out[f"p_same_ranking_{name}"] = float((np.argsort(-S, axis=1) == order).all(1).mean())
         out[f"p_same_rho_{name}"] = float(np.isclose(rho(S), rho0).mean())
     out["n_boot"] = int(n_boot)
+    per_model_ties = ties_per_model(counts)  # why no tie credit reorders this ranking
+    out["ties_per_model_min"], out["ties_per_model_max"] = int(per_model_ties.min()), int(per_model_ties.max())
+    return out
+
+
+def c_beats_d_shares(pref_values: Mapping[str, Any] | None = None) -> dict[str, float]:
+    """P(Recipe C stronger than Recipe D) over the preferences chapter's bootstrap replicates, judgements
+    resampled (``_judgements``) and prompt categories resampled too (``_categories``), with the number
+    of replicates and each share's Monte Carlo standard error sqrt(p (1 - p) / n): the one computation of
+    this number, read from ``results/preferences/values.json`` (or the given values)."""
+    if pref_values is None:
+        import json
+
+        from . import paths
+
+        f = paths.RESULTS / "preferences" / "values.json"
+        if not f.exists():
+            raise FileNotFoundError(f"{f.relative_to(paths.ROOT)} is missing; make it with `dvc repro preferences`")
+        pref_values = json.loads(f.read_text())
+    keys = {
+        "judgements": "pref.c_vs_d.p_c_stronger",
+        "categories": "pref.bootstrap_cluster.p_c_stronger_than_d",
+    }
+    missing = [k for k in (*keys.values(), "pref.c_vs_d.n_bootstrap") if k not in pref_values]
+    if missing:
+        raise KeyError(f"results/preferences/values.json lacks {missing}; re-run `dvc repro preferences`")
+    n = int(pref_values["pref.c_vs_d.n_bootstrap"])
+    out: dict[str, float] = {"c_beats_d_n_boot": n}
+    for name, key in keys.items():
+        p = float(pref_values[key])
+        out[f"p_c_beats_d_{name}"] = p
+        out[f"p_c_beats_d_{name}_mc_se"] = float(np.sqrt(p * (1 - p) / n))
     return out
 
 

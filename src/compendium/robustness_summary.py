@@ -114,10 +114,12 @@ def findings(
     named, rnd, ref_p = split_pwb(pwb)
     ref_b = bt[bt["reference"]].iloc[0]
     pct = "{:.0%}".format
+    ties = f"{bs['ties_per_model_min']}-{bs['ties_per_model_max']}"
     sure = {
         "wb_green_largest": f"Fragile to the cut-off, not to sampling: at 3.0 Green is largest in "
-        f"{pct(zs['p_green_largest'])} of rater-cluster resamples. Overturned by a cut-off above 3 "
-        "(or a different expert panel).",
+        f"{pct(zs['p_green_largest'])} of rater-cluster resamples, and in "
+        f"{pct(zs['p_green_largest_experts_only'])} when only the expert panel is resampled. Overturned by a "
+        "cut-off above 3.",
         "wb_red_gt_rnd": f"Holds at every cut-off and in {pct(zs['p_red_gt_rnd'])} of rater-cluster resamples at 3.0. "
         "Overturned by a sweep setting or resample with R&D ≥ Red; none found.",
         "wb_workers_more_same_rule": "Direction holds for every symmetric tie rule and on untied tasks; the size (the "
@@ -141,11 +143,13 @@ def findings(
         "sampling interval.",
         "pwb_top_glm_random": "Random weights around v2.1; shares are over weightings, not a sampling interval.",
         "pwb_top3_random": "Random weights around v2.1; shares are over weightings, not a sampling interval.",
-        "bt_top_c": f"Near-mechanical across tie credits. Resampling judgements, C beats D in "
+        "bt_top_c": f"Holds at every tie credit because each model has a similar number of ties ({ties}). "
+        "Resampling judgements, C beats D in "
         f"{pct(bs['p_c_beats_d_judgements'])} of replicates ({pct(bs['p_c_beats_d_categories'])} with "
         "prompt categories resampled): not settled. Overturned by an interval of log(C/D) that excludes 0 "
         "on the other side.",
-        "bt_ranking": f"Near-mechanical across tie credits. The exact order recurs in "
+        "bt_ranking": f"Holds at every tie credit because each model has a similar number of ties ({ties}). "
+        "The exact order recurs in "
         f"{pct(bs['p_same_ranking_judgements'])} of judgement resamples "
         f"({pct(bs['p_same_ranking_categories'])} with categories).",
         "bt_rho": f"ρ = 0.8 recurs in {pct(bs['p_same_rho_judgements'])} of judgement resamples "
@@ -460,6 +464,7 @@ def summary(
         rob_bt_cd_min=float(np.exp(bt["log_c_over_d"].min())),
         rob_bt_cd_max=float(np.exp(bt["log_c_over_d"].max())),
     )
+    g.update(rob_bt_ties_min=int(bs["ties_per_model_min"]), rob_bt_ties_max=int(bs["ties_per_model_max"]))
     # how sure: the resampling checks; the summary table
     g.update(
         rob_n_sampling=int(params["n_sampling"]),
@@ -467,6 +472,8 @@ def summary(
         rob_zs_redrnd=zs["p_red_gt_rnd"],
         rob_bs_cd_j=bs["p_c_beats_d_judgements"],
         rob_bs_cd_c=bs["p_c_beats_d_categories"],
+        rob_bs_cd_n=int(bs["c_beats_d_n_boot"]),
+        rob_bs_cd_se=100 * max(bs["p_c_beats_d_judgements_mc_se"], bs["p_c_beats_d_categories_mc_se"]),
         rob_bs_rank_j=bs["p_same_ranking_judgements"],
         rob_bs_rank_c=bs["p_same_ranking_categories"],
         rob_n_findings=int(len(found)),

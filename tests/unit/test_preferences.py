@@ -383,3 +383,114 @@ def test_winrate_vs_base_rejects_a_ties_only_pair():
     c = small_counts([("untrained", "recipe_a", 0, 0, 5)])
     with pytest.raises(ValueError, match="untrained vs recipe_a has no decisive judgement"):
         pref.winrate_vs_base(c)
+
+
+# --- judgements needed: simulated at every gap ---------------------------------------------------------------
+
+
+def test_uniform_recovery_curve_two_models_matches_the_binomial():
+    """Two models: the MAP ranking is right exactly when the stronger wins more than half (odd n, no
+    ties), so P(recovered) = P(Binomial(n, q) > n / 2); within 4 standard errors at each checkpoint."""
+    from scipy import special, stats
+
+    gap = 0.05
+    ck = np.array([501, 2001, 4001, 8001])
+    rec = pref.uniform_recovery_curve(np.exp([0.0, gap]), ck, repetitions=20_000, seed=3)
+    q = special.expit(gap)
+    ref = stats.binom.sf(ck // 2, ck, q)
+    se = np.sqrt(ref * (1 - ref) / 20_000)
+    assert np.all(np.abs(rec.mean(0) - ref) < 4 * se)
+
+
+def test_chord_map_is_the_simulation_estimator():
+    """The fast chord iteration lands on the same MAP as bradley_terry_map and as scipy's optimiser."""
+    from scipy import optimize, special
+
+    from compendium.preferences.simulation import _map_theta_chord
+    from compendium.stats import pairwise as pw
+
+    theta_true = np.log([0.6, 0.9, 1.1, 1.17, 1.25])
+    i, j = pw.pair_index(5)
+    rng = np.random.default_rng(0)
+    n = rng.multinomial(3000, np.full(10, 0.1), size=(40, 1)).astype(float)
+    w = rng.binomial(n.astype(int), special.expit(theta_true[i] - theta_true[j])).astype(float)
+    got = _map_theta_chord(w, n, theta_true, np.array([3000]), prior_sd=1.0)
+    W = pw.win_matrix_from_counts(i, j, w, n - w, np.zeros_like(w), 5)
+    ref, _ = pw.bradley_terry_map(W, prior_sd=1.0, n_iter=100)
+    assert np.abs(got - ref).max() < 1e-9
+
+    def neg_log_post(t, ww, nn):
+        d = t[i] - t[j]
+        return -(ww * -np.logaddexp(0, -d) + (nn - ww) * -np.logaddexp(0, d)).sum() + 0.5 * (t * t).sum()
+
+    t0 = optimize.minimize(neg_log_post, np.zeros(5), args=(w[0, 0], n[0, 0]), method="BFGS", options={"gtol": 1e-9}).x
+    assert got[0, 0] == pytest.approx(t0, abs=1e-5)
+
+
+def test_recovery_crossing_interpolates_in_log_n():
+    ck = np.array([100, 400, 1600])
+    # reaches 0.9 half-way (in log n) between 100 and 400: n = 200
+    assert pref.recovery_crossing([0.8, 1.0, 1.0], ck, 0.9)[0] == pytest.approx(200.0)
+    got = pref.recovery_crossing([[0.95, 1.0, 1.0], [0.1, 0.2, 0.3]], ck, 0.9)
+    assert np.isnan(got).all()  # reached at once / never: not bracketed
+
+
+def test_needed_by_gap_is_simulated_not_scaled_with_three_close_pairs():
+    """Four models with three equal adjacent gaps of 0.1: halving the top gap does not quadruple the
+    judgements needed (the old (gap / g)^2 rule), because the other two close pairs still cause
+    misorderings. Brute-force reasoning: with error shares ~1.7 % per pair at N(1), the halved pair alone
+    must reach ~5 %, i.e. N(0.5) / N(1) ~ (1.645 * 2 / 2.12)^2 ~ 2.4. Rows where the pair would no
+    longer be the closest (factor 2) are not simulated."""
+    truth = np.exp([0.0, 0.1, 0.2, 0.3])
+    t = pref.needed_by_gap(
+        truth,
+        (2.0, 1.0, 0.5),
+        pair=(3, 2),
+        target=0.95,
+        repetitions=1500,
+        seed=11,
+        pilot_repetitions=400,
+        ratio=1.06,
+        half_width=4,
+    )
+    assert list(t["closest_pair"]) == [False, True, True]
+    assert np.isnan(t.loc[0, "n_needed"])
+    n1, n_half = t.loc[1, "n_needed"], t.loc[2, "n_needed"]
+    assert 1.8 < n_half / n1 < 3.3  # the old rule says 4.0
+    assert (t.loc[1:, "n_mc_lo"] <= t.loc[1:, "n_needed"]).all() and (
+        t.loc[1:, "n_needed"] <= t.loc[1:, "n_mc_hi"]
+    ).all()
+
+
+def test_mc_rounding_prints_the_digits_the_error_supports():
+    from compendium.preferences.montecarlo import mc_round, mc_text, mc_unit
+
+    assert mc_unit(423.0) == 100 and mc_unit(1894.0) == 1000 and mc_unit(0.6) == pytest.approx(0.1)
+    assert mc_round(14297.4, 423.0) == 14300 and mc_round(41999.6, 1894.0) == 42000
+    assert mc_text(14297.4, 13837.2, 15232.5, 423.0) == "14,300 (90 % Monte Carlo interval 13,800–15,200)"
+    with pytest.raises(ValueError, match="standard error"):
+        mc_unit(0.0)
+
+
+def test_wilson_rule_familywise_error_against_statsmodels_and_brute_force():
+    from scipy import stats
+    from statsmodels.stats.proportion import proportion_confint
+
+    ns = [121, 131, 122, 124, 127, 125, 119, 121, 130, 119]  # the study's decisive judgements per pair
+    got = pref.wilson_rule_familywise_error(ns)
+    alpha = 2 * (1 - stats.norm.cdf(1.96))  # statsmodels' z is norm.ppf(1 - alpha / 2): exactly 1.96
+    levels = []
+    for n in ns:
+        k = np.arange(n + 1)
+        lo, hi = proportion_confint(k, n, alpha=alpha, method="wilson")
+        levels.append(stats.binom.pmf(k, n, 0.5)[(lo > 0.5) | (hi < 0.5)].sum())
+    assert got["familywise"] == pytest.approx(1 - np.prod(1 - np.array(levels)), abs=1e-12)
+    assert got["per_pair_min"] == pytest.approx(min(levels)) and got["per_pair_max"] == pytest.approx(max(levels))
+    assert got["nominal"] == pytest.approx(1 - 0.95**10)
+    # brute force: coin-toss studies of these sizes, the rule applied to each pair
+    rng = np.random.default_rng(0)
+    R = 100_000
+    k = rng.binomial(np.array(ns)[None, :], 0.5, size=(R, len(ns)))
+    lo, hi = proportion_confint(k, np.array(ns)[None, :], alpha=alpha, method="wilson")
+    share = ((lo > 0.5) | (hi < 0.5)).any(1).mean()
+    assert abs(share - got["familywise"]) < 4 * np.sqrt(got["familywise"] * (1 - got["familywise"]) / R)

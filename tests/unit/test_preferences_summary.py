@@ -152,6 +152,19 @@ def results():
         truth, budget=400, repetitions=20, checkpoint_every=200, seed=1, batch=20, labels=pref.MODELS
     )
     themes_tbl, themes_check = pref.comment_themes_table(themes)
+    cd_pair = (pref.MODELS.index("recipe_c"), pref.MODELS.index("recipe_d"))
+    gap = pref.needed_by_gap(
+        truth, (2.0, 1.0, 0.5, 0.25), cd_pair, repetitions=300, seed=1, pilot_repetitions=200, ratio=1.06, half_width=4
+    )
+    at1 = gap[gap["factor"] == 1.0].iloc[0]
+    mc_values = {
+        "pref_mc.target": 0.95,
+        "pref_mc.repetitions": 300,
+        "pref_mc.uniform.n_for_ranking": at1["n_needed"],
+        "pref_mc.uniform.n_for_ranking_mc_lo": at1["n_mc_lo"],
+        "pref_mc.uniform.n_for_ranking_mc_hi": at1["n_mc_hi"],
+        "pref_mc.uniform.n_for_ranking_mc_se": at1["n_mc_se"],
+    }
     return dict(
         counts=counts,
         by_category=by_category,
@@ -187,6 +200,7 @@ def results():
         sim=sim,
         needed=sim.judgements_needed(target=0.95, seed=1),
         at_study=pref.uniform_recovery_at(truth, 100, repetitions=20, seed=1),
+        mc={"values": mc_values, "gap": gap},
         params=params,
     )
 
@@ -306,3 +320,29 @@ def test_count_phrases_agree_with_their_number():
     assert [pairs_phrase(n) for n in (0, 1, 3)] == ["no pair", "1 pair", "3 pairs"]
     with pytest.raises(ValueError):
         survive_phrase(-1)
+
+
+def test_gap_table_keeps_only_gaps_where_c_d_stays_the_closest_pair(results):
+    g = summary.gap_section(results)
+    assert g["dropped"] == ["×2"]  # at twice the gap C-D (0.128) is wider than D-B (0.079)
+    assert list(g["gap_tbl"]["ratio_to_estimate"]) == [1.0, 0.5, 0.25]
+    kept = g["kept"]
+    for shown, n, se in zip(g["gap_tbl"]["n_needed"], kept["n_needed"], kept["n_mc_se"], strict=True):
+        unit = 10 ** np.floor(np.log10(se))
+        assert shown % unit == 0 and abs(shown - n) <= unit / 2  # rounded to the digits its MC error supports
+    s = summary.summary(results)
+    v = results["mc"]["values"]
+    assert s["pref_sim_ratio"] == pytest.approx(v["pref_mc.uniform.n_for_ranking"] / s["pref_n_decisive"])
+    assert "90 % Monte Carlo interval" in s["pref_mc_uniform_rank_txt"]
+    assert s["pref_gap_adjacent"].startswith("C–D 0.064, D–B 0.079, B–A 0.232, A–")
+    p, n = s["pref_cd_p"], results["params"]["n_bootstrap"]
+    assert s["pref_cd_p_se"] == pytest.approx(100 * np.sqrt(p * (1 - p) / n))
+
+
+def test_category_bootstrap_widening_is_given_per_model(results):
+    s = summary.summary(results)
+    cl = results["boot_cl"].summary(level=0.95).set_index("model")["sd_log_strength"]
+    jb = results["boot_summary"].set_index("model")["sd_log_strength"]
+    ratios = [cl[m] / jb[m] for m in pref.MODELS]
+    assert s["pref_cl_widen_min"] == pytest.approx(min(ratios)) and s["pref_cl_widen_max"] == pytest.approx(max(ratios))
+    assert s["pref_cl_widen_min"] <= s["pref_cl_widen"] <= s["pref_cl_widen_max"]

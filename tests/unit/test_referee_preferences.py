@@ -53,8 +53,6 @@ def test_judgements_needed_scale_as_one_over_gap_squared():
         )
         res[g] = float(sim.judgements_needed(0.9, n_boot=1).loc[0, "n_for_ranking"])
     assert 3.0 < res[0.2] / res[0.4] < 5.5
-    t = pref.needed_by_gap(1000.0, 0.3, [0.3, 0.15, 0.0])
-    assert list(t["n_needed"]) == [1000.0, 4000.0, np.inf]
 
 
 def _category_counts(heterogeneous: bool, n=40, cats=8, seed=0):

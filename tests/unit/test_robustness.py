@@ -385,3 +385,77 @@ def test_paper_settings_reproduce_published_values():
     d = per.set_index("scheme").loc["default"]
     assert round(d["min_delta"], 1) == 24.1 and round(d["mean_delta"], 1) == 34.7  # Table 2 / pwb.delta.mean
     assert d["top_model"] == "GLM 5.1"  # Table 2
+
+
+def _bt_centred_reference(W: np.ndarray) -> np.ndarray:
+    """Centred Bradley-Terry log-strengths by direct maximisation of the log-likelihood (scipy), not by
+    the package's MM update."""
+    from scipy.optimize import minimize
+
+    def nll(t):
+        d = t[:, None] - t[None, :]
+        return -(W * -np.logaddexp(0.0, -d)).sum()
+
+    t = minimize(nll, np.zeros(W.shape[0]), method="BFGS", options={"gtol": 1e-10}).x
+    return t - t.mean()
+
+
+def test_equal_tie_credit_can_reorder_a_bradley_terry_ranking_when_ties_are_uneven():
+    """Three models, decisive wins i over j in D, ties T01 = 3, T02 = 6, T12 = 4 (model 1 ties least):
+    ties dropped rank 2 > 1 > 0, any credit of 0.25 or more ranks 1 > 2 > 0. The same credit to both
+    sides is no guarantee of the same ranking."""
+    from compendium.stats import pairwise as pw
+
+    D = np.array([[0, 5, 0], [8, 0, 4], [10, 0, 0]], dtype=float)
+    T = np.array([[0, 3, 6], [3, 0, 4], [6, 4, 0]], dtype=float)
+    expected = {0.0: (-0.858, 0.385, 0.474), 0.25: (-0.684, 0.355, 0.329)}
+    orders = {}
+    for w in (0.0, 0.25, 0.5, 1.0):
+        W = D + w * T
+        ref = _bt_centred_reference(W)
+        fit = np.log(pw.bradley_terry_mm(W, tol=1e-12, max_iter=100_000).strengths)
+        assert fit - fit.mean() == pytest.approx(ref, abs=1e-6)
+        if w in expected:
+            assert ref == pytest.approx(expected[w], abs=1e-3)
+        orders[w] = tuple(np.argsort(-ref))
+    assert orders[0.0] == (2, 1, 0)
+    assert orders[0.25] == orders[0.5] == orders[1.0] == (1, 2, 0)
+
+
+def test_ties_per_model_counts_every_tie_a_model_took_part_in():
+    counts = proportional_counts(ties=0)
+    counts["ties"] = range(1, 11)  # pair k (in MODELS pair order) has k + 1 ties
+    counts["n"] = counts["x_wins"] + counts["y_wins"] + counts["ties"]
+    per = rob.ties_per_model(counts)
+    by_hand = {m: 0 for m in MODELS}
+    for r in counts.itertuples():
+        by_hand[r.model_x] += r.ties
+        by_hand[r.model_y] += r.ties
+    assert per.to_dict() == by_hand
+    assert list(per.index) == list(MODELS)
+    assert per.sum() == 2 * counts["ties"].sum()
+
+
+def test_c_beats_d_shares_come_from_the_preferences_chapter_with_their_monte_carlo_error():
+    vals = {
+        "pref.c_vs_d.p_c_stronger": 0.7,
+        "pref.bootstrap_cluster.p_c_stronger_than_d": 0.64,
+        "pref.c_vs_d.n_bootstrap": 5000,
+    }
+    got = rob.c_beats_d_shares(vals)
+    assert got["p_c_beats_d_judgements"] == 0.7 and got["p_c_beats_d_categories"] == 0.64
+    assert got["c_beats_d_n_boot"] == 5000
+    assert got["p_c_beats_d_judgements_mc_se"] == pytest.approx(math.sqrt(0.7 * 0.3 / 5000))  # 0.0065
+    assert got["p_c_beats_d_categories_mc_se"] == pytest.approx(math.sqrt(0.64 * 0.36 / 5000))
+    with pytest.raises(KeyError, match="dvc repro preferences"):
+        rob.c_beats_d_shares({"pref.c_vs_d.p_c_stronger": 0.7})
+
+
+def test_ties_per_model_on_the_study_are_similar():
+    """The reason no tie credit reorders the published ranking: every model took part in 101-111 ties."""
+    import compendium.data as data
+
+    counts = data.load_hitl_pair_counts()
+    per = rob.ties_per_model(counts)
+    assert (per.min(), per.max()) == (101, 111)
+    assert per.sum() == 2 * counts["ties"].sum()

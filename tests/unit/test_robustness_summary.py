@@ -56,7 +56,13 @@ def sweeps():
     counts = data.load_hitl_pair_counts()
     bt = rob.bt_sweep(counts, (0.0, 0.5, 1.0), davidson=True)
     zs = rob.zone_sampling_check(desires, experts, 3.0, 20, 1)
-    bs = rob.bt_sampling_check(counts, data.load_hitl_pair_counts_by_category(), 20, 1)
+    bs = rob.bt_sampling_check(counts, data.load_hitl_pair_counts_by_category(), 20, 1) | rob.c_beats_d_shares(
+        {
+            "pref.c_vs_d.p_c_stronger": 0.7,
+            "pref.bootstrap_cluster.p_c_stronger_than_d": 0.64,
+            "pref.c_vs_d.n_bootstrap": 5000,
+        }
+    )
     found = rs.findings(zones, has, untied, pwb, bt, zs, bs)
     return dict(
         land=land,

@@ -72,3 +72,17 @@ def test_category_mapping_table_covers_every_survey_category():
     t = demographics.category_mapping_table()
     assert set(t.loc[t["margin"] == "race", "survey category"]) == set(demographics.RACE_MAPS["hispanic_as_white"])
     assert set(t.loc[t["margin"] == "gender", "survey category"]) == set(demographics.GENDER_MAP)
+
+
+def test_task_effective_sizes_kish_by_hand():
+    """Task a: weights 1, 1, 2 -> (4)^2 / 6 = 2.667; task b: weights 1, 1 -> 2; equal weights give the count."""
+    import pandas as pd
+
+    from compendium.workbank import demographics as dm
+    from compendium.workbank.common import OCC, TASK, USER
+
+    desires = pd.DataFrame({USER: [1, 2, 3, 1, 2], OCC: "o", TASK: ["a", "a", "a", "b", "b"]})
+    w = pd.Series([1.0, 1.0, 2.0], index=pd.MultiIndex.from_tuples([(1, "o"), (2, "o"), (3, "o")], names=[USER, OCC]))
+    got = dm.task_effective_sizes(desires, w)
+    assert got["a"] == pytest.approx(16 / 6) and got["b"] == pytest.approx(2.0)
+    assert dm.task_effective_sizes(desires, w * 0 + 1.0)["a"] == pytest.approx(3.0)

@@ -99,3 +99,56 @@ def test_landscape_figure_names_each_quadrant_where_its_tasks_are():
             assert (y > 3.0) == (row["desire"] > 3.0), row["zone"]
     finally:
         plt.close(fig)
+
+
+def _crossed_fixture(seed=5, n=120):
+    from compendium.workbank.common import CAPABILITY, DESIRE, OCC, TASK, USER
+
+    rng = np.random.default_rng(seed)
+    tasks = [f"t{k:03d}" for k in range(n)]
+    des = pd.DataFrame(
+        {
+            TASK: np.repeat(tasks, 3),
+            OCC: "o",
+            USER: [f"w{k}" for k in range(3 * n)],
+            DESIRE: rng.choice([2, 3, 4], 3 * n),
+        }
+    )
+    rows = []
+    for k, t in enumerate(tasks):
+        for e in (f"e{k % 5}", f"e{(k + 1) % 5}"):
+            rows.append({TASK: t, OCC: "o", USER: e, CAPABILITY: float(rng.choice([2, 3, 4]))})
+    exp = pd.DataFrame(rows)
+    return des, exp, landscape.task_landscape(des, exp)
+
+
+def test_zone_cluster_bootstrap_by_source_moves_only_the_resampled_side():
+    """Experts alone: every task keeps its desire side, so green + rnd (desire high) is the same in every
+    draw; workers alone: green + red (capability high) is. Neither side: every draw is the observed count."""
+    des, exp, land = _crossed_fixture()
+    zones = landscape.assign_zones(land["capability"], land["desire"], 3.0)
+    obs = {z: int((zones == z).sum()) for z in ("green", "red", "rnd", "low")}
+    e_only = landscape.zone_cluster_bootstrap(des, exp, land, 3.0, 300, 1, resample=("experts",), undefined="keep")
+    w_only = landscape.zone_cluster_bootstrap(des, exp, land, 3.0, 300, 1, resample=("workers",), undefined="keep")
+    none = landscape.zone_cluster_bootstrap(des, exp, land, 3.0, 50, 1, resample=(), undefined="keep")
+    assert np.allclose(e_only["green"] + e_only["rnd"], obs["green"] + obs["rnd"])
+    assert e_only["green"].std() > 0
+    assert np.allclose(w_only["green"] + w_only["red"], obs["green"] + obs["red"])
+    assert w_only["green"].std() > 0
+    for z, k in obs.items():
+        assert np.allclose(none[z], k)
+    with pytest.raises(ValueError, match="resample must name"):
+        landscape.zone_cluster_bootstrap(des, exp, land, 3.0, 5, 1, resample=("tasks",))
+
+
+def test_zone_cluster_bootstrap_keep_equals_drop_when_no_task_loses_its_raters():
+    """With the default draws a task whose raters were all left out is dropped and the totals rescaled;
+    'keep' holds it at its observed mean. A draw where every task keeps a rater gives the same totals."""
+    des, exp, land = _crossed_fixture()
+    drop = landscape.zone_cluster_bootstrap(des, exp, land, 3.0, 200, 3)
+    keep = landscape.zone_cluster_bootstrap(des, exp, land, 3.0, 200, 3, undefined="keep")
+    full = drop["n_defined"] == len(land)
+    assert full.any() and (~full).any()
+    cols = ["green", "red", "rnd", "low"]
+    assert np.allclose(drop.loc[full, cols], keep.loc[full, cols])
+    assert np.allclose(keep[cols].sum(axis=1), len(land)) and (keep["n_defined"] == len(land)).all()

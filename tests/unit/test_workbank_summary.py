@@ -64,7 +64,7 @@ class Values(dict):
     def __missing__(self, key):
         if key.endswith("_levels"):
             return [11, 12, 13, 14, 15]
-        if key.endswith(("_ci", "_ci_cluster")) or re.search(r"null_\w+\.share_(gt|mid)$", key):
+        if key.endswith(("_ci", "_ci_cluster")) or re.search(r"null_\w+\.share_(gt|ge|mid)$", key):
             return [1.5, 2.5]
         if key.endswith("_rule"):
             return "highest"
@@ -133,6 +133,15 @@ def _inputs():
 def test_summary_derives_the_prose_phrases_by_hand():
     desires, experts, tasks, tables, params, published = _inputs()
     v = Values()
+    # the ICC paragraph: the REML variances, 0.094 -> 0.066 (task) and 1.440 -> 1.254 (residual)
+    v.update(
+        {
+            "wb.mixed.sigma_u2": 0.066,
+            "wb.mixed.sigma_u2_unconditional": 0.094,
+            "wb.mixed.sigma_e2": 1.254,
+            "wb.mixed.sigma_e2_unconditional": 1.440,
+        }
+    )
     reg_summary = pd.DataFrame({"table": ["t1", "t2"], "cells": [10, 5], "null": [0, 2]})
     reg_values = {"wb.counts.expert_sd_max": 1.0, "wb.counts.expert_sd_max.variant.sample_sd": 1.41, "x": 1}
     g = S.summary(
@@ -148,6 +157,9 @@ def test_summary_derives_the_prose_phrases_by_hand():
     )
     # desire >= 3 responses: rows 0, 1, 3, 4; the two flags agree on rows 0, 3, 4
     assert g["wb_rep_err_agree"] == pytest.approx(75.0)
+    # the covariates remove 30 % of the task variance and 13 % of the residual (hand: 1 - 0.066/0.094, 1 - 1.254/1.44)
+    assert g["wb_mixed_task_var_removed"] == pytest.approx(29.787, abs=1e-3)
+    assert g["wb_mixed_resid_var_removed"] == pytest.approx(12.917, abs=1e-3)
     assert g["wb_n_at_three"] == 2
     assert g["wb_strict_incl_gap"] == v["wb.desire.share_ge3"] - v["wb.desire.share_gt3"]
     # distinct experts per task: a 2, b 1, c 2 (the repeated row is one expert); workers per task: a 2, b 2, c 1
@@ -166,6 +178,7 @@ def test_summary_derives_the_prose_phrases_by_hand():
     assert (g["wb_zone_green_clo"], g["wb_zone_green_chi"]) == (1.5, 2.5)
     assert (g["wb_reg_cells"], g["wb_reg_tables"], g["wb_reg_null"], g["wb_reg_keys"]) == (15, 2, 2, 3)
     assert g["wb_null_spread"] == pytest.approx(100 * v["wb.raking.null_spread"])
+    assert (g["wb_null_permuted_share_ge_lo"], g["wb_null_permuted_share_ge_hi"]) == (1.5, 2.5)
     # without the register, its keys are left out
     g2 = S.summary(v, tables, desires=desires, experts=experts, tasks=tasks, params=params, published=published)
     assert "wb_reg_cells" not in g2 and set(g) - set(g2) == {

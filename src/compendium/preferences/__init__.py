@@ -7,7 +7,9 @@ METHODS.md, section Human preferences. Submodules:
   cross-check), Spearman rho against ``val_pref_acc``, per-category results, comment themes, claims.
 * :mod:`.uncertainty` -- bootstrap of the BT fit, rank probabilities, Davidson ties model, TrueSkill
   over random orders.
-* :mod:`.simulation` -- active-sampling simulation (uniform, information gain, arena-like skew).
+* :mod:`.simulation` -- active-sampling simulation (uniform, information gain, arena-like skew), and the
+  judgements a uniform design needs (at the estimated C-D gap and at others).
+* :mod:`.montecarlo` -- the cached stage ``preferences_mc``: those numbers with many simulated studies.
 * :mod:`.summary` -- what the chapter says: every prose number and phrase (:func:`.summary.summary`),
   the chapter's values and tables, the display views of its tables.
 * :mod:`.rowlevel` -- the Hugging Face row-level annotations (Fleiss' kappa, position bias,
@@ -45,8 +47,11 @@ from .simulation import (
     detectable_difference,
     detectable_saving,
     needed_by_gap,
+    recovery_crossing,
     simulate_active_sampling,
+    uniform_needed,
     uniform_recovery_at,
+    uniform_recovery_curve,
 )
 from .uncertainty import (
     BootstrapBT,
@@ -62,6 +67,7 @@ from .uncertainty import (
     holm_pair_tests,
     trueskill_library_check,
     trueskill_orders,
+    wilson_rule_familywise_error,
 )
 
 __all__ = [n for n in dir() if not n.startswith("_")]

@@ -62,19 +62,175 @@ def decisive_truth(counts: pd.DataFrame, model: str = "davidson") -> np.ndarray:
     return np.asarray(fit.strengths, dtype=float)
 
 
-def needed_by_gap(n_at_estimate: float, gap_estimate: float, gaps) -> pd.DataFrame:
-    """Judgements needed if the closest pair's log-strength gap were ``g`` instead of the estimate.
+def _map_theta_chord(
+    wins: np.ndarray,
+    n: np.ndarray,
+    theta_true: np.ndarray,
+    n_ck: np.ndarray,
+    prior_sd: float,
+    tol: float = 1e-10,
+    max_iter: int = 200,
+) -> np.ndarray:
+    """MAP Bradley-Terry log-strengths with the objective of
+    :func:`compendium.stats.pairwise.bradley_terry_map` (the simulation's estimator), for studies given
+    by pair counts ``wins`` (``i`` beat ``j``) and ``n`` (judgements), shape ``(R, C, P)`` in the order
+    of :func:`~compendium.stats.pairwise.pair_index`. Found by a chord Newton iteration: started at the
+    truth, every step uses the Hessian of the *expected* counts at the truth for its checkpoint
+    (``n_ck[c]`` judgements spread uniformly over the pairs), inverted once per checkpoint rather than
+    once per study and step. The objective is strictly concave, so the fixed point (gradient 0) is the
+    same MAP; only the path to it differs, and it is much faster for many studies."""
+    K = theta_true.size
+    i, j = pw.pair_index(K)
+    prec0 = 1.0 / (prior_sd * prior_sd)
+    P0 = special.expit(theta_true[:, None] - theta_true[None, :])
+    off = 1.0 - np.eye(K)
+    A0 = (np.asarray(n_ck, dtype=float) / i.size)[:, None, None] * (P0 * (1.0 - P0) * off)[None]  # (C, K, K)
+    Hinv = pw.spd_inverse(np.eye(K) * (A0.sum(-1)[:, None, :] + prec0) - A0)
+    theta = np.broadcast_to(theta_true, n.shape[:-1] + (K,)).copy()
+    grad = np.empty_like(theta)
+    for _ in range(max_iter):
+        resid = wins - n * special.expit(theta[..., i] - theta[..., j])  # (R, C, P)
+        np.multiply(theta, -prec0, out=grad)
+        for p_, (a, b) in enumerate(zip(i, j)):
+            grad[..., a] += resid[..., p_]
+            grad[..., b] -= resid[..., p_]
+        step = np.einsum("ckl,rcl->rck", Hinv, grad)
+        theta += step
+        if np.abs(step).max() < tol:
+            return theta
+    raise RuntimeError(f"uniform_needed: the MAP iteration did not converge in {max_iter} steps")
 
-    To tell two strengths apart the number of judgements grows as 1 / gap^2 (the standard error of
-    a log-ratio falls as 1 / sqrt(n)), so ``n(g) = n_at_estimate * (gap_estimate / g)^2``: an
-    approximation that holds when that pair is the one that limits recovery of the full ranking
-    (here Recipes C and D). A gap of 0 needs an unbounded number (``inf``)."""
-    g = np.asarray(gaps, dtype=float)
-    if gap_estimate <= 0 or not np.isfinite(n_at_estimate):
-        raise ValueError("needed_by_gap: need a positive estimated gap and a finite number needed at it")
-    with np.errstate(divide="ignore"):
-        n = np.where(g > 0, n_at_estimate * (gap_estimate / np.where(g > 0, g, 1.0)) ** 2, np.inf)
-    return pd.DataFrame({"log_gap": g, "ratio_to_estimate": g / gap_estimate, "n_needed": n})
+
+def uniform_recovery_curve(true_strengths, checkpoints, repetitions: int, seed, prior_sd: float = 1.0) -> np.ndarray:
+    """Exact-ranking recovery (boolean, ``(repetitions, len(checkpoints))``) of simulated studies with
+    uniform pairs, each observed at every checkpoint (nested: a study's judgements up to one checkpoint
+    are part of the next), scored with the simulation's estimator (MAP Bradley-Terry, ``N(0, prior_sd^2)``
+    prior). ``checkpoints``: increasing numbers of decisive judgements; ``seed``: int or SeedSequence."""
+    pi = np.asarray(true_strengths, dtype=float)
+    ck = np.asarray(checkpoints, dtype=np.int64)
+    if pi.ndim != 1 or np.any(pi <= 0):
+        raise ValueError("uniform_recovery_curve: true_strengths must be a vector of positive strengths")
+    if ck.ndim != 1 or ck.size == 0 or ck[0] < 1 or np.any(np.diff(ck) <= 0):
+        raise ValueError("uniform_recovery_curve: checkpoints must be increasing positive numbers of judgements")
+    K = pi.size
+    theta_true = np.log(pi)
+    i, j = pw.pair_index(K)
+    p_win = special.expit(theta_true[i] - theta_true[j])
+    rng = np.random.default_rng(seed)
+    inc = np.diff(ck, prepend=0)
+    n_inc = np.stack([rng.multinomial(m, np.full(i.size, 1.0 / i.size), size=repetitions) for m in inc], 1)
+    w_inc = rng.binomial(n_inc, p_win)
+    theta = _map_theta_chord(w_inc.cumsum(1).astype(float), n_inc.cumsum(1).astype(float), theta_true, ck, prior_sd)
+    return (np.argsort(-theta, axis=-1) == np.argsort(-theta_true)).all(-1)
+
+
+def recovery_crossing(p, checkpoints, target: float) -> np.ndarray:
+    """Where each recovery curve (rows of ``p`` over ``checkpoints``) first reaches ``target``, by linear
+    interpolation in log n between the checkpoints either side; NaN if it never does or already does at
+    the first checkpoint (not bracketed)."""
+    p = np.atleast_2d(np.asarray(p, dtype=float))
+    ck = np.asarray(checkpoints, dtype=float)
+    reached = p >= target
+    first = np.where(reached.any(1), reached.argmax(1), -1)
+    out = np.full(p.shape[0], np.nan)
+    r = np.nonzero(first > 0)[0]
+    b = first[r]
+    a = b - 1
+    x0, x1, y0, y1 = np.log(ck[a]), np.log(ck[b]), p[r, a], p[r, b]
+    out[r] = np.exp(x0 + (target - y0) / (y1 - y0) * (x1 - x0))
+    return out
+
+
+def uniform_needed(
+    true_strengths,
+    target: float = 0.95,
+    repetitions: int = 20_000,
+    seed: int = 0,
+    prior_sd: float = 1.0,
+    pilot_repetitions: int = 250,
+    n_boot: int = 400,
+    ratio: float = 1.06,
+    half_width: int = 3,
+) -> dict[str, float]:
+    """Decisive judgements with uniform pairs at which the exact ranking is recovered with probability
+    ``target``, with a 90 % Monte Carlo interval (bootstrap over the simulated studies).
+
+    Two passes of :func:`uniform_recovery_curve`: a pilot (``pilot_repetitions`` studies on a coarse
+    grid, ratio 1.3 from 1,000 judgements) locates the crossing; the main pass (``repetitions`` studies)
+    observes new studies at ``2 * half_width + 1`` checkpoints spaced by ``ratio`` around it, and the
+    estimate is where its recovery curve crosses ``target`` (:func:`recovery_crossing`). If the grid
+    does not bracket the crossing in every bootstrap resample it is widened and the pass re-run.
+    Returns ``n``, ``mc_lo``, ``mc_hi`` (5 % and 95 % bootstrap quantiles), ``mc_se`` (bootstrap SD)
+    and ``repetitions``."""
+    if not 0 < target < 1:
+        raise ValueError(f"uniform_needed: target must be between 0 and 1, got {target}")
+    seeds = (seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)).spawn(10)
+    coarse = np.unique(np.round(1000 * 1.3 ** np.arange(28)).astype(np.int64))
+    pilot = uniform_recovery_curve(true_strengths, coarse, pilot_repetitions, seeds[0], prior_sd)
+    n0 = recovery_crossing(pilot.mean(0), coarse, target)[0]
+    if not np.isfinite(n0):
+        raise ValueError(
+            "uniform_needed: the pilot did not bracket the target between 1,000 and 1.2 million judgements"
+        )
+    for widen in range(4):
+        h = half_width * 2**widen
+        ck = np.unique(np.round(n0 * ratio ** np.arange(-h, h + 1)).astype(np.int64))
+        rec = uniform_recovery_curve(true_strengths, ck, repetitions, seeds[1 + 2 * widen], prior_sd)
+        n = recovery_crossing(rec.mean(0), ck, target)[0]
+        boot_rng = np.random.default_rng(seeds[2 + 2 * widen])
+        R = rec.shape[0]
+        nb = recovery_crossing(np.stack([rec[boot_rng.integers(0, R, R)].mean(0) for _ in range(n_boot)]), ck, target)
+        if np.isfinite(n) and np.isfinite(nb).all():
+            lo, hi = np.quantile(nb, [0.05, 0.95])
+            return {
+                "n": float(n),
+                "mc_lo": float(lo),
+                "mc_hi": float(hi),
+                "mc_se": float(nb.std(ddof=1)),
+                "repetitions": int(repetitions),
+            }
+    raise RuntimeError("uniform_needed: the checkpoint grid never bracketed the crossing")
+
+
+def needed_by_gap(
+    true_strengths,
+    factors,
+    pair: tuple[int, int],
+    target: float = 0.95,
+    repetitions: int = 20_000,
+    seed: int = 0,
+    prior_sd: float = 1.0,
+    **kwargs,
+) -> pd.DataFrame:
+    """Judgements needed (uniform pairs, exact ranking with probability ``target``) if the log-strength
+    gap of ``pair = (a, b)`` (``a`` the stronger) were ``f`` times its value with every other strength
+    unchanged (``theta_a`` moves to ``theta_b + f * (theta_a - theta_b)``): simulated at each gap by
+    :func:`uniform_needed` (an independent stream per factor), not scaled from one gap.
+
+    Only factors under which ``a`` and ``b`` stay neighbours and their gap stays the smallest (or tied) adjacent
+    gap of the true order are simulated; the others come back with ``closest_pair = False`` and NaN.
+    Columns: ``factor, log_gap, closest_pair, n_needed, n_mc_lo, n_mc_hi, n_mc_se``."""
+    theta = np.log(np.asarray(true_strengths, dtype=float))
+    a, b = pair
+    gap = theta[a] - theta[b]
+    if gap <= 0:
+        raise ValueError("needed_by_gap: the first model of the pair must be the stronger one")
+    factors = [float(f) for f in factors]
+    rows = []
+    for f, stream in zip(factors, np.random.SeedSequence(seed).spawn(len(factors)), strict=True):
+        th = theta.copy()
+        th[a] = th[b] + f * gap
+        order = list(np.argsort(-th, kind="stable"))  # strongest first
+        steps = -np.diff(th[order])  # the adjacent log-gaps of the true order
+        k = order.index(a)
+        closest = bool(f > 0 and k + 1 < th.size and order[k + 1] == b and steps[k] <= steps.min() + 1e-12)
+        row = {"factor": f, "log_gap": f * gap, "closest_pair": closest}
+        nan = dict.fromkeys(("n_needed", "n_mc_lo", "n_mc_hi", "n_mc_se"), np.nan)
+        if closest:
+            res = uniform_needed(np.exp(th), target, repetitions, stream, prior_sd, **kwargs)
+            nan = {"n_needed": res["n"], "n_mc_lo": res["mc_lo"], "n_mc_hi": res["mc_hi"], "n_mc_se": res["mc_se"]}
+        rows.append(row | nan)
+    return pd.DataFrame(rows)
 
 
 def detectable_difference(p0: float, repetitions: int, alpha: float = 0.05, power: float = 0.8) -> float:

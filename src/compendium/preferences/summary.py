@@ -20,8 +20,10 @@ import pandas as pd
 from .. import paths, yamlfile
 from ..stats.pairwise import bradley_terry_mm
 from . import register, rowlevel
+from .montecarlo import mc_round, mc_text
 from .report import MODEL_LABELS, MODELS, TRAINED, head_to_head, win_matrix, winrate_vs_base
-from .simulation import STRATEGIES, compare_with_uniform, decisive_truth, detectable_saving, needed_by_gap
+from .simulation import STRATEGIES, compare_with_uniform, decisive_truth, detectable_saving
+from .uncertainty import wilson_rule_familywise_error
 
 #: display names of the chapter's table columns (display only; the CSVs keep the code names)
 COLUMNS = {
@@ -50,6 +52,7 @@ COLUMNS = {
     "log_gap": "log(π_C/π_D)",
     "ratio_to_estimate": "× estimate",
     "n_needed": "decisive judgements needed",
+    "n_mc_interval": "90 % Monte Carlo interval",
     "share_of_bootstrap_gaps_below": "share of bootstrap gaps below",
     "published_procedure": "published procedure",
     "mm_converged": "MM converged",
@@ -180,6 +183,7 @@ INPUTS = (
     "sim",
     "needed",
     "at_study",
+    "mc",
     "params",
 )
 
@@ -256,20 +260,65 @@ def rank_shares(boot) -> dict[str, float]:
 
 
 def gap_section(r: Mapping[str, Any]) -> dict[str, Any]:
-    """The C-D gap: its Davidson-scale estimate, the bootstrap draws, and (if finite) the needed-by-gap table."""
-    ts, boot, cd, nd = r["true_strengths"], r["boot"], r["cd"], r["needed"].set_index("strategy")
+    """The C-D gap: its Davidson-scale estimate, the bootstrap draws, the adjacent gaps of the truth, and
+    the needed-by-gap table of the ``preferences_mc`` stage (``r["mc"]``, simulated at every gap) with
+    the share of bootstrap gaps below each, for the rows where C-D stays the closest pair."""
+    ts, boot, cd = r["true_strengths"], r["boot"], r["cd"]
     ci_, di_ = MODELS.index("recipe_c"), MODELS.index("recipe_d")
     gap_hat = float(np.log(ts[ci_] / ts[di_]))
-    n_hat = float(nd.loc["uniform", "n_for_ranking"])
     cd_draws = np.log(boot.strengths[:, ci_] / boot.strengths[:, di_])
-    gap_tbl = None
-    if np.isfinite(n_hat):
-        gaps = [gap_hat * f for f in (2.0, 1.5, 1.0, 0.75, 0.5, 0.25)]
-        gap_tbl = needed_by_gap(n_hat, gap_hat, gaps)
-        gap_tbl["share_of_bootstrap_gaps_below"] = [
-            float((cd_draws * gap_hat / cd["log_ratio"] < g).mean()) for g in gaps
-        ]
-    return {"gap_hat": gap_hat, "n_hat": n_hat, "cd_draws": cd_draws, "gap_tbl": gap_tbl}
+    order = list(np.argsort(-np.log(ts), kind="stable"))
+    adjacent = [
+        (MODELS[a], MODELS[b], float(np.log(ts[a] / ts[b]))) for a, b in zip(order[:-1], order[1:], strict=True)
+    ]
+    mc = r["mc"]["gap"]
+    kept = mc[mc["closest_pair"].astype(bool)].reset_index(drop=True)
+    se = kept["n_mc_se"].to_numpy(float)
+    gap_tbl = pd.DataFrame(
+        {
+            "ratio_to_estimate": kept["factor"].to_numpy(float),
+            "log_gap": kept["log_gap"].to_numpy(float),
+            "n_needed": [mc_round(n, e) for n, e in zip(kept["n_needed"], se, strict=True)],
+            "n_mc_interval": [
+                f"{mc_round(lo, e):,.0f}–{mc_round(hi, e):,.0f}"
+                for lo, hi, e in zip(kept["n_mc_lo"], kept["n_mc_hi"], se, strict=True)
+            ],
+            "share_of_bootstrap_gaps_below": [
+                float((cd_draws * gap_hat / cd["log_ratio"] < g).mean()) for g in kept["log_gap"]
+            ],
+        }
+    )
+    dropped = [f"×{f:g}" for f in mc.loc[~mc["closest_pair"].astype(bool), "factor"]]
+    return {
+        "gap_hat": gap_hat,
+        "cd_draws": cd_draws,
+        "adjacent": adjacent,
+        "gap_tbl": gap_tbl,
+        "kept": kept,
+        "dropped": dropped,
+        "dropped_txt": " and ".join(dropped) or "none",
+    }
+
+
+def mc_section(r: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``preferences_mc`` numbers the prose quotes: judgements needed at the estimated gap and at
+    half and a quarter of it, each to the digits its Monte Carlo error supports."""
+    v, kept = r["mc"]["values"], gap_section(r)["kept"].set_index("factor")
+
+    def txt(f: float) -> str:
+        row = kept.loc[f]
+        return mc_text(row["n_needed"], row["n_mc_lo"], row["n_mc_hi"], row["n_mc_se"])
+
+    n1, se1 = v["pref_mc.uniform.n_for_ranking"], v["pref_mc.uniform.n_for_ranking_mc_se"]
+    return {
+        "n": n1,
+        "n_rounded": mc_round(n1, se1),
+        "txt": mc_text(n1, v["pref_mc.uniform.n_for_ranking_mc_lo"], v["pref_mc.uniform.n_for_ranking_mc_hi"], se1),
+        "half_txt": txt(0.5) if 0.5 in kept.index else "not simulated",
+        "quarter_txt": txt(0.25) if 0.25 in kept.index else "not simulated",
+        "repetitions": int(v["pref_mc.repetitions"]),
+        "target": float(v["pref_mc.target"]),
+    }
 
 
 def simulation_comparison(r: Mapping[str, Any]) -> tuple[int, pd.DataFrame]:
@@ -384,6 +433,7 @@ def summary(r: Mapping[str, Any], pub: Mapping[str, Any] | None = None) -> dict[
     out.update(pref_p_bottom_pair=shares["bottom_pair"], pref_p_untrained_last=shares["untrained_last"])
     het, cl = r["het"], r["boot_cl"].summary(level=p["ci_level"])
     cd_cl = r["boot_cl"].log_ratio_interval("recipe_c", "recipe_d", level=p["ci_level"])
+    widen = cl.set_index("model")["sd_log_strength"] / bs["sd_log_strength"]  # per model
     out.update(
         pref_het_chi2=het["chi2"],
         pref_het_df=het["df"],
@@ -391,8 +441,11 @@ def summary(r: Mapping[str, Any], pub: Mapping[str, Any] | None = None) -> dict[
         pref_het_disp=het["dispersion"],
         pref_cl_sd=float(cl["sd_log_strength"].mean()),
         pref_cl_widen=float(cl["sd_log_strength"].mean() / bs["sd_log_strength"].mean()),
+        pref_cl_widen_min=float(widen.min()),
+        pref_cl_widen_max=float(widen.max()),
         pref_cl_p_best_c=float(cl.set_index("model").loc["recipe_c", "p_best"]),
         pref_cl_cd_p=cd_cl["p_greater"],
+        pref_cl_cd_p_se=100 * float(np.sqrt(cd_cl["p_greater"] * (1 - cd_cl["p_greater"]) / p["n_bootstrap"])),
         pref_cl_cd_lo=cd_cl["ci_lo"],
         pref_cl_cd_hi=cd_cl["ci_hi"],
     )
@@ -403,6 +456,7 @@ def summary(r: Mapping[str, Any], pub: Mapping[str, Any] | None = None) -> dict[
         pref_cd_lo=cd["ci_lo"],
         pref_cd_hi=cd["ci_hi"],
         pref_cd_p=cd["p_greater"],
+        pref_cd_p_se=100 * float(np.sqrt(cd["p_greater"] * (1 - cd["p_greater"]) / p["n_bootstrap"])),
         pref_cd_verdict="are separable: the interval excludes equality"
         if cd["separable"]
         else "cannot be separated: the interval of their strength ratio contains 1",
@@ -429,12 +483,14 @@ def summary(r: Mapping[str, Any], pub: Mapping[str, Any] | None = None) -> dict[
     holm = r["holm"]
     sig = holm.loc[holm["significant_holm"], ["higher_val_model", "lower_val_model", "p_holm"]]
     n_holm = len(sig)
+    wilson_fwer = wilson_rule_familywise_error(counts["x_wins"] + counts["y_wins"])
     out.update(
         pref_unadj_n=int(holm["significant_unadjusted"].sum()),
         pref_holm_n=n_holm,
         pref_holm_survive=survive_phrase(n_holm),
         pref_holm_n_pairs=pairs_phrase(n_holm),
         pref_fwer=float(1 - 0.95 ** len(holm)),
+        **{f"pref_fwer_wilson_{k}": x for k, x in wilson_fwer.items()},
         pref_holm_pairs="; ".join(
             f"{MODEL_LABELS[a]} vs {MODEL_LABELS[b]}, Holm p = {q:.3f}" for a, b, q in sig.itertuples(index=False)
         )
@@ -474,6 +530,11 @@ def summary(r: Mapping[str, Any], pub: Mapping[str, Any] | None = None) -> dict[
         pref_truth_diff=float(np.abs(decisive_truth(counts, "ties_dropped") - r["true_strengths"]).max()),
         pref_gap_hat=g["gap_hat"],
         pref_gap_p_nonpos=float((g["cd_draws"] <= 0).mean()),
+        pref_gap_adjacent=", ".join(
+            f"{MODEL_LABELS[a].replace('Recipe ', '')}–{MODEL_LABELS[b].replace('Recipe ', '')} {x:.3f}"
+            for a, b, x in g["adjacent"]
+        ),
+        pref_gap_dropped=g["dropped_txt"],
         pref_sim_skew=float(p["sim_arena_skew"]),
         pref_sim_every=int(p["sim_checkpoint_every"]),
         pref_sim_reps=int(p["sim_repetitions"]),
@@ -492,8 +553,16 @@ def summary(r: Mapping[str, Any], pub: Mapping[str, Any] | None = None) -> dict[
                 if np.isfinite(v)
                 else f"more than {budget:,}"
             )
-    v = nd.loc["uniform", "n_for_ranking"]
-    out["pref_sim_ratio"] = float(v / nd_) if np.isfinite(v) else float(budget / nd_)
+    mc = mc_section(r)
+    out.update(
+        pref_mc_uniform_rank=mc["n_rounded"],
+        pref_mc_uniform_rank_txt=mc["txt"],
+        pref_mc_gap_half_txt=mc["half_txt"],
+        pref_mc_gap_quarter_txt=mc["quarter_txt"],
+        pref_mc_reps=mc["repetitions"],
+        pref_mc_target=mc["target"],
+        pref_sim_ratio=float(mc["n"] / nd_),
+    )
     out["pref_sim_tie_factor"] = float(1 / (1 - claims["hitl.n_ties"] / claims["hitl.n_ratings"]))
     n_cmp, cmp = simulation_comparison(r)
     ig = cmp.loc["information_gain", "verdict"]
@@ -571,6 +640,7 @@ def chapter_values(r: Mapping[str, Any], pub: Mapping[str, Any] | None = None) -
             "pref.c_vs_d.ci_lo": cd["ci_lo"],
             "pref.c_vs_d.ci_hi": cd["ci_hi"],
             "pref.c_vs_d.p_c_stronger": cd["p_greater"],
+            "pref.c_vs_d.n_bootstrap": int(p["n_bootstrap"]),
             "pref.c_vs_d.separable": int(cd["separable"]),
             "pref.d_vs_c.head_to_head_win_rate": float(h2h["win_rate"]),
             "pref.d_vs_c.head_to_head_binom_p": float(h2h["binom_p"]),

@@ -352,8 +352,9 @@ def holm_pair_tests(pairs: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
     For each pair of :func:`compendium.preferences.pair_table`: the exact two-sided binomial p-value of
     the higher-``val_pref_acc`` model's decisive wins against 50 % (scipy ``binomtest``), the Holm
     adjusted p-value over all pairs (statsmodels ``multipletests``), and whether each is below ``alpha``.
-    The report's Wilson-interval call is one unadjusted test per pair: with 10 pairs about one in two
-    such families has at least one false "beyond chance" when nothing differs.
+    The report's Wilson-interval call is one unadjusted test per pair: with 10 pairs about two in five
+    such families have at least one false "beyond chance" when nothing differs
+    (:func:`wilson_rule_familywise_error` gives the exact share).
     """
     from scipy import stats
     from statsmodels.stats.multitest import multipletests
@@ -378,3 +379,26 @@ def holm_pair_tests(pairs: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
             "significant_holm": reject,
         }
     )
+
+
+def wilson_rule_familywise_error(n_decisive, z: float = 1.96) -> dict[str, float]:
+    """The chance that the report's rule (a pair "tracks" or "flips" when its Wilson interval excludes
+    50 %) calls at least one pair beyond chance when every pair is a coin toss, with each pair's number
+    of decisive judgements held at ``n_decisive``: exactly, by summing Binomial(n, 1/2) over the win
+    counts whose interval (:func:`compendium.stats.pairwise.wilson_interval`, ``z``) excludes 0.5, per
+    pair (``per_pair``, min and max), then 1 - prod(1 - level). Compare ``nominal`` = 1 - 0.95^pairs."""
+    from scipy import stats
+
+    ns = [int(n) for n in n_decisive]
+    levels = []
+    for n in ns:
+        k = np.arange(n + 1)
+        lo, hi = pw.wilson_interval(k, np.full(k.shape, n), z=z)
+        levels.append(float(stats.binom.pmf(k, n, 0.5)[(lo > 0.5) | (hi < 0.5)].sum()))
+    lv = np.array(levels)
+    return {
+        "familywise": float(1 - np.prod(1 - lv)),
+        "nominal": float(1 - 0.95 ** len(ns)),
+        "per_pair_min": float(lv.min()),
+        "per_pair_max": float(lv.max()),
+    }

@@ -6,7 +6,7 @@ worker level > expert level (47.5%). Occupation level: pool all ratings on the o
 (lowest on ties); Jensen-Shannon **distance** (scipy ``jensenshannon``, base 2) between the two
 normalised 5-bin histograms (the paper calls it divergence).
 
-Experts give only 2-3 ratings per task, so many expert modes are ties; :func:`tie_rule_sensitivity`
+Experts give only 1-4 ratings per task (most 2-3), so many expert modes are ties; :func:`tie_rule_sensitivity`
 shows how much the 47.5% depends on the tie rule.
 """
 
@@ -149,7 +149,7 @@ def same_rule_range(grid: pd.DataFrame) -> dict[str, float]:
     """The range of "workers want more agency" over the tie rules applied to *both* sides (the grid's
     diagonal), with the rule at each end. The paper uses one rule for both groups; a mixed cell
     (lowest for one group, highest for the other) pushes the two groups' levels apart on purpose and
-    is a lopsided bound, not a reasonable alternative analysis. Experts, with 2-3 ratings a task, have
+    is a lopsided bound, not a reasonable alternative analysis. Experts, with 1-4 ratings a task, have
     far more tied modes than workers, so a rule that moves tied modes down (``lowest``) lowers the
     experts' level more often and raises the share."""
     require_columns(grid, ["worker_rule", "expert_rule", "workers_more"], "tie-rule grid")

@@ -168,6 +168,25 @@ def landscape_section(
     w_clu = sum(np.quantile(cl[z], 0.975) - np.quantile(cl[z], 0.025) for z in ("green", "red", "rnd", "low"))
     v["wb.robust.zone_ci_cluster_widening"] = float(w_clu / w_task)
     v["wb.robust.zone_cluster_mean_tasks_defined"] = float(cl["n_defined"].mean())
+    # the same widening with the undefined tasks kept at their observed mean (no drop-and-rescale)
+    kept = landscape.zone_cluster_bootstrap(desires, uniq, land, cutoff, n_boot, seed, undefined="keep")
+    w_keep = sum(np.quantile(kept[z], 0.975) - np.quantile(kept[z], 0.025) for z in ("green", "red", "rnd", "low"))
+    v["wb.robust.zone_ci_cluster_widening_keep"] = float(w_keep / w_task)
+    # the zone totals' spread by source: experts alone, workers alone (undefined tasks kept), tasks alone
+    zone_names = ("green", "red", "rnd", "low")
+    for src, side in (("experts", ("experts",)), ("workers", ("workers",))):
+        one = landscape.zone_cluster_bootstrap(
+            desires, uniq, land, cutoff, n_boot, seed, resample=side, undefined="keep"
+        )
+        for z in zone_names:
+            v[f"wb.robust.zone_sd_by_source.{src}.{z}"] = float(one[z].std(ddof=1))
+        v[f"wb.robust.zone_green_largest_share.{src}"] = 100 * float(
+            (one["green"] > one[["red", "rnd", "low"]].max(axis="columns")).mean()
+        )
+    n_tasks = len(land)
+    for z in zone_names:  # a new draw of tasks: the zone total is binomial(n_tasks, observed share)
+        share = float((land["zone"] == z).mean())
+        v[f"wb.robust.zone_sd_by_source.tasks.{z}"] = float(np.sqrt(n_tasks * share * (1 - share)))
     stab = per_task.reset_index().rename(columns={TASK: "task"})[
         [
             "task",
@@ -305,7 +324,10 @@ def reliability_section(
     data = reliability.mixed_model_data(desires, metadata)
     summ, coefs, _ = reliability.fit_mixed_model(data, method=method)
     # the same rows without covariates: the ICC above is conditional on them
-    v["wb.mixed.icc_unconditional"] = icc.icc_reml_intercept_only(data["desire"], data[TASK])["icc"]
+    null = icc.icc_reml_intercept_only(data["desire"], data[TASK])
+    v["wb.mixed.icc_unconditional"] = null["icc"]
+    v["wb.mixed.sigma_u2_unconditional"] = null["sigma_u2"]
+    v["wb.mixed.sigma_e2_unconditional"] = null["sigma_e2"]
     v.update(
         {
             "wb.mixed.sigma_u2": summ["sigma_u2"],
@@ -386,16 +408,26 @@ def demographics_section(
         "wb.raking.share_mid3_min": float(raked["share_mid"].iloc[1:].min()),
         "wb.raking.share_mid3_max": float(raked["share_mid"].iloc[1:].max()),
         "wb.raking.unweighted_share_ge3": float(raked["share_ge_cutoff"].iloc[0]),
+        # the >= 3 share falls under every mapping (the tie artefact of the strict share, reversed)
+        "wb.raking.share_ge3_drop_min": float(
+            raked["share_ge_cutoff"].iloc[0] - raked["share_ge_cutoff"].iloc[1:].max()
+        ),
+        "wb.raking.share_ge3_drop_max": float(
+            raked["share_ge_cutoff"].iloc[0] - raked["share_ge_cutoff"].iloc[1:].min()
+        ),
         "wb.raking.unweighted_share_mid3": float(raked["share_mid"].iloc[0]),
         "wb.raking.mean_of_task_means": float(raked.set_index("variant").loc[primary, "mean_of_task_means"]),
         "wb.raking.unweighted_mean_of_task_means": float(raked["mean_of_task_means"].iloc[0]),
         "wb.demo.age19_workers": int((metadata["Age"] == 19).sum()),
     }
     workers = weights[primary].index
+    ess = demographics.task_effective_sizes(desires, weights[primary])  # per task, under the primary raking
+    v["wb.raking.task_ess_median"] = float(ess.median())
+    v["wb.raking.task_ess_share_below_3"] = 100 * float((ess < 3).mean())
     null = demographics.random_weights_null(desires, workers, n_boot, seed + 7, 3.0, spread=null_spread)
     perm = demographics.random_weights_null(desires, workers, n_boot, seed + 8, 3.0, template=weights[primary])
     for name, nd in (("random", null), ("permuted", perm)):
-        for col in ("share_gt", "share_mid"):
+        for col in ("share_gt", "share_ge", "share_mid"):
             v[f"wb.raking.null_{name}.{col}"] = [float(np.quantile(nd[col], 0.025)), float(np.quantile(nd[col], 0.975))]
         v[f"wb.raking.null_{name}.share_gt_median"] = float(np.median(nd["share_gt"]))
     v["wb.raking.null_spread"] = null_spread

@@ -230,6 +230,17 @@ def weighted_task_share(
     return pct(m > cutoff), m
 
 
+def task_effective_sizes(desires: pd.DataFrame, worker_weights: pd.Series) -> pd.Series:
+    """Kish effective sample size of each task's weighted mean, (sum w)^2 / sum w^2 over the workers who
+    rated it (weights per (User ID, occupation)): how many equally weighted workers the raked mean of
+    that task is worth."""
+    d = desires[[USER, OCC, TASK]].join(worker_weights.rename("w"), on=[USER, OCC])
+    if d["w"].isna().any():
+        raise ValueError("task_effective_sizes: some ratings have no worker weight")
+    g = d.groupby(TASK)["w"]
+    return (g.sum() ** 2 / (d["w"] ** 2).groupby(d[TASK]).sum()).rename("effective_n")
+
+
 def tie_robust_share(task_means: pd.Series, cutoff: float = 3.0, atol: float = 1e-9) -> dict[str, float]:
     """Shares of tasks (%) above / at / at-or-above ``cutoff`` and the *mid* share (above + half of at).
 

@@ -233,6 +233,8 @@ def zone_cluster_bootstrap(
     seed: int = 0,
     worker_keys=(USER, OCC),
     expert_keys=(USER,),
+    resample: tuple[str, ...] = ("workers", "experts"),
+    undefined: str = "drop",
 ) -> pd.DataFrame:
     """Zone totals with the *raters* as the resampling units: a crossed cluster bootstrap.
 
@@ -245,8 +247,19 @@ def zone_cluster_bootstrap(
     are scaled back to all tasks (``n_tasks * share``; the column ``n_defined`` says how many tasks
     the draw rests on). Vectorised: sparse task x rater matrices times the draws' multiplicities.
 
+    ``resample`` names the sides resampled (``"workers"``, ``"experts"``; a side left out keeps every
+    rater once), so the spread can be split by source. ``undefined="keep"`` keeps a task without a mean
+    in a draw at its observed mean on that side instead of dropping it and rescaling (``"drop"``, the
+    default), which separates the rescaling's own spread from the raters'.
+
     Returns one row per draw: ``green, red, rnd, low`` (scaled totals) and ``n_defined``.
     """
+    bad = set(resample) - {"workers", "experts"}
+    if bad or undefined not in ("drop", "keep"):
+        raise ValueError(
+            f"zone_cluster_bootstrap: resample must name 'workers' and/or 'experts' (got {tuple(resample)}) and "
+            f"undefined must be 'drop' or 'keep' (got {undefined!r})"
+        )
     require_columns(desires, [TASK, DESIRE, *worker_keys], "worker desires")
     require_columns(experts, [TASK, CAPABILITY, *expert_keys], "expert ratings")
     if n_draws < 1:
@@ -259,12 +272,26 @@ def zone_cluster_bootstrap(
         if OCC in worker_keys and isinstance(wr, pd.MultiIndex)
         else np.zeros(len(wr))
     )
-    Cw = cluster_counts(occ, n_draws, np.random.default_rng([seed, 11])).T.astype(float)  # (workers, draws)
-    Ce = cluster_counts(np.zeros(len(er)), n_draws, np.random.default_rng([seed, 12])).T.astype(float)
+    Cw = (
+        cluster_counts(occ, n_draws, np.random.default_rng([seed, 11])).T.astype(float)  # (workers, draws)
+        if "workers" in resample
+        else np.ones((len(wr), n_draws))
+    )
+    Ce = (
+        cluster_counts(np.zeros(len(er)), n_draws, np.random.default_rng([seed, 12])).T.astype(float)
+        if "experts" in resample
+        else np.ones((len(er), n_draws))
+    )
     dd, de = np.asarray(den_d @ Cw), np.asarray(den_e @ Ce)
     with np.errstate(invalid="ignore", divide="ignore"):
         md = np.asarray(num_d @ Cw) / dd
         me = np.asarray(num_e @ Ce) / de
+    if undefined == "keep":
+        obs_d = np.asarray(num_d.sum(1)).ravel() / np.asarray(den_d.sum(1)).ravel()
+        obs_e = np.asarray(num_e.sum(1)).ravel() / np.asarray(den_e.sum(1)).ravel()
+        md = np.where(dd > 0, md, obs_d[:, None])
+        me = np.where(de > 0, me, obs_e[:, None])
+        dd, de = np.ones_like(dd), np.ones_like(de)
     ok = (dd > 0) & (de > 0)  # (tasks, draws)
     hi_d, hi_e = md >= cutoff, me >= cutoff
     z = {"green": hi_e & hi_d, "red": hi_e & ~hi_d, "rnd": ~hi_e & hi_d, "low": ~hi_e & ~hi_d}

@@ -169,6 +169,14 @@ def summary(
     ):
         g[f"wb_mixed_{k}"] = v[f"wb.mixed.{k}"]
     g["wb_mixed_icc0"] = v["wb.mixed.icc_unconditional"]
+    su0, se0 = v["wb.mixed.sigma_u2_unconditional"], v["wb.mixed.sigma_e2_unconditional"]
+    g.update(
+        wb_mixed_sigma_u2_0=su0,
+        wb_mixed_sigma_e2_0=se0,
+        wb_mixed_task_var_removed=100
+        * (1 - v["wb.mixed.sigma_u2"] / su0),  # share of the task variance the covariates take
+        wb_mixed_resid_var_removed=100 * (1 - v["wb.mixed.sigma_e2"] / se0),
+    )
     g["wb_mixed_method"] = p["mixed_method"].upper() if p["mixed_method"] == "bfgs" else p["mixed_method"]
     g["wb_alpha_cap_dedup"] = v["wb.alpha.expert_capability.variant.dedup_rows"]
     g["wb_alpha_has_dedup"] = v["wb.alpha.expert_has.variant.dedup_rows"]
@@ -225,6 +233,13 @@ def summary(
     ):
         g[f"wb_zb_{k}"] = v[f"wb.robust.zone_breakdown.{k}"]
     g["wb_zone_widen"] = v["wb.robust.zone_ci_cluster_widening"]
+    g["wb_zone_widen_keep"] = v["wb.robust.zone_ci_cluster_widening_keep"]
+    # share of the widening (beyond 1) that the drop-and-rescale step adds
+    g["wb_zone_widen_rescale_share"] = 100 * (g["wb_zone_widen"] - g["wb_zone_widen_keep"]) / (g["wb_zone_widen"] - 1)
+    for src in ("experts", "workers", "tasks"):
+        sds = [v[f"wb.robust.zone_sd_by_source.{src}.{z}"] for z in ZONES]
+        g[f"wb_zone_sd_{src}_min"], g[f"wb_zone_sd_{src}_max"] = float(min(sds)), float(max(sds))
+    g["wb_green_largest_experts"] = v["wb.robust.zone_green_largest_share.experts"]
     g["wb_expert_max_tasks"] = int(experts.drop_duplicates().groupby(USER)[TASK].nunique().max())
     g["wb_zone_cl_defined"] = v["wb.robust.zone_cluster_mean_tasks_defined"]
     for z in ZONES:
@@ -273,6 +288,12 @@ def summary(
         wb_raked_mid_max=v["wb.raking.share_mid3_max"],
         wb_raked_ge=v["wb.raking.share_ge3"],
         wb_unw_ge=v["wb.raking.unweighted_share_ge3"],
+        wb_task_ess_median=v["wb.raking.task_ess_median"],
+        wb_task_ess_below_3=v["wb.raking.task_ess_share_below_3"],
+        wb_raked_ge_drop_min=v["wb.raking.share_ge3_drop_min"],
+        wb_raked_ge_drop_max=v["wb.raking.share_ge3_drop_max"],
+        wb_null_permuted_share_ge_lo=v["wb.raking.null_permuted.share_ge"][0],
+        wb_null_permuted_share_ge_hi=v["wb.raking.null_permuted.share_ge"][1],
         wb_raked_mean=v["wb.raking.mean_of_task_means"],
         wb_unw_mean=v["wb.raking.unweighted_mean_of_task_means"],
         wb_n_at3=v["wb.raking.n_at_cutoff"],
