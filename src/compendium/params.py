@@ -404,7 +404,7 @@ def main(argv: list[str] | None = None) -> int:
     if argv != ["check"]:
         print(__doc__, file=sys.stderr)
         return 2
-    from .data.verify import guard
+    from .rawdata import guard
 
     raw = guard()  # the first stage: `dvc exp run` re-records a modified data/ before it; guard() undoes that
     if raw:

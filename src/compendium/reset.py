@@ -46,19 +46,21 @@ def main(argv: list[str] | None = None) -> int:
     if git.returncode != 0:
         print(f"ERROR: git could not restore {', '.join(TRACKED)}: {git.stderr.strip()}", file=sys.stderr)
         return 1
-    # the raw-data check runs beside DVC's checkout (both take about a second)
-    raw = subprocess.Popen(
-        [sys.executable, "-m", "compendium.data.verify", "--quiet"],
+    stages = stage_names(root)
+    dvc = subprocess.Popen(
+        [_dvc(), "checkout", "--force", "--quiet", *stages],
         cwd=root,
         stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
+        stderr=subprocess.PIPE,
         text=True,
     )
-    stages = stage_names(root)
-    dvc = subprocess.run([_dvc(), "checkout", "--force", "--quiet", *stages], cwd=root, capture_output=True, text=True)
-    raw_out, _ = raw.communicate()
+    # the raw-data check (a few hundredths of a second) while DVC restores the outputs; it never changes data/
+    from .rawdata import differing, message
+
+    bad = differing(root / "data") if (root / "data").is_dir() else ["(data/ is missing)"]
+    dvc_out, dvc_err = dvc.communicate()
     if dvc.returncode != 0:
-        print(dvc.stdout + dvc.stderr, file=sys.stderr, end="")
+        print(dvc_out + dvc_err, file=sys.stderr, end="")
         print(
             "ERROR: DVC could not restore the committed run's outputs from its cache (above); recompute them "
             "with `dvc repro` (params.yaml, dvc.lock and metrics/ are already the committed ones).",
@@ -69,8 +71,8 @@ def main(argv: list[str] | None = None) -> int:
         f"reset: params.yaml, dvc.lock, metrics/ and the outputs of {len(stages)} stages are the committed run "
         f"({time.perf_counter() - t0:.1f} s)"
     )
-    if raw.returncode != 0:
-        print(raw_out.rstrip(), file=sys.stderr)
+    if bad:
+        print(message(bad, root), file=sys.stderr)
         print("reset: data/ was left as it is (make reset never changes raw data).", file=sys.stderr)
         return 2
     return 0

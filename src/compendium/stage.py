@@ -270,7 +270,7 @@ def main(argv: list[str] | None = None) -> int:
         help="write the executed notebook here instead of book/executed/ (tests)",
     )
     args = ap.parse_args(sys.argv[1:] if argv is None else argv)
-    from .data.verify import guard
+    from .rawdata import guard
 
     raw = guard()  # dvc repro cannot see a changed raw file: every stage checks data/ first
     if raw:
