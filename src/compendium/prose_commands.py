@@ -181,6 +181,7 @@ CI = (
     "make book-archive",
     "make metadata",
     "make setup",
+    "make data",
     "make setup PYTHON=/path/to/python3.11",
     "pytest",
     "python3.11 -m venv .venv && source .venv/bin/activate",
