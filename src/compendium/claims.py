@@ -1558,7 +1558,7 @@ def prose_values(ev) -> dict:
             "claims_unexplained_sentence": (
                 f"{counts['off_paper']:,} claims are from an off-paper run (⇄): this build's parameters differ "
                 "from the paper's (named in the banner above), so their values are not expected to match. "
-                if counts["off_paper"]
+                if counts.get("off_paper")
                 else ""
             )
             + (
