@@ -98,6 +98,7 @@ EXPECT_FAIL = {
 PHASES = {
     "setup": [
         "dvc pull data.dvc",
+        "dvc pull",
         "dvc repro",
         "python -m compendium.data.manifest",
         "python -m compendium.data.verify",

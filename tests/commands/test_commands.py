@@ -104,7 +104,8 @@ def page(clone: Path, name: str) -> str:
 def text_of(html: str) -> str:
     from bs4 import BeautifulSoup
 
-    return " ".join(BeautifulSoup(html, "html.parser").get_text().split())
+    # Sphinx typesets ' as ’ in prose
+    return " ".join(BeautifulSoup(html, "html.parser").get_text().split()).replace("\u2019", "'")
 
 
 def assert_banner(clone: Path, keys: list[str]):
@@ -112,8 +113,9 @@ def assert_banner(clone: Path, keys: list[str]):
     pages = sorted((clone / "book" / "_build" / "html").rglob("*.html"))
     assert pages
     for f in pages:
-        if f.name in ("search.html", "genindex.html"):
-            continue
+        rel = f.relative_to(clone / "book" / "_build" / "html").as_posix()
+        if rel.startswith("_static/") or 'http-equiv="Refresh"' in f.read_text()[:200]:
+            continue  # the theme's macro templates, and index.html (a redirect to intro.html)
         html = f.read_text()
         assert BANNER in html, f"no off-paper banner on {f.name}"
         for k in keys:
@@ -121,7 +123,7 @@ def assert_banner(clone: Path, keys: list[str]):
 
 
 def assert_no_banner(clone: Path):
-    for name in ("index.html", "executed/20_workbank.html"):
+    for name in ("intro.html", "executed/20_workbank.html"):
         assert BANNER not in page(clone, name), name
 
 
@@ -129,6 +131,9 @@ def assert_no_banner(clone: Path):
 def clone(tmp_path_factory) -> Path:
     """A clone of HEAD, its data pulled and the pipeline reproduced; the run committed in the clone, so
     that HEAD's dvc.lock is the run whose outputs are in this clone's cache (as on a clean checkout)."""
+    reuse = os.environ.get("COMPENDIUM_COMMANDS_CLONE")  # a clone this fixture made earlier (development only)
+    if reuse:
+        return Path(reuse)
     d = tmp_path_factory.mktemp("commands") / "repo"
     subprocess.run(["git", "clone", "-q", str(paths.ROOT), str(d)], check=True)
     (d / ".venv").symlink_to(VENV_BIN.parent)
@@ -187,8 +192,16 @@ def _reset(clone: Path, before: dict[str, str]):
     assert committed_run(clone) == before, "make reset did not restore the committed run"
     assert_no_banner(clone)
     seconds = RAN[-1][3]
-    print(f"  make reset took {seconds:.2f} s (budget {RESET_BUDGET_S} s, on a machine shared by 7)", file=sys.stderr)
-    assert seconds <= 3 * RESET_BUDGET_S, f"make reset took {seconds:.1f} s"
+    # the budget is for an idle 2-core machine; DVC's own start-up (`dvc version`) measures how loaded this one is
+    t0 = time.perf_counter()
+    subprocess.run(["dvc", "version"], cwd=clone, env=_env(clone), capture_output=True)
+    dvc_start = time.perf_counter() - t0
+    budget = RESET_BUDGET_S + 2 * max(dvc_start - 0.6, 0)
+    print(
+        f"  make reset took {seconds:.2f} s (budget {budget:.1f} s; dvc version alone {dvc_start:.1f} s)",
+        file=sys.stderr,
+    )
+    assert seconds <= budget, f"make reset took {seconds:.1f} s (budget {budget:.1f} s)"
 
 
 def _screenshot(html: Path, out: Path) -> bool:

@@ -840,6 +840,10 @@ def benchmark_values(s: Mapping) -> dict:
     return {f"pwb.benchmark.{k}": s[g] for k, g in keys.items()}
 
 
+#: the names :func:`verdicts` glues (the chapter quotes them beside those of :func:`summary`)
+VERDICT_NAMES = ("pwb_n_pwi", "pwb_pwi_verdict")
+
+
 def verdicts(values: Mapping) -> dict[str, object]:
     """The chapter's sentence on Table 2 ("it should match to Monte-Carlo error, and it does"), generated from
     the statuses the claims check gives the 14 PWIs at this run's settings (``compendium.claims.own_statuses``),

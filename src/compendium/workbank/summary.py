@@ -408,6 +408,10 @@ HEADLINE_CLAIMS = (
 )
 
 
+#: the names :func:`verdicts` glues (the chapter quotes them beside those of :func:`summary`)
+VERDICT_NAMES = ("wb_headline_verdict", "wb_slips_lead")
+
+
 def verdicts(values: Mapping) -> dict[str, str]:
     """The opening's sentences on the headline numbers ("The headline numbers reproduce."), generated from the
     statuses the claims check gives :data:`HEADLINE_CLAIMS` at this run's settings
