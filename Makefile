@@ -13,14 +13,16 @@ export PATH := $(BIN):$(PATH)
 export PYTHONDONTWRITEBYTECODE := 1
 export MPLBACKEND := Agg
 
-.PHONY: chromium help setup data reproduce test test-reliability test-with-data test-unit lint format book browser-test book-archive pdf benchmark freeze clean metadata
+.PHONY: chromium help setup data reproduce reset test test-reliability test-with-data test-commands test-unit lint format book browser-test book-archive pdf benchmark freeze clean metadata
 
 help:
 	@echo "make reproduce   set up, restore data, run every stage (dvc repro), build the book"
-	@echo "make test        set up, restore data, run the whole test suite"
+	@echo "make reset       back to the committed run after dvc exp run (params.yaml, dvc.lock, metrics, stage outputs; about 1.5 s)"
+	@echo "make test        set up, restore data, run every test except the three scratch-clone suites (test-reliability, test-with-data, test-commands: minutes each)"
 	@echo "make lint        ruff on the package, tests, benchmarks and the notebooks' code cells (make format fixes)"
 	@echo "make test-reliability  failure cases (bad data, bad params, killed stages) on a scratch clone"
-	@echo "make test-with-data    the per-instance PWB path end to end, synthetic snapshot, scratch clone"
+	@echo "make test-with-data    the hub's data end to end (synthetic PWB and HITL snapshots, a loopback hub, acquisition, dvc repro) on scratch clones"
+	@echo "make test-commands     every command the README, CONTRIBUTING.md, the book and the chapters print, run on a scratch clone (about 10 min)"
 	@echo "make book        rebuild the book from the stored notebook outputs"
 	@echo "make browser-test open every built page in headless Chromium (screenshots in book/_build/screenshots) and audit it with axe-core"
 	@echo "make metadata    regenerate .zenodo.json and codemeta.json from CITATION.cff"
@@ -46,9 +48,11 @@ $(STAMP): requirements.txt pyproject.toml
 setup: $(STAMP)
 
 data: setup
+	@# a modified raw file: the documented message and recovery (compendium.data.verify), not DVC's "Use --force"
+	@if [ -d data ]; then python -m compendium.data.verify --quiet || exit 1; fi
 	@echo ">> restoring data/ from the bundled DVC remote (dvc pull data.dvc)"
 	dvc pull data.dvc || { echo "ERROR: dvc could not restore data/ from the bundled remote dvc-remote/ (DVC's message above). Check that dvc-remote/ exists in this checkout (git status) and is readable."; exit 1; }
-	python -m compendium.data.manifest
+	python -m compendium.data.verify
 
 reproduce: data
 	@echo ">> dvc repro (every stage, the book included)"
@@ -58,11 +62,19 @@ reproduce: data
 test: data
 	python -m pytest
 
+# no `setup` prerequisite: a reset must not reinstall anything (it takes about 1.5 s)
+reset:
+	@test -x $(BIN)/python || { echo "ERROR: no $(VENV) in this checkout; run make setup first"; exit 1; }
+	$(BIN)/python -m compendium.reset
+
 test-reliability: data
 	python -m pytest tests/reliability -m reliability -v
 
 test-with-data: data
 	python -m pytest tests/withdata -m withdata -v -s
+
+test-commands: data
+	python -m pytest tests/commands -m commands -v -s
 
 lint: setup
 	ruff check src tests benchmarks

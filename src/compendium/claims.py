@@ -25,6 +25,9 @@ Statuses (one per claim)
   data are not released here), or ``outside`` with the missing external file named in ``missing.json``;
 - ``quoted``: no value and ``level: none`` (a design constant or a statement with no data behind it). A
   ``none`` claim whose value the project's inputs hold (published by the stage) is checked like any other;
+- ``off_paper``: the run is off the paper's settings for this claim's study (a key of the study stage's
+  ``params.yaml`` section differs from its reference, ``compendium.params.REFERENCE``) and the value does not
+  match: it is not expected to (the changed keys are named in the note);
 - ``unexplained``: everything else -- a computed value that misses without a valid note, a ``raw`` claim
   the stage did not compute, an ``outside`` claim with no value and no file named. The claims test fails on
   any; off the paper's parameters (``dvc exp run -S ...``) the stage still runs and reports them.
@@ -53,7 +56,7 @@ STUDY_STAGE = {"workbank": "workbank", "pwb": "pwb", "hitl": "preferences"}
 STUDY_PKG = {"pwb": "pwb", "workbank": "workbank", "hitl": "preferences"}
 STUDY_PREFIX = {"pwb": "pwb.", "workbank": "wb.", "hitl": "hitl."}
 STUDY_NAME = {"pwb": "Pro-Worker AI Benchmark", "workbank": "WORKBank", "hitl": "Human preferences"}
-STATUSES = ("reproduced", "differs", "needs_data", "quoted", "unexplained")
+STATUSES = ("reproduced", "differs", "needs_data", "quoted", "off_paper", "unexplained")
 LEVELS = ("raw", "outside", "per_instance", "row_level", "none")
 RELATIONS = ("<", ">", "≤", "≥", "≈")
 REASONS = {
@@ -71,6 +74,7 @@ MARK = {
     "differs": ("≠", "differs"),
     "needs_data": ("∅", "needs data"),
     "quoted": ("“", "quoted"),
+    "off_paper": ("⇄", "off-paper run"),
     "unexplained": ("✗", "unexplained"),
 }
 NO_CLAIM = ("·", "no claim")
@@ -728,12 +732,15 @@ def check(
     provenance: dict[str, dict[str, str]] | None = None,
     tables: list[RegisterTable] | None = None,
     levels: dict[str, dict[str, str]] | None = None,
+    off_paper: dict[str, list[str]] | None = None,
 ) -> pd.DataFrame:
     """One row per claim with its status (see the module docstring); columns :data:`COLUMNS`.
 
     ``values``/``missing``: ``{stage: {id: ...}}``; ``notes``: :func:`load_notes`; ``provenance``:
     ``{study: PROVENANCE}``; ``tables``: to mark which claims are table cells; ``levels``: the register's
-    level descriptions (the text shown for a needs-data claim when ``missing.json`` names nothing).
+    level descriptions (the text shown for a needs-data claim when ``missing.json`` names nothing);
+    ``off_paper``: ``{study: ["section.key=value (reference ...)", ...]}`` for the studies run off the paper's
+    settings (:func:`off_paper_studies`): their computed claims that miss get ``off_paper``.
     The raw published and computed values are kept in the columns ``_published`` and ``_ours``.
     """
     missing = missing or {}
@@ -814,6 +821,10 @@ def check(
                 if level == "outside"
                 else " but the claim's level is 'raw': the released files determine it"
             )
+        changed = (off_paper or {}).get(c.study)
+        if changed and ours is not None and status in ("differs", "unexplained"):
+            status, reason, evidence = "off_paper", "", ""
+            text = "off the paper's settings, so the paper's value is not expected: " + "; ".join(changed)
         var = variants.get(cid, {})
         t_slug, t_row, t_col = where_cell.get(cid, ("", "", ""))
         rows.append(
@@ -973,6 +984,57 @@ class Evaluation:
         return {s: int(vc.get(s, 0)) for s in STATUSES}
 
 
+def off_paper_studies(results_dir: Path | None = None) -> dict[str, list[str]]:
+    """``{study: ["section.key = value (reference: ref, the paper's|the committed run's)", ...]}``: the studies
+    whose stage's section of ``params.yaml`` (as validated by the ``params`` stage) differs from the reference."""
+    from .params import off_paper_from_files
+
+    d = Path(results_dir) / "params" if results_dir is not None else None
+    out = {}
+    for study, stage in STUDY_STAGE.items():
+        changed = off_paper_from_files(d, only=(stage,))
+        if changed:
+            out[study] = [f"{k} = {v} (reference {ref}, {src})" for k, v, ref, src in changed]
+    return out
+
+
+def own_statuses(
+    study: str, values: dict, ids, results_dir: Path | None = None, published_dir: Path | None = None
+) -> dict:
+    """The statuses of a study's claims ``ids`` at this run's settings, for a chapter's own sentences.
+
+    The chapters run before the claims stage, so a sentence asserting that something reproduces, holds
+    or matches is generated from the statuses that the same :func:`check` gives the ``values`` the stage
+    is about to publish (never written as fixed text). Returns ``{"statuses": {id: status}, "counts":
+    {status: n}, "off_paper": [the changed keys of the study's section]}``."""
+    ids = list(ids)
+    published = load_published(published_dir)
+    published = published[(published["study"] == study) & published["claim_id"].isin(ids)]
+    unknown = sorted(set(ids) - set(published["claim_id"]))
+    if unknown:
+        raise RegisterError(f"own_statuses: {', '.join(unknown[:5])} not claims of published/{study}.yaml")
+    off = off_paper_studies(results_dir)
+    table = check(published, {STUDY_STAGE[study]: values}, load_notes(published_dir), off_paper=off)
+    vc = table["status"].value_counts()
+    return {
+        "statuses": dict(zip(table["claim_id"], table["status"])),
+        "counts": {s: int(vc.get(s, 0)) for s in STATUSES},
+        "off_paper": off.get(study, []),
+    }
+
+
+def verdict(st: dict, holds: str, off_paper: str, fails: str) -> str:
+    """One of three sentences from :func:`own_statuses`: ``holds`` when every claim is reproduced, ``off_paper`` (``{keys}``: the changed keys) when any is an off-paper run, otherwise
+    ``fails`` (``{n}`` of ``{m}`` claims reproduced)."""
+    c = st["counts"]
+    m = sum(c.values())
+    if c["off_paper"]:
+        return off_paper.format(keys="; ".join(st["off_paper"]), n=c["reproduced"], m=m)
+    if m == 0 or c["reproduced"] < m:
+        return fails.format(n=c["reproduced"], m=m)
+    return holds
+
+
 def evaluate(
     published_dir: Path | None = None, results_dir: Path | None = None, previous_csv: Path | None | bool = True
 ) -> Evaluation:
@@ -987,7 +1049,9 @@ def evaluate(
     values = load_values(results_dir)
     missing = load_missing(results_dir)
     prov, prov_problems = load_provenance(sorted(set(published["study"])))
-    table = check(published, values, notes, missing, prov, tables, register_levels(published_dir))
+    table = check(
+        published, values, notes, missing, prov, tables, register_levels(published_dir), off_paper_studies(results_dir)
+    )
     if previous_csv is True:
         previous_csv = previous_claims_csv(results_dir)
     previous = read_statuses(previous_csv) if previous_csv else None
@@ -1049,7 +1113,7 @@ table.cl td.n{text-align:right;font-variant-numeric:tabular-nums;color:#57606a}
 table.cl td.n b{color:#1f2328;font-weight:600}
 table.cl small{font-size:.7rem;white-space:nowrap}
 .cl .reproduced{background:#eef8ee}.cl .differs{background:#fff3d6}.cl .needs_data{background:#f2f2f2}
-.cl .quoted{background:#f3eefb}.cl .unexplained{background:#ffe0e0}
+.cl .quoted{background:#f3eefb}.cl .unexplained{background:#ffe0e0}.cl .off_paper{background:#fff4d6}
 .cl-why li{margin-bottom:.35rem;content-visibility:auto;contain-intrinsic-size:auto 4rem}.cl-small{font-size:.8rem;color:#57606a}
 h3.cl-h{font-size:1.15rem;margin:1.6rem 0 .3rem}
 table.cl.tc{width:100%;table-layout:fixed}table.cl.tc td{overflow-wrap:anywhere}
@@ -1059,6 +1123,7 @@ html[data-theme=dark] table.cl td.n b{color:#e6edf3}html[data-theme=dark] .cl-sm
 html[data-theme=dark] .cl .reproduced{background:#17301c}html[data-theme=dark] .cl .differs{background:#3a2f12}
 html[data-theme=dark] .cl .needs_data{background:#2a2d31}html[data-theme=dark] .cl .quoted{background:#2c2440}
 html[data-theme=dark] .cl .unexplained{background:#4a1c1c}
+html[data-theme=dark] .cl .off_paper{background:#3a3320}
 </style>"""
 
 
@@ -1490,10 +1555,18 @@ def prose_values(ev) -> dict:
             if n_missing_cells == 0
             else f"{n_missing_cells:,} cell ids of {len(ev.missing_cells)} tables are not yet; the claims test fails "
             "until they are.",
-            "claims_unexplained_sentence": "Every claim is accounted for."
-            if counts["unexplained"] == 0
-            else f"{counts['unexplained']:,} claims are UNEXPLAINED: the claims test fails until each is computed, "
-            "fixed or explained.",
+            "claims_unexplained_sentence": (
+                f"{counts['off_paper']:,} claims are from an off-paper run (⇄): this build's parameters differ "
+                "from the paper's (named in the banner above), so their values are not expected to match. "
+                if counts.get("off_paper")
+                else ""
+            )
+            + (
+                "Every claim is accounted for."
+                if counts["unexplained"] == 0
+                else f"{counts['unexplained']:,} claims are UNEXPLAINED: the claims test fails until each is "
+                "computed, fixed or explained."
+            ),
         }
     )
     return out

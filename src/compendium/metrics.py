@@ -55,6 +55,26 @@ HEADLINE: dict[str, dict[str, str]] = {
     },
     "robustness": {"findings": "rob.n_findings", "findings_holding_everywhere": "rob.n_hold_all"},
 }
+#: the metrics that count something: written as integers (values.json may hold a count as 364.0), so that
+#: ``dvc metrics diff`` and ``dvc exp show`` print 364, not 364.0
+COUNTS = frozenset(
+    {
+        "files",
+        "worker_ratings",
+        "expert_ratings",
+        "pair_judgements",
+        "zone_green",
+        "zone_red",
+        "zone_rnd",
+        "zone_low",
+        "dimensions",
+        "layer1_prompts",
+        "judgements",
+        "ties",
+        "findings",
+        "findings_holding_everywhere",
+    }
+)
 METRICS = paths.ROOT / "metrics"
 
 
@@ -83,6 +103,8 @@ def headline(stage: str, results_dir: Path | None = None) -> dict[str, float | i
     for name, key in keys.items():
         v = values.get(key)
         if isinstance(v, bool):
+            v = int(v)
+        if name in COUNTS and isinstance(v, float) and v.is_integer():
             v = int(v)
         if isinstance(v, (int, float)):
             out[name] = v

@@ -152,6 +152,19 @@ class Pwb(_Section):
     fourth_judge_rule: Literal["first", "last", "drop", "all"]
 
 
+#: the robustness grids: comma-separated lists written without quotes in params.yaml (so DVC's rewrite of the
+#: file after ``dvc exp run -S`` changes one line), set from the command line as
+#: ``-S "robustness.zone_cutoffs='2.5,3.5'"`` (quoted inside: unquoted, DVC reads a comma list as a sweep)
+GRIDS = (
+    "zone_cutoffs",
+    "zone_boundaries",
+    "has_tie_rules",
+    "pwb_cf_heavy_weights",
+    "pwb_restore_weights",
+    "bt_tie_weights",
+)
+
+
 class Robustness(_Section):
     seed: Seed
     zone_cutoffs: str
@@ -164,6 +177,13 @@ class Robustness(_Section):
     pwb_random_concentration: Annotated[float, Field(gt=0, le=1e6, description="the Dirichlet concentration")]
     bt_tie_weights: str
     n_sampling: Count
+
+    @field_validator(*GRIDS, mode="before")
+    @classmethod
+    def _one_value(cls, v):
+        # a grid of one value arrives as a number after `dvc exp run -S robustness.bt_tie_weights=0.5`
+        # (DVC writes it to params.yaml unquoted); it is the same grid as the string "0.5"
+        return str(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else v
 
     @field_validator("zone_cutoffs")
     @classmethod
@@ -203,6 +223,97 @@ SCHEMA: dict[str, type[_Section]] = {
     "pwb": Pwb,
     "robustness": Robustness,
 }
+
+
+_P, _C = "the paper", "the committed run"
+#: The reference value of every key, and where it comes from: the paper's setting where the paper (or the
+#: authors' code) fixes one, otherwise the committed run's. A run whose values differ from these is
+#: *off the paper*: every page of the book then says so (:func:`off_paper`, ``compendium.book``) and the
+#: claims that depend on a changed key get the status ``off_paper`` instead of ``unexplained``.
+#: tests/unit/test_params.py checks that the committed ``params.yaml`` equals these values.
+REFERENCE: dict[str, dict[str, tuple[Any, str]]] = {
+    "data": {},
+    "workbank": {
+        "cutoff": (3.0, _P),
+        "has_tie_rule": ("lowest", _P),
+        "seed": (20250606, _C),
+        "n_boot": (2000, _C),
+        "stable_level": (0.95, _C),
+        "n_tie_draws": (200, _C),
+        "n_boot_groups": (1000, _C),
+        "sweep_min": (2.5, _C),
+        "sweep_max": (3.5, _C),
+        "sweep_step": (0.1, _C),
+        "mixed_method": ("bfgs", _P),
+        "raking_max_iter": (1000, _C),
+        "raking_tol": (1.0e-10, _C),
+    },
+    "preferences": {
+        "seed": (20260513, _C),
+        "n_bootstrap": (5000, _C),
+        "ci_level": (0.95, _P),
+        "trueskill_orders": (200, _C),
+        "sim_budget": (40000, _C),
+        "sim_repetitions": (1000, _C),
+        "sim_checkpoint_every": (500, _C),
+        "sim_batch": (20, _C),
+        "sim_arena_skew": (1.0, _C),
+        "sim_prior_sd": (1.0, _C),
+        "sim_target": (0.95, _C),
+        "annotations_path": ("data/hitl/annotations.parquet", _C),
+    },
+    "pwb": {
+        "weight_scheme": ("weights", _P),
+        "n_boot": (10000, _P),
+        "seed": (42, _P),
+        "diag_n_boot": (2000, _C),
+        "diag_seed": (0, _C),
+        "ci_level": (0.95, _P),
+        "cf_heavy_weight": (0.3, _P),
+        "restore_weight": (0.1, _P),
+        "fourth_judge_rule": ("first", _C),
+    },
+    "robustness": {
+        "seed": (20260601, _C),
+        "zone_cutoffs": ("2.5,2.75,3.0,3.25,3.5", _C),
+        "zone_boundaries": ("ge,gt", _C),
+        "has_tie_rules": ("lowest,highest,random,mean", _C),
+        "has_random_draws": (200, _C),
+        "pwb_cf_heavy_weights": ("0.2,0.3,0.4,0.5", _C),
+        "pwb_restore_weights": ("0.05,0.1,0.15", _C),
+        "pwb_random_schemes": (500, _C),
+        "pwb_random_concentration": (40.0, _C),
+        "bt_tie_weights": ("0,0.25,0.5,0.75,1", _C),
+        "n_sampling": (2000, _C),
+    },
+}
+
+
+def _same(value: Any, ref: Any) -> bool:
+    if isinstance(ref, (int, float)) and isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value) == float(ref)
+    return str(value) == str(ref)
+
+
+def off_paper(sections: dict[str, dict], only: tuple[str, ...] | None = None) -> list[tuple[str, Any, Any, str]]:
+    """``(section.key, value, reference, source)`` for every key of validated ``sections`` that differs from
+    :data:`REFERENCE` (in ``params.yaml`` order); ``only``: restrict to these sections. Empty: the paper's run."""
+    out = []
+    for name, values in sections.items():
+        if only is not None and name not in only:
+            continue
+        for key, value in values.items():
+            ref, source = REFERENCE.get(name, {}).get(key, (None, _C))
+            if not _same(value, ref):
+                out.append((f"{name}.{key}", value, ref, source))
+    return out
+
+
+def off_paper_from_files(params_dir: Path | None = None, only: tuple[str, ...] | None = None):
+    """:func:`off_paper` of the validated sections the ``params`` stage wrote (``results/params/<section>.json``)."""
+    d = Path(params_dir) if params_dir is not None else paths.stage_dir("params")
+    sections = {n: json.loads((d / f"{n}.json").read_text()) for n in SCHEMA if (d / f"{n}.json").exists()}
+    return off_paper(sections, only)
 
 
 class ParamsError(ValueError):
@@ -293,6 +404,12 @@ def main(argv: list[str] | None = None) -> int:
     if argv != ["check"]:
         print(__doc__, file=sys.stderr)
         return 2
+    from .rawdata import guard
+
+    raw = guard()  # the first stage: `dvc exp run` re-records a modified data/ before it; guard() undoes that
+    if raw:
+        print(raw, file=sys.stderr)
+        return 1
     try:
         check()
     except ParamsError as exc:

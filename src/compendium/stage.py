@@ -270,6 +270,12 @@ def main(argv: list[str] | None = None) -> int:
         help="write the executed notebook here instead of book/executed/ (tests)",
     )
     args = ap.parse_args(sys.argv[1:] if argv is None else argv)
+    from .rawdata import guard
+
+    raw = guard()  # dvc repro cannot see a changed raw file: every stage checks data/ first
+    if raw:
+        print(raw, file=sys.stderr)
+        return 1
     try:
         run(args.stage, executed_dir=args.executed_dir)
     except (StageError, ParamsError) as exc:

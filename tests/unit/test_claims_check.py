@@ -562,7 +562,7 @@ def test_evaluate_and_write_outputs(tmp_path, monkeypatch):
     (res / "pwb" / "values.json").write_text(json.dumps({"pwb.a": 1.01, "pwb.b": None}))
     (res / "pwb" / "missing.json").write_text(json.dumps({"pwb.b": "data/pwb/results/"}))
     ev = claims.evaluate(pub, res, previous_csv=False)
-    assert ev.counts == {"reproduced": 1, "differs": 0, "needs_data": 1, "quoted": 0, "unexplained": 0}
+    assert ev.counts == {"reproduced": 1, "differs": 0, "needs_data": 1, "quoted": 0, "off_paper": 0, "unexplained": 0}
     assert "2 claims" in repr(ev)
     monkeypatch.setenv("COMPENDIUM_STAGING", f"claims={tmp_path / 'out'}")
     files = claims.write_outputs(ev)
@@ -738,3 +738,60 @@ def test_change_lines_are_capped_with_a_count_of_the_rest():
         lines[-1]
         == "... and 25 more (results/.history/claims_changes.csv): 2 unexplained -> differs, 23 unexplained -> reproduced"
     )
+
+
+# ------------------------------------------------------------------------------- off-paper runs (issue 22)
+
+
+def test_a_miss_off_the_papers_settings_is_off_paper_never_unexplained(tmp_path):
+    reg = _register(tmp_path, [_claim("pwb.a", 10.0, tol=0.05), _claim("pwb.b", 5.0, tol=0.05)])
+    pub = claims.load_published(reg)
+    on = claims.check(pub, {"pwb": {"pwb.a": 12.0, "pwb.b": 5.0}}, {})
+    assert list(on["status"]) == ["unexplained", "reproduced"]
+    off = claims.check(
+        pub,
+        {"pwb": {"pwb.a": 12.0, "pwb.b": 5.0}},
+        {},
+        off_paper={"pwb": ["pwb.weight_scheme = legacy (reference weights)"]},
+    )
+    assert list(off["status"]) == ["off_paper", "reproduced"]
+    assert "pwb.weight_scheme = legacy" in off.loc[0, "note"]
+    # another study's change does not touch these claims
+    other = claims.check(pub, {"pwb": {"pwb.a": 12.0, "pwb.b": 5.0}}, {}, off_paper={"workbank": ["x"]})
+    assert list(other["status"]) == ["unexplained", "reproduced"]
+    assert claims.MARK["off_paper"] == ("⇄", "off-paper run") and "off_paper" in claims.STATUSES
+
+
+def test_the_verdict_sentence_follows_the_statuses():
+    def st(**counts):
+        c = dict.fromkeys(claims.STATUSES, 0) | counts
+        return {"counts": c, "off_paper": ["workbank.cutoff = 3.5 (reference 3.0, the paper)"]}
+
+    args = ("They reproduce.", "Off the paper ({keys}).", "{n} of {m} reproduce.")
+    assert claims.verdict(st(reproduced=6), *args) == "They reproduce."
+    assert claims.verdict(st(reproduced=2, off_paper=4), *args) == (
+        "Off the paper (workbank.cutoff = 3.5 (reference 3.0, the paper))."
+    )
+    assert claims.verdict(st(reproduced=5, unexplained=1), *args) == "5 of 6 reproduce."
+    assert claims.verdict(st(reproduced=5, differs=1), *args) == "5 of 6 reproduce."
+    assert claims.verdict(st(), *args) == "0 of 0 reproduce."
+
+
+def test_own_statuses_use_the_params_stage_files(tmp_path):
+    (tmp_path / "pub").mkdir()
+    reg = _register(tmp_path / "pub", [_claim("pwb.a", 10.0, tol=0.05)])
+    res = tmp_path / "results" / "params"
+    res.mkdir(parents=True)
+    from compendium import params
+
+    sections = {s: {k: v for k, (v, _) in keys.items()} for s, keys in params.REFERENCE.items()}
+    for s, v in sections.items():
+        (res / f"{s}.json").write_text(json.dumps(v))
+    on = claims.own_statuses("pwb", {"pwb.a": 12.0}, ["pwb.a"], results_dir=tmp_path / "results", published_dir=reg)
+    assert on["statuses"] == {"pwb.a": "unexplained"} and on["off_paper"] == []
+    (res / "pwb.json").write_text(json.dumps(sections["pwb"] | {"weight_scheme": "legacy_weights_v2_0"}))
+    off = claims.own_statuses("pwb", {"pwb.a": 12.0}, ["pwb.a"], results_dir=tmp_path / "results", published_dir=reg)
+    assert off["statuses"] == {"pwb.a": "off_paper"}
+    assert off["off_paper"] == ["pwb.weight_scheme = legacy_weights_v2_0 (reference weights, the paper)"]
+    with pytest.raises(claims.RegisterError, match="pwb.zzz"):
+        claims.own_statuses("pwb", {}, ["pwb.zzz"], results_dir=tmp_path / "results", published_dir=reg)

@@ -38,3 +38,16 @@ def test_model_lists_match_the_study_packages():
 
     assert metrics._PWB_MODELS == tuple(pwb.MODEL_KEYS.values())
     assert metrics._PREF_MODELS == tuple(preferences.MODELS)
+
+
+def test_counts_are_written_as_integers_and_shares_stay_floats(tmp_path):
+    (tmp_path / "values.json").write_text(json.dumps({"wb.zones.green": 364.0, "wb.desire.share_gt3": 46.0}))
+    h = metrics.headline("workbank", tmp_path)
+    assert h == {"zone_green": 364, "share_desire_gt3": 46.0}
+    assert type(h["zone_green"]) is int and type(h["share_desire_gt3"]) is float
+    assert json.dumps(h) == '{"zone_green": 364, "share_desire_gt3": 46.0}'
+
+
+def test_every_count_metric_is_a_headline_name():
+    names = {n for keys in metrics.HEADLINE.values() for n in keys}
+    assert metrics.COUNTS <= names

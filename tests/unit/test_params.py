@@ -125,3 +125,61 @@ def test_unreadable_yaml_names_the_file(tmp_path):
 def test_check_writes_one_file_per_section(tmp_path):
     params.check(tmp_path)
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([f"{s}.json" for s in params.SCHEMA] + ["valid.json"])
+
+
+# ---- reference values, off-paper runs and DVC's rewrite of params.yaml (issue 22)
+
+
+def test_every_key_has_a_reference_equal_to_the_committed_params_yaml():
+    import subprocess
+
+    committed = yaml.safe_load(
+        subprocess.run(
+            ["git", "show", "HEAD:params.yaml"], cwd=params.paths.ROOT, capture_output=True, text=True
+        ).stdout
+    )
+    sections = params.validate(committed)
+    assert {s: set(v) for s, v in params.REFERENCE.items()} == {s: set(v) for s, v in sections.items()}
+    assert params.off_paper(sections) == []
+    assert {src for sec in params.REFERENCE.values() for _, src in sec.values()} == {"the paper", "the committed run"}
+
+
+def test_off_paper_names_each_changed_key_with_value_reference_and_source():
+    sections = params.validate(yaml.safe_load(params.paths.PARAMS.read_text()))
+    sections["workbank"]["cutoff"] = 3.5
+    sections["pwb"]["weight_scheme"] = "legacy_weights_v2_0"
+    assert params.off_paper(sections) == [
+        ("workbank.cutoff", 3.5, 3.0, "the paper"),
+        ("pwb.weight_scheme", "legacy_weights_v2_0", "weights", "the paper"),
+    ]
+    assert params.off_paper(sections, only=("pwb",)) == [
+        ("pwb.weight_scheme", "legacy_weights_v2_0", "weights", "the paper")
+    ]
+    sections["workbank"]["cutoff"] = 3  # an int equal to the float reference is the paper's value
+    assert params.off_paper(sections, only=("workbank",)) == []
+
+
+def test_a_one_value_grid_written_as_a_number_is_the_same_grid():
+    doc = yaml.safe_load(params.paths.PARAMS.read_text())
+    doc["robustness"]["bt_tie_weights"] = 0.5  # what DVC writes for -S robustness.bt_tie_weights=0.5
+    doc["robustness"]["zone_cutoffs"] = 3
+    got = params.validate(doc)["robustness"]
+    assert (got["bt_tie_weights"], got["zone_cutoffs"]) == ("0.5", "3")
+    doc["robustness"]["has_tie_rules"] = True
+    with pytest.raises(params.ParamsError, match="has_tie_rules"):
+        params.validate(doc)
+
+
+def test_dvc_rewrites_params_yaml_with_one_changed_line_per_set_param(tmp_path):
+    from dvc.utils.hydra import apply_overrides
+
+    f = tmp_path / "params.yaml"
+    f.write_text(params.paths.PARAMS.read_text())
+    before = f.read_text().splitlines()
+    apply_overrides(str(f), ["workbank.cutoff=3.5"])
+    apply_overrides(str(f), ["robustness.bt_tie_weights='0,0.5,1'"])
+    after = f.read_text().splitlines()
+    assert len(after) == len(before)
+    changed = [(a, b) for a, b in zip(before, after) if a != b]
+    assert [b.split("#")[0].strip() for _, b in changed] == ["cutoff: 3.5", "bt_tie_weights: 0,0.5,1"]
+    assert params.validate(yaml.safe_load(f.read_text()))["robustness"]["bt_tie_weights"] == "0,0.5,1"

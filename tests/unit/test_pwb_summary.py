@@ -98,7 +98,7 @@ def _glued(md_path):
 
 def test_every_name_the_chapter_quotes_comes_from_summary(s):
     quoted = _glued(paths.ROOT / "notebooks" / "10_pwb.md")
-    assert quoted - set(s) == set()
+    assert quoted - set(s) - set(summary.VERDICT_NAMES) == set()
     # table captions glue some names inside the code cells: they too must come from summary
     code_quoted = set(
         re.findall(
@@ -322,3 +322,16 @@ def test_run_instances_without_data_names_nothing_and_writes_an_empty_anomaly_ta
     run = summary.run_instances("pwb", tmp_path / "absent", pd.DataFrame(), {})
     assert run["res"] is None and run["values"] == {} and run["text"] == {}
     assert list(run["tables"]) == ["judge_anomalies"] and run["anomalies"].empty
+
+
+def test_the_table2_verdict_follows_the_claims_statuses():
+    from compendium import claims
+
+    pub = claims.load_published()
+    ids = [c for c in pub["claim_id"] if re.fullmatch(r"pwb\.pwi\.[a-z0-9]+\.(baseline|prompted)", c)]
+    values = dict(zip(pub["claim_id"], pub["published"]))
+    at_paper = {k: values[k] for k in ids}
+    v = summary.verdicts(at_paper)
+    assert v == {"pwb_n_pwi": 14, "pwb_pwi_verdict": ", and it does"}
+    off = {k: x + 5 for k, x in at_paper.items()}
+    assert summary.verdicts(off)["pwb_pwi_verdict"] == ", but only 0 of the 14 reproduce"

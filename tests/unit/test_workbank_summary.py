@@ -206,7 +206,7 @@ def test_every_number_the_chapter_quotes_comes_from_the_summary():
     )
     text = (paths.ROOT / "notebooks" / "20_workbank.md").read_text()
     quoted = set(re.findall(r"\{glue:(?:text|md)\}`([A-Za-z0-9_]+)", text))
-    assert quoted and quoted <= set(g), sorted(quoted - set(g))
+    assert quoted and quoted <= set(g) | set(S.VERDICT_NAMES), sorted(quoted - set(g) - set(S.VERDICT_NAMES))
     figures = set(re.findall(r"\{glue:figure\} ([A-Za-z0-9_]+)", text))
     assert all(k.startswith("wb_fig_") for k in figures)
 
@@ -257,3 +257,16 @@ def test_display_tables_choose_and_name_columns():
             assert "no display table" not in str(e), name
     with pytest.raises(KeyError, match="no display table 'wb_tbl_nope'"):
         S.display_table("wb_tbl_nope", {}, {})
+
+
+def test_the_headline_verdict_follows_the_claims_statuses():
+    from compendium import claims
+
+    pub = claims.load_published()
+    values = dict(zip(pub["claim_id"], pub["published"]))
+    at_paper = {k: values[k] for k in S.HEADLINE_CLAIMS}
+    v = S.verdicts(at_paper)
+    assert set(v) == set(S.VERDICT_NAMES)
+    assert v["wb_headline_verdict"] == "The headline numbers reproduce."
+    moved = at_paper | {"wb.zones.green": 125.0, "wb.zones.red": 317.0}
+    assert S.verdicts(moved)["wb_headline_verdict"] == "4 of the 6 headline numbers reproduce."

@@ -838,3 +838,26 @@ def benchmark_values(s: Mapping) -> dict:
         "system_prompt_words": "pwbb_sp_words",
     }
     return {f"pwb.benchmark.{k}": s[g] for k, g in keys.items()}
+
+
+#: the names :func:`verdicts` glues (the chapter quotes them beside those of :func:`summary`)
+VERDICT_NAMES = ("pwb_n_pwi", "pwb_pwi_verdict")
+
+
+def verdicts(values: Mapping) -> dict[str, object]:
+    """The chapter's sentence on Table 2 ("it should match to Monte-Carlo error, and it does"), generated from
+    the statuses the claims check gives the 14 PWIs at this run's settings (``compendium.claims.own_statuses``),
+    never fixed text: off the paper's settings it says so and names the changed keys."""
+    from .. import claims
+
+    ids = [k for k in values if k.startswith("pwb.pwi.") and k.endswith((".baseline", ".prompted"))]
+    own = claims.own_statuses("pwb", values, ids)
+    return {
+        "pwb_n_pwi": len(ids),
+        "pwb_pwi_verdict": claims.verdict(
+            own,
+            ", and it does",
+            ", but this run is off the paper's settings ({keys}), so it does not",
+            ", but only {n} of the {m} reproduce",
+        ),
+    }

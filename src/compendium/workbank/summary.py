@@ -417,3 +417,40 @@ def display_table(name: str, tables: Mapping[str, pd.DataFrame], values: Mapping
     if name == "wb_tbl_register":
         return t["register_summary"].copy()
     raise KeyError(f"no display table {name!r} in the WORKBank chapter")
+
+
+HEADLINE_CLAIMS = (
+    "wb.desire.share_gt3",
+    "wb.has.workers_more",
+    "wb.zones.green",
+    "wb.zones.red",
+    "wb.zones.rnd",
+    "wb.zones.low",
+)
+
+
+#: the names :func:`verdicts` glues (the chapter quotes them beside those of :func:`summary`)
+VERDICT_NAMES = ("wb_headline_verdict", "wb_slips_lead")
+
+
+def verdicts(values: Mapping) -> dict[str, str]:
+    """The opening's sentences on the headline numbers ("The headline numbers reproduce."), generated from the
+    statuses the claims check gives :data:`HEADLINE_CLAIMS` at this run's settings
+    (``compendium.claims.own_statuses``), never fixed text: off the paper's settings they say so."""
+    from .. import claims
+
+    own = claims.own_statuses("workbank", values, HEADLINE_CLAIMS)
+    return {
+        "wb_headline_verdict": claims.verdict(
+            own,
+            "The headline numbers reproduce.",
+            "Off the paper's settings ({keys}), the headline numbers move.",
+            "{n} of the {m} headline numbers reproduce.",
+        ),
+        "wb_slips_lead": claims.verdict(
+            own,
+            "Where the paper prints something else, the paper disagrees with its own data;",
+            "At the paper's settings, where the paper prints something else, the paper disagrees with its own data;",
+            "Where the paper prints something else, the paper may disagree with its own data;",
+        ),
+    }

@@ -1,0 +1,369 @@
+"""Every shell command the project's prose shows, extracted, classified and made runnable.
+
+    python -m compendium.prose_commands      # list every command with its file, line and how it is checked
+
+Sources: ``README.md``, ``CONTRIBUTING.md``, ``book/*.md`` and the chapters ``notebooks/*.md``: fenced
+``bash``/``sh``/``console`` blocks (one command a line, comments dropped) and inline code spans that start
+with a command word (``dvc``, ``make``, ``python``, ``pytest``, ``git``, ``pip``, ``conda``, ``echo``, ...),
+a span broken over two lines included. MyST roles (``{glue:text}`x```) are not commands.
+
+Each command gets one *kind* (:func:`classify`), which says how ``tests/commands`` checks it:
+
+- ``exp``: ``dvc exp run -S ...`` -- run on the scratch clone (the value must reach ``params.yaml`` and
+  the stage's ``values.json`` must move), then ``make reset`` must bring the committed run back;
+- ``queue``: ``dvc exp run --queue ...`` and ``dvc queue ...`` -- run on the scratch clone (queuing is cheap;
+  ``dvc queue start`` runs two queued experiments);
+- ``run``: any other command, run verbatim on the scratch clone, exit status checked;
+- ``ci``: the long front-door commands ``.ci/run`` itself runs on a clean clone (``make reproduce``,
+  ``make test``, ``make lint``, ...): listed, not run twice;
+- ``mention``: a bare command word named in a sentence (:data:`MENTIONS`), not an instruction;
+- ``offline``: needs what this machine does not have (network, a cluster's git remote, conda); the
+  prose beside it must say so (:data:`CANNOT_RUN`), and the test lists them.
+
+Placeholders (``<exp-a>``, ``REV``, ``robustness.<key>=...``) go through :data:`SUBSTITUTE`, a declared
+table; a command with a placeholder the table does not know fails the unit test, so none is skipped.
+Every ``-S`` argument of ``dvc exp run`` is parsed with DVC's own parser: without ``--queue`` it must not
+be a sweep (``to_hydra_overrides([arg])[0].is_sweep_override()``), or DVC refuses to run it.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import paths
+
+COMMAND_WORDS = (
+    "dvc",
+    "make",
+    "python",
+    "python3.11",
+    "pytest",
+    "git",
+    "pip",
+    "conda",
+    "echo",
+    "source",
+    "npm",
+    "bin/py",
+    "rm",
+    "jupyter-book",
+    "sha256sum",
+)
+_FENCE = re.compile(r"^```(bash|sh|console|shell)\s*\n(.*?)^```", re.M | re.S)
+_CODE_CELL = re.compile(r"^```\{code-cell\}.*?^```", re.M | re.S)
+
+#: placeholder -> what the scratch-clone run puts in its place (experiment names are filled at run time)
+SUBSTITUTE = {
+    "<exp-a>": "{exp_a}",
+    "<exp-b>": "{exp_b}",
+    "<exp>": "{exp_a}",
+    "<name>": "{exp_a}",
+    "REV": "HEAD",
+    "<commit>": "HEAD",
+    "<stage>": "workbank",
+    "<key>": "seed",
+    "robustness.<key>='...'": "robustness.seed=1",
+    "<stage>.<key>=<value>": "workbank.cutoff=3.5",
+    "<git-remote>": "{git_remote}",
+    "workbank|pwb|hitl": "workbank",
+}
+
+#: a command word or a bare command named in a sentence ("a plain `dvc pull`", "every `dvc exp run`"),
+#: not an instruction: {text: what the sentence says about it}; the test runs those with a claim
+MENTIONS = {
+    "make": "the tool",
+    "dvc": "the tool",
+    "bin/py": "the stages' interpreter wrapper (every stage's command in dvc.yaml runs it)",
+    "dvc exp run": "the command, named",
+    "dvc exp run -S": "the command, named",
+    "python -m compendium.data.acquire": "the tool, named (with a dataset: python -m compendium.data.acquire workbank)",
+    "dvc push": "DVC's advice after a run, which the README says to ignore (the remote holds the raw data only)",
+    "dvc checkout --force": "what make reset runs, named (make reset is run)",
+    "dvc exp apply": "the command, named (dvc exp apply <exp> is run)",
+}
+
+#: commands the prose says fail, with what it says (run; a non-zero exit is the expected effect)
+EXPECT_FAIL = {
+    "dvc pull": "on a fresh clone a plain dvc pull reports the stage outputs missing (never pushed)",
+    "python -m compendium.data.acquire workbank": "offline it stops within seconds and changes nothing",
+    "python -m compendium.data.acquire pwb": "offline it stops within seconds and changes nothing",
+}
+
+#: which phase of tests/commands runs each ``run``/``queue`` command (after substitution); ``exp`` commands
+#: run in the exercise phases. tests/unit/test_prose_commands.py fails on a command no phase runs.
+PHASES = {
+    "setup": [
+        "dvc pull data.dvc",
+        "dvc pull",
+        "dvc repro",
+        "python -m compendium.data.manifest",
+        "python -m compendium.data.verify",
+    ],
+    "workspace": [
+        "dvc repro",
+        "dvc status",
+        "git status",
+        "dvc checkout",
+        "git checkout HEAD -- dvc.lock && dvc checkout",
+        "dvc repro workbank",
+        "dvc repro book",
+        "git checkout -- params.yaml",
+        "git checkout -- dvc-remote",
+        "python -m compendium.deps --write",
+        "python -m compendium.data.manifest --write",
+        "dvc add data",
+        "python -m compendium.data.manifest --write && dvc add data",
+        "dvc exp show",
+        "dvc exp show --only-changed",
+        "dvc metrics diff",
+        "python -m compendium.stage run workbank",
+        "git checkout -- params.yaml dvc.lock && dvc repro",
+        "make reset",
+    ],
+    "exercise": [
+        "git diff params.yaml",
+        "dvc exp show --only-changed --drop 'Created|book/.*|results/.*'",
+        "dvc metrics diff",
+        "make reset",
+    ],
+    "queue": [
+        "dvc exp run --queue -S 'workbank.cutoff=2.5,3.0,3.5'",
+        "dvc exp run --queue -S 'workbank.cutoff=2.8,3.2' -S 'workbank.has_tie_rule=lowest,highest'",
+        "dvc queue status",
+        "dvc queue remove --all",
+        "dvc exp run --queue -S 'workbank.cutoff=2.5,3.5' data.dvc workbank",
+        "dvc queue start -j 2",
+        "dvc exp show --only-changed",
+        "dvc metrics diff {exp_a} {exp_b}",
+        "dvc plots diff {exp_a} {exp_b} -o /tmp/plots",
+        "dvc plots diff {exp_a} {exp_b} -o plots",
+        "dvc exp apply {exp_a}",
+        "make reset",
+        "dvc exp remove -A",
+    ],
+    "data": [
+        "echo x >> data/hitl/published_pair_counts.csv",
+        "python -m compendium.data.verify",
+        "dvc repro",
+        "git show HEAD:data.dvc",
+        "dvc pull --force data.dvc",
+        "python -m compendium.data.manifest",
+        "python -m compendium.data.acquire workbank",
+        "python -m compendium.data.acquire pwb",
+    ],
+    "last": ["rm .dvc/tmp/rwlock", "dvc gc --workspace", "dvc gc --workspace --all-experiments"],
+}
+
+#: commands that cannot run here: (a part of the command, the word the prose beside it must use, why)
+CANNOT_RUN = (
+    ("conda env create", "Conda", "conda is not installed here"),
+    ("dvc exp push", "CI runners", "a git remote of a cluster's CI runners"),
+    ("dvc exp pull", "CI runners", "a git remote of a cluster's CI runners"),
+    ("python -m compendium.data.acquire pwb && dvc repro pwb", "network", "the Hugging Face hub (network)"),
+    ("dvc exp run -S pwb.n_boot=2000 -S pwb.seed=1", "network", "follows the network acquisition"),
+)
+
+#: the front door, run by .ci/run on a clean clone (minutes each): listed, not run a second time
+CI = (
+    "make reproduce",
+    "make test",
+    "make lint",
+    "make format",
+    "make test-reliability",
+    "make test-commands",
+    "make browser-test",
+    "make pdf",
+    "make benchmark",
+    "make book-archive",
+    "make metadata",
+    "make setup",
+    "make data",
+    "make setup PYTHON=/path/to/python3.11",
+    "pytest",
+    "python3.11 -m venv .venv && source .venv/bin/activate",
+    "pip install -r requirements.txt -e .",
+    "python benchmarks/pipeline.py",
+    "python benchmarks/pipeline.py --stages",
+    "python benchmarks/pipeline.py --baseline REV",
+    "make freeze",
+    "make book",
+    # the forced full run: what the scratch clone's first `dvc repro` does (every stage, from nothing)
+    "dvc repro -f",
+)
+
+
+@dataclass(frozen=True)
+class Command:
+    text: str  # as printed (white space normalised)
+    file: str  # relative to the repository root
+    line: int
+    context: str  # the source line(s) around it
+
+    @property
+    def kind(self) -> str:
+        return classify(self)
+
+    def runnable(self, **names) -> str:
+        """The command with every placeholder substituted (experiment names from ``names``)."""
+        return substitute(self.text).format(**names) if "{" in substitute(self.text) else substitute(self.text)
+
+
+def sources(root: Path | None = None) -> list[Path]:
+    root = Path(root) if root is not None else paths.ROOT
+    return [root / "README.md", root / "CONTRIBUTING.md", *sorted((root / "book").glob("*.md"))] + sorted(
+        (root / "notebooks").glob("*.md")
+    )
+
+
+def _is_command(text: str) -> bool:
+    first = text.split()[0] if text.split() else ""
+    return first in COMMAND_WORDS and not text.endswith(("…", "...")) or text.startswith("dvc exp run -S ...")
+
+
+def _clean_line(line: str) -> str:
+    """A shell line without its trailing comment (a '#' outside quotes), white space normalised."""
+    return " ".join(line[: _comment_start(line)].split())
+
+
+def _comment_start(line: str) -> int:
+    quote = None
+    for i, ch in enumerate(line):
+        if quote:
+            if ch == quote:
+                quote = None
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "#" and (i == 0 or line[i - 1].isspace()):
+            return i
+    return len(line)
+
+
+def extract(root: Path | None = None) -> list[Command]:
+    """Every command of every source, in file order (one entry per mention)."""
+    root = Path(root) if root is not None else paths.ROOT
+    out = []
+    for f in sources(root):
+        text = f.read_text()
+        rel = f.relative_to(root).as_posix()
+        lines = text.splitlines()
+        fenced_spans = []
+        for m in _FENCE.finditer(text):
+            fenced_spans.append((m.start(), m.end()))
+            start_line = text.count("\n", 0, m.start(2)) + 1
+            for k, raw in enumerate(m.group(2).splitlines()):
+                cmd = _clean_line(raw)
+                if cmd and _is_command(cmd):
+                    out.append(Command(cmd, rel, start_line + k, raw.strip()))
+        cells = [(m.start(), m.end()) for m in _CODE_CELL.finditer(text)]
+        # fence lines (```{admonition}, ```) are not span delimiters; an admonition's body is prose
+        prose = re.sub(r"^```.*$", lambda m: " " * len(m.group(0)), text, flags=re.M)
+        for start, body in code_spans(prose, fenced_spans + cells):
+            cmd = " ".join(body.split())
+            if _is_command(cmd):
+                ln = text.count("\n", 0, start) + 1
+                out.append(Command(cmd, rel, ln, " ".join(lines[max(ln - 2, 0) : ln + 1])))
+    return out
+
+
+def code_spans(text: str, skip: list[tuple[int, int]]) -> list[tuple[int, str]]:
+    """(offset, content) of every inline code span (CommonMark: a run of n backticks up to the next run of
+    exactly n), outside the ``skip`` ranges; a span right after ``}`` is a MyST role's argument, not code."""
+    runs = [(m.start(), m.end()) for m in re.finditer(r"`+", text)]
+    out, i = [], 0
+    while i < len(runs):
+        a, b = runs[i]
+        if any(lo <= a < hi for lo, hi in skip):
+            i += 1
+            continue
+        n = b - a
+        j = next((k for k in range(i + 1, len(runs)) if runs[k][1] - runs[k][0] == n), None)
+        if j is None:
+            i += 1
+            continue
+        if not (a > 0 and text[a - 1] == "}"):
+            out.append((a, text[b : runs[j][0]]))
+        i = j + 1
+    return out
+
+
+def substitute(text: str) -> str:
+    for k in sorted(SUBSTITUTE, key=len, reverse=True):
+        text = text.replace(k, SUBSTITUTE[k])
+    return text
+
+
+def placeholders_left(text: str) -> list[str]:
+    """Placeholders the table does not know (``<...>`` or a bare ``...``) after substitution."""
+    t = substitute(text)
+    return re.findall(r"<[^<>]+>", t) + (["..."] if "..." in t or "…" in t else [])
+
+
+def cannot_run(cmd: Command) -> tuple[str, str] | None:
+    """(the prose word that marks it, why) when the command cannot run here, else None."""
+    for part, word, why in CANNOT_RUN:
+        if part in cmd.text:
+            return word, why
+    return None
+
+
+def classify(cmd: Command) -> str:
+    if cannot_run(cmd):
+        return "offline"
+    t = cmd.text
+    if t in MENTIONS:
+        return "mention"
+    if t in CI:
+        return "ci"
+    if t.startswith("dvc exp run") and "--queue" not in t:
+        return "exp"
+    if t.startswith(("dvc exp run --queue", "dvc queue")):
+        return "queue"
+    return "run"
+
+
+def set_arguments(text: str) -> list[str]:
+    """The ``-S``/``--set-param`` arguments of a ``dvc exp run`` command, as the shell passes them."""
+    try:
+        argv = shlex.split(substitute(text))
+    except ValueError as exc:
+        raise ValueError(f"{text!r} does not parse as a shell command: {exc}") from None
+    out = []
+    for i, a in enumerate(argv):
+        if a in ("-S", "--set-param") and i + 1 < len(argv):
+            out.append(argv[i + 1])
+        elif a.startswith("--set-param="):
+            out.append(a.split("=", 1)[1])
+    return out
+
+
+def is_sweep(arg: str) -> bool:
+    """DVC's own verdict: would ``dvc exp run -S arg`` be a sweep (refused without ``--queue``)?"""
+    from dvc.utils.hydra import to_hydra_overrides
+
+    return to_hydra_overrides([arg])[0].is_sweep_override()
+
+
+def override_value(arg: str):
+    """The value DVC writes for ``-S key=value`` (parsed by Hydra, as DVC does): (key, value)."""
+    from dvc.utils.hydra import to_hydra_overrides
+
+    ov = to_hydra_overrides([arg])[0]
+    return ov.key_or_group, ov.value()
+
+
+def main(argv: list[str] | None = None) -> int:
+    cmds = extract()
+    by = {}
+    for c in cmds:
+        by.setdefault(c.kind, []).append(c)
+        print(f"{c.kind:8s} {c.file}:{c.line}: {c.text}")
+    print(f"{len(cmds)} commands: " + ", ".join(f"{len(v)} {k}" for k, v in sorted(by.items())))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,82 @@
+"""Back to the committed run in one command: ``make reset`` (``python -m compendium.reset``).
+
+After ``dvc exp run -S ...`` the workspace holds the experiment: its ``params.yaml``, ``dvc.lock``,
+``metrics/`` and every stage output. This restores the committed run without recomputing anything:
+
+1. ``git checkout HEAD -- params.yaml dvc.lock metrics`` (the committed parameters, lock and metrics);
+2. ``dvc checkout --force <every stage>``: the stage outputs recorded in that ``dvc.lock``, by name, from the
+   DVC cache (a plain ``dvc checkout`` would also try ``data.dvc``, and stops restoring anything once a raw
+   file is modified);
+3. the raw data are checked against the manifest and reported separately: ``make reset`` never changes
+   ``data/`` (a modified raw file may be deliberate); the message gives the command that restores it.
+
+It takes about 1.5 s here. Outputs not in the cache (a fresh clone that never ran ``dvc repro``) stop it
+with the command that recomputes them.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import yaml
+
+from . import paths
+
+TRACKED = ("params.yaml", "dvc.lock", "metrics")
+
+
+def stage_names(root: Path | None = None) -> list[str]:
+    """Every stage of ``dvc.yaml`` (each has outputs); ``data.dvc`` is not a stage and is left alone."""
+    root = Path(root) if root is not None else paths.ROOT
+    return list(yaml.safe_load((root / "dvc.yaml").read_text())["stages"])
+
+
+def _dvc() -> str:
+    exe = Path(sys.executable).with_name("dvc")
+    return str(exe) if exe.exists() else "dvc"
+
+
+def main(argv: list[str] | None = None) -> int:
+    t0 = time.perf_counter()
+    root = paths.ROOT
+    git = subprocess.run(["git", "checkout", "HEAD", "--", *TRACKED], cwd=root, capture_output=True, text=True)
+    if git.returncode != 0:
+        print(f"ERROR: git could not restore {', '.join(TRACKED)}: {git.stderr.strip()}", file=sys.stderr)
+        return 1
+    stages = stage_names(root)
+    dvc = subprocess.Popen(
+        [_dvc(), "checkout", "--force", "--quiet", *stages],
+        cwd=root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    # the raw-data check (a few hundredths of a second) while DVC restores the outputs; it never changes data/
+    from .rawdata import differing, message
+
+    bad = differing(root / "data") if (root / "data").is_dir() else ["(data/ is missing)"]
+    dvc_out, dvc_err = dvc.communicate()
+    if dvc.returncode != 0:
+        print(dvc_out + dvc_err, file=sys.stderr, end="")
+        print(
+            "ERROR: DVC could not restore the committed run's outputs from its cache (above); recompute them "
+            "with `dvc repro` (params.yaml, dvc.lock and metrics/ are already the committed ones).",
+            file=sys.stderr,
+        )
+        return 1
+    print(
+        f"reset: params.yaml, dvc.lock, metrics/ and the outputs of {len(stages)} stages are the committed run "
+        f"({time.perf_counter() - t0:.1f} s)"
+    )
+    if bad:
+        print(message(bad, root), file=sys.stderr)
+        print("reset: data/ was left as it is (make reset never changes raw data).", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
