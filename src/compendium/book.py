@@ -58,11 +58,18 @@ def failed_chapters(executed_dir: Path | None = None) -> list[str]:
     stage_of = {st.notebook: st.name for st in STAGES.values()}
     problems = []
     for nb_path in sorted(executed_dir.glob("*.ipynb")):
-        nb = nbformat.read(nb_path, as_version=4)
+        stage = stage_of.get(nb_path.stem, "?")
+        try:
+            nb = nbformat.read(nb_path, as_version=4)
+        except Exception as exc:  # noqa: BLE001 - a truncated or hand-edited notebook: name it
+            problems.append(
+                f"{nb_path.relative_to(paths.ROOT) if nb_path.is_relative_to(paths.ROOT) else nb_path} is not a "
+                f"readable notebook ({type(exc).__name__}); re-run its stage with `dvc repro -f {stage}`"
+            )
+            continue
         for k, cell in enumerate(nb.cells):
             errs = [o for o in cell.get("outputs", []) if o.get("output_type") == "error"]
             if errs:
-                stage = stage_of.get(nb_path.stem, "?")
                 problems.append(
                     f"{nb_path.relative_to(paths.ROOT) if nb_path.is_relative_to(paths.ROOT) else nb_path}"
                     f" cell {k} holds an error ({errs[0].get('ename')}: {errs[0].get('evalue')}); "
@@ -104,9 +111,17 @@ def _build_locked(build_dir: Path) -> int:
     staging = Path(tempfile.mkdtemp(prefix=".staging.", dir=build_dir))
     t0 = time.perf_counter()
     print("building the book (render only, warnings are errors) ...", flush=True)
+    jb = Path(sys.executable).with_name("jupyter-book")
+    if not jb.exists():
+        print(
+            f"ERROR: {jb} is missing: the environment is incomplete; run `make setup`, then `make book`. "
+            f"The last good book in {HTML} is unchanged.",
+            file=sys.stderr,
+        )
+        return 1
     proc = subprocess.run(
         [
-            str(Path(sys.executable).with_name("jupyter-book")),
+            str(jb),
             "build",
             str(paths.BOOK),
             "--all",

@@ -321,6 +321,11 @@ def run(name: str, quiet: bool = False, executed_dir: Path | None = None) -> flo
 
 def _run_locked(st: Stage, quiet: bool, executed_dir: Path | None) -> float:
     name = st.name
+    if not st.source.is_file():
+        raise StageError(
+            f"stage {name!r}: its notebook {_rel(st.source)} is missing; restore it with "
+            f"`git checkout -- {_rel(st.source)}`. The last good results/{name}/ and chapter are unchanged."
+        )
     results_dest = paths.RESULTS / name
     executed = Path(executed_dir) / st.executed.name if executed_dir else st.executed
     recover(results_dest)  # a swap killed between its renames (platforms without an atomic exchange)
@@ -347,7 +352,14 @@ def _run_locked(st: Stage, quiet: bool, executed_dir: Path | None) -> float:
         from .params import load_section
 
         parameters = load_section(st.params) if st.params else {}
-        kernel = _Kernel(imported_modules(st.source))
+        try:
+            kernel = _Kernel(imported_modules(st.source))
+        except Exception as exc:  # noqa: BLE001 - one sentence, not jupyter_client's traceback
+            raise StageError(
+                f"stage {name!r} could not start its Python kernel ({_first_error_line(exc)}); check that the "
+                f"environment is complete (`make setup`), then run `dvc repro {name}`. The last good "
+                f"results/{name}/ and chapter are unchanged."
+            ) from exc
         seconds = _execute(st, parameters, staging_nb, kernel)
     finally:
         if kernel is not None:
@@ -382,7 +394,14 @@ def _execute(st: Stage, parameters: dict, staging_nb: Path, kernel: _Kernel) -> 
 
     name = st.name
     staging_nb.parent.mkdir(parents=True, exist_ok=True)
-    nb = jupytext.read(st.source)
+    try:
+        nb = jupytext.read(st.source)
+    except Exception as exc:  # noqa: BLE001 - a notebook jupytext cannot read: name it
+        raise StageError(
+            f"stage {name!r}: jupytext cannot read {_rel(st.source)} ({_first_error_line(exc)}); fix it, or "
+            f"restore it with `git checkout -- {_rel(st.source)}`. The last good results/{name}/ and chapter "
+            "are unchanged."
+        ) from exc
     for k, cell in enumerate(nb.cells):
         cell["id"] = f"cell-{k}"  # jupytext makes random ids; the executed notebook must be byte-stable
     t0 = time.perf_counter()
