@@ -8,14 +8,19 @@ notebook, paired by jupytext), and one parameter section of ``params.yaml``. Thi
 1. reads the stage's section of ``params.yaml`` (the stage's notebook gets it as papermill parameters);
 2. starts the kernel first and has it import what the notebook imports while the runner itself starts
    (:class:`_Kernel`); converts the text notebook to a notebook in memory (jupytext) and executes it on
-   that kernel with papermill, with the stage's artifacts written to ``results/.staging/<stage>/`` and
-   the executed notebook to ``book/executed/.staging/`` (written once, at the end or at the failing cell);
+   that kernel with papermill, with the stage's artifacts written to a staging folder of this run's own,
+   ``results/.staging/<stage>.<random>/``, and the executed notebook to
+   ``book/executed/.staging/<stage>.<random>/`` (written once, at the end or at the failing cell);
 3. strips what would change on every run (timestamps, interpreter version; :mod:`compendium.notebooks`);
 4. only if every step succeeded, swaps the new artifacts in place of ``results/<stage>/`` and
-   ``book/executed/<NN_name>.ipynb``.
+   ``book/executed/<NN_name>.ipynb``, each in one atomic exchange (:func:`_swap`), with Ctrl-C held
+   back until both are in.
 
-A failure (an error in a cell, a killed run) therefore leaves the last good results and chapter in place,
-and prints one line naming the stage and the error.
+One run of a stage at a time: the whole run holds the stage's file lock (:func:`exclusive`,
+``results/.locks/<stage>.lock``), so the documented command and ``dvc repro`` (which releases its own
+lock while a stage runs) never share or delete each other's files; a second run waits for the first.
+A failure (an error in a cell, a Ctrl-C, a killed run) therefore leaves the last good results and
+chapter in place, and prints one line naming the stage and the error.
 """
 
 from __future__ import annotations
