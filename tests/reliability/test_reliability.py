@@ -285,7 +285,23 @@ def _popen(clone: Path, *cmd: str, **env) -> subprocess.Popen:
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
+        # Ctrl-C as in a terminal: a test runner started in the background passes SIGINT on as ignored
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
+
+
+def _lock_held(lock: Path) -> bool:
+    import fcntl
+
+    if not lock.exists():
+        return False
+    with open(lock) as f:
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+        fcntl.flock(f, fcntl.LOCK_UN)
+    return False
 
 
 def _wait_for(cond, what: str, timeout: float = 120):
@@ -427,9 +443,16 @@ def test_ctrl_c_at_the_end_of_a_book_build_keeps_the_last_good_book(clone):
 def test_a_real_ctrl_c_late_in_a_book_build_leaves_a_complete_book(clone):
     html = clone / "book" / "_build" / "html"
     before = _book_state(clone)
+    left = set(clone.glob("book/_build/.staging.*"))  # an earlier interrupted build's folder (removed at start)
     proc = _popen(clone, sys.executable, "-m", "compendium.book", "build")
-    # Sphinx has written the pages: the build is in its last steps (the offline check, provenance, crate)
-    _wait_for(lambda: any(clone.glob("book/_build/.staging.*/_build/html/searchindex.js")), "the new pages", 300)
+    # Sphinx has written this build's pages: it is in its last steps (the offline check, provenance, crate)
+    _wait_for(
+        lambda: any(
+            p.parent.parent.parent not in left for p in clone.glob("book/_build/.staging.*/_build/html/searchindex.js")
+        ),
+        "the new pages",
+        300,
+    )
     os.killpg(proc.pid, signal.SIGINT)
     err = proc.communicate(120)[1]
     assert proc.returncode in (0, 130), err[-2000:]
@@ -445,7 +468,7 @@ def test_make_book_during_a_book_build_waits_for_it(clone):
     html = clone / "book" / "_build" / "html"
     before = _book_state(clone)
     first = _popen(clone, *MAKE, "book")
-    _wait_for(lambda: any(clone.glob("book/_build/.staging.*")), "the first build's staging folder", 120)
+    _wait_for(lambda: _lock_held(clone / "book" / "_build" / ".lock"), "the first build's lock", 120)
     second = run(clone, *MAKE, "book")
     out1 = "".join(first.communicate(600))
     assert first.returncode == 0 and second.returncode == 0, out1[-2000:] + second.stderr[-2000:]
