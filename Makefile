@@ -32,22 +32,31 @@ help:
 	@echo "make benchmark   time a forced and a no-op dvc repro and the book build"
 	@echo "make freeze      re-pin requirements.txt from the current .venv"
 
+# Every path is quoted in the recipes: a checkout path may hold spaces or non-ASCII characters.
+WRITABLE = test -w . || { echo "ERROR: this checkout is read-only ($(CURDIR)); the pipeline writes .venv, data/, results/ and the book here. Clone it somewhere writable and run make there: git clone \"$(CURDIR)\" ~/compendium && cd ~/compendium && make reproduce"; exit 1; }
+
 $(STAMP): requirements.txt pyproject.toml
-	@test -w . || { echo "ERROR: this checkout is read-only ($(CURDIR)); the pipeline writes .venv, results/ and the book here. Copy it somewhere writable (cp -r $(CURDIR) ~/compendium) and run make there."; exit 1; }
-	@test -n "$(PYTHON)" && $(PYTHON) -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' 2>/dev/null || \
-	  { echo "ERROR: Python 3.11 is needed, but '$(or $(PYTHON),python3)' is $$($(or $(PYTHON),python3) --version 2>&1). Install Python 3.11 and run: make setup PYTHON=/path/to/python3.11"; exit 1; }
-	@if [ -x $(BIN)/python ] && ! $(BIN)/python -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))'; then \
-	  echo "ERROR: $(VENV) was made with another Python ($$($(BIN)/python --version 2>&1)); remove it (rm -rf $(VENV)) and run make setup again"; exit 1; fi
-	@echo ">> setting up $(VENV) (Python: $(PYTHON))"
-	@new=0; test -x $(BIN)/python || { $(PYTHON) -m venv $(VENV) && new=1; }; \
-	{ $(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.txt && \
-	  $(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps -e . ; } || \
-	{ [ $$new = 1 ] && rm -rf $(VENV); echo "ERROR: installing the pinned packages failed (see pip's message above); nothing was left half-installed, run make setup again once the package index is reachable"; exit 1; }
-	touch $(STAMP)
+	@$(WRITABLE)
+	test -n "$(PYTHON)" && "$(PYTHON)" -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' 2>/dev/null || \
+	  { echo "ERROR: Python 3.11 is needed, but '$(or $(PYTHON),python3)' is $$("$(or $(PYTHON),python3)" --version 2>&1). Install Python 3.11 and run: make setup PYTHON=/path/to/python3.11"; exit 1; }
+	if [ -x "$(BIN)/python" ] && ! "$(BIN)/python" -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))'; then \
+	  echo "ERROR: $(VENV) was made with another Python ($$("$(BIN)/python" --version 2>&1)); remove it (rm -rf $(VENV)) and run make setup again"; exit 1; fi
+	if [ -e "$(VENV)" ] && ! "$(BIN)/python" -m pip --version >/dev/null 2>&1; then \
+	  echo ">> $(VENV) is incomplete (no working pip: an interrupted 'python -m venv'?); removing it and creating it again"; \
+	  rm -rf "$(VENV)"; fi
+	echo ">> setting up $(VENV) (Python: $(PYTHON))"
+	new=0; test -x "$(BIN)/python" || { "$(PYTHON)" -m venv "$(VENV)" && new=1; }; \
+	{ "$(BIN)/python" -m pip install --quiet --disable-pip-version-check -r requirements.txt && \
+	  "$(BIN)/python" -m pip install --quiet --disable-pip-version-check --no-deps -e . ; } || \
+	{ if [ $$new = 1 ]; then rm -rf "$(VENV)"; echo "ERROR: installing the pinned packages failed (see pip's message above); the new $(VENV) was removed, so nothing is half-installed. Fix what pip reports (e.g. the package index is unreachable) and run make setup again"; \
+	  else echo "ERROR: installing the pinned packages into the existing $(VENV) failed (see pip's message above); $(VENV) is as pip left it. Fix what pip reports and run make setup again (or start afresh: rm -rf $(VENV) && make setup)"; fi; exit 1; }
+	touch "$(STAMP)"
 
 setup: $(STAMP)
 
 data: setup
+	@$(WRITABLE)
+	python -m compendium.stage preflight   # params.yaml, dvc.yaml and dvc.lock readable, or the recovery
 	@# a modified raw file: the documented message and recovery (compendium.data.verify), not DVC's "Use --force"
 	@if [ -d data ]; then python -m compendium.data.verify --quiet || exit 1; fi
 	@echo ">> restoring data/ from the bundled DVC remote (dvc pull data.dvc)"
@@ -57,7 +66,7 @@ data: setup
 reproduce: data
 	@echo ">> dvc repro (every stage, the book included)"
 	dvc repro
-	@echo ">> the book: $(abspath book/_build/html/index.html)"
+	echo ">> the book: $(CURDIR)/book/_build/html/index.html"
 
 test: data
 	python -m pytest
@@ -91,6 +100,7 @@ test-unit: setup
 	python -m pytest tests/unit -q
 
 book: setup
+	@$(WRITABLE)
 	python -m compendium.book build   # built aside and swapped in only on success
 
 # axe-core for the browser test's accessibility audit, exactly as pinned by package-lock.json (npm ci);
@@ -130,7 +140,7 @@ benchmark: data
 freeze: setup
 	{ echo "# Exact pins of the whole resolved stack (pip freeze of a working .venv on Python 3.11)."; \
 	  echo "# Regenerate: make freeze. environment.yml installs this file through its pip section."; \
-	  $(BIN)/python -m pip freeze --exclude-editable | grep -v '^-e'; } > requirements.txt
+	  "$(BIN)/python" -m pip freeze --exclude-editable | grep -v '^-e'; } > requirements.txt
 
 clean:
 	rm -rf book/_build book-archive .pytest_cache

@@ -9,10 +9,13 @@ rebuilds every page, so no stale page survives from a previous build. Warnings a
 fails if any page loads a script, stylesheet, font or image from another host (the book must render
 with no network).
 
-The book is built aside, in ``book/_build/.staging``, and swapped into ``book/_build/html`` only when
-the build and the checks succeeded: a failed build leaves the last good book in place. After the swap,
-:func:`write_provenance` writes ``_static/provenance.js`` (commit, interpreter, stage times): facts of
-the machine and the moment, which DVC must not hash (``.dvcignore``), read by the Reproducibility page.
+The book is built aside, in a folder of its own per build (``book/_build/.staging.<random>``), completed
+there with :func:`write_provenance` (``_static/provenance.js``: commit, interpreter, stage times, facts of
+the machine and the moment, which DVC must not hash, ``.dvcignore``, read by the Reproducibility page)
+and the RO-Crate (``ro-crate-metadata.json``), and only then swapped into ``book/_build/html`` in one
+atomic exchange (:func:`compendium.stage._swap`): a failed, interrupted or killed build leaves the last
+good book in place, and a swapped-in book is always complete. One build at a time: a second
+``make book`` waits for the first (a file lock, ``book/_build/.lock``).
 """
 
 from __future__ import annotations
@@ -55,11 +58,18 @@ def failed_chapters(executed_dir: Path | None = None) -> list[str]:
     stage_of = {st.notebook: st.name for st in STAGES.values()}
     problems = []
     for nb_path in sorted(executed_dir.glob("*.ipynb")):
-        nb = nbformat.read(nb_path, as_version=4)
+        stage = stage_of.get(nb_path.stem, "?")
+        try:
+            nb = nbformat.read(nb_path, as_version=4)
+        except Exception as exc:  # noqa: BLE001 - a truncated or hand-edited notebook: name it
+            problems.append(
+                f"{nb_path.relative_to(paths.ROOT) if nb_path.is_relative_to(paths.ROOT) else nb_path} is not a "
+                f"readable notebook ({type(exc).__name__}); re-run its stage with `dvc repro -f {stage}`"
+            )
+            continue
         for k, cell in enumerate(nb.cells):
             errs = [o for o in cell.get("outputs", []) if o.get("output_type") == "error"]
             if errs:
-                stage = stage_of.get(nb_path.stem, "?")
                 problems.append(
                     f"{nb_path.relative_to(paths.ROOT) if nb_path.is_relative_to(paths.ROOT) else nb_path}"
                     f" cell {k} holds an error ({errs[0].get('ename')}: {errs[0].get('evalue')}); "
@@ -70,8 +80,23 @@ def failed_chapters(executed_dir: Path | None = None) -> list[str]:
 
 
 def build() -> int:
+    from .stage import StageError, exclusive, recover
+
     build_dir = paths.BOOK / "_build"
-    staging = build_dir / ".staging"
+    try:
+        with exclusive("book", build_dir / ".lock"):
+            recover(HTML)  # a swap killed between its renames (platforms without an atomic exchange)
+            return _build_locked(build_dir)
+    except StageError as exc:
+        print(f"ERROR: {exc}", file=sys.stderr)
+        return 1
+
+
+def _build_locked(build_dir: Path) -> int:
+    import tempfile
+
+    from .stage import _remove, _swap, signals_deferred
+
     broken = failed_chapters()
     if broken:
         print(
@@ -81,13 +106,22 @@ def build() -> int:
             file=sys.stderr,
         )
         return 1
-    if staging.exists():
-        shutil.rmtree(staging)  # no stale pages or doctrees from earlier builds
+    for old in build_dir.glob(".staging*"):  # builds that were killed or failed (the lock is held)
+        _remove(old)
+    staging = Path(tempfile.mkdtemp(prefix=".staging.", dir=build_dir))
     t0 = time.perf_counter()
     print("building the book (render only, warnings are errors) ...", flush=True)
+    jb = Path(sys.executable).with_name("jupyter-book")
+    if not jb.exists():
+        print(
+            f"ERROR: {jb} is missing: the environment is incomplete; run `make setup`, then `make book`. "
+            f"The last good book in {HTML} is unchanged.",
+            file=sys.stderr,
+        )
+        return 1
     proc = subprocess.run(
         [
-            str(Path(sys.executable).with_name("jupyter-book")),
+            str(jb),
             "build",
             str(paths.BOOK),
             "--all",
@@ -121,15 +155,19 @@ def build() -> int:
             f"ERROR: the new book failed the offline check; the last good book in {HTML} is unchanged.", file=sys.stderr
         )
         return rc
-    from .stage import _swap
-
-    _swap(new_html, HTML)
-    shutil.rmtree(staging)
     seconds = time.perf_counter() - t0
-    write_provenance(HTML, book_seconds=seconds)
+    # the book is complete before it is swapped in: provenance and RO-Crate are written in the new folder
+    write_provenance(new_html, book_seconds=seconds)
     from .fair import write_crate
 
-    write_crate(HTML)  # ro-crate-metadata.json: datasets, licences, checksums, notebooks (deterministic)
+    try:
+        write_crate(new_html)  # ro-crate-metadata.json: datasets, licences, checksums, notebooks (deterministic)
+    except ValueError as exc:
+        print(f"ERROR: {exc}\nThe last good book in {HTML} is unchanged.", file=sys.stderr)
+        return 1
+    with signals_deferred():
+        _swap(new_html, HTML)
+    shutil.rmtree(staging)
     print(f"book built in {seconds:.1f} s: {HTML / 'index.html'}")
     return 0
 
@@ -193,7 +231,29 @@ def check(html_dir: Path = HTML) -> int:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv == ["build"]:
-        return build()
+        import signal
+
+        from .stage import _raise_interrupt
+
+        for sig in (signal.SIGTERM, signal.SIGHUP):
+            signal.signal(sig, _raise_interrupt)
+        try:
+            return build()
+        except KeyboardInterrupt:
+            print(
+                f"ERROR: the book build was interrupted; {HTML} is complete (the last good book, or the new one "
+                "if it was being swapped in). Run `make book` to build it again.",
+                file=sys.stderr,
+            )
+            return 130
+        except OSError as exc:
+            print(
+                f"ERROR: the book build could not write {exc.filename or 'its files'}: {exc.strerror or exc}; "
+                f"the last good book in {HTML} is unchanged. Free some space or fix the permissions, then run "
+                "`make book`.",
+                file=sys.stderr,
+            )
+            return 1
     if argv == ["check"]:
         return check()
     print(__doc__, file=sys.stderr)

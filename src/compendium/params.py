@@ -11,6 +11,13 @@ written in ``params.yaml``::
 The ``params`` stage writes the validated sections to ``results/params/<section>.json``; each study stage
 depends on its own section's file (so changing one study's parameter re-runs only that study), and on
 ``results/params/valid.json``, whose content never changes (so every stage waits for the check).
+
+The values are checked strictly: a boolean is not a number (``n_boot: true`` is refused, not read as 1)
+and a quoted string is not a number (``"3"`` is refused); an integer is accepted where a decimal is
+expected. ``params.yaml`` is read with YAML 1.2 rules by the reader DVC itself uses (ruamel.yaml,
+``YAML(typ="safe")``), so ``dvc exp run -S workbank.raking_tol=1e-12`` is the number 1e-12 here as in
+DVC, ``yes`` is the string "yes", and a repeated key is an error. Every count has an upper bound that
+keeps a run within a few GB of memory on the machine the compendium is built on (23 GB, 2 cores).
 """
 
 from __future__ import annotations
@@ -20,7 +27,6 @@ import sys
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from . import paths
@@ -31,13 +37,28 @@ RESTORE_HINT = (
 )
 
 Seed = Annotated[int, Field(ge=0, le=2**32 - 1, description="a random seed (0 to 2^32-1)")]
-Count = Annotated[int, Field(ge=1, description="a number of draws or repetitions (at least 1)")]
-Level = Annotated[float, Field(gt=0, lt=1, description="a probability level strictly between 0 and 1")]
-Rating = Annotated[float, Field(ge=1, le=5, description="a value on the 1-5 rating scale")]
+Level = Annotated[
+    float, Field(gt=0, lt=1, allow_inf_nan=False, description="a probability level strictly between 0 and 1")
+]
+Rating = Annotated[float, Field(ge=1, le=5, allow_inf_nan=False, description="a value on the 1-5 rating scale")]
+
+
+def Count(most: int, what: str = "draws or repetitions", memory: str = ""):  # noqa: N802 - a type, as Seed
+    """A count of at least 1 and at most ``most``: the bound keeps one run within this machine's memory
+    (``memory`` says what grows with the count, from the array shapes of the code that uses it)."""
+    why = f"; {memory}" if memory else ""
+    return Annotated[int, Field(ge=1, le=most, description=f"a number of {what}, 1 to {most:,}{why}")]
+
+
+def Real(**bounds):  # noqa: N802 - a type, as Seed
+    """A finite decimal within ``bounds`` (pydantic's ge/gt/le/lt and the description)."""
+    return Annotated[float, Field(allow_inf_nan=False, **bounds)]
 
 
 class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=False, frozen=True)
+    # strict: no bool -> number and no str -> number coercion (pydantic's lax mode reads `true` as 1 and
+    # "3" as 3); pydantic's strict mode still accepts an int where a float is declared
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
 
 def _csv(value: str, key: str) -> list[str]:
@@ -77,22 +98,21 @@ class Data(_Section):
 
 
 class Workbank(_Section):
-    cutoff: Annotated[float, Field(ge=1, le=5, description="the zone cut-off on the 1-5 rating scale")]
+    cutoff: Real(ge=1, le=5, description="the zone cut-off on the 1-5 rating scale")
     has_tie_rule: Literal["lowest", "highest", "random", "mean"]
     seed: Seed
-    n_boot: Count
-    stable_level: Annotated[
-        float,
-        Field(gt=0.5, lt=1, description="share of bootstrap draws that keep a task's zone for it to count as stable"),
-    ]
-    n_tie_draws: Count
-    n_boot_groups: Count
+    n_boot: Count(50_000, "bootstrap draws", "the stage holds about 27 kB a draw (1.4 GB at the bound)")
+    stable_level: Real(
+        gt=0.5, lt=1, description="share of bootstrap draws that keep a task's zone for it to count as stable"
+    )
+    n_tie_draws: Count(20_000, "random tie-breaks", "the stage holds about 61 kB a draw (1.2 GB at the bound)")
+    n_boot_groups: Count(50_000, "bootstrap draws", "the stage holds about 27 kB a draw (1.4 GB at the bound)")
     sweep_min: Rating
     sweep_max: Rating
-    sweep_step: Annotated[float, Field(gt=0, le=4, description="the cut-off sweep's step")]
+    sweep_step: Real(gt=0, le=4, description="the cut-off sweep's step")
     mixed_method: Literal["bfgs", "lbfgs", "cg", "powell", "nm", "newton"]
-    raking_max_iter: Count
-    raking_tol: Annotated[float, Field(gt=0, lt=1, description="the raking convergence tolerance")]
+    raking_max_iter: Count(1_000_000, "raking iterations")
+    raking_tol: Real(gt=0, lt=1, description="the raking convergence tolerance")
 
     @model_validator(mode="after")
     def _sweep(self):
@@ -106,22 +126,34 @@ class Workbank(_Section):
         return self
 
 
+# ranking snapshots of the active-sampling simulation, (repetitions, checkpoints, 5, 5) floats and the pair
+# counts per strategy: about 1 kB each, so 2 GB at this bound (the committed values use 80,000)
+SIM_SNAPSHOTS_MAX = 2_000_000
+
+
 class Preferences(_Section):
     seed: Seed
-    n_bootstrap: Count
+    n_bootstrap: Count(200_000, "bootstrap replicates", "about 1.4 kB a replicate (0.3 GB at the bound)")
     ci_level: Level
-    trueskill_orders: Count
-    sim_budget: Count
-    sim_repetitions: Count
-    sim_checkpoint_every: Count
-    sim_batch: Count
-    sim_arena_skew: Annotated[float, Field(ge=0, le=10, description="the arena popularity skew")]
-    sim_prior_sd: Annotated[float, Field(gt=0, le=100, description="the prior SD of the log-strengths")]
+    trueskill_orders: Count(10_000, "random judgement orders", "about 38 kB an order (0.4 GB at the bound)")
+    sim_budget: Count(1_000_000, "judgements per simulated study")
+    sim_repetitions: Count(100_000, "simulated studies", "each keeps a ranking per checkpoint")
+    sim_checkpoint_every: Count(1_000_000, "judgements between checkpoints")
+    sim_batch: Count(1_000_000, "judgements per selection round")
+    sim_arena_skew: Real(ge=0, le=10, description="the arena popularity skew")
+    sim_prior_sd: Real(gt=0, le=100, description="the prior SD of the log-strengths")
     sim_target: Level
     annotations_path: str
 
     @model_validator(mode="after")
     def _sim(self):
+        snapshots = self.sim_repetitions * (self.sim_budget // max(self.sim_checkpoint_every, 1))
+        if snapshots > SIM_SNAPSHOTS_MAX:
+            raise ValueError(
+                f"sim_repetitions x sim_budget / sim_checkpoint_every ({snapshots:,}) is above {SIM_SNAPSHOTS_MAX:,}: "
+                "the simulation keeps a ranking snapshot of about 1 kB per repetition and checkpoint, so this "
+                "would not fit in memory"
+            )
         if self.sim_checkpoint_every > self.sim_budget:
             raise ValueError(
                 f"sim_checkpoint_every ({self.sim_checkpoint_every}) is larger than sim_budget ({self.sim_budget})"
@@ -142,13 +174,13 @@ class Preferences(_Section):
 
 class Pwb(_Section):
     weight_scheme: Literal["weights", "legacy_weights_v2_0"]
-    n_boot: Count
+    n_boot: Count(1_000_000, "bootstrap draws", "drawn in chunks: about 100 B a draw and cell")
     seed: Seed
-    diag_n_boot: Count
+    diag_n_boot: Count(200_000, "bootstrap draws", "drawn in chunks, as n_boot")
     diag_seed: Seed
     ci_level: Level
-    cf_heavy_weight: Annotated[float, Field(gt=0, lt=1, description="the CF weight of the CF-heavy scheme")]
-    restore_weight: Annotated[float, Field(gt=0, lt=0.5, description="the UT and AR_d weight when restored")]
+    cf_heavy_weight: Real(gt=0, lt=1, description="the CF weight of the CF-heavy scheme")
+    restore_weight: Real(gt=0, lt=0.5, description="the UT and AR_d weight when restored")
     fourth_judge_rule: Literal["first", "last", "drop", "all"]
 
 
@@ -170,13 +202,13 @@ class Robustness(_Section):
     zone_cutoffs: str
     zone_boundaries: str
     has_tie_rules: str
-    has_random_draws: Count
+    has_random_draws: Count(20_000, "random tie-breaks", "as workbank.n_tie_draws")
     pwb_cf_heavy_weights: str
     pwb_restore_weights: str
-    pwb_random_schemes: Count
-    pwb_random_concentration: Annotated[float, Field(gt=0, le=1e6, description="the Dirichlet concentration")]
+    pwb_random_schemes: Count(1_000_000, "random weight schemes")
+    pwb_random_concentration: Real(gt=0, le=1e6, description="the Dirichlet concentration")
     bt_tie_weights: str
-    n_sampling: Count
+    n_sampling: Count(40_000, "resampling replicates", "about 44 kB a replicate (1.7 GB at the bound)")
 
     @field_validator(*GRIDS, mode="before")
     @classmethod
@@ -337,12 +369,36 @@ def _describe(section: str, model: type[_Section], err: dict) -> str:
         if desc:
             why = f" ({desc})"
     value = err.get("input")
-    shown = (
-        yaml.safe_dump(value, default_flow_style=True).strip().removesuffix("...").strip()
-        if not isinstance(value, dict)
-        else "this section"
-    )
+    shown = _show(value)
+    if isinstance(value, bool) and err["type"] in ("int_type", "float_type"):
+        why += "; true/false is not a number"
+    elif isinstance(value, str) and err["type"] in ("int_type", "float_type") and _is_number(value):
+        why += f"; {shown} is quoted text, write the number without quotes"
+    elif isinstance(value, float) and err["type"] == "int_type" and value.is_integer():
+        why += f"; write it as a whole number ({int(value)})"
     return f"{key}: {shown} is invalid: {msg[0].lower() + msg[1:] if msg else msg}{why}"
+
+
+def _show(value: Any) -> str:
+    """A value as the message shows it: text quoted (so '3' is visibly not 3), numbers as Python writes
+    them (1e-10, 2000.0), booleans and null as YAML writes them."""
+    if isinstance(value, dict):
+        return "this section"
+    if isinstance(value, bool):
+        return str(value).lower()
+    if value is None:
+        return "null"
+    if isinstance(value, (str, int, float)):
+        return repr(value)
+    return json.dumps(value, default=str)
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 def validate(doc: Any, source: str = "params.yaml") -> dict[str, dict]:
@@ -371,16 +427,42 @@ def validate(doc: Any, source: str = "params.yaml") -> dict[str, dict]:
     return out
 
 
+def read_yaml(path: Path, hint: str = RESTORE_HINT) -> Any:
+    """Parse ``path`` as DVC does (ruamel.yaml, ``YAML(typ="safe")``: YAML 1.2, repeated keys refused).
+
+    PyYAML follows YAML 1.1, where ``1e-12`` (as ``dvc exp run -S`` writes it) is a string and ``yes``
+    is true; reading with DVC's own parser means the values checked here are the values DVC records.
+    Raises :class:`ParamsError` with the file, line and column of a syntax error, and ``hint``."""
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ParamsError(f"{path.name} does not exist; restore it with `git checkout -- {path.name}`") from None
+    except UnicodeDecodeError as exc:
+        raise ParamsError(f"{path.name} is not UTF-8 text (byte {exc.start}). {hint}") from None
+    except OSError as exc:
+        raise ParamsError(f"{path.name} cannot be read ({exc.strerror or exc}).") from None
+    try:
+        return YAML(typ="safe", pure=True).load(text)
+    except MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+        problem = " ".join(str(exc.problem or exc.context or "a syntax error").split())
+        if "duplicate key" in problem:
+            problem = problem.split(" with value")[0]
+        raise ParamsError(f"{path.name} is not valid YAML{where}: {problem}. {hint}") from None
+    except (YAMLError, RecursionError, ValueError) as exc:
+        problem = " ".join(str(exc).split())[:200] if not isinstance(exc, RecursionError) else "nested too deep"
+        raise ParamsError(f"{path.name} is not valid YAML: {problem}. {hint}") from None
+
+
 def load(path: Path | None = None) -> dict[str, dict]:
     """Read and validate ``params.yaml`` (every section)."""
     path = Path(path) if path is not None else paths.PARAMS
-    try:
-        doc = yaml.safe_load(path.read_text())
-    except FileNotFoundError:
-        raise ParamsError(f"{path} does not exist; restore it with `git checkout -- params.yaml`") from None
-    except yaml.YAMLError as exc:
-        raise ParamsError(f"{path.name} is not valid YAML ({exc}). {RESTORE_HINT}") from None
-    return validate(doc, source=path.name)
+    return validate(read_yaml(path), source=path.name)
 
 
 def load_section(section: str, path: Path | None = None) -> dict:

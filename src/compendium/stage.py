@@ -8,21 +8,28 @@ notebook, paired by jupytext), and one parameter section of ``params.yaml``. Thi
 1. reads the stage's section of ``params.yaml`` (the stage's notebook gets it as papermill parameters);
 2. starts the kernel first and has it import what the notebook imports while the runner itself starts
    (:class:`_Kernel`); converts the text notebook to a notebook in memory (jupytext) and executes it on
-   that kernel with papermill, with the stage's artifacts written to ``results/.staging/<stage>/`` and
-   the executed notebook to ``book/executed/.staging/`` (written once, at the end or at the failing cell);
+   that kernel with papermill, with the stage's artifacts written to a staging folder of this run's own,
+   ``results/.staging/<stage>.<random>/``, and the executed notebook to
+   ``book/executed/.staging/<stage>.<random>/`` (written once, at the end or at the failing cell);
 3. strips what would change on every run (timestamps, interpreter version; :mod:`compendium.notebooks`);
 4. only if every step succeeded, swaps the new artifacts in place of ``results/<stage>/`` and
-   ``book/executed/<NN_name>.ipynb``.
+   ``book/executed/<NN_name>.ipynb``, each in one atomic exchange (:func:`_swap`), with Ctrl-C held
+   back until both are in.
 
-A failure (an error in a cell, a killed run) therefore leaves the last good results and chapter in place,
-and prints one line naming the stage and the error.
+One run of a stage at a time: the whole run holds the stage's file lock (:func:`exclusive`,
+``results/.locks/<stage>.lock``), so the documented command and ``dvc repro`` (which releases its own
+lock while a stage runs) never share or delete each other's files; a second run waits for the first.
+A failure (an error in a cell, a Ctrl-C, a killed run) therefore leaves the last good results and
+chapter in place, and prints one line naming the stage and the error.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
+import signal
 import sys
 import tempfile
 import time
@@ -69,21 +76,145 @@ class StageError(RuntimeError):
     """A stage failed; the message is one sentence for the user."""
 
 
+_RENAME_EXCHANGE = 2  # linux/fs.h
+_AT_FDCWD = -100
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Atomically exchange the paths ``a`` and ``b`` (both must exist) with Linux's
+    ``renameat2(RENAME_EXCHANGE)``; False where the platform or file system has no such call."""
+    if not sys.platform.startswith("linux"):
+        return False
+    import ctypes
+    import errno
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        fn = libc.renameat2
+    except (OSError, AttributeError):  # glibc before 2.28, or another C library
+        return False
+    fn.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    if fn(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP):
+        return False
+    raise OSError(err, os.strerror(err), str(a), None, str(b))
+
+
+def _remove(p: Path) -> None:
+    if p.is_dir() and not p.is_symlink():
+        shutil.rmtree(p)
+    elif p.exists() or p.is_symlink():
+        p.unlink()
+
+
+def _old(dest: Path) -> Path:
+    return dest.with_name(f".{dest.name}.old")
+
+
+def recover(dest: Path) -> bool:
+    """Undo an interrupted two-rename swap of ``dest``: if ``dest`` is missing and its ``.old`` copy
+    exists (the fallback swap was killed between its renames), put the old copy back; a leftover
+    ``.old`` beside a present ``dest`` is removed. True if ``dest`` was restored."""
+    old = _old(dest)
+    if not (old.exists() or old.is_symlink()):
+        return False
+    if dest.exists() or dest.is_symlink():
+        _remove(old)
+        return False
+    old.rename(dest)
+    return True
+
+
 def _swap(new: Path, dest: Path) -> None:
-    """Replace ``dest`` (file or folder) by ``new`` with renames, so that ``dest`` is never half-written."""
+    """Replace ``dest`` (file or folder) by ``new``, so that ``dest`` is never half-written or missing.
+
+    Where the platform has it (Linux: ``renameat2(RENAME_EXCHANGE)``), the two paths are exchanged in
+    one atomic step and the old content, now at ``new``, is removed. Otherwise ``dest`` is renamed to
+    ``.<name>.old`` and ``new`` to ``dest``; a kill between those two renames leaves the old content at
+    ``.<name>.old``, which :func:`recover` (called at the start of every stage and book build) puts back."""
     dest.parent.mkdir(parents=True, exist_ok=True)
-    old = dest.with_name(f".{dest.name}.old")
-    if old.is_dir():
-        shutil.rmtree(old)
-    elif old.exists():
-        old.unlink()
-    if dest.exists():
-        dest.rename(old)
+    recover(dest)
+    if not (dest.exists() or dest.is_symlink()):
+        new.rename(dest)
+        return
+    if os.environ.get("COMPENDIUM_SWAP") != "rename" and _exchange(new, dest):
+        _remove(new)  # the old content
+        return
+    old = _old(dest)
+    dest.rename(old)
     new.rename(dest)
-    if old.is_dir():
-        shutil.rmtree(old)
-    elif old.exists():
-        old.unlink()
+    _remove(old)
+
+
+class StageBusy(RuntimeError):
+    """Another process holds the lock of this stage (or of the book build)."""
+
+
+@contextlib.contextmanager
+def exclusive(name: str, lock_file: Path, wait: bool = True):
+    """Hold an exclusive ``fcntl.flock`` on ``lock_file`` for the block: one run of stage ``name`` at a
+    time, whether it was started by ``dvc repro`` (DVC releases its own repository lock while a stage's
+    command runs) or directly. A second run prints one line and waits for the first to finish (or,
+    with ``wait=False``, raises :class:`StageBusy`). The lock ends with the process, however it ends."""
+    import fcntl
+
+    try:
+        lock_file.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(lock_file, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        raise StageError(
+            f"cannot create the lock file {_rel(lock_file)} ({exc.strerror}); the checkout must be writable "
+            "(a read-only checkout: clone it somewhere writable, `git clone <this checkout> ~/compendium`, "
+            "and run `make reproduce` there)"
+        ) from None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 64, 0).decode(errors="replace").strip() or "?"
+            if not wait:
+                raise StageBusy(
+                    f"{name} is already running in another process (pid {holder}); wait for it to finish, "
+                    "then run it again"
+                ) from None
+            print(
+                f"[{name}] another run (pid {holder}) is in progress; waiting for it to finish ...",
+                file=sys.stderr,
+                flush=True,
+            )
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
+@contextlib.contextmanager
+def signals_deferred():
+    """Hold SIGINT, SIGTERM and SIGHUP back during the block (the swaps: a Ctrl-C there would otherwise
+    leave the results of this run beside the chapter of the last one); they are delivered after it."""
+    sigs = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, sigs)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+def _raise_interrupt(signum, frame):  # SIGTERM/SIGHUP: unwind like Ctrl-C, so the kernel is shut down
+    raise KeyboardInterrupt
+
+
+def _stale_staging(folder: Path, name: str) -> None:
+    """Remove staging folders of stage ``name`` left by killed or failed runs (the lock is held)."""
+    if not folder.is_dir():
+        return
+    for p in folder.iterdir():
+        if p.name == name or p.name.startswith(f"{name}."):
+            _remove(p)
 
 
 def _rel(p: Path) -> str:
@@ -177,12 +308,48 @@ class _Kernel:
                 shutil.rmtree(self._ipc_dir, ignore_errors=True)
 
 
+def lock_file(name: str) -> Path:
+    """The lock of stage ``name`` (see :func:`exclusive`)."""
+    return paths.RESULTS / ".locks" / f"{name}.lock"
+
+
 def run(name: str, quiet: bool = False, executed_dir: Path | None = None) -> float:
-    """Execute stage ``name``; return its run time in seconds. Raises :class:`StageError` on failure."""
+    """Execute stage ``name``; return its run time in seconds. Raises :class:`StageError` on failure.
+
+    One run of a stage at a time (:func:`exclusive`); each run stages into folders of its own
+    (``results/.staging/<stage>.<random>/``, ``book/executed/.staging/<stage>.<random>/``)."""
     if name not in STAGES:
         raise StageError(f"unknown stage {name!r}; the stages are {', '.join(STAGES)}")
-    st = STAGES[name]
-    staging_results = paths.RESULTS / ".staging" / name
+    with exclusive(name, lock_file(name)):
+        return _run_locked(STAGES[name], quiet, executed_dir)
+
+
+def _run_locked(st: Stage, quiet: bool, executed_dir: Path | None) -> float:
+    name = st.name
+    if not st.source.is_file():
+        raise StageError(
+            f"stage {name!r}: its notebook {_rel(st.source)} is missing; restore it with "
+            f"`git checkout -- {_rel(st.source)}`. The last good results/{name}/ and chapter are unchanged."
+        )
+    results_dest = paths.RESULTS / name
+    executed = Path(executed_dir) / st.executed.name if executed_dir else st.executed
+    recover(results_dest)  # a swap killed between its renames (platforms without an atomic exchange)
+    recover(executed)
+    staging_root = paths.RESULTS / ".staging"
+    nb_staging_root = executed.parent / ".staging"
+    try:
+        _stale_staging(staging_root, name)
+        _stale_staging(nb_staging_root, name)
+        staging_root.mkdir(parents=True, exist_ok=True)
+        nb_staging_root.mkdir(parents=True, exist_ok=True)
+        staging_results = Path(tempfile.mkdtemp(prefix=f"{name}.", dir=staging_root))
+        staging_nb = Path(tempfile.mkdtemp(prefix=f"{name}.", dir=nb_staging_root)) / executed.name
+    except OSError as exc:
+        raise StageError(
+            f"stage {name!r} cannot write its staging folders under {_rel(staging_root)} ({exc.strerror}); "
+            f"free some space or make the checkout writable, then run `dvc repro {name}` again. "
+            f"The last good results/{name}/ and chapter are unchanged."
+        ) from None
     env_before = os.environ.get(STAGING_ENV)
     os.environ[STAGING_ENV] = f"{name}={staging_results}"  # before the kernel starts: it inherits it
     kernel = None
@@ -190,12 +357,14 @@ def run(name: str, quiet: bool = False, executed_dir: Path | None = None) -> flo
         from .params import load_section
 
         parameters = load_section(st.params) if st.params else {}
-        if staging_results.exists():
-            shutil.rmtree(staging_results)
-        staging_results.mkdir(parents=True)
-        kernel = _Kernel(imported_modules(st.source))
-        executed = Path(executed_dir) / st.executed.name if executed_dir else st.executed
-        staging_nb = executed.parent / ".staging" / executed.name
+        try:
+            kernel = _Kernel(imported_modules(st.source))
+        except Exception as exc:  # noqa: BLE001 - one sentence, not jupyter_client's traceback
+            raise StageError(
+                f"stage {name!r} could not start its Python kernel ({_first_error_line(exc)}); check that the "
+                f"environment is complete (`make setup`), then run `dvc repro {name}`. The last good "
+                f"results/{name}/ and chapter are unchanged."
+            ) from exc
         seconds = _execute(st, parameters, staging_nb, kernel)
     finally:
         if kernel is not None:
@@ -207,15 +376,17 @@ def run(name: str, quiet: bool = False, executed_dir: Path | None = None) -> flo
     from . import notebooks
 
     notebooks.finalize(staging_nb, name, seconds=seconds, staging=staging_results)
-    if any(staging_results.iterdir()):
-        _swap(staging_results, paths.stage_dir(name))
-    else:
-        staging_results.rmdir()  # a stage without artifacts (the Reproducibility page)
-    _swap(staging_nb, executed)
-    if paths.RESULTS == paths.ROOT / "results" and executed_dir is None:
-        from . import metrics
+    with signals_deferred():  # the results and the chapter are swapped in together, or neither
+        if any(staging_results.iterdir()):
+            _swap(staging_results, results_dest)
+        else:
+            staging_results.rmdir()  # a stage without artifacts (the Reproducibility page)
+        _swap(staging_nb, executed)
+        staging_nb.parent.rmdir()
+        if paths.RESULTS == paths.ROOT / "results" and executed_dir is None:
+            from . import metrics
 
-        metrics.write(name)  # metrics/<stage>.json, the DVC metrics of the stage
+            metrics.write(name)  # metrics/<stage>.json, the DVC metrics of the stage
     if not quiet:
         print(f"[{name}] done in {seconds:.1f} s", file=sys.stderr)
     return seconds
@@ -228,7 +399,14 @@ def _execute(st: Stage, parameters: dict, staging_nb: Path, kernel: _Kernel) -> 
 
     name = st.name
     staging_nb.parent.mkdir(parents=True, exist_ok=True)
-    nb = jupytext.read(st.source)
+    try:
+        nb = jupytext.read(st.source)
+    except Exception as exc:  # noqa: BLE001 - a notebook jupytext cannot read: name it
+        raise StageError(
+            f"stage {name!r}: jupytext cannot read {_rel(st.source)} ({_first_error_line(exc)}); fix it, or "
+            f"restore it with `git checkout -- {_rel(st.source)}`. The last good results/{name}/ and chapter "
+            "are unchanged."
+        ) from exc
     for k, cell in enumerate(nb.cells):
         cell["id"] = f"cell-{k}"  # jupytext makes random ids; the executed notebook must be byte-stable
     t0 = time.perf_counter()
@@ -256,6 +434,30 @@ def _execute(st: Stage, parameters: dict, staging_nb: Path, kernel: _Kernel) -> 
     return time.perf_counter() - t0
 
 
+_YAML_HINTS = {
+    "dvc.lock": "Restore the committed file with `git checkout -- dvc.lock`; `dvc repro` then re-runs the stages "
+    "whose inputs differ from it.",
+    "dvc.yaml": "Fix it, or restore the committed file with `git checkout -- dvc.yaml`.",
+}
+
+
+def preflight() -> list[str]:
+    """The files DVC reads before any stage runs, checked first, so that a YAML error gets its recovery
+    (DVC says only that the file is corrupted): ``params.yaml``, ``dvc.yaml`` and ``dvc.lock``, read
+    with DVC's own parser. One line per unreadable file; [] if all can be read."""
+    from .params import read_yaml
+
+    problems = []
+    for path, hint in [(paths.PARAMS, None)] + [(paths.ROOT / f, h) for f, h in _YAML_HINTS.items()]:
+        if hint is not None and not path.exists():
+            continue  # no dvc.lock yet: DVC writes it
+        try:
+            read_yaml(path) if hint is None else read_yaml(path, hint=hint)
+        except ParamsError as exc:
+            problems.append(str(exc))
+    return problems
+
+
 def main(argv: list[str] | None = None) -> int:
     import argparse
 
@@ -269,7 +471,15 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="write the executed notebook here instead of book/executed/ (tests)",
     )
+    sub.add_parser("preflight", help="check that params.yaml, dvc.yaml and dvc.lock can be read (make reproduce)")
     args = ap.parse_args(sys.argv[1:] if argv is None else argv)
+    if args.cmd == "preflight":
+        problems = preflight()
+        for p in problems:
+            print(f"ERROR: {p}", file=sys.stderr)
+        return 1 if problems else 0
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, _raise_interrupt)
     from .rawdata import guard
 
     raw = guard()  # dvc repro cannot see a changed raw file: every stage checks data/ first
@@ -280,6 +490,23 @@ def main(argv: list[str] | None = None) -> int:
         run(args.stage, executed_dir=args.executed_dir)
     except (StageError, ParamsError) as exc:
         print(f"ERROR: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(
+            f"ERROR: stage {args.stage!r} was interrupted; results/{args.stage}/ and its chapter are complete "
+            f"(the last good ones, or both new if it was swapping them in). Run `dvc repro {args.stage}` to "
+            "finish it.",
+            file=sys.stderr,
+        )
+        return 130
+    except OSError as exc:
+        where = f" ({exc.filename})" if exc.filename else ""
+        print(
+            f"ERROR: stage {args.stage!r} could not write its outputs{where}: {exc.strerror or exc}. "
+            f"The last good results/{args.stage}/ and chapter are unchanged (or, if the error came after "
+            f"the swap, complete); free some space or fix the permissions, then run `dvc repro {args.stage}`.",
+            file=sys.stderr,
+        )
         return 1
     return 0
 

@@ -1,14 +1,16 @@
 """Reliability: whatever goes wrong, one clear message, a recovery that works as printed, and the last good
 results and book still in place.
 
-Every case runs on a scratch clone of the committed repository (``git clone`` of HEAD, data restored with
-``dvc pull data.dvc``, the whole pipeline reproduced once), never on the working copy. Run with
-``make test-reliability`` (part of ``.ci/run``); it takes a few minutes on 2 cores.
+Every case runs on a scratch clone of the committed repository (``git clone`` of HEAD into a path with a
+space and non-ASCII characters, then ``make reproduce`` there: data restored with ``dvc pull data.dvc``,
+the whole pipeline reproduced once), never on the working copy. Run with ``make test-reliability`` (part
+of ``.ci/run``); it takes a few minutes on 2 cores.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import signal
 import subprocess
@@ -44,32 +46,43 @@ def run(clone: Path, *cmd: str, timeout: float = 900, **env) -> subprocess.Compl
     return subprocess.run(list(cmd), cwd=clone, env=_env(clone, **env), capture_output=True, text=True, timeout=timeout)
 
 
+def _skipped(p: Path) -> bool:
+    # staging folders (a failed stage leaves its half-run notebook there for the user to read) and the
+    # stages' lock files (they hold the pid of the last run)
+    return ".staging" in p.parts or ".locks" in p.parts or p.name.startswith(".staging.")
+
+
 def tree_hash(*roots: Path) -> dict[str, str]:
-    """sha256 of every file under the given folders (or the files themselves), staging folders left out
-    (a failed stage leaves its half-run notebook there for the user to read)."""
+    """sha256 of every file under the given folders (or the files themselves), staging folders and lock
+    files left out."""
     out = {}
     for root in roots:
         files = (
             [root]
             if root.is_file()
-            else sorted(p for p in root.rglob("*") if p.is_file() and ".staging" not in p.parts)
+            else sorted(p for p in root.rglob("*") if p.is_file() and not any(_skipped(q) for q in [p, *p.parents]))
         )
         for p in files:
             out[str(p)] = hashlib.sha256(p.read_bytes()).hexdigest()
     return out
 
 
+# -o: the shared venv is set up already (its stamp is older than the clone's requirements.txt)
+MAKE = ("make", "-o", ".venv/.installed")
+
+
 @pytest.fixture(scope="module")
 def clone(tmp_path_factory) -> Path:
-    """A fresh clone of HEAD with its data restored and the whole pipeline reproduced."""
-    d = tmp_path_factory.mktemp("reliability") / "repo"
+    """A fresh clone of HEAD, in a path with a space and non-ASCII characters, reproduced by `make
+    reproduce` (the Makefile quotes every path; `[: too many arguments` before)."""
+    d = tmp_path_factory.mktemp("reliability") / "my résumé" / "repo"
+    d.parent.mkdir()
     subprocess.run(["git", "clone", "-q", str(paths.ROOT), str(d)], check=True)
     (d / ".venv").symlink_to(VENV_BIN.parent)
-    p = run(d, "dvc", "pull", "data.dvc")
-    assert p.returncode == 0, p.stderr
     t0 = time.perf_counter()
-    p = run(d, "dvc", "repro")
+    p = run(d, *MAKE, "reproduce")
     assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-3000:]
+    assert f">> the book: {d}/book/_build/html/index.html" in p.stdout
     print(f"\nscratch clone reproduced in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
     return d
 
@@ -79,12 +92,26 @@ def good_state(clone: Path) -> dict[str, str]:
         clone / "results",
         clone / "book" / "executed",
         clone / "book" / "_build" / "html",
+        clone / "data",
         clone / "data.dvc",
         clone / "dvc.lock",
     )
 
 
+def output_state(clone: Path) -> dict[str, str]:
+    """good_state without what a successful re-run rewrites by design: the stage times
+    (results/.timings/) and the build's machine facts (_static/provenance.js, hidden from DVC)."""
+    return {k: v for k, v in good_state(clone).items() if "/results/.timings/" not in k and "provenance.js" not in k}
+
+
+def assert_data_dvc_committed(clone: Path):
+    """data.dvc has the committed bytes (hashed afresh: git's stat cache can hide a rewritten file)."""
+    blob = run(clone, "git", "rev-parse", "HEAD:data.dvc").stdout.strip()
+    assert run(clone, "git", "hash-object", "data.dvc").stdout.strip() == blob
+
+
 def assert_clean(clone: Path):
+    assert_data_dvc_committed(clone)
     st = run(clone, "git", "status", "--porcelain")
     assert st.stdout == "", f"git status not clean:\n{st.stdout}"
     ds = run(clone, "dvc", "status", "-q")
@@ -118,11 +145,15 @@ def test_bad_raw_file_stops_with_the_file_and_a_recovery_that_works(clone, damag
     assert p.returncode != 0
     out = p.stdout + p.stderr
     assert rel in out and "dvc pull --force data.dvc" in out, out[-2000:]
-    assert good_state(clone) == before  # data.dvc, dvc.lock, results and book untouched
+    damaged = str(f)
+    after = good_state(clone)
+    assert {k: v for k, v in after.items() if k != damaged} == {k: v for k, v in before.items() if k != damaged}
+    # data.dvc, dvc.lock, the other raw files, results and book untouched
     # the printed recovery, verbatim
     r = run(clone, "dvc", "pull", "--force", "data.dvc")
     assert r.returncode == 0, r.stderr
     assert run(clone, sys.executable, "-m", "compendium.data.manifest").returncode == 0
+    assert good_state(clone) == before
     assert_clean(clone)
 
 
@@ -169,9 +200,9 @@ def test_killed_stage_leaves_the_last_good_results(clone):
         stderr=subprocess.DEVNULL,
         start_new_session=True,
     )
-    staging = clone / "results" / ".staging" / "preferences"
+    staging = clone / "results" / ".staging"
     t0 = time.perf_counter()
-    while not staging.exists() and time.perf_counter() - t0 < 60:
+    while not list(staging.glob("preferences.*")) and time.perf_counter() - t0 < 60:
         time.sleep(0.1)
     time.sleep(2.0)  # mid-run: the kernel is computing
     assert proc.poll() is None, "the stage finished before it could be killed"
@@ -199,7 +230,7 @@ def _book_after_failed_stage(clone: Path, html: Path):
     failed = run(clone, "dvc", "repro", "-f", "-s", "pwb")
     assert failed.returncode != 0
     before = tree_hash(html, clone / "book" / "executed")
-    b = run(clone, "make", "-o", ".venv/.installed", "book")  # -o: the shared venv is set up already
+    b = run(clone, *MAKE, "book")
     assert b.returncode == 0, b.stdout[-2000:] + b.stderr[-2000:]
     # the rebuilt book renders the last good chapters: no page shows a traceback
     for page in html.rglob("*.html"):
@@ -239,4 +270,311 @@ def test_result_csvs_do_not_depend_on_the_blas_kernel(clone):
     after = tree_hash(*(clone / "results" / s / "tables" for s in stages))
     changed = [k for k in before if before[k] != after.get(k)]
     assert changed == []
+    assert_clean(clone)
+
+
+# --- concurrency and swaps (issue 20, items 9 and 10) ------------------------------------------------
+
+
+def _popen(clone: Path, *cmd: str, **env) -> subprocess.Popen:
+    return subprocess.Popen(
+        list(cmd),
+        cwd=clone,
+        env=_env(clone, **env),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        # Ctrl-C as in a terminal: a test runner started in the background passes SIGINT on as ignored
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+
+
+def _lock_held(lock: Path) -> bool:
+    import fcntl
+
+    if not lock.exists():
+        return False
+    with open(lock) as f:
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+        fcntl.flock(f, fcntl.LOCK_UN)
+    return False
+
+
+def _wait_for(cond, what: str, timeout: float = 120):
+    t0 = time.perf_counter()
+    while not cond():
+        assert time.perf_counter() - t0 < timeout, f"timed out waiting for {what}"
+        time.sleep(0.05)
+
+
+def _holds_lock(lock: Path, pid: int) -> bool:
+    return lock.exists() and lock.read_text().strip() == str(pid)
+
+
+def test_two_runs_of_one_stage_at_once_both_end_with_complete_results(clone):
+    """The documented stage command twice at once: the second waits for the first (one line), both end
+    with every file in place (before: one said `done` with figures missing)."""
+    before = output_state(clone)
+    cmd = (sys.executable, "-m", "compendium.stage", "run", "datasheet")
+    first = _popen(clone, *cmd)
+    _wait_for(lambda: _holds_lock(clone / "results" / ".locks" / "datasheet.lock", first.pid), "the first run's lock")
+    second = _popen(clone, *cmd)
+    err1, err2 = first.communicate(300)[1], second.communicate(300)[1]
+    assert first.returncode == 0 and second.returncode == 0, err1 + err2
+    assert f"[datasheet] another run (pid {first.pid}) is in progress; waiting for it to finish" in err2
+    assert "[datasheet] done in" in err1 and "[datasheet] done in" in err2
+    assert "Traceback" not in err1 + err2
+    assert output_state(clone) == before
+    assert not list((clone / "results" / ".staging").glob("datasheet*"))
+    assert_clean(clone)
+
+
+def test_a_direct_stage_run_and_dvc_repro_of_it_at_once_do_not_collide(clone):
+    before = output_state(clone)
+    direct = _popen(clone, sys.executable, "-m", "compendium.stage", "run", "datasheet")
+    _wait_for(lambda: _holds_lock(clone / "results" / ".locks" / "datasheet.lock", direct.pid), "the direct run's lock")
+    p = run(clone, "dvc", "repro", "-f", "-s", "datasheet")
+    direct.communicate(300)
+    assert direct.returncode == 0 and p.returncode == 0, p.stderr[-2000:]
+    assert "another run" in p.stdout + p.stderr and "is in progress; waiting" in p.stdout + p.stderr
+    assert output_state(clone) == before
+    assert_clean(clone)
+
+
+_KILL_AFTER = """
+import os, pathlib, signal, sys
+from compendium import {module} as m
+real = pathlib.Path.rename
+def rename(self, target):
+    out = real(self, target)
+    if {cond}:
+        os.kill(os.getpid(), signal.SIGKILL)  # a kill between the two renames of the fallback swap
+    return out
+pathlib.Path.rename = rename
+sys.exit(m.main({argv!r}))
+"""
+
+
+def test_a_kill_between_the_renames_of_a_stage_swap_is_recovered_at_the_next_start(clone):
+    """The fallback swap (two renames, COMPENDIUM_SWAP=rename: platforms without renameat2) killed between
+    its renames: the last good results wait in .datasheet.old, and the next start puts them back."""
+    before = output_state(clone)
+    dest, old = clone / "results" / "datasheet", clone / "results" / ".datasheet.old"
+    code = _KILL_AFTER.format(module="stage", cond="str(target).endswith('/.datasheet.old')", argv=["run", "datasheet"])
+    p = run(clone, sys.executable, "-c", code, COMPENDIUM_SWAP="rename")
+    assert p.returncode == -signal.SIGKILL
+    assert not dest.exists() and old.is_dir()  # the state such a kill leaves
+    kept = {k.replace("/.datasheet.old/", "/datasheet/"): v for k, v in tree_hash(old).items()}
+    assert kept == {k: v for k, v in before.items() if "/results/datasheet/" in k}  # nothing lost
+    # the next start (here through DVC, which sees the stage's output missing) recovers it and runs
+    r = run(clone, "dvc", "repro", "datasheet")
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert dest.is_dir() and not old.exists()
+    assert output_state(clone) == before
+    assert_clean(clone)
+
+
+def test_the_stage_swap_is_one_atomic_exchange_on_linux(clone):
+    """With renameat2(RENAME_EXCHANGE) there is no moment without results/datasheet: the runner never
+    renames it to .old, and a kill right after the exchange leaves the new, complete results in place."""
+    before = output_state(clone)
+    code = _KILL_AFTER.format(module="stage", cond="'.old' in str(target)", argv=["run", "datasheet"])
+    p = run(clone, sys.executable, "-c", code)  # would be killed if the swap renamed anything to .old
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert not (clone / "results" / ".datasheet.old").exists()
+    assert output_state(clone) == before
+    assert_clean(clone)
+
+
+def _book_state(clone: Path) -> dict[str, str]:
+    return {k: v for k, v in tree_hash(clone / "book" / "_build" / "html").items() if "provenance.js" not in k}
+
+
+def _complete_book(html: Path):
+    assert (html / "index.html").is_file()
+    assert (html / "ro-crate-metadata.json").is_file(), "the book lacks ro-crate-metadata.json"
+    assert (html / "_static" / "provenance.js").is_file(), "the book lacks _static/provenance.js"
+
+
+def test_a_kill_between_the_renames_of_the_book_swap_is_recovered_by_the_next_build(clone):
+    html, old = clone / "book" / "_build" / "html", clone / "book" / "_build" / ".html.old"
+    before = _book_state(clone)
+    code = _KILL_AFTER.format(module="book", cond="str(target).endswith('/.html.old')", argv=["build"])
+    p = run(clone, sys.executable, "-c", code, COMPENDIUM_SWAP="rename")
+    assert p.returncode == -signal.SIGKILL
+    assert not html.exists() and old.is_dir()
+    b = run(clone, *MAKE, "book")
+    assert b.returncode == 0, b.stdout[-2000:] + b.stderr[-2000:]
+    _complete_book(html)
+    assert not old.exists() and _book_state(clone) == before
+    assert_clean(clone)
+
+
+_INTERRUPT_IN_CRATE = """
+import sys
+from compendium import book, fair
+def interrupted(*a, **k):
+    raise KeyboardInterrupt  # Ctrl-C while the RO-Crate is written, the last step of a build
+fair.write_crate = interrupted
+sys.exit(book.main(["build"]))
+"""
+
+
+def test_ctrl_c_at_the_end_of_a_book_build_keeps_the_last_good_book(clone):
+    """Before: the RO-Crate and provenance.js were written after the swap, so a Ctrl-C there left a book
+    without them. Now they are written before it, and the interrupted build leaves the good book."""
+    html = clone / "book" / "_build" / "html"
+    before = tree_hash(html)
+    p = run(clone, sys.executable, "-c", _INTERRUPT_IN_CRATE)
+    assert p.returncode == 130
+    assert p.stderr.strip().splitlines()[-1] == (
+        f"ERROR: the book build was interrupted; {html} is complete (the last good book, or the new one if it "
+        "was being swapped in). Run `make book` to build it again."
+    )
+    assert "Traceback" not in p.stderr
+    assert tree_hash(html) == before
+    _complete_book(html)
+
+
+def test_a_real_ctrl_c_late_in_a_book_build_leaves_a_complete_book(clone):
+    html = clone / "book" / "_build" / "html"
+    before = _book_state(clone)
+    left = set(clone.glob("book/_build/.staging.*"))  # an earlier interrupted build's folder (removed at start)
+    proc = _popen(clone, sys.executable, "-m", "compendium.book", "build")
+    # Sphinx has written this build's pages: it is in its last steps (the offline check, provenance, crate)
+    _wait_for(
+        lambda: any(
+            p.parent.parent.parent not in left for p in clone.glob("book/_build/.staging.*/_build/html/searchindex.js")
+        ),
+        "the new pages",
+        300,
+    )
+    os.killpg(proc.pid, signal.SIGINT)
+    err = proc.communicate(120)[1]
+    assert proc.returncode in (0, 130), err[-2000:]
+    assert "Traceback" not in err
+    if proc.returncode == 130:
+        assert "ERROR: the book build was interrupted;" in err
+    _complete_book(html)
+    assert _book_state(clone) == before
+
+
+def test_make_book_during_a_book_build_waits_for_it(clone):
+    """Before: the second build deleted the first's staging folder, ending in a raw FileNotFoundError."""
+    html = clone / "book" / "_build" / "html"
+    before = _book_state(clone)
+    first = _popen(clone, *MAKE, "book")
+    _wait_for(lambda: _lock_held(clone / "book" / "_build" / ".lock"), "the first build's lock", 120)
+    second = run(clone, *MAKE, "book")
+    out1 = "".join(first.communicate(600))
+    assert first.returncode == 0 and second.returncode == 0, out1[-2000:] + second.stderr[-2000:]
+    assert "[book] another run (pid " in second.stderr and "is in progress; waiting for it to finish" in second.stderr
+    assert "Traceback" not in out1 + second.stdout + second.stderr
+    _complete_book(html)
+    assert _book_state(clone) == before
+
+
+# --- set-up traps and messages (issue 20, items 11 and 12) -------------------------------------------
+
+
+def test_make_setup_in_a_path_with_a_space_repairs_an_interrupted_venv(tmp_path):
+    """A venv without pip (Ctrl-C during `python -m venv`) in a checkout whose path has a space and
+    non-ASCII characters: `make setup` says so, removes it and makes a new one; pip is kept offline here
+    (no index), so the install then fails, and the message says truly what was left."""
+    d = tmp_path / "Ünï côde" / "repo"
+    d.parent.mkdir()
+    subprocess.run(["git", "clone", "-q", str(paths.ROOT), str(d)], check=True)
+    base = subprocess.run(
+        [sys.executable, "-c", "import sys; print(sys._base_executable)"], capture_output=True, text=True
+    ).stdout.strip()
+    subprocess.run([base, "-m", "venv", "--without-pip", str(d / ".venv")], check=True)
+    env = dict(os.environ, PIP_NO_INDEX="1", PIP_FIND_LINKS=str(tmp_path / "no-wheels"), PIP_CONFIG_FILE=os.devnull)
+    env.pop("VIRTUAL_ENV", None)
+    p = subprocess.run(["make", "setup", f"PYTHON={base}"], cwd=d, env=env, capture_output=True, text=True, timeout=300)
+    out = p.stdout + p.stderr
+    assert p.returncode != 0
+    assert "too many arguments" not in out and "No module named pip" not in out, out[-2000:]
+    assert (
+        ">> .venv is incomplete (no working pip: an interrupted 'python -m venv'?); removing it and creating it again"
+        in out
+    )
+    assert "ERROR: installing the pinned packages failed (see pip's message above); the new .venv was removed" in out
+    assert not (d / ".venv").exists()  # as the message says
+    assert run(d, "git", "status", "--porcelain").stdout == ""
+
+
+def _unshare_works() -> bool:
+    return subprocess.run(["unshare", "-m", "true"], capture_output=True).returncode == 0
+
+
+@pytest.mark.skipif(not _unshare_works(), reason="needs a mount namespace (unshare -m) for a read-only bind mount")
+def test_a_read_only_checkout_that_is_set_up_gets_the_right_hint(clone, tmp_path):
+    before = good_state(clone)
+    q = f"'{clone}'"
+    script = (
+        f"mount --bind {q} {q} && mount -o remount,ro,bind {q} {q} && cd {q} && "
+        f"make -o .venv/.installed reproduce; echo rc=$?; git clone -q {q} '{tmp_path}/compendium' && echo cloned"
+    )
+    p = subprocess.run(["unshare", "-m", "sh", "-c", script], env=_env(clone), capture_output=True, text=True)
+    out = p.stdout + p.stderr
+    assert "rc=0" not in out and "dvc-remote" not in out and "Errno 30" not in out, out[-2000:]
+    assert (
+        f"ERROR: this checkout is read-only ({clone}); the pipeline writes .venv, data/, results/ and the book here. "
+        f'Clone it somewhere writable and run make there: git clone "{clone}" ~/compendium && cd ~/compendium && '
+        "make reproduce"
+    ) in out
+    assert "cloned" in out  # the printed recovery's clone works from the read-only checkout
+    assert good_state(clone) == before
+
+
+@pytest.mark.parametrize(
+    "name,damage,words",
+    [
+        ("params.yaml", ("  seed: 42 ", "  seed 42\n  x: "), "params.yaml is not valid YAML at line"),
+        ("dvc.lock", ("stages:", "stages: ["), "dvc.lock is not valid YAML at line"),
+    ],
+)
+def test_a_yaml_error_gets_its_position_and_a_recovery_that_works(clone, name, damage, words):
+    before = good_state(clone)
+    f = clone / name
+    text = f.read_text()
+    assert damage[0] in text
+    f.write_text(text.replace(damage[0], damage[1], 1))
+    p = run(clone, *MAKE, "reproduce")
+    out = p.stdout + p.stderr
+    assert p.returncode != 0 and words in out, out[-2000:]
+    assert "Traceback" not in out
+    assert f"`git checkout -- {name}`" in out
+    assert {k: v for k, v in good_state(clone).items() if not k.endswith(name)} == {
+        k: v for k, v in before.items() if not k.endswith(name)
+    }
+    assert run(clone, "git", "checkout", "--", name).returncode == 0  # the printed recovery
+    assert good_state(clone) == before
+    assert run(clone, *MAKE, "reproduce").returncode == 0
+    assert_clean(clone)
+
+
+def test_strict_parameters_through_dvc_exp_run(clone):
+    """`dvc exp run -S` with a value pydantic's lax mode took (true as 1), one beyond a count's memory
+    bound, and a tolerance DVC writes as 1e-12 (a string under PyYAML's YAML 1.1 rules)."""
+    before = good_state(clone)
+    for setting, words in [
+        ("workbank.n_boot=true", "params.yaml: workbank.n_boot: true is invalid: input should be a valid integer"),
+        ("workbank.n_boot=1000000000", "params.yaml: workbank.n_boot: 1000000000 is invalid: input should be less"),
+    ]:
+        p = run(clone, "dvc", "exp", "run", "-S", setting)
+        out = p.stdout + p.stderr
+        assert p.returncode != 0 and words in out and "git checkout -- params.yaml" in out, out[-2000:]
+        assert run(clone, "git", "checkout", "--", "params.yaml").returncode == 0
+        assert good_state(clone) == before
+    p = run(clone, "dvc", "exp", "run", "-S", "workbank.raking_tol=1e-12", "params")
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert json.loads((clone / "results" / "params" / "workbank.json").read_text())["raking_tol"] == 1e-12
+    assert run(clone, "git", "checkout", "--", "params.yaml").returncode == 0
+    assert run(clone, "dvc", "repro", "params").returncode == 0
+    assert good_state(clone) == before
     assert_clean(clone)

@@ -1,13 +1,14 @@
 """compendium.params: every key of params.yaml has a bad value that is refused with a message naming it."""
 
 import copy
+import shutil
+import typing
 
 import pytest
-import yaml
 
 from compendium import params, paths
 
-GOOD = yaml.safe_load(paths.PARAMS.read_text())
+GOOD = params.read_yaml(paths.PARAMS)
 
 # (section, key, bad value, words the message must contain)
 BAD = [
@@ -94,6 +95,10 @@ def test_a_bad_value_is_refused_naming_the_key(section, key, value, words):
             "sim_checkpoint_every (50000) is larger than sim_budget",
         ),
         (lambda d: d["preferences"].update(sim_batch=600), "sim_batch (600) is larger than sim_checkpoint_every"),
+        (
+            lambda d: d["preferences"].update(sim_repetitions=100_000, sim_budget=1_000_000, sim_checkpoint_every=10),
+            "sim_repetitions x sim_budget / sim_checkpoint_every (10,000,000,000) is above 2,000,000",
+        ),
         (lambda d: d["pwb"].update(seeed=1), "pwb.seeed is not a parameter of this stage"),
         (lambda d: d.update(extra={}), "extra is not a section of params.yaml"),
         (lambda d: d.pop("pwb"), "section pwb is missing"),
@@ -183,3 +188,151 @@ def test_dvc_rewrites_params_yaml_with_one_changed_line_per_set_param(tmp_path):
     changed = [(a, b) for a, b in zip(before, after) if a != b]
     assert [b.split("#")[0].strip() for _, b in changed] == ["cutoff: 3.5", "bt_tie_weights: 0,0.5,1"]
     assert params.validate(yaml.safe_load(f.read_text()))["robustness"]["bt_tie_weights"] == "0,0.5,1"
+
+
+# --- strict types: no bool -> number, no str -> number; int -> float allowed --------------------------
+
+
+def _fields(kind):
+    return [
+        (s, k)
+        for s, model in params.SCHEMA.items()
+        for k, f in model.model_fields.items()
+        if typing.get_origin(f.annotation) is None and f.annotation is kind
+    ]
+
+
+NUMERIC = _fields(int) + _fields(float)
+
+
+def test_the_numeric_fields_are_found():
+    assert ("workbank", "n_boot") in NUMERIC and ("workbank", "cutoff") in NUMERIC and len(NUMERIC) > 30
+
+
+@pytest.mark.parametrize("section,key", NUMERIC, ids=[f"{s}.{k}" for s, k in NUMERIC])
+@pytest.mark.parametrize("value", [True, False])
+def test_a_boolean_is_not_a_number(section, key, value):
+    doc = copy.deepcopy(GOOD)
+    doc[section][key] = value
+    with pytest.raises(params.ParamsError) as e:
+        params.validate(doc)
+    assert f"params.yaml: {section}.{key}: {str(value).lower()} is invalid" in str(e.value)
+    assert "true/false is not a number" in str(e.value)
+
+
+@pytest.mark.parametrize("section,key", NUMERIC, ids=[f"{s}.{k}" for s, k in NUMERIC])
+def test_a_quoted_number_is_not_a_number(section, key):
+    doc = copy.deepcopy(GOOD)
+    doc[section][key] = str(GOOD[section][key])
+    with pytest.raises(params.ParamsError) as e:
+        params.validate(doc)
+    assert f"params.yaml: {section}.{key}: '{GOOD[section][key]}' is invalid" in str(e.value)
+    assert "is quoted text, write the number without quotes" in str(e.value)
+
+
+def test_an_integer_is_accepted_where_a_decimal_is_expected():
+    doc = copy.deepcopy(GOOD)
+    doc["workbank"]["cutoff"] = 3
+    out = params.validate(doc)["workbank"]["cutoff"]
+    assert out == 3.0 and type(out) is float
+
+
+def test_a_whole_decimal_is_not_a_count():
+    doc = copy.deepcopy(GOOD)
+    doc["workbank"]["n_boot"] = 2000.0
+    with pytest.raises(params.ParamsError, match=r"workbank\.n_boot: 2000\.0 is invalid: .*whole number \(2000\)"):
+        params.validate(doc)
+
+
+@pytest.mark.parametrize("text", [".nan", ".inf", "-.inf"])
+def test_non_finite_decimals_are_refused(tmp_path, text):
+    p = tmp_path / "params.yaml"
+    p.write_text(paths.PARAMS.read_text().replace("raking_tol: 1.0e-10", f"raking_tol: {text}"))
+    with pytest.raises(params.ParamsError, match=r"workbank\.raking_tol: .* is invalid: input should be a finite"):
+        params.load(p)
+
+
+# --- upper bounds on every count ---------------------------------------------------------------------
+
+COUNTS = [(s, k) for s, k in _fields(int) if "seed" not in k]
+
+
+def _most(section, key):
+    f = params.SCHEMA[section].model_fields[key]
+    return next(m.le for m in f.metadata if getattr(m, "le", None) is not None)
+
+
+@pytest.mark.parametrize("section,key", COUNTS, ids=[f"{s}.{k}" for s, k in COUNTS])
+def test_every_count_has_an_upper_bound_that_is_enforced(section, key):
+    most = _most(section, key)
+    assert GOOD[section][key] * 5 <= most <= 1_000_000  # room for experiments, never a runaway allocation
+    doc = copy.deepcopy(GOOD)
+    doc[section][key] = most + 1
+    with pytest.raises(params.ParamsError) as e:
+        params.validate(doc)
+    assert f"params.yaml: {section}.{key}: {most + 1} is invalid: input should be less than or equal to {most}" in str(
+        e.value
+    )
+
+
+# --- params.yaml is read with YAML 1.2 rules, as DVC reads and writes it -----------------------------
+
+
+def _dvc_set(tmp_path, *overrides):
+    """params.yaml after `dvc exp run -S <override>`: DVC's own writer (hydra overrides, ruamel.yaml)."""
+    from dvc.utils.hydra import apply_overrides
+
+    p = tmp_path / "params.yaml"
+    shutil.copyfile(paths.PARAMS, p)
+    apply_overrides(p, list(overrides))
+    return p
+
+
+def test_a_tolerance_set_by_dvc_exp_run_is_a_number(tmp_path):
+    p = _dvc_set(tmp_path, "workbank.raking_tol=1e-12")
+    assert "raking_tol: 1e-12" in p.read_text()  # what DVC wrote (PyYAML's YAML 1.1 reads it as a string)
+    assert params.load(p)["workbank"]["raking_tol"] == 1e-12
+
+
+def test_a_count_set_by_dvc_exp_run_beyond_its_bound_is_refused_naming_the_key(tmp_path):
+    p = _dvc_set(tmp_path, "workbank.n_boot=1e9")
+    with pytest.raises(params.ParamsError, match=r"params\.yaml: workbank\.n_boot: 1000000000\.0 is invalid"):
+        params.load(p)
+    p = _dvc_set(tmp_path, "workbank.n_boot=1000000000")
+    with pytest.raises(params.ParamsError, match=r"workbank\.n_boot: 1000000000 is invalid: .*less than or equal"):
+        params.load(p)
+
+
+def test_yes_is_a_string_not_true(tmp_path):
+    p = tmp_path / "params.yaml"
+    p.write_text(paths.PARAMS.read_text().replace("seed: 42 ", "seed: yes "))
+    with pytest.raises(params.ParamsError, match=r"pwb\.seed: 'yes' is invalid: input should be a valid integer"):
+        params.load(p)
+
+
+def test_the_project_reads_params_yaml_as_dvc_does(tmp_path):
+    from dvc.utils.serialize import load_yaml
+
+    tricky = "a: yes\nb: 1e-12\nc: 010\nd: 0o10\ne: on\nf: 1_000\ng: .inf\nh: ~\ni: 2026-01-01\nj: -.5\n"
+    for text in (paths.PARAMS.read_text(), tricky):
+        p = tmp_path / "params.yaml"
+        p.write_text(text)
+        assert params.read_yaml(p) == load_yaml(p)
+
+
+def test_a_repeated_key_is_refused_with_its_line(tmp_path):
+    p = tmp_path / "params.yaml"
+    p.write_text(paths.PARAMS.read_text().replace("  seed: 42 ", "  seed: 7\n  seed: 42 "))
+    with pytest.raises(params.ParamsError) as e:
+        params.load(p)
+    assert "params.yaml is not valid YAML at line" in str(e.value) and 'duplicate key "seed"' in str(e.value)
+
+
+def test_malformed_yaml_gets_one_line_with_the_position_and_the_restore(tmp_path):
+    p = tmp_path / "params.yaml"
+    p.write_text("workbank:\n  cutoff: 3\n   n_boot: 2\n")
+    with pytest.raises(params.ParamsError) as e:
+        params.load(p)
+    msg = str(e.value)
+    assert msg.startswith("params.yaml is not valid YAML at line 3, column ") and "\n" not in msg
+    assert msg.endswith("`git checkout -- params.yaml`.")

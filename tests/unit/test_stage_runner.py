@@ -1,6 +1,8 @@
 """compendium.stage: the modules a stage's kernel imports ahead of the notebook, and the warm-up kernel."""
 
+import os
 import textwrap
+import time
 
 import pytest
 
@@ -99,3 +101,90 @@ def test_papermill_reads_every_parameter_of_the_parameters_cell(name):
     assigned = re.findall(r"^(\w+)\s*=", cells[0].source, re.M)
     parsed = [p.name for p in PythonTranslator.inspect({"source": cells[0].source})]
     assert parsed == assigned
+
+
+# --- the swap and the lock -----------------------------------------------------------------------------
+
+
+def _tree(d):
+    return {p.relative_to(d).as_posix(): p.read_text() for p in sorted(d.rglob("*")) if p.is_file()}
+
+
+def _two_folders(tmp_path):
+    new, dest = tmp_path / "new", tmp_path / "dest"
+    for d, text in ((new, "new"), (dest, "old")):
+        (d / "figures").mkdir(parents=True)
+        (d / "figures" / "a.png").write_text(text)
+    return new, dest
+
+
+def test_exchange_swaps_two_folders_in_one_step(tmp_path):
+    from compendium.stage import _exchange
+
+    new, dest = _two_folders(tmp_path)
+    assert _exchange(new, dest) is True  # Linux: renameat2(RENAME_EXCHANGE)
+    assert _tree(dest) == {"figures/a.png": "new"} and _tree(new) == {"figures/a.png": "old"}
+
+
+@pytest.mark.parametrize("mode", ["exchange", "rename"])
+def test_swap_replaces_the_folder_and_leaves_nothing_behind(tmp_path, monkeypatch, mode):
+    from compendium.stage import _swap
+
+    if mode == "rename":
+        monkeypatch.setenv("COMPENDIUM_SWAP", "rename")
+    new, dest = _two_folders(tmp_path)
+    _swap(new, dest)
+    assert _tree(dest) == {"figures/a.png": "new"}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dest"]
+
+
+def test_swap_never_renames_the_destination_away_where_it_can_exchange(tmp_path, monkeypatch):
+    from pathlib import Path
+
+    from compendium.stage import _swap
+
+    new, dest = _two_folders(tmp_path)
+    real = Path.rename
+    moved = []
+    monkeypatch.setattr(Path, "rename", lambda self, t: moved.append((self.name, Path(t).name)) or real(self, t))
+    _swap(new, dest)
+    assert moved == [] and _tree(dest) == {"figures/a.png": "new"}
+
+
+def test_recover_puts_back_what_a_kill_between_two_renames_left(tmp_path):
+    from compendium.stage import recover
+
+    dest, old = tmp_path / "dest", tmp_path / ".dest.old"
+    (old / "figures").mkdir(parents=True)
+    (old / "figures" / "a.png").write_text("old")
+    assert recover(dest) is True and _tree(dest) == {"figures/a.png": "old"} and not old.exists()
+    old.mkdir()  # a leftover beside a present folder is removed, the folder kept
+    assert recover(dest) is False and not old.exists() and _tree(dest) == {"figures/a.png": "old"}
+
+
+def test_a_second_holder_of_a_stage_lock_waits_or_is_refused(tmp_path):
+    import subprocess
+    import sys
+
+    from compendium.stage import StageBusy, exclusive
+
+    lock = tmp_path / "locks" / "x.lock"
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys, time; from pathlib import Path; from compendium.stage import exclusive\n"
+            f"with exclusive('x', Path({str(lock)!r})):\n    print('held', flush=True); time.sleep(3)",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert holder.stdout.readline().strip() == "held"
+    with pytest.raises(StageBusy, match=rf"x is already running in another process \(pid {holder.pid}\)"):
+        with exclusive("x", lock, wait=False):
+            pass
+    t0 = time.perf_counter()
+    with exclusive("x", lock):  # waits for the holder to let go, then holds it
+        assert time.perf_counter() - t0 > 1.0  # the holder kept it for 3 s after saying so
+        assert lock.read_text().strip() == str(os.getpid())
+    assert holder.wait(10) == 0
