@@ -5,6 +5,7 @@ import shutil
 import typing
 
 import pytest
+import yaml
 
 from compendium import params, paths
 
