@@ -34,7 +34,6 @@ Variants (``<id>.variant.<slug>``) are shown beside their claim and never compar
 
 from __future__ import annotations
 
-import html
 import importlib
 import json
 import math
@@ -46,7 +45,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from . import paths, yamlfile
+from . import paths, safetext, yamlfile
 
 STUDIES = ("pwb", "workbank", "hitl")
 STUDY_STAGE = {"workbank": "workbank", "pwb": "pwb", "hitl": "preferences"}
@@ -1063,7 +1062,7 @@ html[data-theme=dark] .cl .unexplained{background:#4a1c1c}
 
 
 def _e(text) -> str:
-    return html.escape(str(text), quote=True)
+    return safetext.html(text)  # raw HTML: html.escape(quote=True), invisible controls shown
 
 
 def anchor(claim_id: str) -> str:

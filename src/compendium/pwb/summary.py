@@ -476,6 +476,8 @@ def summary(ch: Chapter) -> dict:
     ``pwb_weight_scheme_md`` is Markdown for ``{glue:md}``)."""
     from IPython.display import Markdown
 
+    from ..safetext import code
+
     s: dict = {}
     cells, t2, diag = ch.cells, ch.t2, ch.diag
     # reconstruction and Table 2
@@ -492,7 +494,7 @@ def summary(ch: Chapter) -> dict:
     s["pwb_recon_maxdiff"] = float(ch.checks["abs_diff"].max())
     s["pwb_post_maxdev"] = float((cells["posterior_implied"] - cells["posterior_released"]).abs().max())
     scheme_note = "the paper's v2.1 weights" if ch.weight_scheme == "weights" else "not the paper's v2.1 weights"
-    s["pwb_weight_scheme_md"] = Markdown(f"`{ch.weight_scheme}` ({scheme_note})")
+    s["pwb_weight_scheme_md"] = Markdown(f"{code(ch.weight_scheme)} ({scheme_note})")
     gaps = pd.concat([t2["diff_baseline"], t2["diff_prompted"]]).abs()
     off = _pwi_off(ch)
     summ = ch.released["summary"].set_index("Model")
