@@ -13,13 +13,14 @@ export PATH := $(BIN):$(PATH)
 export PYTHONDONTWRITEBYTECODE := 1
 export MPLBACKEND := Agg
 
-.PHONY: help setup data reproduce test test-reliability test-unit lint format book browser-test book-archive pdf benchmark freeze clean metadata
+.PHONY: help setup data reproduce test test-reliability test-security test-unit lint format book browser-test book-archive pdf benchmark freeze clean metadata
 
 help:
 	@echo "make reproduce   set up, restore data, run every stage (dvc repro), build the book"
 	@echo "make test        set up, restore data, run the whole test suite"
 	@echo "make lint        ruff on the package, tests, benchmarks and the notebooks' code cells (make format fixes)"
 	@echo "make test-reliability  failure cases (bad data, bad params, killed stages) on a scratch clone"
+	@echo "make test-security payloads in every rendered text field, a parameter and a file name, on a scratch clone: the book must show them as text"
 	@echo "make book        rebuild the book from the stored notebook outputs"
 	@echo "make browser-test open every built page in headless Chromium (screenshots in book/_build/screenshots) and audit it with axe-core"
 	@echo "make metadata    regenerate .zenodo.json and codemeta.json from CITATION.cff"
@@ -58,6 +59,9 @@ test: data
 
 test-reliability: data
 	python -m pytest tests/reliability -m reliability -v
+
+test-security: data
+	python -m pytest tests/security -m security -v -s
 
 lint: setup
 	ruff check src tests benchmarks

@@ -18,8 +18,7 @@ from numbers import Number
 import pandas as pd
 from IPython.display import Markdown
 
-from .safetext import Markup, myst
-
+from .safetext import Markup, myst, visible
 
 #: a formatted number: digits, signs, separators, an exponent, a percent sign, an en dash (NaN); no letter
 #: but "e" (so no URL for linkify), no character that opens MyST syntax
@@ -40,9 +39,7 @@ def _cell(v, floatfmt: str, trusted: bool = False) -> str:
     return myst(v)  # text from data, parameters or file names: literal, never MyST
 
 
-def markdown_table(
-    df: pd.DataFrame, floatfmt: str = ".3g", index: bool = False, markup: Sequence[str] = ()
-) -> str:
+def markdown_table(df: pd.DataFrame, floatfmt: str = ".3g", index: bool = False, markup: Sequence[str] = ()) -> str:
     """A GitHub/MyST pipe table of ``df`` (numbers right-aligned, floats formatted with ``floatfmt``).
 
     Every string cell and header is literal text (:func:`compendium.safetext.myst`) unless it is a
@@ -153,7 +150,10 @@ def glue_value(name: str, value, display: bool = False) -> None:
     """myst-nb ``glue`` of a number for the prose (``{glue:text}`name:.1f```), as a plain Python type."""
     from myst_nb import glue
 
-    glue(name, plain(value), display=display)
+    value = plain(value)
+    if isinstance(value, str):
+        value = visible(value)  # {glue:text} is a text node, but a bidi or zero-width control would still act
+    glue(name, value, display=display)
 
 
 ALT_ATTR = "_compendium_alt"

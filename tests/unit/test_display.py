@@ -92,9 +92,7 @@ def test_plain_floats_keep_12_significant_digits_so_machine_noise_does_not_reach
 def test_table_cells_and_headers_from_data_are_literal_myst():
     from compendium.safetext import Markup, code
 
-    df = pd.DataFrame(
-        {"task <b>": ["<img src=x onerror=alert(1)>", "{download}`/etc/passwd`", "a|b"], "n": [1, 2, 3]}
-    )
+    df = pd.DataFrame({"task <b>": ["<img src=x onerror=alert(1)>", "{download}`/etc/passwd`", "a|b"], "n": [1, 2, 3]})
     md = markdown_table(df)
     assert "\\<img src\\=x onerror\\=alert\\(1\\)\\>" in md and "\\{download\\}\\`\\/etc\\/passwd\\`" in md
     assert "| task \\<b\\> |" in md and "a\\|b" in md and "<img" not in md.replace("\\<img", "")

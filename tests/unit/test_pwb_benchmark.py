@@ -70,7 +70,15 @@ def test_markdown_renderers(yamls):
     assert md.count("| score | label | anchor |") == 11 and "\n#" not in md
     sp = B.system_prompt_markdown("### Title\n\nBody line\n---\nMore")
     assert sp.splitlines() == [
-        "::::{container} compendium-verbatim", "```text", "### Title", "", "Body line", "---", "More", "```", "::::"
+        "::::{container} compendium-verbatim",
+        "```text",
+        "### Title",
+        "",
+        "Body line",
+        "---",
+        "More",
+        "```",
+        "::::",
     ]
 
 

@@ -149,7 +149,14 @@ def _tags(fragment: str) -> list[tuple[str, dict]]:
 
 def test_escaped_payloads_render_as_their_literal_text(rendered):
     page = rendered["safe"]
-    for q, plain in (("&quot;", '"'), ("&#x27;", "'"), ("\u201c", '"'), ("\u201d", '"'), ("\u2018", "'"), ("\u2019", "'")):
+    for q, plain in (
+        ("&quot;", '"'),
+        ("&#x27;", "'"),
+        ("\u201c", '"'),
+        ("\u201d", '"'),
+        ("\u2018", "'"),
+        ("\u2019", "'"),
+    ):
         page = page.replace(q, plain)  # Sphinx's smart quotes
     for k, p in PAYLOADS.items():
         shown = std_html.escape(S.visible(" ".join(p.split())), quote=False)
