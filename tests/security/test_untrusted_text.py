@@ -77,8 +77,34 @@ def payload_for(value: str) -> str:
     return PAYLOADS[zlib.crc32(value.encode("utf-8")) % len(PAYLOADS)]
 
 
+def _code_literals() -> frozenset[str]:
+    """Every string constant of the package's code and the chapters' code cells."""
+    import ast
+
+    out: set[str] = set()
+    for f in (paths.ROOT / "src" / "compendium").rglob("*.py"):
+        for node in ast.walk(ast.parse(f.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                out.add(node.value)
+    for f in (paths.ROOT / "notebooks").glob("*.md"):
+        out.update(re.findall(r"[\"']([^\"'\n]{1,200})[\"']", f.read_text(encoding="utf-8")))
+    return frozenset(out)
+
+
+CODE_LITERALS = _code_literals()
+#: numbers, dates and times kept as they are: the loaders parse them (a payload there is refused as a bad number)
+_NUMERIC = re.compile(r"[\d\s.,:/+-]*")
+
+
+def injectable(value: str) -> bool:
+    """A value that carries a payload: not empty, not a number or date, and not a value the code names
+    literally (a model, condition, dimension or category the analysis selects by name: another value
+    there is refused or dropped by the analysis, not rendered)."""
+    return bool(value.strip()) and not _NUMERIC.fullmatch(value) and value not in CODE_LITERALS
+
+
 def inject(value: str) -> str:
-    if not value.strip():
+    if not injectable(value):
         return value
     out = f"{value} {payload_for(value)}"
     return out + "\n\n" + "\n\n".join(BLOCKS) + "\n" if "\n" in value.strip() else out
