@@ -9,6 +9,9 @@ re-recorded (``python -m compendium.data.manifest --write``, the supported way t
 and the whole pipeline runs once (``dvc repro``, the book included). Then every HTML page, the search index
 and ``_downloads/`` are parsed and checked, and a search runs in headless Chromium.
 
+``COMPENDIUM_SECURITY_CODE_REV=<rev>`` runs the same checks on the code, chapters and book of another
+revision (the payloads and detectors stay this revision's): on the commit before the escaping it fails.
+
 Every payload carries the marker ``pwn``: the marker may appear in text, never in an element, an attribute,
 a URL, a script, math, a link or a download. Run with ``make test-security`` (part of ``.ci/run``).
 """
@@ -92,6 +95,8 @@ def _code_literals() -> frozenset[str]:
 
 
 CODE_LITERALS = _code_literals()
+#: a long literal inside a value (the code's sector name in BLS's "<sector> Occupations")
+_CODE_PART = re.compile("|".join(sorted((re.escape(x) for x in CODE_LITERALS if len(x) >= 15), key=len, reverse=True)))
 #: numbers, dates and times kept as they are: the loaders parse them (a payload there is refused as a bad number)
 _NUMERIC = re.compile(r"[\d\s.,:/+-]*")
 
@@ -100,7 +105,12 @@ def injectable(value: str) -> bool:
     """A value that carries a payload: not empty, not a number or date, and not a value the code names
     literally (a model, condition, dimension or category the analysis selects by name: another value
     there is refused or dropped by the analysis, not rendered)."""
-    return bool(value.strip()) and not _NUMERIC.fullmatch(value) and value not in CODE_LITERALS
+    return (
+        bool(value.strip())
+        and not _NUMERIC.fullmatch(value)
+        and value not in CODE_LITERALS
+        and not _CODE_PART.search(value)
+    )
 
 
 def inject(value: str) -> str:
@@ -197,6 +207,9 @@ def book(tmp_path_factory) -> dict:
     d = tmp_path_factory.mktemp("security") / "repo"
     subprocess.run(["git", "clone", "-q", str(paths.ROOT), str(d)], check=True)
     (d / ".venv").symlink_to(VENV_BIN.parent)
+    old = os.environ.get("COMPENDIUM_SECURITY_CODE_REV")
+    if old:  # the suite against another revision's code and book (e.g. before the escaping), to see it fail
+        subprocess.run(["git", "checkout", "-q", old, "--", "src", "notebooks", "book", "dvc.yaml"], cwd=d, check=True)
     p = run(d, "dvc", "pull", "data.dvc")
     assert p.returncode == 0, p.stderr
     info = inject_all(d)
