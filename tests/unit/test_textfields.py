@@ -4,8 +4,7 @@ document field exists in the released files."""
 import pytest
 
 from compendium import paths
-from compendium.data import schema
-from compendium.data import textfields as tf
+from compendium.data import schema, textfields as tf
 
 
 def test_table_fields_are_the_schemas_free_text_columns():
