@@ -114,6 +114,7 @@ def table(
     """
     if not name.replace("-", "").replace("_", "").isalnum():
         raise ValueError(f"table name {name!r}: use letters, digits, '-' and '_' only")
+    markup = [*markup, *df.attrs.get("markup", ())]  # a view function may name its MyST columns itself
     if columns is not None:
         df = df[list(columns)]
     if rename:

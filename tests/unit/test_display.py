@@ -104,3 +104,10 @@ def test_table_numbers_render_unchanged():
     md = markdown_table(pd.DataFrame({"x": [-0.125, 1234.5], "k": [-3, 7], "s": ["-0.5", "1,234"]}))
     assert "| -0.125 | -3 | -0.5 |" in md and "| 1.23e+03 | 7 | 1,234 |" in md
     assert markdown_table(pd.DataFrame({"s": ["www.x.org", "1_000_"]})).endswith("| www\\.x\\.org |\n| 1\\_000\\_ |")
+
+
+def test_a_view_can_name_its_markup_columns_in_attrs():
+    df = pd.DataFrame({"verdict": ["**yes** \\(1\\/1\\)"], "note": ["**no**"]})
+    df.attrs["markup"] = ["verdict"]
+    md = table(df, "tbl-x", "cap").data
+    assert "| **yes** \\(1\\/1\\) | \\*\\*no\\*\\* |" in md
