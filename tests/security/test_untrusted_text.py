@@ -19,6 +19,7 @@ a URL, a script, math, a link or a download. Run with ``make test-security`` (pa
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import json
 import os
@@ -95,8 +96,23 @@ def _code_literals() -> frozenset[str]:
 
 
 CODE_LITERALS = _code_literals()
-#: a long literal inside a value (the code's sector name in BLS's "<sector> Occupations")
-_CODE_PART = re.compile("|".join(sorted((re.escape(x) for x in CODE_LITERALS if len(x) >= 15), key=len, reverse=True)))
+#: a long literal inside a value (the code's sector name in BLS's "<sector> Occupations"): literals of 15+
+#: characters by their first 15, so a value is checked window by window
+_LONG = 15
+_LONG_LITERALS: dict[str, list[str]] = {}
+for _lit in CODE_LITERALS:
+    if len(_lit) >= _LONG:
+        _LONG_LITERALS.setdefault(_lit[:_LONG], []).append(_lit)
+
+
+def _holds_code_literal(value: str) -> bool:
+    for i in range(len(value) - _LONG + 1):
+        for lit in _LONG_LITERALS.get(value[i : i + _LONG], ()):
+            if value.startswith(lit, i):
+                return True
+    return False
+
+
 #: numbers, dates and times kept as they are: the loaders parse them (a payload there is refused as a bad number)
 _NUMERIC = re.compile(r"[\d\s.,:/+-]*")
 
@@ -109,10 +125,11 @@ def injectable(value: str) -> bool:
         bool(value.strip())
         and not _NUMERIC.fullmatch(value)
         and value not in CODE_LITERALS
-        and not _CODE_PART.search(value)
+        and not _holds_code_literal(value)
     )
 
 
+@functools.cache
 def inject(value: str) -> str:
     if not injectable(value):
         return value
