@@ -131,10 +131,23 @@ def injectable(value: str) -> bool:
 
 @functools.cache
 def inject(value: str) -> str:
+    if value.startswith("[") and value.endswith("]"):  # a list literal (O*NET skills): its items carry the text
+        import ast
+
+        try:
+            items = ast.literal_eval(value)
+        except (ValueError, SyntaxError):
+            items = None
+        if isinstance(items, list) and all(isinstance(x, str) for x in items):
+            return repr([inject(x) for x in items])
     if not injectable(value):
         return value
-    out = f"{value} {payload_for(value)}"
-    return out + "\n\n" + "\n\n".join(BLOCKS) + "\n" if "\n" in value.strip() else out
+    return f"{value} {payload_for(value)}"
+
+
+def inject_text(text: str) -> str:
+    """A whole text file (the system prompt): every payload, inline and as blocks of their own, appended."""
+    return text.rstrip("\n") + "\n\n" + " ".join(PAYLOADS) + "\n\n" + "\n\n".join(BLOCKS) + "\n"
 
 
 def _env(clone: Path) -> dict:
@@ -206,7 +219,7 @@ def inject_all(clone: Path) -> dict:
         for path in tf.document_files(data, doc):
             obj = tf.read_document(path, doc.fmt)
             for p in doc.paths:
-                obj, n = tf.map_strings(obj, p, inject)
+                obj, n = tf.map_strings(obj, p, inject if p else inject_text)
                 values += n
                 fields.append(f"{path.relative_to(data)}:{p or '(text)'}")
             tf.write_document(path, doc.fmt, obj)
