@@ -72,6 +72,12 @@ DOCUMENTS: tuple[Document, ...] = (
         "the Layer-3 pressure categories",
     ),
     Document(
+        "hitl/prolific_prompts.json",
+        "json",
+        ("_meta.categories[]",),
+        "the prompt categories the study lists (the prompts themselves are a table: schema hitl_prompts)",
+    ),
+    Document(
         "hitl/comment_themes_llm.json",
         "json",
         ("themes[].label", "themes[].description", "themes[].quotes[]"),
