@@ -82,7 +82,8 @@ def payload_for(value: str) -> str:
 
 
 def _code_literals() -> frozenset[str]:
-    """Every string constant of the package's code and the chapters' code cells."""
+    """Every string constant of the package's code and the chapters' code cells, and every word run of the
+    published register (category and model names it selects by)."""
     import ast
 
     out: set[str] = set()
@@ -90,6 +91,10 @@ def _code_literals() -> frozenset[str]:
         for node in ast.walk(ast.parse(f.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Constant) and isinstance(node.value, str):
                 out.add(node.value)
+    for f in (paths.ROOT / "published").rglob("*.yaml"):  # the register names categories and models too
+        text = f.read_text(encoding="utf-8")
+        out.update(re.findall(r"\w[\w-]*", text))
+        out.update(x.strip() for x in re.findall(r"[\w][\w ,-]{2,199}", text))
     for f in (paths.ROOT / "notebooks").glob("*.md"):
         out.update(re.findall(r"[\"']([^\"'\n]{1,200})[\"']", f.read_text(encoding="utf-8")))
     return frozenset(out)
