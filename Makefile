@@ -13,14 +13,15 @@ export PATH := $(BIN):$(PATH)
 export PYTHONDONTWRITEBYTECODE := 1
 export MPLBACKEND := Agg
 
-.PHONY: chromium help setup data reproduce reset test test-reliability test-with-data test-commands test-unit lint format book browser-test book-archive pdf benchmark freeze clean metadata
+.PHONY: chromium help setup data reproduce reset test test-reliability test-security test-with-data test-commands test-unit lint format book browser-test book-archive pdf benchmark freeze clean metadata
 
 help:
 	@echo "make reproduce   set up, restore data, run every stage (dvc repro), build the book"
 	@echo "make reset       back to the committed run after dvc exp run (params.yaml, dvc.lock, metrics, stage outputs; about 1.5 s)"
-	@echo "make test        set up, restore data, run every test except the three scratch-clone suites (test-reliability, test-with-data, test-commands: minutes each)"
+	@echo "make test        set up, restore data, run every test except the four scratch-clone suites (test-reliability, test-security, test-with-data, test-commands: minutes each)"
 	@echo "make lint        ruff on the package, tests, benchmarks and the notebooks' code cells (make format fixes)"
 	@echo "make test-reliability  failure cases (bad data, bad params, killed stages) on a scratch clone"
+	@echo "make test-security payloads in every rendered text field, a parameter and a file name, on a scratch clone: the book must show them as text"
 	@echo "make test-with-data    the hub's data end to end (synthetic PWB and HITL snapshots, a loopback hub, acquisition, dvc repro) on scratch clones"
 	@echo "make test-commands     every command the README, CONTRIBUTING.md, the book and the chapters print, run on a scratch clone (about 10 min)"
 	@echo "make book        rebuild the book from the stored notebook outputs"
@@ -78,6 +79,9 @@ reset:
 
 test-reliability: data
 	python -m pytest tests/reliability -m reliability -v
+
+test-security: data
+	python -m pytest tests/security -m security -v -s
 
 test-with-data: data
 	python -m pytest tests/withdata -m withdata -v -s

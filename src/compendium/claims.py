@@ -37,7 +37,6 @@ Variants (``<id>.variant.<slug>``) are shown beside their claim and never compar
 
 from __future__ import annotations
 
-import html
 import importlib
 import json
 import math
@@ -49,7 +48,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from . import paths, yamlfile
+from . import paths, safetext, yamlfile
 
 STUDIES = ("pwb", "workbank", "hitl")
 STUDY_STAGE = {"workbank": "workbank", "pwb": "pwb", "hitl": "preferences"}
@@ -1128,7 +1127,7 @@ html[data-theme=dark] .cl .off_paper{background:#3a3320}
 
 
 def _e(text) -> str:
-    return html.escape(str(text), quote=True)
+    return safetext.html(text)  # raw HTML: html.escape(quote=True), invisible controls shown
 
 
 def anchor(claim_id: str) -> str:

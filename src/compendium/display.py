@@ -18,29 +18,44 @@ from numbers import Number
 import pandas as pd
 from IPython.display import Markdown
 
+from .safetext import Markup, myst, visible
 
-def _cell(v, floatfmt: str) -> str:
+#: a formatted number: digits, signs, separators, an exponent, a percent sign, an en dash (NaN); no letter
+#: but "e" (so no URL for linkify), no character that opens MyST syntax
+_NUMBER_TEXT = re.compile(r"[0-9eE.,+\-−–% ]*")
+
+
+def _cell(v, floatfmt: str, trusted: bool = False) -> str:
     if v is None or (isinstance(v, float) and math.isnan(v)) or v is pd.NA:
         return ""
     if isinstance(v, bool):
         return str(v)
     if isinstance(v, Number) and not isinstance(v, int) and float(v) != int(float(v)) or isinstance(v, float):
         return format(float(v), floatfmt)
-    return str(v).replace("|", "\\|").replace("\n", " ")
+    if trusted or isinstance(v, Markup):
+        return " ".join(str(v).split())
+    if _NUMBER_TEXT.fullmatch(str(v)):
+        return str(v)  # a formatted number ("+1.2", "12,345", "3.4%"): nothing in it can be markup
+    return myst(v)  # text from data, parameters or file names: literal, never MyST
 
 
-def markdown_table(df: pd.DataFrame, floatfmt: str = ".3g", index: bool = False) -> str:
-    """A GitHub/MyST pipe table of ``df`` (numbers right-aligned, floats formatted with ``floatfmt``)."""
+def markdown_table(df: pd.DataFrame, floatfmt: str = ".3g", index: bool = False, markup: Sequence[str] = ()) -> str:
+    """A GitHub/MyST pipe table of ``df`` (numbers right-aligned, floats formatted with ``floatfmt``).
+
+    Every string cell and header is literal text (:func:`compendium.safetext.myst`) unless it is a
+    :class:`~compendium.safetext.Markup`, MyST built from escaped parts (e.g. a file name as
+    :func:`~compendium.safetext.code`) or in a column named in ``markup`` (pandas keeps no ``str``
+    subclass in a column, so a column of MyST built with :mod:`compendium.safetext` is named here)."""
     if index:
         df = df.reset_index()
-    cols = [str(c) for c in df.columns]
+    cols = [c if isinstance(c, Markup) else str(c) for c in df.columns]
     num = [pd.api.types.is_numeric_dtype(df[c]) and not pd.api.types.is_bool_dtype(df[c]) for c in df.columns]
     lines = [
-        "| " + " | ".join(c.replace("|", "\\|") for c in cols) + " |",
+        "| " + " | ".join(c if isinstance(c, Markup) else myst(c) for c in cols) + " |",
         "|" + "|".join("---:" if n else "---" for n in num) + "|",
     ]
     for row in df.itertuples(index=False):
-        lines.append("| " + " | ".join(_cell(v, floatfmt) for v in row) + " |")
+        lines.append("| " + " | ".join(_cell(v, floatfmt, str(c) in markup) for v, c in zip(row, cols)) + " |")
     return "\n".join(lines)
 
 
@@ -88,6 +103,7 @@ def table(
     labels: Mapping[str, Mapping | Callable] | None = None,
     spaces: bool = False,
     columns: Sequence[str] | None = None,
+    markup: Sequence[str] = (),
 ) -> Markdown:
     """Display ``df`` as a numbered table: ``{numref}`name``` refers to it as "Table N".
 
@@ -98,6 +114,7 @@ def table(
     """
     if not name.replace("-", "").replace("_", "").isalnum():
         raise ValueError(f"table name {name!r}: use letters, digits, '-' and '_' only")
+    markup = [*markup, *df.attrs.get("markup", ())]  # a view function may name its MyST columns itself
     if columns is not None:
         df = df[list(columns)]
     if rename:
@@ -109,7 +126,7 @@ def table(
         df = format_columns(df, formats, precision)
     if labels or spaces:
         df = relabel(df, labels, spaces)
-    body = markdown_table(df, floatfmt=floatfmt, index=index)
+    body = markdown_table(df, floatfmt=floatfmt, index=index, markup=markup)
     caption = " ".join(caption.split())
     return Markdown(f":::{{table}} {caption}\n:name: {name}\n:align: left\n\n{body}\n:::\n")
 
@@ -134,7 +151,10 @@ def glue_value(name: str, value, display: bool = False) -> None:
     """myst-nb ``glue`` of a number for the prose (``{glue:text}`name:.1f```), as a plain Python type."""
     from myst_nb import glue
 
-    glue(name, plain(value), display=display)
+    value = plain(value)
+    if isinstance(value, str):
+        value = visible(value)  # {glue:text} is a text node, but a bidi or zero-width control would still act
+    glue(name, value, display=display)
 
 
 ALT_ATTR = "_compendium_alt"

@@ -69,6 +69,8 @@ THEME = {
     "image.cmap": SEQUENTIAL,
     "axes.prop_cycle": plt.cycler(color=CATEGORICAL),
     "svg.hashsalt": "compendium",
+    # labels come from data (task statements, domains): "$5 and $6" is text, never mathtext
+    "text.parse_math": False,
 }
 
 

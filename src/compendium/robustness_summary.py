@@ -650,9 +650,11 @@ def bt_view(bt: pd.DataFrame, models: Sequence[str], labels: Mapping[str, str]) 
 
 def findings_view(found: pd.DataFrame) -> pd.DataFrame:
     """The summary table for the page (a finding that holds everywhere in bold)."""
-    sv = found.assign(verdict=found["verdict"].str.replace("yes", "**yes**", regex=False))
+    from .safetext import myst
+
+    sv = found.assign(verdict=[str(myst(v)).replace("yes", "**yes**") for v in found["verdict"]])
     cols = ["study", "finding", "settings", "verdict", "measure", "paper_setting", "range", "how_sure"]
-    return sv[cols].rename(
+    out = sv[cols].rename(
         columns={
             "settings": "swept over",
             "verdict": "holds under all settings?",
@@ -661,3 +663,5 @@ def findings_view(found: pd.DataFrame) -> pd.DataFrame:
             "how_sure": "how sure is this?",
         }
     )
+    out.attrs["markup"] = ["holds under all settings?"]  # escaped above, bold added (compendium.display.table)
+    return out

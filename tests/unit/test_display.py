@@ -87,3 +87,27 @@ def test_plain_floats_keep_12_significant_digits_so_machine_noise_does_not_reach
 
     assert plain(25.79882154882155) == plain(25.798821548821547) == 25.7988215488
     assert plain(np.float64(0.5)) == 0.5 and type(plain(np.float64(0.5))) is float
+
+
+def test_table_cells_and_headers_from_data_are_literal_myst():
+    from compendium.safetext import Markup, code
+
+    df = pd.DataFrame({"task <b>": ["<img src=x onerror=alert(1)>", "{download}`/etc/passwd`", "a|b"], "n": [1, 2, 3]})
+    md = markdown_table(df)
+    assert "\\<img src\\=x onerror\\=alert\\(1\\)\\>" in md and "\\{download\\}\\`\\/etc\\/passwd\\`" in md
+    assert "| task \\<b\\> |" in md and "a\\|b" in md and "<img" not in md.replace("\\<img", "")
+    kept = markdown_table(pd.DataFrame({"loader": [code("load_x()")], "x": [Markup("**ok**")]}), markup=["loader"])
+    assert "`load_x()`" in kept and "\\*\\*ok\\*\\*" in kept  # a column of Markup is not kept by pandas
+
+
+def test_table_numbers_render_unchanged():
+    md = markdown_table(pd.DataFrame({"x": [-0.125, 1234.5], "k": [-3, 7], "s": ["-0.5", "1,234"]}))
+    assert "| -0.125 | -3 | -0.5 |" in md and "| 1.23e+03 | 7 | 1,234 |" in md
+    assert markdown_table(pd.DataFrame({"s": ["www.x.org", "1_000_"]})).endswith("| www\\.x\\.org |\n| 1\\_000\\_ |")
+
+
+def test_a_view_can_name_its_markup_columns_in_attrs():
+    df = pd.DataFrame({"verdict": ["**yes** \\(1\\/1\\)"], "note": ["**no**"]})
+    df.attrs["markup"] = ["verdict"]
+    md = table(df, "tbl-x", "cap").data
+    assert "| **yes** \\(1\\/1\\) | \\*\\*no\\*\\* |" in md

@@ -69,6 +69,36 @@ def test_markdown_renderers(yamls):
     md = B.anchors_markdown(yamls["rubrics"], yamls["config"])
     assert md.count("| score | label | anchor |") == 11 and "\n#" not in md
     sp = B.system_prompt_markdown("### Title\n\nBody line\n---\nMore")
-    assert sp.splitlines() == ["> **Title**", ">", "> Body line", ">", "> More"]
+    assert sp.splitlines() == [
+        "::::{container} compendium-verbatim",
+        "```text",
+        "### Title",
+        "",
+        "Body line",
+        "---",
+        "More",
+        "```",
+        "::::",
+    ]
+
+
+def test_system_prompt_cannot_close_its_literal_block_or_container():
+    text = "a\n````\n```{literalinclude} /etc/passwd\n```\n:::::\nb"
+    sp = B.system_prompt_markdown(text)
+    lines = sp.splitlines()
+    assert lines[0] == "::::::{container} compendium-verbatim" and lines[-1] == "::::::"
+    assert lines[1] == "`````text" and lines[-2] == "`````"
+    assert lines[2:-2] == text.splitlines()
+
+
+def test_anchor_labels_and_names_are_literal(yamls):
+    import copy
+
+    rub = copy.deepcopy(yamls["rubrics"])
+    dim = next(iter(rub))
+    rub[dim]["name"] = "<script>x</script>"
+    rub[dim]["rubric"][3]["label"] = "{download}`/etc/passwd`"
+    md = B.anchors_markdown(rub, yamls["config"])
+    assert "**\\<script\\>x\\<\\/script\\>**" in md and "\\{download\\}\\`\\/etc\\/passwd\\`" in md
     with pytest.raises(ValueError, match="empty"):
         B.system_prompt_markdown("  ")

@@ -773,12 +773,14 @@ def rowlevel_section(
 ) -> dict[str, Any]:
     """The row-level annotations, if present: ``raw`` (or None), ``text`` (Markdown), ``values``, ``tables``,
     ``participants`` (per-participant activity, for the figure, or None)."""
+    from ..safetext import code  # the path is a parameter: a literal code span in the Markdown
+
     pub = published_claims() if pub is None else pub
     ann_file = rowlevel.annotations_path(annotations_path)
     raw = rowlevel.read_annotations(ann_file) if ann_file.exists() else None
     if raw is None:
         text = (
-            f"The row-level annotations (`{annotations_path}`, the `annotations` config of the Hugging Face "
+            f"The row-level annotations ({code(annotations_path)}, the `annotations` config of the Hugging Face "
             "dataset ProlificAI/autoresearch-hitl-annotations, one row per judgement) were not available to this "
             "build, so these register cells are published as empty, each with the missing file named in "
             "`results/preferences/missing.json`: "
@@ -829,7 +831,7 @@ def rowlevel_section(
         else "The rows do not record the displayed order, so no position bias is computed."
     )
     text = (
-        f"The row-level annotations are present (`{annotations_path}`, {len(ann):,} rows). "
+        f"The row-level annotations are present ({code(annotations_path)}, {len(ann):,} rows). "
         f"They aggregate to the published pair counts in {int(agg_check['match'].sum())} of {len(agg_check)} "
         f"pairs and to the category counts in {int(agg_cat_check['match'].sum())} of {len(agg_cat_check)} cells. "
         f"**{activity['n_participants']} distinct participants** made between {activity['min']} and "

@@ -9,10 +9,12 @@ dicts: ``rubrics/dimension_rubrics.yaml`` (11 dimensions x 4 anchors), ``config.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
+from ..safetext import literal_block, myst
 from . import ABBREV, DIMENSIONS
 
 __all__ = [
@@ -166,32 +168,30 @@ def prompt_counts(inventory: pd.DataFrame, by: str | Sequence[str]) -> pd.DataFr
 def anchors_markdown(rubrics: Mapping, config: Mapping) -> str:
     """MyST markdown of every dimension's 0-3 anchors: a bold title line (name, abbreviation, layer,
     v2.1 weight), the dimension's question, and a score / label / anchor table. No headings, so the
-    text can sit inside a chapter section without disturbing its numbering."""
+    text can sit inside a chapter section without disturbing its numbering. Every text from the rubrics
+    file is literal (:func:`compendium.safetext.myst`): no markup, directive or role in it can run."""
     dims = dimension_table(rubrics, config).set_index("dimension")
     anchors = rubric_anchors(rubrics)
     parts = []
     for d, row in dims.iterrows():
         w = f"weight {row['weight_v2_1']:.2f}" if row["in_pwi"] else "not in the PWI"
-        parts.append(f"**{row['name']}** ({row['abbrev']}; {row['layer']}; {w})\n\n{row['description']}\n")
+        parts.append(
+            f"**{myst(row['name'])}** ({myst(row['abbrev'])}; {myst(row['layer'])}; {myst(w)})\n\n"
+            f"{myst(row['description'])}\n"
+        )
         lines = ["| score | label | anchor |", "|---|---|---|"]
         for _, a in anchors[anchors["dimension"] == d].iterrows():
-            lines.append(f"| {a['score']} | {a['label']} | {a['description'].replace('|', '/')} |")
+            lines.append(f"| {a['score']} | {myst(a['label'])} | {myst(a['description'])} |")
         parts.append("\n".join(lines) + "\n")
     return "\n".join(parts)
 
 
 def system_prompt_markdown(text: str) -> str:
-    """The system prompt as a quoted block: its ``#`` headings become bold lines and its ``---`` rules
-    blank lines, so it renders verbatim in wording without adding sections to the chapter."""
+    """The system prompt verbatim, as the models received it: a literal block (its Markdown shown as
+    written, never parsed; the fence cannot be closed by the text) in a ``compendium-verbatim``
+    container, whose lines wrap (``book/_static/custom.css``)."""
     if not isinstance(text, str) or not text.strip():
         raise ValueError("system prompt text is empty")
-    out = []
-    for line in text.splitlines():
-        s = line.strip()
-        if s.startswith("#"):
-            out.append(f"**{s.lstrip('#').strip()}**")
-        elif s == "---":
-            out.append("")
-        else:
-            out.append(line)
-    return "\n".join("> " + ln if ln else ">" for ln in out)
+    # the colon fence's parser does not see the inner block, so it is longer than any run of colons in it
+    colons = ":" * max(4, max((len(m) for m in re.findall(r":+", text)), default=0) + 1)
+    return f"{colons}{{container}} compendium-verbatim\n{literal_block(text)}{colons}\n"

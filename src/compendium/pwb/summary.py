@@ -199,7 +199,10 @@ def smaller_points(cells: pd.DataFrame, t2: pd.DataFrame, released: Mapping) -> 
             "verdict": "caption differs from code",
         },
     ]
-    return pd.DataFrame(rows)
+    out = pd.DataFrame(rows)
+    # authored MyST (a code span) around numbers and the dimension and model names the schema allows
+    out.attrs["markup"] = ["data"]
+    return out
 
 
 def register_notes(path: Path | None = None) -> dict:
@@ -291,14 +294,16 @@ def instances_text(
 ) -> tuple[str, str]:
     """The chapter's sentence on the per-instance data (``pwb_inst_status``) and the paragraph of its section;
     with ``tests`` (the ``instances_pingouin_*`` tables of :func:`instance_outputs`) the paragraph ends with
-    the significance tests as numbered tables."""
+    the significance tests as numbered tables. The folder (a parameter) is a literal code span."""
+    from ..safetext import code
+
     if res is not None:
         status = (
             "The per-instance results are present in this build: the bootstrap PWIs, d_pooled, the Table 3 CIs, "
             "paired tests, IRR on complete triples and r(CF, CO) are computed from them and fill the claim ids."
         )
         md = (
-            f"`{results_dir.name}/` is present: {n_scores:,} judge scores, "
+            f"{code(results_dir.name + '/')} is present: {n_scores:,} judge scores, "
             f"{len(res['runs']):,} scored Layer-1 runs. The per-cell score sums of these runs differ from the "
             f"sums recovered from the aggregates by at most {max_sum_diff:g}. The tables "
             "`results/pwb/tables/instances_*.csv` hold the bootstrap PWIs with percentile intervals, d_pooled, "
@@ -313,7 +318,7 @@ def instances_text(
     )
     where = results_dir.relative_to(root) if results_dir.is_relative_to(root) else results_dir
     md = (
-        f"No per-instance results in this build (`{where}` does not exist). The code that computes everything the "
+        f"No per-instance results in this build ({code(where)} does not exist). The code that computes everything the "
         "paper computes from them is in `compendium.pwb.instances` and is tested on synthetic instance tables with "
         "known answers: the tidy schema (model, condition, layer, dimension, prompt_id, run, judge, score) and its "
         "loader for the Hugging Face release, the panel-median rule, the "
@@ -476,6 +481,8 @@ def summary(ch: Chapter) -> dict:
     ``pwb_weight_scheme_md`` is Markdown for ``{glue:md}``)."""
     from IPython.display import Markdown
 
+    from ..safetext import code
+
     s: dict = {}
     cells, t2, diag = ch.cells, ch.t2, ch.diag
     # reconstruction and Table 2
@@ -492,7 +499,7 @@ def summary(ch: Chapter) -> dict:
     s["pwb_recon_maxdiff"] = float(ch.checks["abs_diff"].max())
     s["pwb_post_maxdev"] = float((cells["posterior_implied"] - cells["posterior_released"]).abs().max())
     scheme_note = "the paper's v2.1 weights" if ch.weight_scheme == "weights" else "not the paper's v2.1 weights"
-    s["pwb_weight_scheme_md"] = Markdown(f"`{ch.weight_scheme}` ({scheme_note})")
+    s["pwb_weight_scheme_md"] = Markdown(f"{code(ch.weight_scheme)} ({scheme_note})")
     gaps = pd.concat([t2["diff_baseline"], t2["diff_prompted"]]).abs()
     off = _pwi_off(ch)
     summ = ch.released["summary"].set_index("Model")

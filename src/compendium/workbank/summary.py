@@ -16,6 +16,7 @@ from collections.abc import Mapping
 import pandas as pd
 from IPython.display import Markdown
 
+from ..safetext import code
 from .common import TASK, USER
 
 __all__ = ["summary", "display_table", "FORMATS", "published_value"]
@@ -43,7 +44,7 @@ def published_value(claim_id: str, register: Mapping | None = None) -> float:
 
 
 def _md_code(text: str) -> Markdown:
-    return Markdown(f"`{text}`")
+    return Markdown(code(text))  # a parameter's value: a literal code span
 
 
 def summary(
