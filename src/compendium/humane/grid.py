@@ -25,8 +25,10 @@ BOOK_STORE = paths.ROOT / "sweeps" / "humane" / "blocks"
 DAVIDSON_TABLE = Path("results") / "preferences" / "tables" / "davidson.csv"
 DAVIDSON_VALUES = Path("results") / "preferences" / "values.json"
 
-#: per number of models: (budget, repetitions in the book's grid)
-BOOK_SIZES = {5: (40960, 100), 20: (40960, 50)}
+#: per number of models: (budget, repetitions of the information-gain designs, of the others) in the book's grid;
+#: information-gain selection costs 10-50 times a non-adaptive design, so it gets fewer repetitions
+BOOK_SIZES = {5: (40960, 100, 400), 20: (40960, 20, 100)}
+ADAPTIVE = ("ig_trueskill", "ig_davidson")
 N_CHECKPOINTS = 13  # geometric, factor sqrt(2), from budget / 64 to the budget
 
 
@@ -90,13 +92,13 @@ def book_grid(p: dict, study_pi, study_nu: float) -> list[tuple[int, list[Point]
     """The book's grid as ``[(repetitions, points)]``: for 5 and 20 models, every design x spread x ties with
     one group; and the uniform design with 5 and 22 groups (study spread and ties) for the consolidation claim."""
     out = []
-    for n, (budget, reps) in BOOK_SIZES.items():
-        base = {"n_models": [n], "budget": {n: budget}}
-        pts = make_points(base | {"spread": ["study", "wide"], "nu": ["study", "none"], "n_groups": [1],
-                                  "design": list(DESIGNS)}, study_pi, study_nu, p)  # fmt: skip
-        pts += make_points(base | {"spread": ["study", "wide"], "nu": ["study"], "n_groups": [5, 22],
-                                   "design": ["uniform"]}, study_pi, study_nu, p)  # fmt: skip
-        out.append((reps, pts))
+    for n, (budget, reps_ig, reps) in BOOK_SIZES.items():
+        base = {"n_models": [n], "budget": {n: budget}, "spread": ["study", "wide"], "nu": ["study", "none"],
+                "n_groups": [1]}  # fmt: skip
+        ig = make_points(base | {"design": list(ADAPTIVE)}, study_pi, study_nu, p)
+        rest = make_points(base | {"design": [d for d in DESIGNS if d not in ADAPTIVE]}, study_pi, study_nu, p)
+        rest += make_points(base | {"nu": ["study"], "n_groups": [5, 22], "design": ["uniform"]}, study_pi, study_nu, p)
+        out += [(reps_ig, ig), (reps, rest)]
     return out
 
 

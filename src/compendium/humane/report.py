@@ -32,7 +32,8 @@ def first_reach(ck: np.ndarray, p: np.ndarray, target: float = TARGET) -> np.nda
     prev = np.maximum(k - 1, 0)
     p0, p1 = p[rows, prev], p[rows, k]
     frac = np.where((k > 0) & (p1 > p0), (target - p0) / np.where(p1 > p0, p1 - p0, 1.0), 1.0)
-    out[rows] = 2.0 ** (lg[prev] + frac * (lg[k] - lg[prev]))
+    ckf = np.asarray(ck, dtype=float)
+    out[rows] = np.where(k == 0, ckf[k], 2.0 ** (lg[prev] + frac * (lg[k] - lg[prev])))
     return out
 
 

@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .. import progress
+from .. import paths, progress
 from .simulate import COLUMNS, Point, point_key, simulate_block
 
 STAGE = "humane"
@@ -127,14 +127,24 @@ def run_sweep(
     address: str | None = None,
     n_workers: int | None = None,
     stage: str = STAGE,
+    compute: bool = True,
 ) -> tuple[pd.DataFrame, dict]:
     """Every repetition ``0 .. repetitions-1`` of every point: stored blocks read, missing ones computed
     on Dask (and stored as they finish). Returns ``(rows, info)``: the rows sorted by (point key,
-    repetition, checkpoint), and ``info`` with the number of blocks computed and reused."""
+    repetition, checkpoint), and ``info`` with the number of blocks computed and of stored blocks read.
+    ``compute=False``: read only (a stage that shows committed blocks); missing ones are an error naming the
+    command that computes them."""
     store = Path(store) if store is not None else None
     todo = plan(points, repetitions, block_size, seed, store)
     n_stored_before = len({f for p in points for f in stored_repetitions(store, point_key(p), seed).values()})
     computed: dict[tuple, pd.DataFrame] = {}
+    if todo and not compute:
+        where = store if store is None else (store.relative_to(paths.ROOT) if store.is_relative_to(paths.ROOT) else store)
+        raise RuntimeError(
+            f"humane: {where} lacks {sum(len(r) for _, r in todo):,} repetitions of the book's grid "
+            f"({len(todo)} blocks); compute them with `python -m compendium.humane.sweep --grid book` "
+            "(resumable; commit the new files), then run `dvc repro humane`"
+        )
     own = client is None and todo
     if todo:
         if client is None:
@@ -203,6 +213,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--scheduler", default=None, help="Dask scheduler address (default: DASK_SCHEDULER_ADDRESS, else local)")
     ap.add_argument("--workers", type=int, default=None, help="local workers (default: one per core)")
     ap.add_argument("--repetitions", type=int, default=None, help="override the grid's repetitions")
+    ap.add_argument("--block-size", type=int, default=None, help="repetitions per task (default: params.yaml)")
+    ap.add_argument("--models", type=int, default=None, help="only the points with this number of models")
     a = ap.parse_args(argv)
     try:
         g = grid_from_params(a.grid)
@@ -212,9 +224,12 @@ def main(argv: list[str] | None = None) -> int:
     store = Path(a.store) if a.store else g["store"]
     total_rows = 0
     for reps, pts in g["groups"]:
+        pts = [p for p in pts if a.models in (None, p.n_models)]
+        if not pts:
+            continue
         reps = a.repetitions or reps
         try:
-            rows, info = run_sweep(pts, reps, g["block_size"], g["seed"], store, address=a.scheduler, n_workers=a.workers)
+            rows, info = run_sweep(pts, reps, a.block_size or g["block_size"], g["seed"], store, address=a.scheduler, n_workers=a.workers)
         except RuntimeError as e:
             print(str(e), file=sys.stderr)
             return 1
