@@ -9,8 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from compendium.humane import chapter, grid, report
-from compendium.humane import simulate as sim
+from compendium.humane import chapter, grid, report, simulate as sim
 from compendium.stats import pairwise as pw
 
 STUDY = np.array([1.2, 1.1, 1.0, 0.85, 0.8])

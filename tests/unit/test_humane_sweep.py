@@ -49,9 +49,22 @@ def external_cluster(tmp_path_factory):
     env = dict(os.environ, COMPENDIUM_QUIET="1")
     bindir = Path(sys.executable).parent
     procs = [
-        subprocess.Popen([str(bindir / "dask"), "scheduler", "--host", "127.0.0.1", "--port", "0",
-                          "--no-dashboard", "--scheduler-file", str(sched_file)],
-                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)  # fmt: skip
+        subprocess.Popen(
+            [
+                str(bindir / "dask"),
+                "scheduler",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                "0",
+                "--no-dashboard",
+                "--scheduler-file",
+                str(sched_file),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            env=env,
+        )  # fmt: skip
     ]
     for _ in range(200):
         if sched_file.exists() and sched_file.stat().st_size:
@@ -59,9 +72,24 @@ def external_cluster(tmp_path_factory):
         time.sleep(0.1)
     address = json.loads(sched_file.read_text())["address"]
     workers = [
-        subprocess.Popen([str(bindir / "dask"), "worker", address, "--nworkers", "1", "--nthreads", "1",
-                          "--no-nanny", "--no-dashboard", "--host", "127.0.0.1"],
-                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)  # fmt: skip
+        subprocess.Popen(
+            [
+                str(bindir / "dask"),
+                "worker",
+                address,
+                "--nworkers",
+                "1",
+                "--nthreads",
+                "1",
+                "--no-nanny",
+                "--no-dashboard",
+                "--host",
+                "127.0.0.1",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            env=env,
+        )  # fmt: skip
         for _ in range(2)
     ]
     from distributed import Client

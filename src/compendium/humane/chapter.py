@@ -59,8 +59,12 @@ def curves(rows: pd.DataFrame, points: list[Point]) -> pd.DataFrame:
         out.append(
             pd.DataFrame(
                 {
-                    "n_models": p.n_models, "spread": p.spread, "nu": p.nu, "design": p.design,
-                    "n_decisive": g["n_decisive"].mean().to_numpy(), "p_rank": g["rank_pooled"].mean().to_numpy(),
+                    "n_models": p.n_models,
+                    "spread": p.spread,
+                    "nu": p.nu,
+                    "design": p.design,
+                    "n_decisive": g["n_decisive"].mean().to_numpy(),
+                    "p_rank": g["rank_pooled"].mean().to_numpy(),
                     "p_top": g["top_pooled"].mean().to_numpy(),
                 }  # fmt: skip
             )
@@ -166,8 +170,12 @@ def claims_text(sav: pd.DataFrame, cal: pd.DataFrame, cons: pd.DataFrame) -> tup
     hi = cal[cal["reported_lo"] >= 0.95]
     ok = bool(len(hi)) and all(r.observed_lo <= r.mean_reported <= r.observed_hi for r in hi.itertuples())
     lines.append(
-        "- *P(best) of 95 % or more*: " + ("calibrated within the Monte Carlo intervals." if ok else
-        "not calibrated: the observed share falls outside its interval in at least one bin.")  # fmt: skip
+        "- *P(best) of 95 % or more*: "
+        + (
+            "calibrated within the Monte Carlo intervals."
+            if ok
+            else "not calibrated: the observed share falls outside its interval in at least one bin."
+        )  # fmt: skip
     )
     below = (cons["ratio"] < 1).all()
     lines.append(

@@ -27,7 +27,7 @@ DAVIDSON_VALUES = Path("results") / "preferences" / "values.json"
 
 #: per number of models: (budget, repetitions of the information-gain designs, of the others) in the book's grid;
 #: information-gain selection costs 10-50 times a non-adaptive design, so it gets fewer repetitions
-BOOK_SIZES = {5: (40960, 100, 400), 20: (40960, 20, 100)}
+BOOK_SIZES = {5: (40960, 100, 400), 20: (40960, 10, 100)}
 ADAPTIVE = ("ig_trueskill", "ig_davidson")
 N_CHECKPOINTS = 13  # geometric, factor sqrt(2), from budget / 64 to the budget
 

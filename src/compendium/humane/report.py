@@ -82,7 +82,9 @@ def saving(rows: pd.DataFrame, points: list[Point], what: str = "rank", n_boot: 
             rec = r[f"{what}_pooled"].to_numpy().reshape(R, C).astype(float)
             sh = r["n_decisive"].sum() / r["n_judgements"].sum()
             ck = np.asarray(q.checkpoints, float)
-            draws.append((first_reach(ck, rec.mean(0))[0] * sh, first_reach(ck, rec[_bootstrap_idx(R, n_boot, s)].mean(1)) * sh))
+            draws.append(
+                (first_reach(ck, rec.mean(0))[0] * sh, first_reach(ck, rec[_bootstrap_idx(R, n_boot, s)].mean(1)) * sh)
+            )
         (nd, bd), (nu_, bu) = draws
         with np.errstate(invalid="ignore", divide="ignore"):
             est = 1 - nd / nu_ if np.isfinite(nd) and np.isfinite(nu_) else np.nan

@@ -139,7 +139,9 @@ def run_sweep(
     n_stored_before = len({f for p in points for f in stored_repetitions(store, point_key(p), seed).values()})
     computed: dict[tuple, pd.DataFrame] = {}
     if todo and not compute:
-        where = store if store is None else (store.relative_to(paths.ROOT) if store.is_relative_to(paths.ROOT) else store)
+        where = (
+            store if store is None else (store.relative_to(paths.ROOT) if store.is_relative_to(paths.ROOT) else store)
+        )
         raise RuntimeError(
             f"humane: {where} lacks {sum(len(r) for _, r in todo):,} repetitions of the book's grid "
             f"({len(todo)} blocks); compute them with `python -m compendium.humane.sweep --grid book` "
@@ -168,7 +170,9 @@ def run_sweep(
                 computed[(key, reps[0])] = df
                 done += 1
                 if done % max(1, len(todo) // 10) == 0 or done == len(todo):
-                    progress.say(stage, f"scale sweep: {done:,}/{len(todo):,} blocks in {time.perf_counter() - t0:.1f} s")
+                    progress.say(
+                        stage, f"scale sweep: {done:,}/{len(todo):,} blocks in {time.perf_counter() - t0:.1f} s"
+                    )
         finally:
             if own:
                 cluster = getattr(client, "cluster", None)
@@ -210,7 +214,9 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m compendium.humane.sweep", description=__doc__.splitlines()[0])
     ap.add_argument("--grid", default="book", help="which grid of params.yaml's humane section: default | book")
     ap.add_argument("--store", default=None, help="block folder (default: the grid's store from params.yaml)")
-    ap.add_argument("--scheduler", default=None, help="Dask scheduler address (default: DASK_SCHEDULER_ADDRESS, else local)")
+    ap.add_argument(
+        "--scheduler", default=None, help="Dask scheduler address (default: DASK_SCHEDULER_ADDRESS, else local)"
+    )
     ap.add_argument("--workers", type=int, default=None, help="local workers (default: one per core)")
     ap.add_argument("--repetitions", type=int, default=None, help="override the grid's repetitions")
     ap.add_argument("--block-size", type=int, default=None, help="repetitions per task (default: params.yaml)")
@@ -229,7 +235,9 @@ def main(argv: list[str] | None = None) -> int:
             continue
         reps = a.repetitions or reps
         try:
-            rows, info = run_sweep(pts, reps, a.block_size or g["block_size"], g["seed"], store, address=a.scheduler, n_workers=a.workers)
+            rows, info = run_sweep(
+                pts, reps, a.block_size or g["block_size"], g["seed"], store, address=a.scheduler, n_workers=a.workers
+            )
         except RuntimeError as e:
             print(str(e), file=sys.stderr)
             return 1
