@@ -195,3 +195,11 @@ def test_a_worker_killed_mid_sweep_is_survived_with_the_same_result(tmp_path):
             rows, info = out["r"]
     assert info["blocks_computed"] == len(pts) * REPS
     assert sweep.digest(rows) == sweep.digest(ref)
+
+
+def test_a_read_only_sweep_names_the_missing_blocks_and_the_command_that_computes_them(tmp_path):
+    with pytest.raises(RuntimeError) as e:
+        sweep.run_sweep(tiny_points(), REPS, 3, SEED, tmp_path / "blocks", compute=False)
+    msg = str(e.value)
+    assert f"lacks {len(tiny_points()) * REPS} repetitions of the book's grid ({len(tiny_points()) * 2} blocks)" in msg
+    assert "`python -m compendium.humane.sweep --grid book`" in msg and "`dvc repro humane`" in msg

@@ -221,6 +221,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repetitions", type=int, default=None, help="override the grid's repetitions")
     ap.add_argument("--block-size", type=int, default=None, help="repetitions per task (default: params.yaml)")
     ap.add_argument("--models", type=int, default=None, help="only the points with this number of models")
+    ap.add_argument("--designs", default=None, help="only these designs (comma-separated)")
     a = ap.parse_args(argv)
     try:
         g = grid_from_params(a.grid)
@@ -231,6 +232,7 @@ def main(argv: list[str] | None = None) -> int:
     total_rows = 0
     for reps, pts in g["groups"]:
         pts = [p for p in pts if a.models in (None, p.n_models)]
+        pts = [p for p in pts if a.designs is None or p.design in a.designs.split(",")]
         if not pts:
             continue
         reps = a.repetitions or reps
