@@ -194,3 +194,31 @@ def claims_text(sav: pd.DataFrame, cal: pd.DataFrame, cons: pd.DataFrame) -> tup
         + "Everywhere else the simulation cannot tell it from uniform pairs at its number of repetitions."
     )  # fmt: skip
     return "\n".join(lines), when
+
+
+def saving_table(sav: pd.DataFrame, budget: int) -> pd.DataFrame:
+    """The saving rows for display: judgements as text (``> budget`` where 95 % is not reached) and the
+    saving with its interval as percentages (``n/a`` where either design does not reach 95 %)."""
+
+    def n(x):
+        return f"{x:,.0f}" if np.isfinite(x) else f"> {budget:,}"
+
+    def pct(r):
+        if not np.isfinite(r.saving):
+            return "n/a"
+        iv = f" [{r.saving_lo:+.0%}, {r.saving_hi:+.0%}]" if np.isfinite(r.saving_lo) else " [not resolved]"
+        return f"{r.saving:+.0%}{iv}"
+
+    return pd.DataFrame(
+        {
+            "target": sav["target"].map({"top": "top model", "rank": "full ranking"}),
+            "models": sav["n_models"],
+            "spread": sav["spread"],
+            "ties": np.where(sav["nu"] > 0, "study ν", "none"),
+            "design": sav["design"].map(DESIGN_NAMES),
+            "judgements, design": [n(x) for x in sav["n_design"]],
+            "judgements, uniform": [n(x) for x in sav["n_uniform"]],
+            "saving [95 % MC interval]": [pct(r) for r in sav.itertuples()],
+            "verdict": [_verdict(a, b) for a, b in zip(sav["saving_lo"], sav["saving_hi"])],
+        }
+    )
