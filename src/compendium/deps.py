@@ -30,7 +30,14 @@ READS: dict[str, tuple[str, ...]] = {
     ),
 }
 #: subpackages listed as a whole folder (a study's code, the data layer, the shared statistics)
-FOLDERS = ("compendium.workbank", "compendium.pwb", "compendium.preferences", "compendium.data", "compendium.stats")
+FOLDERS = (
+    "compendium.workbank",
+    "compendium.pwb",
+    "compendium.preferences",
+    "compendium.data",
+    "compendium.stats",
+    "compendium.humane",
+)
 
 
 def module_file(name: str) -> Path | None:

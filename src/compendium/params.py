@@ -248,12 +248,30 @@ class Robustness(_Section):
         return _csv_floats(v, "bt_tie_weights", 0, 1)
 
 
+class Humane(_Section):
+    seed: Seed
+    time_budget_s: Annotated[float, Field(gt=0, le=600, description="seconds the default grid may take in dvc repro")]
+    default_repetitions: Count
+    block_size: Count
+    scheduler_address: Annotated[str, Field(max_length=200, description="a Dask scheduler address, or empty")]
+    wide_sd: Annotated[float, Field(gt=0, le=5, description="the wide spread's SD of log-strengths")]
+    group_sd: Annotated[float, Field(ge=0, le=5, description="the SD of the groups' log-strength perturbations")]
+
+    @field_validator("scheduler_address")
+    @classmethod
+    def _address(cls, v: str) -> str:
+        if v and "://" not in v:
+            raise ValueError("must be empty or a scheduler address such as tcp://127.0.0.1:8786")
+        return v
+
+
 SCHEMA: dict[str, type[_Section]] = {
     "data": Data,
     "workbank": Workbank,
     "preferences": Preferences,
     "pwb": Pwb,
     "robustness": Robustness,
+    "humane": Humane,
 }
 
 

@@ -66,6 +66,7 @@ STAGES: dict[str, Stage] = {
         Stage("pwb_benchmark", "11_pwb_benchmark", None),
         Stage("workbank", "20_workbank", "workbank"),
         Stage("preferences", "30_preferences", "preferences"),
+        Stage("humane", "35_humane_scale", "humane"),
         Stage("robustness", "40_robustness", "robustness"),
         Stage("reproducibility", "90_reproducibility", None),
     )

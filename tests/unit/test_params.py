@@ -59,6 +59,13 @@ BAD = [
     ("robustness", "pwb_random_concentration", 0, "greater than 0"),
     ("robustness", "bt_tie_weights", "0,1.5", "outside [0, 1]"),
     ("robustness", "n_sampling", 0, "greater than or equal to 1"),
+    ("humane", "seed", -1, "greater than or equal to 0"),
+    ("humane", "time_budget_s", 0, "greater than 0"),
+    ("humane", "default_repetitions", 0, "greater than or equal to 1"),
+    ("humane", "block_size", 0, "greater than or equal to 1"),
+    ("humane", "scheduler_address", "localhost", "tcp://127.0.0.1:8786"),
+    ("humane", "wide_sd", 0, "greater than 0"),
+    ("humane", "group_sd", -0.1, "greater than or equal to 0"),
 ]
 
 

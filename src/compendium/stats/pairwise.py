@@ -425,6 +425,8 @@ def trueskill_batched(
     beta: float = 25.0 / 6,
     tau: float = 25.0 / 300,
     draw_probability: float = 0.10,
+    mu0=None,
+    sigma0=None,
 ):
     """The same TrueSkill 1-vs-1 updates as :func:`trueskill_sequential`, for many orders at once.
 
@@ -435,6 +437,8 @@ def trueskill_batched(
     ``c^2 = 2 beta^2 + s2_w + s2_l``; ``t = (mu_w - mu_l)/c``; ``e = eps/c`` with the draw margin
     ``eps`` of :func:`trueskill_draw_margin`; ``mu_w += s2_w v / c``, ``mu_l -= s2_l v / c``,
     ``s2 <- s2 (1 - s2 w / c^2)`` with the package's ``v, w`` functions for a win or a draw.
+    ``mu0, sigma0`` (shape ``(R, n_models)``, optional): ratings to continue from instead of the prior
+    ``(mu, sigma)``, to feed a sequence in pieces (e.g. one selection round at a time).
     Returns ``(mu, sigma)`` with shape ``(R, n_models)``.
     """
     W = np.atleast_2d(np.asarray(winners, dtype=int))
@@ -446,8 +450,10 @@ def trueskill_batched(
         raise ValueError("trueskill_batched: a game has the same model on both sides")
     R, T = W.shape
     eps = trueskill_draw_margin(draw_probability, beta)
-    m = np.full((R, n_models), float(mu))
-    s2 = np.full((R, n_models), float(sigma) ** 2)
+    m = np.full((R, n_models), float(mu)) if mu0 is None else np.array(mu0, dtype=float, copy=True)
+    s2 = np.full((R, n_models), float(sigma) ** 2) if sigma0 is None else np.array(sigma0, dtype=float) ** 2
+    if m.shape != (R, n_models) or s2.shape != (R, n_models):
+        raise ValueError(f"trueskill_batched: mu0 and sigma0 must have shape {(R, n_models)}")
     rows = np.arange(R)
     pdf = std_normal_pdf
     cdf = special.ndtr
