@@ -251,8 +251,8 @@ class Robustness(_Section):
 class Humane(_Section):
     seed: Seed
     time_budget_s: Annotated[float, Field(gt=0, le=600, description="seconds the default grid may take in dvc repro")]
-    default_repetitions: Count
-    block_size: Count
+    default_repetitions: Count(10_000, "repetitions per design of the default grid", "each keeps a few numbers")
+    block_size: Count(100_000, "repetitions per Dask task")
     scheduler_address: Annotated[str, Field(max_length=200, description="a Dask scheduler address, or empty")]
     wide_sd: Annotated[float, Field(gt=0, le=5, description="the wide spread's SD of log-strengths")]
     group_sd: Annotated[float, Field(ge=0, le=5, description="the SD of the groups' log-strength perturbations")]
@@ -335,6 +335,15 @@ REFERENCE: dict[str, dict[str, tuple[Any, str]]] = {
         "pwb_random_concentration": (40.0, _C),
         "bt_tie_weights": ("0,0.25,0.5,0.75,1", _C),
         "n_sampling": (2000, _C),
+    },
+    "humane": {
+        "seed": (20260701, _C),
+        "time_budget_s": (20.0, _C),
+        "default_repetitions": (40, _C),
+        "block_size": (50, _C),
+        "scheduler_address": ("", _C),
+        "wide_sd": (0.6, _C),
+        "group_sd": (0.2, _C),
     },
 }
 
