@@ -70,6 +70,8 @@ SUBSTITUTE = {
     "<stage>.<key>=<value>": "workbank.cutoff=3.5",
     "<git-remote>": "{git_remote}",
     "workbank|pwb|hitl": "workbank",
+    "<address printed above>": "127.0.0.1:8786",
+    "<checkout>": "/path/to/this/checkout",
 }
 
 #: a command word or a bare command named in a sentence ("a plain `dvc pull`", "every `dvc exp run`"),
@@ -84,6 +86,8 @@ MENTIONS = {
     "dvc push": "DVC's advice after a run, which the README says to ignore (the remote holds the raw data only)",
     "dvc checkout --force": "what make reset runs, named (make reset is run)",
     "dvc exp apply": "the command, named (dvc exp apply <exp> is run)",
+    "git blob SHA-1": "the kind of checksum the hub publishes for files kept in git, named",
+    "python -m venv": "the command an interrupted set-up left half done, named (make setup is run)",
 }
 
 #: commands the prose says fail, with what it says (run; a non-zero exit is the expected effect)
@@ -91,6 +95,10 @@ EXPECT_FAIL = {
     "dvc pull": "on a fresh clone a plain dvc pull reports the stage outputs missing (never pushed)",
     "python -m compendium.data.acquire workbank": "offline it stops within seconds and changes nothing",
     "python -m compendium.data.acquire pwb": "offline it stops within seconds and changes nothing",
+    "python -m compendium.data.acquire hitl": "offline it stops within seconds and changes nothing",
+    "python -m compendium.data.acquire hitl --from data/hitl/annotations.parquet": (
+        "without acquired rows there is no such file: one sentence naming it"
+    ),
 }
 
 #: which phase of tests/commands runs each ``run``/``queue`` command (after substitution); ``exp`` commands
@@ -122,6 +130,12 @@ PHASES = {
         "dvc metrics diff",
         "python -m compendium.stage run workbank",
         "git checkout -- params.yaml dvc.lock && dvc repro",
+        "git checkout -- dvc.lock",
+        "dvc repro humane",
+        # the book's grid is committed (sweeps/humane/blocks): the sweep finds every block and computes none
+        "python -m compendium.humane.sweep --grid book",
+        "python -m compendium.humane.sweep --grid book --models 5 --workers 2",
+        "python -m compendium.claims diff HEAD",
         "make reset",
     ],
     "exercise": [
@@ -154,6 +168,8 @@ PHASES = {
         "python -m compendium.data.manifest",
         "python -m compendium.data.acquire workbank",
         "python -m compendium.data.acquire pwb",
+        "python -m compendium.data.acquire hitl",
+        "python -m compendium.data.acquire hitl --from data/hitl/annotations.parquet",
     ],
     "last": ["rm .dvc/tmp/rwlock", "dvc gc --workspace", "dvc gc --workspace --all-experiments"],
 }
@@ -165,6 +181,11 @@ CANNOT_RUN = (
     ("dvc exp pull", "CI runners", "a git remote of a cluster's CI runners"),
     ("python -m compendium.data.acquire pwb && dvc repro pwb", "network", "the Hugging Face hub (network)"),
     ("dvc exp run -S pwb.n_boot=2000 -S pwb.seed=1", "network", "follows the network acquisition"),
+    ("dask-jobqueue", "Slurm", "a Slurm cluster"),
+    ("dask_jobqueue", "Slurm", "a Slurm cluster"),
+    ("dask-kubernetes", "Kubernetes", "a Kubernetes cluster with the Dask operator"),
+    ("dask_kubernetes", "Kubernetes", "a Kubernetes cluster with the Dask operator"),
+    ("--scheduler tcp://<address printed above>", "cluster", "the scheduler a cluster recipe above printed"),
 )
 
 #: the front door, run by .ci/run on a clean clone (minutes each): listed, not run a second time
@@ -193,6 +214,17 @@ CI = (
     "make book",
     # the forced full run: what the scratch clone's first `dvc repro` does (every stage, from nothing)
     "dvc repro -f",
+    "make test-security",
+    "make test-with-data",
+    "python benchmarks/humane_scale.py",
+    # run by the suites inside .ci/run, each as printed (the test named runs it)
+    "python -m compendium.data.acquire pwb --from DIR",  # tests/withdata/conftest.py (the accept step)
+    "python -m compendium.data.synthetic_pwb OUTDIR",  # tests/withdata/conftest.py
+    "python -m compendium.data.synthetic_hitl DIR",  # tests/unit/test_synthetic_hitl.py
+    "python -m compendium.preferences.rank FILE",  # tests/unit/test_preferences_rank.py
+    "python -m compendium.pwb.score RESULTS_DIR --name NAME",  # tests/unit/test_pwb_score.py
+    # the read-only checkout's recovery: tests/reliability (the read-only case checks the message)
+    'git clone "<checkout>" ~/compendium && cd ~/compendium && make reproduce',
 )
 
 
