@@ -89,7 +89,7 @@ def plot_curves(cv: pd.DataFrame):
 
     c = cv[(cv["spread"] == "study") & (cv["nu"] > 0)]
     ns = sorted(c["n_models"].unique())
-    fig, axes = plt.subplots(2, len(ns), figsize=(4.2 * len(ns), 5.6), sharex=True, sharey=True, squeeze=False)
+    fig, axes = plt.subplots(2, len(ns), figsize=(3.6 * len(ns), 5.6), sharex=True, sharey=True, squeeze=False)
     for col, n in enumerate(ns):
         for row, (what, label) in enumerate((("p_top", "P(top model recovered)"), ("p_rank", "P(full ranking)"))):
             ax = axes[row, col]
