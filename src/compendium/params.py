@@ -33,7 +33,7 @@ from . import paths
 
 RESTORE_HINT = (
     "Fix params.yaml; if a failed `dvc exp run -S ...` left the bad value there, restore the "
-    "committed file with `git checkout -- params.yaml`."
+    "committed run with `make reset` (a plain `git checkout -- params.yaml` can miss DVC's same-size rewrite)."
 )
 
 Seed = Annotated[int, Field(ge=0, le=2**32 - 1, description="a random seed (0 to 2^32-1)")]

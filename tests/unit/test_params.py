@@ -90,7 +90,7 @@ def test_a_bad_value_is_refused_naming_the_key(section, key, value, words):
     msg = str(e.value)
     assert f"params.yaml: {section}.{key}: " in msg
     assert words in msg
-    assert "git checkout -- params.yaml" in msg  # how to restore after a failed `dvc exp run -S`
+    assert "`make reset`" in msg  # how to restore after a failed `dvc exp run -S`
 
 
 @pytest.mark.parametrize(
