@@ -454,7 +454,11 @@ def validate(doc: Any, source: str = "params.yaml") -> dict[str, dict]:
     return out
 
 
-def read_yaml(path: Path, hint: str = RESTORE_HINT) -> Any:
+#: a syntax error is a hand edit (DVC writes valid YAML), which git's stat cache sees: git checkout restores it
+YAML_HINT = "Fix the line, or restore the committed file with `git checkout -- params.yaml`."
+
+
+def read_yaml(path: Path, hint: str = YAML_HINT) -> Any:
     """Parse ``path`` as DVC does (ruamel.yaml, ``YAML(typ="safe")``: YAML 1.2, repeated keys refused).
 
     PyYAML follows YAML 1.1, where ``1e-12`` (as ``dvc exp run -S`` writes it) is a string and ``yes``
