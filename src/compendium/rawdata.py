@@ -44,6 +44,23 @@ def sha256_file(path: Path) -> str:
 
 
 SKIP = {"README.md", ".gitignore"}
+
+
+def acquired_only(repo: Path | None = None) -> list[str]:
+    """The ``.dvcignore`` patterns under ``/data/``: files only an acquisition brings (the PWB per-instance
+    results, the HITL rows). They are not part of the release, so the release manifest does not list them;
+    ``acquired/<dataset>/manifest.json`` vouches for them instead (``compendium.data.acquired``)."""
+    f = Path(repo if repo is not None else paths.ROOT) / ".dvcignore"
+    lines = f.read_text().splitlines() if f.is_file() else []
+    return [ln.strip()[len("/data/") :] for ln in lines if ln.strip().startswith("/data/")]
+
+
+def _is_acquired(rel: str, patterns: list[str]) -> bool:
+    import fnmatch
+
+    return any(rel.startswith(p) if p.endswith("/") else fnmatch.fnmatchcase(rel, p) for p in patterns)
+
+
 ACCEPT = (
     "to accept the new data on purpose: `python -m compendium.data.manifest --write && dvc add data`, then "
     "commit src/compendium/data/manifest.json and data.dvc together"
@@ -51,14 +68,17 @@ ACCEPT = (
 
 
 def differing(root: Path | None = None, manifest: Path | None = None) -> list[str]:
-    """Paths under ``data/`` (relative) that are modified, missing or unrecorded, compared with the manifest."""
+    """Paths under ``data/`` (relative) that are modified, missing or unrecorded, compared with the manifest;
+    acquired-only files (:func:`acquired_only`) are left to their own manifest."""
     root = Path(root) if root is not None else paths.DATA
     recorded = json.loads(Path(manifest or MANIFEST).read_text())["files"]
+    acquired = acquired_only(root.parent)
     found = {
         p.relative_to(root).as_posix(): p
         for p in sorted(root.rglob("*"))
         if p.is_file() and p.name not in SKIP and not p.relative_to(root).as_posix().startswith(".")
     }
+    found = {rel: p for rel, p in found.items() if not _is_acquired(rel, acquired)}
     bad = []
     for rel in sorted(set(found) | set(recorded)):
         if rel not in found or rel not in recorded:

@@ -86,3 +86,17 @@ def test_guard_puts_back_the_committed_data_dvc_when_the_data_differ(tmp_path):
     assert (root / "data.dvc").read_bytes() == committed
     # an unchanged data.dvc is left alone, and the message does not claim a restore
     assert "re-recorded" not in verify.guard(root, manifest)
+
+
+def test_acquired_only_files_are_left_to_their_own_manifest(tmp_path):
+    """The PWB per-instance results and HITL rows an acquisition brings are not in the release manifest; the
+    release check must not call them 'differing' (every stage runs it), while a stray file elsewhere still is."""
+    root, manifest = _repo(tmp_path, {"wb/a.csv": b"x\n1\n"})
+    (root / ".dvcignore").write_text("__pycache__/\n/data/pwb/results/\n/data/hitl/annotations.*\n")
+    (root / "data" / "pwb" / "results").mkdir(parents=True)
+    (root / "data" / "pwb" / "results" / "m_baseline.json").write_text("{}")
+    (root / "data" / "hitl").mkdir()
+    (root / "data" / "hitl" / "annotations.parquet").write_bytes(b"PAR1")
+    (root / "data" / "hitl" / "stray.csv").write_text("a\n")
+    assert verify.acquired_only(root) == ["pwb/results/", "hitl/annotations.*"]
+    assert verify.differing(root / "data", manifest) == ["hitl/stray.csv"]
