@@ -110,7 +110,7 @@ def client_for(address: str | None, n_workers: int | None = None):
             ) from None
     n = n_workers or os.cpu_count() or 1
     cluster = LocalCluster(
-        n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=logging.ERROR
+        n_workers=n, threads_per_worker=1, processes=True, dashboard_address=":0", silence_logs=logging.ERROR
     )
     client = Client(cluster)
     client._compendium_owns_cluster = True  # closed with the client by run_sweep
