@@ -74,8 +74,8 @@ test: data
 
 # no `setup` prerequisite: a reset must not reinstall anything (it takes about 1.5 s)
 reset:
-	@test -x $(BIN)/python || { echo "ERROR: no $(VENV) in this checkout; run make setup first"; exit 1; }
-	$(BIN)/python -m compendium.reset
+	@test -x "$(BIN)/python" || { echo "ERROR: no $(VENV) in this checkout; run make setup first"; exit 1; }
+	"$(BIN)/python" -m compendium.reset
 
 test-reliability: data
 	python -m pytest tests/reliability -m reliability -v
