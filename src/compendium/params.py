@@ -501,6 +501,19 @@ def load_section(section: str, path: Path | None = None) -> dict:
     return load(path)[section]
 
 
+def stage_section(section: str) -> dict:
+    """The parameters a study stage runs with: its section as the ``params`` stage recorded it in
+    ``results/params/<section>.json``, the file ``dvc.yaml`` tracks as the stage's dependency, so the stage
+    runs with exactly what DVC hashed. A run outside DVC (``python -m compendium.stage run workbank`` after an
+    edit of ``params.yaml``) finds the record missing or different; it then validates and records again
+    first, as ``dvc repro`` would (and ``dvc status`` shows the ``params`` stage changed, which it has)."""
+    current = json.loads(json.dumps(load_section(section)))
+    record = paths.stage_dir("params") / f"{section}.json"
+    if not record.exists() or json.loads(record.read_text()) != current:
+        check()
+    return json.loads(record.read_text())
+
+
 def check(out_dir: Path | None = None) -> Path:
     """The ``params`` stage: validate, then write each section to ``results/params/<section>.json``."""
     sections = load()

@@ -5,7 +5,9 @@
 Each stage of ``dvc.yaml`` is one chapter notebook, ``notebooks/<NN_name>.md`` (a MyST Markdown text
 notebook, paired by jupytext), and one parameter section of ``params.yaml``. This runner
 
-1. reads the stage's section of ``params.yaml`` (the stage's notebook gets it as papermill parameters);
+1. reads the stage's section of ``params.yaml`` as the ``params`` stage validated and recorded it
+   (``results/params/<section>.json``, :func:`compendium.params.stage_section`; the notebook gets it as
+   papermill parameters);
 2. starts the kernel first and has it import what the notebook imports while the runner itself starts
    (:class:`_Kernel`); converts the text notebook to a notebook in memory (jupytext) and executes it on
    that kernel with papermill, with the stage's artifacts written to a staging folder of this run's own,
@@ -355,9 +357,9 @@ def _run_locked(st: Stage, quiet: bool, executed_dir: Path | None) -> float:
     os.environ[STAGING_ENV] = f"{name}={staging_results}"  # before the kernel starts: it inherits it
     kernel = None
     try:
-        from .params import load_section
+        from .params import stage_section
 
-        parameters = load_section(st.params) if st.params else {}
+        parameters = stage_section(st.params) if st.params else {}
         try:
             kernel = _Kernel(imported_modules(st.source))
         except Exception as exc:  # noqa: BLE001 - one sentence, not jupyter_client's traceback

@@ -1,6 +1,7 @@
 """compendium.params: every key of params.yaml has a bad value that is refused with a message naming it."""
 
 import copy
+import json
 import shutil
 import typing
 
@@ -344,3 +345,21 @@ def test_malformed_yaml_gets_one_line_with_the_position_and_the_restore(tmp_path
     msg = str(e.value)
     assert msg.startswith("params.yaml is not valid YAML at line 3, column ") and "\n" not in msg
     assert msg.endswith("`git checkout -- params.yaml`.")
+
+
+def test_a_stage_runs_with_the_recorded_section_and_a_stale_record_is_refreshed(tmp_path, monkeypatch):
+    monkeypatch.setattr(paths, "RESULTS", tmp_path / "results")
+    monkeypatch.setattr(paths, "PARAMS", tmp_path / "params.yaml")
+    (tmp_path / "params.yaml").write_text((paths.ROOT / "params.yaml").read_text())
+    record = tmp_path / "results" / "params" / "workbank.json"
+    assert params.stage_section("workbank")["cutoff"] == 3.0  # no record yet: validated and recorded first
+    assert json.loads(record.read_text())["cutoff"] == 3.0
+    # what DVC tracked is what the stage reads: a record that matches params.yaml is read, not rewritten
+    record.write_text(record.read_text().replace('"seed": 20250606', '"seed": 20250606 '))
+    before = record.read_text()
+    assert params.stage_section("workbank")["seed"] == 20250606 and record.read_text() == before
+    # an edit of params.yaml that the params stage has not recorded yet (a run outside DVC): recorded again
+    text = (tmp_path / "params.yaml").read_text().replace("cutoff: 3.0 ", "cutoff: 3.5 ", 1)
+    (tmp_path / "params.yaml").write_text(text)
+    assert params.stage_section("workbank")["cutoff"] == 3.5
+    assert json.loads(record.read_text())["cutoff"] == 3.5
