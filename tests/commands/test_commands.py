@@ -12,6 +12,7 @@ every stage takes minutes here; one per exercise would take an hour), each follo
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -29,7 +30,7 @@ from compendium import paths, prose_commands as pc
 pytestmark = pytest.mark.commands
 
 VENV_BIN = Path(sys.executable).parent
-SHOTS = Path(os.environ.get("COMPENDIUM_SHOTS", "/work/shots"))
+SHOTS = Path(os.environ.get("COMPENDIUM_SHOTS", str(paths.ROOT / "book" / "_build" / "screenshots" / "commands")))
 RAN: list[tuple[str, str, int, float]] = []  # (phase, command, exit status, seconds)
 BANNER = "compendium-off-paper"
 RESET_BUDGET_S = 2.0
@@ -49,10 +50,19 @@ def _env(clone: Path) -> dict:
     return env
 
 
+#: commands that ask for a confirmation at the terminal
+ASKS = ("dvc gc ",)
+
+
 def sh(clone: Path, phase: str, cmd: str, timeout: float = 1800) -> subprocess.CompletedProcess:
     """Run ``cmd`` verbatim through bash in the clone (as a reader would type it) and record it."""
     t0 = time.perf_counter()
-    p = subprocess.run(["bash", "-c", cmd], cwd=clone, env=_env(clone), capture_output=True, text=True, timeout=timeout)
+    argv, answer = ["bash", "-c", cmd], None
+    if cmd.startswith(ASKS):
+        # DVC asks "Are you sure? [y/n]" and, without a terminal, takes no for an answer: run it on a
+        # pseudo-terminal (util-linux `script`) and answer yes, as the reader at a terminal would
+        argv, answer = ["script", "-qec", cmd, "/dev/null"], "y\n"
+    p = subprocess.run(argv, cwd=clone, env=_env(clone), input=answer, capture_output=True, text=True, timeout=timeout)
     dt = time.perf_counter() - t0
     RAN.append((phase, cmd, p.returncode, dt))
     print(f"  [{phase}] {cmd}  -> exit {p.returncode} in {dt:.1f} s", file=sys.stderr)
@@ -204,6 +214,18 @@ def _reset(clone: Path, before: dict[str, str]):
     assert seconds <= budget, f"make reset took {seconds:.1f} s (budget {budget:.1f} s)"
 
 
+@contextlib.contextmanager
+def then_reset(clone: Path, before: dict[str, str]):
+    """Run an exercise's checks, then the printed recovery, ``make reset`` (checked): and if a check fails,
+    reset all the same before the failure is reported, so the next test starts from the committed run."""
+    try:
+        yield
+    except BaseException:
+        sh(clone, "exercise", "make reset")
+        raise
+    _reset(clone, before)
+
+
 def _screenshot(html: Path, out: Path) -> bool:
     """A headless-Chromium screenshot of the top of a page (the banner), as compendium.browsercheck opens pages."""
     from playwright.sync_api import sync_playwright
@@ -225,46 +247,47 @@ def _screenshot(html: Path, out: Path) -> bool:
 
 def test_workbank_exercise_banner_statuses_prose_and_reset(clone):
     before = committed_run(clone)
-    cmd = "dvc exp run -S workbank.cutoff=3.5"
-    _exercise(clone, cmd, ["workbank.cutoff"])
-    values = json.loads((clone / "results" / "workbank" / "values.json").read_text())
-    assert values["wb.zones.green"] == 125
-    t = claims_table(clone)
-    wb = t[t["study"] == "workbank"]
-    assert (wb["status"] == "off_paper").sum() > 0
-    assert set(t[t["study"] != "workbank"]["status"]) <= {"reproduced", "differs", "needs_data", "quoted"}
-    chapter = text_of(page(clone, "executed/20_workbank.html"))
-    assert "The headline numbers reproduce." not in chapter
-    assert (
-        "Off the paper's settings (workbank.cutoff = 3.5 (reference 3.0, the paper)), the headline numbers move."
-        in chapter
-    )
-    # the landing page (index.html is only a redirect to it)
-    assert "workbank.cutoff = 3.5 (the paper: 3.0)" in text_of(page(clone, "intro.html"))
-    claims_page = text_of(page(clone, "executed/05_claims.html"))
-    assert "off-paper run" in claims_page and "Every claim is accounted for." in claims_page
-    show = ok(sh(clone, "exercise", "dvc exp show --only-changed --drop 'Created|book/.*|results/.*'"))
-    assert "workbank.cutoff" in show and "3.5" in show
-    md = ok(sh(clone, "exercise", "dvc metrics diff"))
-    assert "zone_green" in md and "364" in md and "125" in md and "364.0" not in md, md
-    html = clone / "book" / "_build" / "html" / "executed"
-    shots = [_screenshot(html / "20_workbank.html", SHOTS / "workbank_cutoff_3.5_banner.png")]
-    shots.append(_screenshot(html / "05_claims.html", SHOTS / "claims_workbank_cutoff_3.5.png"))
-    print(f"  screenshots: {SHOTS} ({sum(shots)} of 2 taken)", file=sys.stderr)
-    _reset(clone, before)
+    with then_reset(clone, before):
+        cmd = "dvc exp run -S workbank.cutoff=3.5"
+        _exercise(clone, cmd, ["workbank.cutoff"])
+        values = json.loads((clone / "results" / "workbank" / "values.json").read_text())
+        assert values["wb.zones.green"] == 125
+        t = claims_table(clone)
+        wb = t[t["study"] == "workbank"]
+        assert (wb["status"] == "off_paper").sum() > 0
+        assert set(t[t["study"] != "workbank"]["status"]) <= {"reproduced", "differs", "needs_data", "quoted"}
+        chapter = text_of(page(clone, "executed/20_workbank.html"))
+        assert "The headline numbers reproduce." not in chapter
+        assert (
+            "Off the paper's settings (workbank.cutoff = 3.5 (reference 3.0, the paper)), the headline numbers move."
+            in chapter
+        )
+        # the landing page (index.html is only a redirect to it)
+        assert "workbank.cutoff = 3.5 (the paper: 3.0)" in text_of(page(clone, "intro.html"))
+        claims_page = text_of(page(clone, "executed/05_claims.html"))
+        assert "off-paper run" in claims_page and "Every claim is accounted for." in claims_page
+        show = ok(sh(clone, "exercise", "dvc exp show --only-changed --drop 'Created|book/.*|results/.*'"))
+        assert "workbank.cutoff" in show and "3.5" in show
+        md = ok(sh(clone, "exercise", "dvc metrics diff"))
+        assert "zone_green" in md and "364" in md and "125" in md and "364.0" not in md, md
+        html = clone / "book" / "_build" / "html" / "executed"
+        shots = [_screenshot(html / "20_workbank.html", SHOTS / "workbank_cutoff_3.5_banner.png")]
+        shots.append(_screenshot(html / "05_claims.html", SHOTS / "claims_workbank_cutoff_3.5.png"))
+        print(f"  screenshots: {SHOTS} ({sum(shots)} of 2 taken)", file=sys.stderr)
 
 
 def test_pwb_exercise_banner_statuses_prose_and_reset(clone):
     before = committed_run(clone)
-    _exercise(clone, "dvc exp run -S pwb.weight_scheme=legacy_weights_v2_0", ["pwb.weight_scheme"])
-    chapter = text_of(page(clone, "executed/10_pwb.html"))
-    assert "and it does" not in chapter
-    assert (
-        "off the paper's settings (pwb.weight_scheme = legacy_weights_v2_0 (reference weights, the paper))" in chapter
-    )
-    t = claims_table(clone)
-    assert (t[t["study"] == "pwb"]["status"] == "off_paper").sum() > 0
-    _reset(clone, before)
+    with then_reset(clone, before):
+        _exercise(clone, "dvc exp run -S pwb.weight_scheme=legacy_weights_v2_0", ["pwb.weight_scheme"])
+        chapter = text_of(page(clone, "executed/10_pwb.html"))
+        assert "and it does" not in chapter
+        assert (
+            "off the paper's settings (pwb.weight_scheme = legacy_weights_v2_0 (reference weights, the paper))"
+            in chapter
+        )
+        t = claims_table(clone)
+        assert (t[t["study"] == "pwb"]["status"] == "off_paper").sum() > 0
 
 
 def rounds(commands) -> list[list[str]]:
@@ -296,37 +319,42 @@ def test_every_other_exercise_runs_in_rounds_and_resets(clone):
     for r in rounds(pc.extract(clone)):
         cmd = "dvc exp run " + " ".join(f"-S {shlex.quote(a)}" for a in r)
         keys = [pc.override_value(a)[0] for a in r]
-        _exercise(clone, cmd, keys)
-        _reset(clone, before)
+        with then_reset(clone, before):
+            _exercise(clone, cmd, keys)
 
 
 def test_queue_commands(clone):
     before = committed_run(clone)
     names = {}
-    for cmd in pc.PHASES["queue"]:
-        if cmd == "make reset":
-            _reset(clone, before)
-            continue
-        run = cmd.format(**names)
-        out = ok(sh(clone, "queue", run, timeout=2400))
-        if run.startswith("dvc exp run --queue -S 'workbank.cutoff=2.5,3.0,3.5'"):
-            assert out.count("Queued experiment") == 3, out
-        if "has_tie_rule=lowest,highest" in run:
-            assert out.count("Queued experiment") == 4, out
-        if run == "dvc queue start -j 2":
-            deadline = time.time() + 1800
-            while time.time() < deadline:
-                st = sh(clone, "queue", "dvc queue status").stdout
-                if "Queued" not in st and "Running" not in st:
-                    break
-                time.sleep(10)
-            assert "Failed" not in st, st
-            listed = ok(sh(clone, "queue", "dvc exp list --name-only"))
-            exps = listed.split()
-            assert len(exps) >= 2, listed
-            names = {"exp_a": exps[0], "exp_b": exps[1]}
-        if run.startswith("dvc exp apply"):
-            assert "cutoff: 3.0" not in (clone / "params.yaml").read_text()
+    try:
+        for cmd in pc.PHASES["queue"]:
+            if cmd == "make reset":
+                _reset(clone, before)
+                continue
+            run = cmd.format(**names)
+            out = ok(sh(clone, "queue", run, timeout=2400))
+            if run.startswith("dvc exp run --queue -S 'workbank.cutoff=2.5,3.0,3.5'"):
+                assert out.count("Queued experiment") == 3, out
+            if "has_tie_rule=lowest,highest" in run:
+                assert out.count("Queued experiment") == 4, out
+            if run == "dvc queue start -j 2":
+                deadline = time.time() + 1800
+                while time.time() < deadline:
+                    st = sh(clone, "queue", "dvc queue status").stdout
+                    if "Queued" not in st and "Running" not in st:
+                        break
+                    time.sleep(10)
+                assert "Failed" not in st, st
+                listed = ok(sh(clone, "queue", "dvc exp list --name-only"))
+                exps = listed.split()
+                assert len(exps) >= 2, listed
+                names = {"exp_a": exps[0], "exp_b": exps[1]}
+            if run.startswith("dvc exp apply"):
+                assert "cutoff: 3.0" not in (clone / "params.yaml").read_text()
+    except BaseException:  # leave the next test no queued or applied experiment
+        for cleanup in ("dvc queue remove --all", "dvc exp remove -A", "make reset"):
+            sh(clone, "queue", cleanup)
+        raise
 
 
 def test_data_commands_name_the_file_and_recover(clone):
