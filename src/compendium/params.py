@@ -541,6 +541,14 @@ def main(argv: list[str] | None = None) -> int:
     except ParamsError as exc:
         print(f"ERROR: {exc}", file=sys.stderr)
         return 1
+    except OSError as exc:  # a full disk or a read-only results/: one sentence, not a traceback
+        where = paths.stage_dir("params")
+        print(
+            f"ERROR: params.yaml is valid, but its record could not be written to {where} ({exc.strerror}); "
+            "free some space or make the checkout writable, then run `dvc repro` again.",
+            file=sys.stderr,
+        )
+        return 1
     return 0
 
 

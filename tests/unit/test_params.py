@@ -363,3 +363,15 @@ def test_a_stage_runs_with_the_recorded_section_and_a_stale_record_is_refreshed(
     (tmp_path / "params.yaml").write_text(text)
     assert params.stage_section("workbank")["cutoff"] == 3.5
     assert json.loads(record.read_text())["cutoff"] == 3.5
+
+
+def test_check_that_cannot_write_its_record_says_so_in_one_sentence(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(paths, "RESULTS", tmp_path / "results")
+    (tmp_path / "results").write_text("a file where the results folder should be")  # mkdir fails
+    import compendium.rawdata
+
+    monkeypatch.setattr(compendium.rawdata, "guard", lambda: "")
+    assert params.main(["check"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("ERROR: params.yaml is valid, but its record could not be written to ")
+    assert "run `dvc repro` again." in err and "Traceback" not in err
