@@ -141,3 +141,26 @@ def test_a_hub_that_never_answers_hits_the_total_deadline(silent_hub, tmp_path):
 def test_deadline_must_be_positive(tmp_path):
     with pytest.raises(ValueError, match="deadline must be positive"):
         acq.acquire("workbank", data_root=tmp_path, deadline=0)
+
+
+def test_a_killed_acquisitions_work_folder_is_swept_and_a_live_ones_kept(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    killed = tmp_path / ".acquire-pwb-killed"
+    (killed / "snap").mkdir(parents=True)
+    (killed / "owner.pid").write_text(dead.stdout.strip())  # that process has exited: a SIGKILLed acquisition
+    live = tmp_path / ".acquire-hitl-live"
+    live.mkdir()
+    (live / "owner.pid").write_text(str(os.getpid()))  # this process runs: a concurrent acquisition
+    fresh = tmp_path / ".acquire-workbank-fresh"  # just created, its pid not written yet
+    fresh.mkdir()
+    old = tmp_path / ".acquire-workbank-old"  # from a version that wrote no pid file, a day old
+    old.mkdir()
+    os.utime(old, (time.time() - 86400, time.time() - 86400))
+    other = tmp_path / "workbank"
+    other.mkdir()
+    assert acq.sweep_abandoned(tmp_path) == [killed, old]
+    assert not killed.exists() and not old.exists() and live.exists() and fresh.exists() and other.exists()

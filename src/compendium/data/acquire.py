@@ -461,6 +461,38 @@ def commit(staged: Path, data_root: Path, units: list[str], remove: list[str], b
     return undo
 
 
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's live process
+        return True
+    return True
+
+
+def sweep_abandoned(data_root: Path, grace: float = 60.0) -> list[Path]:
+    """Remove the work folders (``data/.acquire-*``) of acquisitions that were killed (SIGKILL, a power cut)
+    before they could clean up: those whose ``owner.pid`` names a process that no longer runs, or, without
+    that file, older than ``grace`` seconds (the moment between creating the folder and writing the file).
+    A concurrent acquisition's folder is left alone. Returns what was removed."""
+    import time
+
+    gone = []
+    for work in sorted(Path(data_root).glob(".acquire-*")):
+        if not work.is_dir() or work.is_symlink():
+            continue
+        pid_file = work / "owner.pid"
+        try:
+            abandoned = not _alive(int(pid_file.read_text()))
+        except (OSError, ValueError):
+            abandoned = time.time() - work.stat().st_mtime > grace
+        if abandoned:
+            shutil.rmtree(work, ignore_errors=True)
+            gone.append(work)
+    return gone
+
+
 def acquire(
     dataset: str,
     revision: str = "main",
@@ -488,7 +520,9 @@ def acquire(
         os.environ.setdefault("HF_HUB_ETAG_TIMEOUT", str(max(1, int(timeout))))
         os.environ.setdefault("HF_HUB_DOWNLOAD_TIMEOUT", str(max(1, int(timeout))))
     data_root.mkdir(parents=True, exist_ok=True)
+    sweep_abandoned(data_root)
     work = Path(tempfile.mkdtemp(prefix=f".acquire-{dataset}-", dir=data_root))
+    (work / "owner.pid").write_text(str(os.getpid()))
     try:
         if source is not None:
             hub = _from_local(dataset, Path(source), work)
