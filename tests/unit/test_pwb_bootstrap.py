@@ -114,7 +114,7 @@ def test_a_different_dimension_order_changes_the_stream():
 
 def test_table3_cis_follow_the_authors_stream():
     runs = _full_size_fixture(seed=4)
-    got = I.dimension_diagnostics(runs, n_boot=300, seed=0).set_index("dimension")
+    got = I.table3_bootstrap(runs, n_boot=300, seed=0).set_index("dimension")
     pools = []
     for d in DIMENSIONS:  # authors: DIMENSIONS order, models sorted
         b_all, p_all = [], []

@@ -3,24 +3,37 @@ comes from the input that determines it (checked against independent computation
 files), and per-instance cells are null with the missing input named until the instance data exist."""
 
 import copy
+import dataclasses
 
 import numpy as np
 import pandas as pd
 import pytest
 import yaml
 
-from compendium import paths
+from compendium import paths, pwb
 from compendium.pwb import MODEL_KEYS, instances as I, register as R
 
 
 @pytest.fixture(scope="module")
 def inputs():
-    return R.load_inputs()
+    return pwb.load_inputs(pwb.PwbParams())
+
+
+def _register(inputs, params=None, **replace):
+    """build + register, as the chapter runs them (``replace``: fields of the inputs to change)."""
+    params = params or pwb.PwbParams()
+    r = pwb.build(params, dataclasses.replace(inputs, **replace) if replace else inputs)
+    return r, *R.register_values(r)
+
+
+def _with_instances(inputs, table, n_boot=50):
+    """The register on a per-instance table (the per-instance path of the build, at a few draws)."""
+    return _register(inputs, pwb.PwbParams(n_boot=n_boot, diag_n_boot=20), instances=table)
 
 
 @pytest.fixture(scope="module")
 def out(inputs):
-    return R.register_values(inputs)
+    return _register(inputs)[1:]
 
 
 def test_every_register_cell_is_a_key(out):
@@ -50,21 +63,21 @@ def test_existing_claim_values_are_kept(out, inputs):
     values, _ = out
     from compendium.pwb import aggregates as A, weights as W
 
-    cells = A.reconstruct_cells(inputs["dimension_scores"], inputs["effect_sizes"])
-    t2 = A.table2(cells, W.scheme_weights(inputs["config"])).set_index("model")
+    cells = A.reconstruct_cells(inputs.released["dimension_scores"], inputs.released["effect_sizes"])
+    t2 = A.table2(cells, W.scheme_weights(inputs.config)).set_index("model")
     for m, k in MODEL_KEYS.items():
         assert values[f"pwb.pwi.{k}.baseline"] == t2.loc[m, "baseline"]
         assert values[f"pwb.table2.{k}.delta_pwi"] == pytest.approx(
             round(t2.loc[m, "prompted"], 1) - round(t2.loc[m, "baseline"], 1)
         )
-    diag = inputs["diagnostics"].set_index("Dimension")  # full-precision pooled means, released
+    diag = inputs.released["diagnostics"].set_index("Dimension")  # full-precision pooled means, released
     for d in diag.index:
         assert values[f"pwb.dim.{d}.baseline"] == pytest.approx(diag.loc[d, "Baseline"], abs=1e-12)
         assert values[f"pwb.table3.{d}.models"] == diag.loc[d, "Models_improving"]
 
 
-def test_design_constants_from_config(inputs):
-    values, _ = R.register_values(inputs)
+def test_design_constants_from_config(inputs, out):
+    values, _ = out
     assert (
         values["pwb.table1.cognitive_forcing.weight"] == 0.15
         and "pwb.table1.uncertainty_transparency.weight" not in values
@@ -76,16 +89,16 @@ def test_design_constants_from_config(inputs):
     assert (values["pwb.tiers.n_tiers"], values["pwb.tiers.n_top"], values["pwb.tiers.n_low"]) == (3, 2, 2)
     assert values["pwb.design.n_judge_subject_overlap"] == 3 and values["pwb.design.n_judges"] == 3
     # the values follow the config, not the paper: change a weight and the cells move
-    cfg = copy.deepcopy(inputs["config"])
+    cfg = copy.deepcopy(inputs.config)
     cfg["scoring"]["weights"]["draft_annotation"] = 0.0
-    v2, _ = R.register_values({**inputs, "config": cfg})
+    _, v2, _ = _register(inputs, config=cfg)
     assert v2["pwb.table1.draft_annotation.weight"] is None and v2["pwb.table4.draft_annotation.tier"] == "excl."
     assert v2["pwb.pwi.n_contributing"] == 7 and v2["pwb.pwi.weight_sum"] == pytest.approx(0.75)
 
 
 def test_layer_means_from_layer_summary(inputs, out):
     values, _ = out
-    lay = inputs["layers"].set_index(["Layer", "Variant"])["Mean"]
+    lay = inputs.released["layers"].set_index(["Layer", "Variant"])["Mean"]
     assert values["pwb.table5.mean_pooled.base"] == lay[("Layer 2", "baseline")]
     assert values["pwb.table6.mean_pooled.delta"] == pytest.approx(
         lay[("Layer 3", "with_system_prompt")] - lay[("Layer 3", "baseline")]
@@ -96,7 +109,7 @@ def test_layer_means_from_layer_summary(inputs, out):
 
 def test_text_claims_from_cells(inputs, out):
     values, _ = out
-    ds = inputs["dimension_scores"]  # N of every cell, independent of the sums
+    ds = inputs.released["dimension_scores"]  # N of every cell, independent of the sums
     assert values["pwb.completeness.l1_runs_scored"] == int(ds["N"].sum()) == 13961
     per_dim = ds.groupby("Dimension")["N"].sum() / 1400 * 100
     assert values["pwb.completeness.min_dim_pct"] == pytest.approx(per_dim.min())
@@ -123,9 +136,8 @@ def test_instances_fill_the_per_instance_cells(inputs):
     syn = I.synthetic_instances(n_models=7, n_prompts=3, n_runs=2, seed=1, missing_rate=0.05)
     names = dict(zip(sorted(syn["model"].unique()), MODEL_KEYS))
     syn["model"] = syn["model"].map(names)
-    w = {d: 0.1 for d in I.DIMENSIONS}
-    res = I.run_instance_pipeline(syn, w, n_boot=50, diag_n_boot=20)
-    values, missing = R.register_values(inputs, instances=res)
+    r, values, missing = _with_instances(inputs, syn)
+    res = r.instances.res
     for k in MODEL_KEYS.values():
         assert values[f"pwb.d_pooled.{k}"] is not None
         assert values[f"pwb.pwi.{k}.prompted.mc_se"] > 0
@@ -191,9 +203,8 @@ def test_results_json_end_to_end(tmp_path, inputs):
                 )
             )
     inst = I.load_hf_results(tmp_path)
-    res = I.run_instance_pipeline(inst, {d: 0.1 for d in I.DIMENSIONS}, n_boot=30, diag_n_boot=20)
-    assert (res["anomalies"]["kind"] == "above 3").sum() == (inst["score_raw"] == 4).sum() > 0
-    values, missing = R.register_values(inputs, instances=res)
+    r, values, missing = _with_instances(inputs, inst, n_boot=30)
+    assert (r.anomalies["kind"] == "above 3").sum() == (inst["score_raw"] == 4).sum() > 0
     for k in MODEL_KEYS.values():
         for key in (f"pwb.table5.{k}.d", f"pwb.table5.{k}.behavior_pct", f"pwb.table6.{k}.base", f"pwb.d_pooled.{k}"):
             assert values[key] is not None, key
@@ -207,10 +218,7 @@ def test_every_per_instance_claim_gets_a_value_from_a_full_release_layout(tmp_pa
     from compendium.data import synthetic_pwb
 
     synthetic_pwb.write_snapshot(tmp_path, seed=2, size="small")
-    res = I.run_instance_pipeline(
-        I.load_hf_results(tmp_path / "results"), {d: 0.1 for d in I.DIMENSIONS}, n_boot=30, diag_n_boot=20
-    )
-    values, missing = R.register_values(inputs, instances=res)
+    _, values, missing = _with_instances(inputs, I.load_hf_results(tmp_path / "results"), n_boot=30)
     claims = yaml.safe_load((paths.ROOT / "published" / "pwb.yaml").read_text())["claims"]
     ids = [c["id"] for c in claims if c["level"] == "per_instance"]
     assert len(ids) == 209
@@ -219,10 +227,10 @@ def test_every_per_instance_claim_gets_a_value_from_a_full_release_layout(tmp_pa
 
 
 def test_l2_cluster_is_the_models_below_the_mean_prompted_layer2_score():
-    v = {}
     # Table 5's prompted column: Devstral 1.50, Qwen3.5 1.50, Nemotron 1.39 below the mean of the seven
-    R._l2_cluster(v, pd.Series([2.04, 2.04, 1.94, 1.99, 1.39, 1.50, 1.50]))
-    assert v == {"pwb.text.l2_cluster_n": 3, "pwb.text.l2_cluster_low": 1.39, "pwb.text.l2_cluster_high": 1.5}
+    e2 = pd.DataFrame({"model": [*MODEL_KEYS, "POOLED"], "prompted": [2.04, 2.04, 1.94, 1.99, 1.39, 1.50, 1.50, 9.0]})
+    assert I.layer2_low_cluster(e2) == {"n": 3, "low": 1.39, "high": 1.5}
+    assert I.layer2_low_cluster(None) is None
 
 
 def test_layer2_authors_nonzero_filter_is_a_variant_beside_the_papers_mean(tmp_path, inputs):
@@ -233,10 +241,7 @@ def test_layer2_authors_nonzero_filter_is_a_variant_beside_the_papers_mean(tmp_p
     from compendium.data import synthetic_pwb
 
     synthetic_pwb.write_snapshot(tmp_path, seed=4, size="small")
-    res = I.run_instance_pipeline(
-        I.load_hf_results(tmp_path / "results"), {d: 0.1 for d in I.DIMENSIONS}, n_boot=20, diag_n_boot=20
-    )
-    values, _ = R.register_values(inputs, instances=res)
+    _, values, _ = _with_instances(inputs, I.load_hf_results(tmp_path / "results"), n_boot=20)
     slug = R.L2_FILTER_SLUG
     # by hand from the JSON: every scenario (the paper) and the non-zero ones (the authors' filter)
     for f in (tmp_path / "results").glob("*Devstral*_baseline_*.json"):

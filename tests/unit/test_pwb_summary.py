@@ -1,5 +1,7 @@
-"""compendium.pwb.summary: every number and phrase of the PWB chapters' prose, checked against the released
-files read independently (pandas/json on the raw files, hand formulas), and against the chapters' own text."""
+"""compendium.pwb.summary: every number and phrase of the PWB chapters' prose, phrased from the chapter's own
+computation (``compendium.pwb.build``), checked against the released files read independently (pandas/json
+on the raw files, hand formulas) and against the chapters' own text; and compendium.pwb.outputs (values.json
+entries and result tables) from the same result."""
 
 import json
 import re
@@ -9,86 +11,22 @@ import pandas as pd
 import pytest
 
 import compendium.data as data
-from compendium import paths
-from compendium.pwb import (
-    aggregates as agg,
-    benchmark as bench,
-    effects,
-    instances as inst,
-    paper_printed as printed,
-    summary,
-    validation as val,
-    weights as wts,
-)
+from compendium import paths, pwb
+from compendium.pwb import benchmark as bench, instances as inst, outputs, summary
 
 OUT = paths.PWB / "analysis_output"
 
 
-def _chapter(released, config, notes=None, reg_values=None):
-    """The chapter's visible cells (notebooks/10_pwb.md), default parameters."""
-    cells = agg.reconstruct_cells(released["dimension_scores"], released["effect_sizes"])
-    checks = agg.reconstruction_checks(cells, released["diagnostics"], released["layers"])
-    t2 = agg.table2(cells, wts.scheme_weights(config, "weights"))
-    rel = released["pwi"].pivot(index="Model", columns="Variant", values="PWI")
-    t2["baseline_released"] = t2["model"].map(rel["baseline"])
-    t2["prompted_released"] = t2["model"].map(rel["with_system_prompt"])
-    t2["diff_baseline"] = t2["baseline"] - t2["baseline_released"]
-    t2["diff_prompted"] = t2["prompted"] - t2["prompted_released"]
-    d_approx = agg.d_pooled_approx(cells)
-    d_approx["printed_table2"] = d_approx["model"].map(printed.D_POOLED_TABLE2)
-    d_approx["rounds_to_printed"] = d_approx["d_pooled"].round(2) == d_approx["printed_table2"]
-    diag = agg.dimension_diagnostics(cells)
-    rd = released["diagnostics"].set_index("Dimension")
-    for col, rcol in (("released_ci_lower", "CI_lower"), ("released_ci_upper", "CI_upper"), ("released_qwk", "QWK")):
-        diag[col] = diag["dimension"].map(rd[rcol])
-    l1 = agg.layer1_summary(cells)
-    sens, sens_pwis = agg.weight_sensitivity(cells, wts.sensitivity_schemes(config))
-    cmp = sens.merge(printed.SENSITIVITY_TABLE, on="scheme", suffixes=("", "_printed"))
-    pilot = val.pilot_agreement(data.load_pwb_pilot_scores(), data.load_pwb_pilot_ground_truth())
-    fj_scores, fj_errors = data.load_pwb_fourth_judge_scores(), data.load_pwb_fourth_judge_errors()
-    sample, audit = val.fourth_judge_sample(fj_scores, fj_errors, rule="first")
-    dups = fj_scores.reset_index().rename(columns={"index": "line"})
-    dups = dups[dups["item_id"].isin(audit["duplicated_items"])]
-    dups["line"] += 1
-    slips = summary.register_slips(notes or {}, summary.published_claims(), reg_values or {})
-    return summary.Chapter(
-        cells=cells,
-        checks=checks,
-        t2=t2,
-        d_approx=d_approx,
-        diag=diag,
-        l1=l1,
-        sens=sens,
-        sens_pwis=sens_pwis,
-        cmp=cmp,
-        grid=agg.restore_grid(cells, wts.scheme_weights(config)),
-        lb=agg.leaderboard(cells, wts.scheme_weights(config, "legacy_weights_v2_0")),
-        pilot=pilot,
-        audit=audit,
-        dups=dups,
-        rules=val.dedupe_sensitivity(fj_scores),
-        fj_errors=fj_errors,
-        fa=val.fourth_judge_agreement(sample),
-        sirr=val.sample_panel_irr(sample),
-        stale=agg.stale_table_comparison(cells, printed.stale_appendix_table()),
-        released=released,
-        published=summary.published_claims(),
-        slips=slips,
-        d_ci=effects.d_pooled_intervals(d_approx, cells),
-        cell_ci=effects.cell_d_intervals(released["effect_sizes"], released["dimension_scores"]),
-        dim_ci=effects.dimension_d_pooled_intervals(cells),
-        extra={"pwb_inst_status": "status"},
-    )
+@pytest.fixture(scope="module")
+def result():
+    """The chapter's one computation at the default parameters, as notebooks/10_pwb.md runs it."""
+    params = pwb.PwbParams()
+    return pwb.build(params, pwb.load_inputs(params))
 
 
 @pytest.fixture(scope="module")
-def ch():
-    return _chapter(summary.released_aggregates(), data.load_pwb_config())
-
-
-@pytest.fixture(scope="module")
-def s(ch):
-    return summary.summary(ch)
+def s(result):
+    return summary.summary(result)
 
 
 def _glued(md_path):
@@ -153,9 +91,9 @@ def test_counts_and_full_precision_means_from_the_raw_csvs(s):
     assert sorted(s["pwb_irr_below_names"].split(", ")) == sorted(summary.dim_label(d) for d in below)
 
 
-def test_pwi_phrases(s, ch):
+def test_pwi_phrases(s, result):
     pwi = pd.read_csv(OUT / "pwi_scores.csv")
-    t2 = ch.t2.set_index("model")
+    t2 = result.aggregates.t2.set_index("model")
     ours = {
         (m, c): round(float(t2.loc[m, c if c == "baseline" else "prompted"]), 1)
         for m in t2.index
@@ -215,21 +153,22 @@ def test_paper_quotes_and_hand_worked_numbers(s):
     assert s["pwb_sens_n_entries"] == 20 and 0 <= s["pwb_sens_n_match"] <= 20
 
 
-def test_effect_interval_phrases(s, ch):
+def test_effect_interval_phrases(s, result):
+    e = result.effects
     es = pd.read_csv(OUT / "effect_sizes.csv")
     assert s["pwb_cell_d_n"] == len(es)
-    lo, hi = ch.cell_ci["ci_lower"], ch.cell_ci["ci_upper"]
+    lo, hi = e.cell_ci["ci_lower"], e.cell_ci["ci_upper"]
     assert s["pwb_cell_d_n_pos"] == (lo > 0).sum() and s["pwb_cell_d_n_neg"] == (hi < 0).sum()
     assert s["pwb_cell_d_n_pos"] + s["pwb_cell_d_n_zero"] + s["pwb_cell_d_n_neg"] == len(es)
     assert (es["Cohens_d"] < 0).sum() >= s["pwb_cell_d_n_neg"]
-    d = ch.d_ci.set_index("model")
+    d = e.d_ci.set_index("model")
     assert (
         s["pwb_dci_min_lower"] == d["ci_lower"].min()
         and d.loc[s["pwb_dci_min_model"], "ci_lower"] == d["ci_lower"].min()
     )
     assert s["pwb_dci_halfwidth"] == pytest.approx(((d["ci_upper"] - d["ci_lower"]) / 2).max())
-    m = summary.d_interval_matrix(ch.cell_ci, ch.dim_ci)
-    dc = ch.dim_ci.set_index("dimension")
+    m = summary.d_interval_matrix(e.cell_ci, e.dim_ci)
+    dc = e.dim_ci.set_index("dimension")
     assert (
         m.set_index("dimension")
         .loc["complementarity", "all models"]
@@ -237,23 +176,23 @@ def test_effect_interval_phrases(s, ch):
     )
     assert s["pwb_dim_d_max"] == dc["d_pooled"].max() and s["pwb_dim_d_min"] == dc["d_pooled"].min()
     assert s["pwb_dim_d_min_name"] == summary.dim_label(dc["d_pooled"].idxmin(), long=True)
-    assert list(m["dimension"]) == list(summary.DIMENSIONS)
-    r = ch.cell_ci.iloc[0]
+    assert list(m["dimension"]) == list(pwb.DIMENSIONS)
+    r = e.cell_ci.iloc[0]
     assert (
         m.set_index("dimension").loc[r["dimension"], r["model"]]
         == f"{r['d']:.2f} [{r['ci_lower']:.2f}, {r['ci_upper']:.2f}]"
     )
 
 
-def test_stage_values_and_tables(ch):
-    v = summary.stage_values(ch)
-    assert v["pwb.fourth_judge.n_items"] == summary.summary(ch)["pwb_fj_items"]
-    assert v["pwb.restore_grid.ut_0.05.ar_0.05"] == pytest.approx(summary.summary(ch)["pwb_grid_005"])
+def test_stage_values_and_tables(result, s):
+    v = outputs.stage_values(result)
+    assert v["pwb.fourth_judge.n_items"] == s["pwb_fj_items"]
+    assert v["pwb.restore_grid.ut_0.05.ar_0.05"] == pytest.approx(s["pwb_grid_005"])
     assert v["pwb.data_level.instances_present"] == 0
-    allv = summary.all_values(ch, {"pwb.inst.x": 1}, 0, {"pwb.sensitivity.equal.kendall_tau": "register wins"})
-    assert allv["pwb.sensitivity.equal.kendall_tau"] == "register wins" and allv["pwb.inst.x"] == 1
-    assert "pwb.agg.delta.mean" in allv
-    t = summary.tables(ch)
+    allv = outputs.all_values(result, {"pwb.sensitivity.equal.kendall_tau": "register wins"})
+    assert allv["pwb.sensitivity.equal.kendall_tau"] == "register wins" and allv["pwb.inst.anomalies.n"] == 0
+    assert "pwb.agg.delta.mean" in allv and not any(k.startswith("pwb.inst.pwi.") for k in allv)
+    t = outputs.tables(result, summary.register_slips({}, {}, {}))
     assert {"cells", "table2_pwi", "cell_d_intervals", "d_pooled_intervals", "paper_smaller_points"} <= set(t)
     assert t["model_dimension_delta"][1] is True and t["cells"][1] is False
 
@@ -276,22 +215,32 @@ def test_small_helpers():
     an = pd.DataFrame({"kind": ["above 3", "above 3"], "dimension": ["x", "x"]})
     show, cap = summary.anomaly_table(an, True)
     assert show["judge values / runs"].tolist() == [2] and cap.startswith("The 2 judge anomalies")
-    st, md = summary.instances_text(paths.ROOT / "data" / "pwb" / "results", paths.ROOT, n_boot=10_000, seed=42)
+
+
+def test_the_per_instance_text_without_data(result):
+    st, md = summary.instances_status(result), summary.instances_markdown(result)
     assert "not in this build" in st and "`data/pwb/results` does not exist" in md and "10,000-draw" in md
 
 
-def test_instance_outputs_compare_sums_with_the_aggregates(tmp_path):
+def test_the_per_instance_section_compares_sums_with_the_aggregates(tmp_path, result):
     """All three layers, as the release has them: the Layer-2/3 paired-test tables (a p, no p_bonferroni)
     render beside the Layer-1 ones (this crashed the stage with a KeyError on every well-formed release)."""
+    import dataclasses
+
     from compendium.data import synthetic_pwb
+    from compendium.pwb import compute
 
     synthetic_pwb.write_snapshot(tmp_path, seed=3, size="small")
     ins = inst.load_hf_results(tmp_path / "results")
     assert set(ins["layer"]) == {1, 2, 3}
-    res = inst.run_instance_pipeline(ins, {d: 1.0 for d in summary.DIMENSIONS}, n_boot=50, diag_n_boot=50)
+    params = pwb.PwbParams(n_boot=50, diag_n_boot=50, instances_dir=str(tmp_path / "results"))
+    inputs = dataclasses.replace(result.inputs, instances=ins, results_dir=tmp_path / "results")
+    res = inst.run_instance_pipeline(ins, result.weights, n_boot=50, diag_n_boot=50)
     sums = res["runs"].groupby(["model", "condition", "dimension"])["panel"].sum().rename("score_sum").reset_index()
-    tables, values = summary.instance_outputs(sums, res)
-    assert values["pwb.inst.vs_aggregates.max_abs_sum_diff"] == 0
+    section = compute.instances_section(inputs, sums, result.weights, params)
+    assert section.max_sum_diff == 0
+    r = dataclasses.replace(result, params=params, inputs=inputs, instances=section, anomalies=section.res["anomalies"])
+    tables = outputs.tables(r, summary.register_slips({}, {}, {}))
     assert {
         "instances_pingouin_per_dimension",
         "instances_pingouin_per_model",
@@ -301,27 +250,25 @@ def test_instance_outputs_compare_sums_with_the_aggregates(tmp_path):
     } <= set(tables)
     assert "p_bonferroni" not in tables["instances_pingouin_layer2"][0].columns
     sums.loc[0, "score_sum"] += 2
-    assert summary.instance_outputs(sums, res)[1]["pwb.inst.vs_aggregates.max_abs_sum_diff"] == 2
-    tests = {k: t for k, (t, _) in tables.items() if k.startswith("instances_pingouin_")}
-    st, md = summary.instances_text(
-        paths.ROOT / "x", paths.ROOT, res=res, n_scores=len(ins), max_sum_diff=0.0, tests=tests
-    )
+    assert compute.instances_section(inputs, sums, result.weights, params).max_sum_diff == 2
+    st, md = summary.instances_status(r), summary.instances_markdown(r)
     assert "present in this build" in st and f"{len(ins):,} judge scores" in md
     for name in ("wilcoxon", "ttest", "layer2", "layer3"):
         assert f":name: tbl-pwb-inst-{name}" in md
 
 
-def test_layer_table_replaces_layer1_only(ch):
-    lay = summary.layer_table(ch.released["layers"], ch.l1)
+def test_layer_table_replaces_layer1_only(result):
+    lay, l1_ = result.aggregates.layers, result.aggregates.l1
     assert (lay.loc[lay["layer"] != "Layer 1", "source"] == "released").all()
     l1 = lay[lay["layer"] == "Layer 1"].set_index("condition")
-    assert l1.loc["baseline", "n"] == ch.l1.set_index("condition").loc["baseline", "n"]
+    assert l1.loc["baseline", "n"] == l1_.set_index("condition").loc["baseline", "n"]
 
 
-def test_run_instances_without_data_names_nothing_and_writes_an_empty_anomaly_table(tmp_path):
-    run = summary.run_instances("pwb", tmp_path / "absent", pd.DataFrame(), {})
-    assert run["res"] is None and run["values"] == {} and run["text"] == {}
-    assert list(run["tables"]) == ["judge_anomalies"] and run["anomalies"].empty
+def test_without_data_the_build_names_nothing_and_writes_an_empty_anomaly_table(result):
+    assert result.instances is None and not result.instances_present
+    assert outputs._instance_values(result) == {}
+    t = outputs._instance_tables(result)
+    assert list(t) == ["judge_anomalies"] and t["judge_anomalies"][0].empty
 
 
 def test_the_table2_verdict_follows_the_claims_statuses():

@@ -12,65 +12,30 @@ Three data levels, three modules:
   PWI bootstrap, d_pooled, paired tests, IRR on complete triples, prompt-level correlation. Runs
   automatically when ``data/pwb/results`` exists.
 
-Plus :mod:`.register` (every cell and text claim of ``published/pwb.yaml`` for values.json, with
-PROVENANCE), :mod:`.bootstrap` (the authors' exact PWI and Table 3 bootstrap streams, vectorised),
-:mod:`.benchmark` (the appendix that renders the benchmark itself), :mod:`.weights` (the
-weighting schemes), :mod:`.report` (values.json entries and the data-level table), :mod:`.summary`
-(every number and phrase of the chapters' prose), :mod:`.effects` (effect sizes with intervals and the
-significance tests, with pingouin), :mod:`.figures`
-(imported on demand) and :mod:`.paper_printed` (numbers as printed in the paper, quoted only to show
-where the paper disagrees with its data).
+One computation: :func:`build` (:mod:`.compute`) runs every section of the chapter once and returns a
+frozen :class:`PwbResult`; :mod:`.register` maps it to the claim ids of ``published/pwb.yaml`` (with
+PROVENANCE), :mod:`.summary` phrases it (every number and phrase of the chapters' prose) and
+:mod:`.outputs` maps it to values.json entries, the result tables and the data-level table. Plus
+:mod:`.constants` (the dimensions, abbreviations, models and conditions, typed once), :mod:`.bootstrap`
+(the authors' exact PWI and Table 3 bootstrap streams, vectorised), :mod:`.benchmark` (the appendix that
+renders the benchmark itself), :mod:`.weights` (the weighting schemes), :mod:`.effects` (effect sizes with
+intervals and the significance tests, with pingouin), :mod:`.figures` (imported on demand) and
+:mod:`.paper_printed` (numbers as printed in the paper, quoted only to show where the paper disagrees with
+its data).
 """
 
 from __future__ import annotations
 
-#: The ten Layer-1 dimensions in the authors' order (run_analysis.py ``DIMENSIONS``).
-DIMENSIONS: tuple[str, ...] = (
-    "cognitive_forcing",
-    "contrastive_explanation",
-    "skill_preservation",
-    "draft_annotation",
-    "uncertainty_transparency",
-    "complementarity",
-    "anti_sycophancy",
-    "metacognitive_calibration",
-    "appropriate_reliance",
-    "ethical_surfacing",
-)
-
-#: The paper's abbreviations (Table 1); AR_d is appropriate reliance, AR adversarial resilience.
-ABBREV: dict[str, str] = {
-    "cognitive_forcing": "CF",
-    "contrastive_explanation": "CE",
-    "skill_preservation": "SP",
-    "draft_annotation": "DA",
-    "uncertainty_transparency": "UT",
-    "complementarity": "CO",
-    "anti_sycophancy": "AS",
-    "metacognitive_calibration": "MC",
-    "appropriate_reliance": "AR_d",
-    "ethical_surfacing": "ES",
-    "adversarial_resilience": "AR",
-}
-
-#: Model display name -> short key used in the claim ids of published/pwb.yaml.
-MODEL_KEYS: dict[str, str] = {
-    "GLM 5.1": "glm51",
-    "Gemma 4 31B": "gemma4",
-    "DeepSeek V3.2": "deepseek",
-    "GPT-oss 120B": "gptoss",
-    "Nemotron-Cascade 30B": "nemotron",
-    "Devstral-2 123B": "devstral",
-    "Qwen3.5 27B": "qwen35",
-}
-
-#: The two evaluation conditions as the data name them, and the claim-id suffixes.
-CONDITIONS: tuple[str, str] = ("baseline", "with_system_prompt")
-CONDITION_KEYS: dict[str, str] = {"baseline": "baseline", "with_system_prompt": "prompted"}
-
-from . import aggregates, benchmark, bootstrap, instances, paper_printed, report, validation, weights  # noqa: E402
+from . import aggregates, benchmark, bootstrap, instances, outputs, paper_printed, validation, weights
+from .compute import PwbInputs, PwbParams, PwbResult, build, load_inputs
+from .constants import ABBREV, CONDITION_KEYS, CONDITIONS, DIMENSIONS, MODEL_KEYS
 
 __all__ = [
+    "build",
+    "load_inputs",
+    "PwbParams",
+    "PwbInputs",
+    "PwbResult",
     "DIMENSIONS",
     "ABBREV",
     "MODEL_KEYS",
@@ -80,8 +45,8 @@ __all__ = [
     "benchmark",
     "bootstrap",
     "instances",
+    "outputs",
     "paper_printed",
-    "report",
     "validation",
     "weights",
 ]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from . import ABBREV, DIMENSIONS
+from .constants import ABBREV, DIMENSIONS
 
 
 def _dim(d: str) -> str:

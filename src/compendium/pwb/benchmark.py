@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 
 from ..safetext import literal_block, myst
-from . import ABBREV, DIMENSIONS
+from .constants import ABBREV, DIMENSIONS
 
 __all__ = [
     "dimension_table",

@@ -27,7 +27,8 @@ import pandas as pd
 import pingouin as pg
 from scipy import stats
 
-from . import CONDITIONS, DIMENSIONS, aggregates as agg
+from . import aggregates as agg
+from .constants import CONDITIONS, DIMENSIONS
 
 __all__ = [
     "d_intervals",

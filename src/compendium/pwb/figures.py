@@ -10,7 +10,8 @@ import seaborn as sns
 
 from ..display import with_alt
 from ..figstyle import CONDITION_COLORS, CONDITION_MARKERS, DIVERGING, GREY, heatmap, point_ranges, styled
-from . import ABBREV, DIMENSIONS, alttext
+from . import alttext
+from .constants import DIMENSIONS, dim_label
 
 BASE = CONDITION_COLORS["baseline"]
 PROMPT = CONDITION_COLORS["with_system_prompt"]
@@ -36,11 +37,6 @@ __all__ = [
     "plot_instance_pwi",
     "plot_prompt_domains",
 ]
-
-
-def dim_label(d: str, long: bool = False) -> str:
-    name = d.replace("_", " ")
-    return f"{name} ({ABBREV.get(d, '')})" if long else ABBREV.get(d, name)
 
 
 def _dims(cols) -> list[str]:

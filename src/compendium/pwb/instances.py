@@ -20,7 +20,7 @@ Definitions (METHODS.md, PWB), each a function below:
   published PWI is the mean of the draws, the CI their 2.5/97.5 percentiles -- :func:`pwi_bootstrap`;
 - d_pooled: Cohen's d (independent samples, pooled SD, ddof 1) on the concatenation of the model's
   Layer-1 run scores -- :func:`d_pooled`;
-- Table 3 diagnostics with a 2,000-draw bootstrap CI (``default_rng(0)``) -- :func:`dimension_diagnostics`;
+- Table 3 diagnostics with a 2,000-draw bootstrap CI (``default_rng(0)``) -- :func:`table3_bootstrap`;
 - paired tests (baseline vs prompted runs matched on model, dimension, prompt_id and run):
   per-dimension Wilcoxon signed-rank and per-model paired t with Bonferroni -- :func:`paired_tests`;
 - IRR on complete three-judge triples -- :func:`irr_complete_triples`;
@@ -39,7 +39,7 @@ from scipy import stats
 from ..data import anomalies
 from ..data.errors import require_columns
 from ..stats.agreement import panel_agreement
-from . import CONDITIONS, DIMENSIONS, MODEL_KEYS
+from .constants import CONDITIONS, DIMENSIONS, MODEL_KEYS
 from .weights import MAX_SCORE, pwi_matrix
 
 SCHEMA: tuple[str, ...] = ("model", "condition", "layer", "dimension", "prompt_id", "run", "judge", "score")
@@ -65,7 +65,9 @@ __all__ = [
     "pwi_bootstrap",
     "cohens_d",
     "d_pooled",
-    "dimension_diagnostics",
+    "table3_bootstrap",
+    "layer2_authors_filter",
+    "layer2_low_cluster",
     "paired_tests",
     "irr_complete_triples",
     "prompt_level_correlation",
@@ -621,7 +623,7 @@ def d_pooled(runs: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def dimension_diagnostics(runs: pd.DataFrame, n_boot: int = 2000, seed: int = 0, ci: float = 0.95) -> pd.DataFrame:
+def table3_bootstrap(runs: pd.DataFrame, n_boot: int = 2000, seed: int = 0, ci: float = 0.95) -> pd.DataFrame:
     """Table 3 from runs, as ``run_analysis.py`` computes it (METHODS.md).
 
     Per dimension (the authors' DIMENSIONS order), the models (sorted by name) with scores in both
@@ -904,7 +906,7 @@ def run_instance_pipeline(
         "runs": runs,
         "pwi": pwi_bootstrap(runs, weights, n_boot=n_boot, seed=seed, ci=ci),
         "d_pooled": d_pooled(runs),
-        "diagnostics": dimension_diagnostics(runs, n_boot=diag_n_boot, seed=diag_seed, ci=ci),
+        "diagnostics": table3_bootstrap(runs, n_boot=diag_n_boot, seed=diag_seed, ci=ci),
         "tests": paired_tests(runs),
         "irr": irr_complete_triples(instances, validate=False),
         "correlation": corr,
@@ -912,6 +914,43 @@ def run_instance_pipeline(
         "layers": layer_summary(panel),
         "completeness": completeness(panel),
     }
+
+
+def layer2_authors_filter(panel: pd.DataFrame) -> pd.DataFrame:
+    """Table 5 per-model base / prompted / delta as the authors' script prints them (one row per model:
+    model, base, prompted, delta; empty without Layer-2 runs).
+
+    The paper's Table 5 (and the authors' own ``layer_summary.csv``) average every scenario with an
+    ``average_score`` (all 16 per model and condition): that is the claim's value. The per-model summary
+    of ``run_analysis.py`` section 7 instead keeps a scenario only ``if s.get("average_score")``, which is
+    false for an average of exactly 0.0 as well as for a missing one, so a scenario on which every judged
+    turn scored 0 -- the lowest rubric level, a valid score -- leaves the mean, and the mean rises. In
+    METHODS terms the variant averages the scenario-level scores that are non-zero, not the valid ones."""
+    l2 = panel[panel["layer"] == 2]
+    rows = []
+    for model, g in l2.groupby("model", sort=True):
+        keep = g[g["panel"] != 0]
+        means = {
+            c: float(keep.loc[keep["condition"] == cond, "panel"].mean()) if (keep["condition"] == cond).any() else 0.0
+            for c, cond in (("base", "baseline"), ("prompted", "with_system_prompt"))
+        }  # the authors' script prints 0 when no scenario passes the filter
+        rows.append({"model": model, **means, "delta": means["prompted"] - means["base"]})
+    return pd.DataFrame(rows, columns=["model", "base", "prompted", "delta"])
+
+
+def layer2_low_cluster(layer2: pd.DataFrame | None) -> dict[str, float] | None:
+    """App B.1 "three models cluster at 1.40-1.50/3", the low group of the prompted Layer-2 means
+    (:func:`layer_paired_effects`, layer 2): the models whose prompted mean lies below the mean of all
+    models' prompted means; their number (``n``) and the lowest (``low``) and highest (``high``) of their
+    means, or None. The paper does not define the group; this reading is the one its three numbers
+    determine (on Table 5: Devstral 1.50, Qwen3.5 1.50, Nemotron 1.39)."""
+    if layer2 is None or layer2.empty or "prompted" not in layer2.columns:
+        return None
+    vals = layer2.set_index("model").drop(index="POOLED", errors="ignore")["prompted"].dropna()
+    low = vals[vals < vals.mean()]
+    if not len(low):
+        return None
+    return {"n": len(low), "low": float(low.min()), "high": float(low.max())}
 
 
 # --------------------------------------------------------------------------------------------------

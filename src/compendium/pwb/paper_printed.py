@@ -12,21 +12,12 @@ from __future__ import annotations
 
 import pandas as pd
 
+from .constants import DIMENSIONS
+
 SOURCE_TEX = "paper/pro_worker_benchmark.tex @ b8628f5 (GitHub angelo-leone/pro-worker-benchmark)"
 SOURCE_LEADERBOARD = "LEADERBOARD.md @ 0ead8f1 (GitHub angelo-leone/pro-worker-benchmark)"
 
-_STALE_DIMS = [
-    "cognitive_forcing",
-    "contrastive_explanation",
-    "skill_preservation",
-    "draft_annotation",
-    "uncertainty_transparency",
-    "complementarity",
-    "anti_sycophancy",
-    "metacognitive_calibration",
-    "appropriate_reliance",
-    "ethical_surfacing",
-]
+_STALE_DIMS = list(DIMENSIONS)  # the table's columns, in the authors' order
 
 #: Appendix "Per-model dimension breakdowns", table tab:permodel_prompted (prompted condition, 0-3).
 _STALE_ROWS = {

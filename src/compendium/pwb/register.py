@@ -1,7 +1,7 @@
 """Every number of the PWB register (``published/pwb.yaml``): all cells of its 10 tables and every
 text claim, each from the lowest data level that determines it.
 
-:func:`register_values` returns ``(values, missing)`` for ``results/pwb/values.json`` and
+:func:`register_values` maps a :class:`~compendium.pwb.compute.PwbResult` to ``(values, missing)`` for ``results/pwb/values.json`` and
 ``missing.json`` (the values contract): a value where the inputs determine it, ``None`` with the
 missing input named where they do not. Levels (the register's ``level``):
 
@@ -16,7 +16,8 @@ missing input named where they do not. Levels (the register's ``level``):
 
 The paper's method is always the value under the claim id; the project's alternatives go under
 ``<id>.variant.<slug>`` (here ``pwb.cf_co.r.variant.paired``), and bootstrap statistics carry
-``<id>.mc_se``. Where the instance data are present the PWIs are the bootstrap means of the authors'
+``<id>.mc_se``. Nothing is computed here: every statistic comes from :func:`compendium.pwb.build`'s
+result, and each ``_table*`` / ``_*_claims`` function maps one of its sections to ids. Where the instance data are present the PWIs are the bootstrap means of the authors'
 exact random stream; without them, the point PWI of the exact cell means (the quantity the bootstrap
 mean estimates, within 0.06 of it).
 """
@@ -31,9 +32,10 @@ import numpy as np
 import pandas as pd
 
 from .. import paths, yamlfile
-from . import CONDITION_KEYS, DIMENSIONS, MODEL_KEYS, aggregates as agg, validation as val, weights as wts
+from .compute import PwbResult
+from .constants import CONDITION_KEYS, DIMENSIONS, MODEL_KEYS
 
-__all__ = ["INSTANCES_INPUT", "PROVENANCE", "REGISTER", "load_inputs", "register_ids", "register_values"]
+__all__ = ["INSTANCES_INPUT", "PROVENANCE", "REGISTER", "register_ids", "register_values"]
 
 REGISTER = "pwb.yaml"
 INSTANCES_INPUT = (
@@ -47,10 +49,10 @@ PROVENANCE: dict[str, str] = {
     "pwb.": "compendium.pwb.register.register_values (tests/unit/test_pwb_register.py::test_every_register_cell_is_a_key)",
     "pwb.pwi.": "compendium.pwb.aggregates.table2 / compendium.pwb.instances.pwi_bootstrap (tests/unit/test_pwb_bootstrap.py::test_pwi_bootstrap_reproduces_the_methods_stream_on_a_full_size_fixture)",
     "pwb.table2.": "compendium.pwb.aggregates.table2 (tests/unit/test_pwb_aggregates.py::test_point_pwi_within_0_06_of_released_bootstrap_means)",
-    "pwb.delta.": "compendium.pwb.report.mean_printed_delta (tests/unit/test_pwb_aggregates.py::test_point_pwi_within_0_06_of_released_bootstrap_means)",
+    "pwb.delta.": "compendium.pwb.aggregates.mean_printed_delta (tests/unit/test_pwb_aggregates.py::test_point_pwi_within_0_06_of_released_bootstrap_means)",
     "pwb.d_pooled.": "compendium.pwb.instances.d_pooled (tests/unit/test_pwb_instances.py::test_d_pooled_uses_the_concatenation_of_all_dimensions)",
     "pwb.dim.": "compendium.pwb.aggregates.dimension_diagnostics (tests/unit/test_pwb_aggregates.py::test_dimension_diagnostics_and_layer1_from_known_runs)",
-    "pwb.table3.": "compendium.pwb.aggregates.dimension_diagnostics / compendium.pwb.instances.dimension_diagnostics (tests/unit/test_pwb_bootstrap.py::test_table3_cis_follow_the_authors_stream)",
+    "pwb.table3.": "compendium.pwb.aggregates.dimension_diagnostics / compendium.pwb.instances.table3_bootstrap (tests/unit/test_pwb_bootstrap.py::test_table3_cis_follow_the_authors_stream)",
     "pwb.layer1.": "compendium.pwb.aggregates.layer1_summary (tests/unit/test_pwb_aggregates.py::test_reconstruction_matches_the_released_full_precision_means)",
     "pwb.cf_co.r": "compendium.pwb.instances.prompt_level_correlation_authors (tests/unit/test_pwb_bootstrap.py::test_cf_co_authors_rule_concatenates_and_cuts_and_differs_from_pairing)",
     "pwb.table1.": "compendium.pwb.weights.scheme_weights (tests/unit/test_pwb_register.py::test_design_constants_from_config)",
@@ -101,90 +103,86 @@ def register_ids(register: Mapping | None = None) -> tuple[dict[str, tuple[str, 
     return cells, {c["id"]: c for c in reg["claims"]}
 
 
-def load_inputs() -> dict[str, Any]:
-    """Every released PWB input the register needs (validated loaders of :mod:`compendium.data`)."""
-    from compendium import data
-
-    prompts = paths.PWB / "prompts"
-    return {
-        "config": data.load_pwb_config(),
-        "dimension_scores": data.load_pwb_dimension_scores(),
-        "effect_sizes": data.load_pwb_effect_sizes(),
-        "layers": data.load_pwb_layer_summary(),
-        "diagnostics": data.load_pwb_dimension_diagnostics(),
-        "pilot_scores": data.load_pwb_pilot_scores(),
-        "pilot_truth": data.load_pwb_pilot_ground_truth(),
-        "fourth_scores": data.load_pwb_fourth_judge_scores(),
-        "fourth_errors": data.load_pwb_fourth_judge_errors(),
-        "layer1_prompts": {f.stem: yamlfile.load(f) for f in sorted((prompts / "layer1_behavioral").glob("*.yaml"))},
-        "layer2_scenarios": [yamlfile.load(f) for f in sorted((prompts / "layer2_scenarios").glob("*.yaml"))],
-        "layer3_prompts": yamlfile.load(prompts / "layer3_adversarial" / "stress_tests.yaml"),
-    }
-
-
 def _printed_delta(b: float, p: float) -> float:
     return round(round(p, 1) - round(b, 1), 1)
 
 
-def register_values(
-    inputs: Mapping[str, Any] | None = None,
-    *,
-    instances: Mapping | None = None,
-    weight_scheme: str = "weights",
-    n_boot: int = 10_000,
-    ci_level: float = 0.95,
-    cf_heavy_weight: float = 0.30,
-    restore_weight: float = 0.10,
-    fourth_judge_rule: str = "first",
-    register: Mapping | None = None,
-) -> tuple[dict, dict]:
-    """All register cells and text claims of PWB as ``(values, missing)``.
+class _Out:
+    """The values being mapped and, for each ``None``, the input it needs."""
 
-    ``inputs``: :func:`load_inputs` (loaded when None). ``instances``: the dict returned by
-    :func:`compendium.pwb.instances.run_instance_pipeline`, or None when ``data/pwb/results/`` is absent.
-    The keyword parameters are the stage's (params.yaml ``pwb``); at their defaults they are the paper's.
-    """
-    inp = dict(inputs) if inputs is not None else load_inputs()
-    cell_ids, claims = register_ids(register)
-    v: dict[str, Any] = {}
-    miss: dict[str, str] = {}
+    def __init__(self) -> None:
+        self.v: dict[str, Any] = {}
+        self.miss: dict[str, str] = {}
 
-    def need(key: str, extra: str = "") -> None:
-        v[key] = None
-        miss[key] = INSTANCES_INPUT + extra
+    def need(self, key: str, extra: str = "") -> None:
+        self.v[key] = None
+        self.miss[key] = INSTANCES_INPUT + extra
 
-    config = inp["config"]
-    w21 = wts.scheme_weights(config, "weights")
-    weights = wts.scheme_weights(config, weight_scheme)
-    cells = agg.reconstruct_cells(inp["dimension_scores"], inp["effect_sizes"])
-    t2 = agg.table2(cells, weights).set_index("model")
-    diag = agg.dimension_diagnostics(cells).set_index("dimension")
-    l1 = agg.layer1_summary(cells).set_index("condition")
-    res = instances
 
-    # ---------------- Table 1 and Table 4: weights (design constants held by config.yaml)
+def register_values(result: PwbResult) -> tuple[dict, dict]:
+    """All register cells and text claims of PWB as ``(values, missing)``, mapped from ``result``
+    (:func:`compendium.pwb.build`; the per-instance cells from its ``instances`` section, or ``None``
+    with the missing input named without it). At the default parameters the values are the paper's methods."""
+    cell_ids, claims = register_ids(result.inputs.register)
+    o = _Out()
+    _tables_1_and_4(o, result)
+    _table2(o, result)
+    _d_pooled(o, result)
+    dl = _table3(o, result, cell_ids)
+    _layer1(o, result)
+    _tables_5_and_6(o, result)
+    _table7(o, result)
+    _table8(o, result)
+    _table9(o, result)
+    _leaderboard(o, result)
+    _cf_co(o, result)
+    _completeness(o, result)
+    _design(o, result)
+    _params(o, result)
+    _samples(o, result)
+    _instance_text_claims(o, result.instances.res if result.instances else None, dl)
+    _layer2_cluster(o, result)
+    _every_key(o, claims, cell_ids, result.instances is None)
+    v = o.v
+    return v, {k: s for k, s in o.miss.items() if v.get(k) is None}
+
+
+def _tables_1_and_4(o: _Out, r: PwbResult) -> None:
+    """Table 1 and Table 4: weights (design constants held by config.yaml)."""
+    w21 = r.sensitivity.w21
     for d, w in w21.items():
         if w > 0:
-            v[f"pwb.table1.{d}.weight"] = w
+            o.v[f"pwb.table1.{d}.weight"] = w
     for d in DIMENSIONS:
-        v[f"pwb.table4.{d}.tier"] = w21[d] if w21.get(d, 0) > 0 else "excl."
+        o.v[f"pwb.table4.{d}.tier"] = w21[d] if w21.get(d, 0) > 0 else "excl."
 
-    # ---------------- Table 2 and the PWI text claims
+
+def _claim_pwis(r: PwbResult) -> tuple[dict[str, float], dict[str, float]]:
+    """Baseline and prompted PWI per model: the bootstrap means with the per-instance data, else the point PWIs."""
+    t2 = r.aggregates.t2.set_index("model")
     pwi_b = {m: float(t2.loc[m, "baseline"]) for m in t2.index}
     pwi_p = {m: float(t2.loc[m, "prompted"]) for m in t2.index}
-    if res is not None:
-        pw = res["pwi"].set_index(["model", "condition"])
+    if r.instances is not None:
+        pw = r.instances.res["pwi"].set_index(["model", "condition"])
         for m in t2.index:
             pwi_b[m], pwi_p[m] = float(pw.loc[(m, "baseline"), "pwi"]), float(pw.loc[(m, "with_system_prompt"), "pwi"])
+    return pwi_b, pwi_p
+
+
+def _table2(o: _Out, r: PwbResult) -> None:
+    """Table 2 and the PWI text claims."""
+    v = o.v
+    pwi_b, pwi_p = _claim_pwis(r)
+    pw = r.instances.res["pwi"].set_index(["model", "condition"]) if r.instances is not None else None
     for m, k in MODEL_KEYS.items():
-        if m not in t2.index:
+        if m not in pwi_b:
             for c in ("baseline", "prompted"):
-                miss[f"pwb.pwi.{k}.{c}"] = f"model {m} absent from analysis_output/effect_sizes.csv"
+                o.miss[f"pwb.pwi.{k}.{c}"] = f"model {m} absent from analysis_output/effect_sizes.csv"
                 v[f"pwb.pwi.{k}.{c}"] = None
             continue
         v[f"pwb.pwi.{k}.baseline"], v[f"pwb.pwi.{k}.prompted"] = pwi_b[m], pwi_p[m]
         v[f"pwb.table2.{k}.delta_pwi"] = _printed_delta(pwi_b[m], pwi_p[m])
-        if res is not None:
+        if pw is not None:
             for cond, ck in (("baseline", "baseline"), ("with_system_prompt", "prompted")):
                 row = pw.loc[(m, cond)]
                 v[f"pwb.pwi.{k}.{ck}.mc_se"] = float(row["mc_se"])
@@ -200,25 +198,35 @@ def register_values(
     v["pwb.fig1.baseline_bound"] = v["pwb.pwi.baseline_max"]  # relation <=: every baseline PWI
     v["pwb.fig1.prompted_bound"] = v["pwb.pwi.prompted_min"]  # relation >: every prompted PWI
 
-    # d_pooled (Table 2 and the leaderboard): run-level data only
-    if res is not None:
-        dp = res["d_pooled"].set_index("model")["d_pooled"]
-        for m, k in MODEL_KEYS.items():
-            v[f"pwb.d_pooled.{k}"] = float(dp[m]) if m in dp.index else None
-            v[f"pwb.leaderboard_v2_0.{k}.d"] = v[f"pwb.d_pooled.{k}"]
-        ds = [x for x in (v[f"pwb.d_pooled.{k}"] for k in MODEL_KEYS.values()) if x is not None]
-        v["pwb.d_pooled.min"], v["pwb.d_pooled.max"] = min(ds), max(ds)
-        v["pwb.d_pooled.n_large"] = int(sum(x > 0.80 for x in ds))
-    else:
-        for k in MODEL_KEYS.values():
-            need(f"pwb.d_pooled.{k}", " (aggregates only approximate it: pwb.approx.d_pooled.*)")
-            need(f"pwb.leaderboard_v2_0.{k}.d")
-        for key in ("pwb.d_pooled.min", "pwb.d_pooled.max", "pwb.d_pooled.n_large"):
-            need(key)
 
-    # ---------------- Table 3
+def _d_pooled(o: _Out, r: PwbResult) -> None:
+    """d_pooled (Table 2 and the leaderboard): run-level data only."""
+    v = o.v
+    if r.instances is None:
+        for k in MODEL_KEYS.values():
+            o.need(f"pwb.d_pooled.{k}", " (aggregates only approximate it: pwb.approx.d_pooled.*)")
+            o.need(f"pwb.leaderboard_v2_0.{k}.d")
+        for key in ("pwb.d_pooled.min", "pwb.d_pooled.max", "pwb.d_pooled.n_large"):
+            o.need(key)
+        return
+    dp = r.instances.res["d_pooled"].set_index("model")["d_pooled"]
+    for m, k in MODEL_KEYS.items():
+        v[f"pwb.d_pooled.{k}"] = float(dp[m]) if m in dp.index else None
+        v[f"pwb.leaderboard_v2_0.{k}.d"] = v[f"pwb.d_pooled.{k}"]
+    ds = [x for x in (v[f"pwb.d_pooled.{k}"] for k in MODEL_KEYS.values()) if x is not None]
+    v["pwb.d_pooled.min"], v["pwb.d_pooled.max"] = min(ds), max(ds)
+    v["pwb.d_pooled.n_large"] = int(sum(x > 0.80 for x in ds))
+
+
+def _table3(o: _Out, r: PwbResult, cell_ids: Mapping[str, tuple[str, str, str]]) -> pd.Series:
+    """Table 3 (pooled means from the instances where present, else the cell sums; bootstrap CIs and QW-κ
+    from the instances) and the older ``pwb.dim.*`` ids; returns the Δ per dimension."""
+    v = o.v
+    diag = r.aggregates.diag.set_index("dimension")
+    res = r.instances.res if r.instances is not None else None
     inst_diag = res["diagnostics"].set_index("dimension") if res is not None else None
     inst_irr = res["irr"].set_index("dimension") if res is not None else None
+    w21 = r.sensitivity.w21
     for d in DIMENSIONS:
         src = inst_diag if inst_diag is not None and d in inst_diag.index else diag
         base = {
@@ -235,12 +243,12 @@ def register_values(
                 v[key] = float(inst_diag.loc[d, src_col])
                 v[f"{key}.mc_se"] = float(inst_diag.loc[d, f"{src_col}_mc_se"])
         else:
-            need(_cell_id(cell_ids, "table3", d, "ci_low"))
-            need(_cell_id(cell_ids, "table3", d, "ci_high"))
+            o.need(_cell_id(cell_ids, "table3", d, "ci_low"))
+            o.need(_cell_id(cell_ids, "table3", d, "ci_high"))
         if inst_irr is not None and d in inst_irr.index:
             v[_cell_id(cell_ids, "table3", d, "qwk")] = float(inst_irr.loc[d, "qwk"])
         else:
-            need(_cell_id(cell_ids, "table3", d, "qwk"))
+            o.need(_cell_id(cell_ids, "table3", d, "qwk"))
         if w21.get(d, 0) > 0:
             v[_cell_id(cell_ids, "table3", d, "w")] = w21[d]
     # keep the Table 3 claims' older ids consistent (pwb.dim.<d>.<baseline|prompted|delta> for every d)
@@ -250,18 +258,27 @@ def register_values(
     dl = pd.Series({d: v[f"pwb.dim.{d}.delta"] for d in DIMENSIONS})
     v["pwb.dim.n_improving"] = int((dl > 0).sum())
     v["pwb.dim.delta_ratio"] = float(dl.max() / dl.min())
+    return dl
 
-    # Layer-1 means
+
+def _layer1(o: _Out, r: PwbResult) -> None:
+    """The Layer-1 means: from the instances where present, else the cell sums."""
+    l1 = r.aggregates.l1.set_index("condition")
     l1src = None
-    if res is not None:
-        lay = res["layers"].set_index(["layer", "condition"])
+    if r.instances is not None:
+        lay = r.instances.res["layers"].set_index(["layer", "condition"])
         l1src = {c: float(lay.loc[("Layer 1", c), "mean"]) for c in ("baseline", "with_system_prompt")}
     for c in ("baseline", "with_system_prompt"):
-        v[f"pwb.layer1.{CONDITION_KEYS[c]}_mean"] = l1src[c] if l1src else float(l1.loc[c, "mean"])
+        o.v[f"pwb.layer1.{CONDITION_KEYS[c]}_mean"] = l1src[c] if l1src else float(l1.loc[c, "mean"])
 
-    # ---------------- Tables 5 and 6: Layers 2 and 3
-    lays = inp["layers"].set_index(["Layer", "Variant"])[["Mean", "N"]]
-    if res is not None:  # recomputed from the instances where they hold the layer, else as released
+
+def _tables_5_and_6(o: _Out, r: PwbResult) -> None:
+    """Tables 5 and 6: Layers 2 and 3 (pooled means from the instances where they hold the layer, else as
+    released; per-model cells from the instances only), and the authors' Layer-2 filter as a variant."""
+    v = o.v
+    res = r.instances.res if r.instances is not None else None
+    lays = r.inputs.released["layers"].set_index(["Layer", "Variant"])[["Mean", "N"]]
+    if res is not None:
         il = res["layers"].rename(columns={"layer": "Layer", "condition": "Variant", "mean": "Mean", "n": "N"})
         il = il.set_index(["Layer", "Variant"])[["Mean", "N"]]
         lays = pd.concat([il, lays[~lays.index.isin(il.index)]])
@@ -288,120 +305,125 @@ def register_values(
                 if pd.notna(x):
                     v[key] = float(x)
                 else:
-                    need(key)
+                    o.need(key)
+    if r.instances is not None:
+        _layer2_authors_filter(o, r.instances.layer2_authors)
 
-    if res is not None:
-        _layer2_authors_filter(v, res["panel"])
 
-    # ---------------- Table 7: IRR on complete triples
-    t7 = next(t for t in (register or _register())["tables"] if t["slug"] == "table7")
-    for r in t7["rows"]:
-        dim = "POOLED" if r == "pooled" else r
+def _table7(o: _Out, r: PwbResult) -> None:
+    """Table 7: IRR on complete triples (per-instance)."""
+    inst_irr = r.instances.res["irr"].set_index("dimension") if r.instances is not None else None
+    t7 = next(t for t in r.inputs.register["tables"] if t["slug"] == "table7")
+    for row in t7["rows"]:
+        dim = "POOLED" if row == "pooled" else row
         for col in t7["cols"]:
-            key = f"pwb.table7.{r}.{col}"
+            key = f"pwb.table7.{row}.{col}"
             if inst_irr is not None and dim in inst_irr.index:
                 x = inst_irr.loc[dim, col]
-                v[key] = int(x) if col == "n" else float(x)
+                o.v[key] = int(x) if col == "n" else float(x)
             else:
-                need(key)
+                o.need(key)
 
-    # ---------------- Table 8: per-model prompted means (the paper's table is stale; these are the data's)
-    prom = agg.model_dimension_matrix(cells, "prompted")
+
+def _table8(o: _Out, r: PwbResult) -> None:
+    """Table 8: per-model prompted means (the paper's table is stale; these are the data's)."""
+    prom = r.aggregates.matrices["prompted"]
     for k in MODEL_KEYS.values():
         for d in DIMENSIONS:
             m = _KEY_MODEL[k]
-            v[f"pwb.table8.{k}.{d}"] = float(prom.loc[m, d]) if m in prom.index else None
+            o.v[f"pwb.table8.{k}.{d}"] = float(prom.loc[m, d]) if m in prom.index else None
             if m not in prom.index:
-                miss[f"pwb.table8.{k}.{d}"] = f"model {m} absent from analysis_output"
+                o.miss[f"pwb.table8.{k}.{d}"] = f"model {m} absent from analysis_output"
 
-    # ---------------- Table 9 and the sensitivity text
-    schemes = wts.sensitivity_schemes(config, cf_heavy_weight=cf_heavy_weight, restore_weight=restore_weight)
-    sens = agg.weight_sensitivity(cells, schemes)[0].set_index("scheme")
+
+def _table9(o: _Out, r: PwbResult) -> None:
+    """Table 9 (weight sensitivity) and the sensitivity text."""
+    sens = r.sensitivity.sens.set_index("scheme")
     for row, scheme in _SCHEME_ROW.items():
         for col in ("kendall_tau", "max_dev", "min_delta"):
-            v[f"pwb.table9.{row}.{col}"] = float(sens.loc[scheme, col])
-        v[f"pwb.table9.{row}.top3_stable"] = int(sens.loc[scheme, "top3_stable"])
-    v["pwb.sensitivity.text_default_min_delta"] = float(sens.loc["default", "min_delta"])
+            o.v[f"pwb.table9.{row}.{col}"] = float(sens.loc[scheme, col])
+        o.v[f"pwb.table9.{row}.top3_stable"] = int(sens.loc[scheme, "top3_stable"])
+    o.v["pwb.sensitivity.text_default_min_delta"] = float(sens.loc["default", "min_delta"])
 
-    # ---------------- v2.0 leaderboard (point PWIs under the v2.0 weights)
-    lb = agg.leaderboard(cells, wts.scheme_weights(config, "legacy_weights_v2_0")).sort_values(
-        "prompted", ascending=False
-    )
-    for rank, (_, r) in enumerate(lb.iterrows(), start=1):
-        k = MODEL_KEYS[r["model"]]
-        v[f"pwb.leaderboard_v2_0.{k}.rank"] = rank
+
+def _leaderboard(o: _Out, r: PwbResult) -> None:
+    """The v2.0 leaderboard (point PWIs under the v2.0 weights), ranked by prompted PWI."""
+    lb = r.sensitivity.lb.sort_values("prompted", ascending=False)
+    for rank, (_, row) in enumerate(lb.iterrows(), start=1):
+        k = MODEL_KEYS[row["model"]]
+        o.v[f"pwb.leaderboard_v2_0.{k}.rank"] = rank
         for col in ("baseline", "prompted", "delta"):
-            v[f"pwb.leaderboard_v2_0.{k}.{col}"] = float(r[col])
+            o.v[f"pwb.leaderboard_v2_0.{k}.{col}"] = float(row[col])
 
-    # ---------------- r(CF, CO): the paper's rule, the pairing by prompt beside it
+
+def _cf_co(o: _Out, r: PwbResult) -> None:
+    """r(CF, CO): the paper's rule, the pairing by prompt beside it (per-instance)."""
+    res = r.instances.res if r.instances is not None else None
     if res is not None and res.get("correlation_authors") is not None:
-        v["pwb.cf_co.r"] = float(res["correlation_authors"].loc["cognitive_forcing", "complementarity"])
-        v["pwb.cf_co.r.variant.paired"] = float(res["correlation"].loc["cognitive_forcing", "complementarity"])
+        o.v["pwb.cf_co.r"] = float(res["correlation_authors"].loc["cognitive_forcing", "complementarity"])
+        o.v["pwb.cf_co.r.variant.paired"] = float(res["correlation"].loc["cognitive_forcing", "complementarity"])
     else:
-        need("pwb.cf_co.r")
-        need("pwb.cf_co.r.variant.paired")
+        o.need("pwb.cf_co.r")
+        o.need("pwb.cf_co.r.variant.paired")
 
-    # ---------------- completeness, paired N (from the cell counts)
-    n_models = int(cells["model"].nunique())
-    n_prompts = {d: len(doc.get("prompts", [])) for d, doc in inp["layer1_prompts"].items()}
-    runs_per_prompt = int(config.get("settings", {}).get("runs_per_prompt", 0)) or None
-    planned_dim = {d: n_models * 2 * n_prompts.get(d, 0) * (runs_per_prompt or 0) for d in DIMENSIONS}
-    scored_dim = cells.groupby("dimension")["n"].sum()
-    if runs_per_prompt:
-        total = sum(planned_dim.values())
+
+def _completeness(o: _Out, r: PwbResult) -> None:
+    """Completeness and the paired N, from the cell counts (:func:`~compendium.pwb.compute.design_section`)."""
+    v, ds = o.v, r.design
+    n_prompts, rpp, planned = ds["n_prompts"], ds["runs_per_prompt"], ds["planned_per_dimension"]
+    if rpp:
+        total = sum(planned[d] for d in DIMENSIONS)
         v["pwb.completeness.l1_runs_total"] = total
-        v["pwb.completeness.l1_runs_scored"] = int(cells["n"].sum())
-        v["pwb.completeness.pct_scored"] = 100.0 * int(cells["n"].sum()) / total
-        pct = {d: 100.0 * scored_dim[d] / planned_dim[d] for d in DIMENSIONS if planned_dim[d]}
+        v["pwb.completeness.l1_runs_scored"] = ds["n_scored"]
+        v["pwb.completeness.pct_scored"] = 100.0 * ds["n_scored"] / total
+        pct = {d: 100.0 * ds["scored_per_dimension"][d] / planned[d] for d in DIMENSIONS if planned[d]}
         v["pwb.completeness.min_dim_pct"] = float(min(pct.values()))
         v["pwb.completeness.max_dim_pct"] = float(max(pct.values()))
         v["pwb.completeness.threshold_pct"] = float(min(pct.values()))  # relation >: every dimension
-        v["pwb.design.irr_max_n_per_dim"] = n_models * 2 * max(n_prompts.values()) * runs_per_prompt
-        v["pwb.params.medians_per_cell_text"] = n_models * sum(n_prompts.values()) * runs_per_prompt
-    v["pwb.sig.l1_n_paired"] = int(l1.loc["baseline", "n"])
-    v["pwb.fig_sig_dims.n_per_dim"] = float(cells.groupby(["dimension", "condition"])["n"].sum().mean())
-    if res is not None:
-        l1p = res["panel"][res["panel"]["layer"] == 1]
+        v["pwb.design.irr_max_n_per_dim"] = ds["n_models"] * 2 * max(n_prompts.values()) * rpp
+        v["pwb.params.medians_per_cell_text"] = ds["n_models"] * sum(n_prompts.values()) * rpp
+    v["pwb.sig.l1_n_paired"] = int(r.aggregates.l1.set_index("condition").loc["baseline", "n"])
+    v["pwb.fig_sig_dims.n_per_dim"] = ds["n_per_dimension_condition"]
+    if r.instances is not None:
+        l1p = r.instances.res["panel"][r.instances.res["panel"]["layer"] == 1]
         v["pwb.completeness.two_judge_runs"] = int((l1p["n_judges"] == 2).sum())
     else:
-        need("pwb.completeness.two_judge_runs")
+        o.need("pwb.completeness.two_judge_runs")
 
-    # ---------------- the benchmark's design, from its files
-    v["pwb.design.n_layer1_dimensions"] = len(inp["layer1_prompts"])
+
+def _design(o: _Out, r: PwbResult) -> None:
+    """The benchmark's design, from its files (:func:`~compendium.pwb.compute.design_section`)."""
+    v, ds = o.v, r.design
+    n_prompts = ds["n_prompts"]
+    v["pwb.design.n_layer1_dimensions"] = len(n_prompts)
     v["pwb.design.n_single_turn"] = int(sum(n_prompts.values()))
     v["pwb.design.n_prompts_per_dimension"] = (
         int(max(n_prompts.values())) if len(set(n_prompts.values())) == 1 else None
     )
     if v["pwb.design.n_prompts_per_dimension"] is None:
-        miss["pwb.design.n_prompts_per_dimension"] = (
+        o.miss["pwb.design.n_prompts_per_dimension"] = (
             "data/pwb/prompts/layer1_behavioral: dimensions differ in prompt count"
         )
-    v["pwb.design.n_domains"] = len(
-        {p.get("domain") for doc in inp["layer1_prompts"].values() for p in doc.get("prompts", [])}
-    )
-    turns = {len(s.get("turns", [])) for s in inp["layer2_scenarios"]}
-    v["pwb.design.turns_per_scenario"] = turns.pop() if len(turns) == 1 else None
+    v["pwb.design.n_domains"] = ds["n_domains"]
+    v["pwb.design.turns_per_scenario"] = ds["turns_per_scenario"]
     if v["pwb.design.turns_per_scenario"] is None:
-        miss["pwb.design.turns_per_scenario"] = "data/pwb/prompts/layer2_scenarios: scenarios differ in turn count"
-    v["pwb.design.n_adversarial"] = len(inp["layer3_prompts"].get("prompts", []))
+        o.miss["pwb.design.turns_per_scenario"] = "data/pwb/prompts/layer2_scenarios: scenarios differ in turn count"
+    v["pwb.design.n_adversarial"] = ds["n_adversarial"]
     v["pwb.sig.n_l3_per_model"] = v["pwb.design.n_adversarial"]
-    v2 = wts.scheme_weights(config, "legacy_weights_v2_0")
+    v2, w21 = r.sensitivity.v20, r.sensitivity.w21
     v["pwb.design.n_dimensions"] = len(v2)
     v["pwb.params.v2_0_n_weights"] = len(v2)
     v["pwb.design.n_excluded_dims"] = len(v2) - sum(1 for w in w21.values() if w > 0)
-    v["pwb.design.n_models"] = n_models
-    v["pwb.params.n_model_variant_combinations"] = 2 * n_models
-    judges = [str(j.get("name", "")).replace(" (judge)", "") for j in config.get("judges", [])]
-    v["pwb.design.n_judges"] = len(judges)
-    overlap = len(set(judges) & set(cells["model"]))
-    v["pwb.design.n_judge_subject_overlap"] = overlap
-    v["pwb.checklist.judge_subject_overlap"] = overlap
-    temps = {float(j.get("temperature")) for j in config.get("judges", []) if j.get("temperature") is not None}
-    if len(temps) == 1:
-        v["pwb.params.judge_temperature"] = temps.pop()
-    settings = config.get("settings", {})
-    if runs_per_prompt:
-        v["pwb.design.n_runs"] = runs_per_prompt
+    v["pwb.design.n_models"] = ds["n_models"]
+    v["pwb.params.n_model_variant_combinations"] = 2 * ds["n_models"]
+    v["pwb.design.n_judges"] = len(ds["judges"])
+    v["pwb.design.n_judge_subject_overlap"] = ds["judge_subject_overlap"]
+    v["pwb.checklist.judge_subject_overlap"] = ds["judge_subject_overlap"]
+    if ds["judge_temperature"] is not None:
+        v["pwb.params.judge_temperature"] = ds["judge_temperature"]
+    settings = ds["settings"]
+    if ds["runs_per_prompt"]:
+        v["pwb.design.n_runs"] = ds["runs_per_prompt"]
     for key, skey in (
         ("pwb.params.model_temperature", "model_temperature"),
         ("pwb.params.max_tokens_model", "max_tokens"),
@@ -409,58 +431,60 @@ def register_values(
     ):
         if skey in settings:
             v[key] = settings[skey]
-    if "max_score_per_item" in config.get("scoring", {}):
-        v["pwb.design.score_max"] = int(config["scoring"]["max_score_per_item"])
+    if ds["score_max"] is not None:
+        v["pwb.design.score_max"] = int(ds["score_max"])
     pos = [w for w in w21.values() if w > 0]
     v["pwb.pwi.weight_sum"] = float(sum(pos))
     v["pwb.pwi.n_contributing"] = len(pos)
     v["pwb.tiers.n_tiers"] = len(set(pos))
     v["pwb.tiers.n_top"] = sum(1 for w in pos if w == max(pos))
     v["pwb.tiers.n_low"] = sum(1 for w in pos if w == min(pos))
-    # the stage's own parameters (params.yaml pwb; the paper's values by default)
-    v["pwb.params.bootstrap_iterations"] = n_boot
-    v["pwb.params.ci_percentile_low"] = 50 * (1 - ci_level)
-    v["pwb.params.ci_percentile_high"] = 50 * (1 + ci_level)
-    v["pwb.params.cf_heavy_weight"] = cf_heavy_weight
-    v["pwb.params.restore_weight"] = restore_weight
-    v["pwb.params.n_alt_schemes"] = len(schemes) - 1
 
-    # ---------------- judge-level samples
-    pa = val.pilot_agreement(inp["pilot_scores"], inp["pilot_truth"])
+
+def _params(o: _Out, r: PwbResult) -> None:
+    """The stage's own parameters (params.yaml pwb; the paper's values by default)."""
+    p, v = r.params, o.v
+    v["pwb.params.bootstrap_iterations"] = p.n_boot
+    v["pwb.params.ci_percentile_low"] = 50 * (1 - p.ci_level)
+    v["pwb.params.ci_percentile_high"] = 50 * (1 + p.ci_level)
+    v["pwb.params.cf_heavy_weight"] = p.cf_heavy_weight
+    v["pwb.params.restore_weight"] = p.restore_weight
+    v["pwb.params.n_alt_schemes"] = len(r.sensitivity.schemes) - 1
+
+
+def _samples(o: _Out, r: PwbResult) -> None:
+    """The judge-level samples: the human pilot and the fourth judge."""
+    v, pa, fa = o.v, r.validation.pilot, r.validation.fa
     v["pwb.pilot.n"] = int(pa["overall"]["n"])
     v["pwb.pilot.mad"] = float(pa["overall"]["mad"])
     if pa["low_irr"] is not None:
         v["pwb.pilot.ut_ard_n"] = int(pa["low_irr"]["n"])
         v["pwb.pilot.ut_ard_exact"] = float(pa["low_irr"]["exact"])
         v["pwb.pilot.ut_ard_adjacent"] = float(pa["low_irr"]["adjacent"])
-    sample, _ = val.fourth_judge_sample(inp["fourth_scores"], inp["fourth_errors"], rule=fourth_judge_rule)
-    fa = val.fourth_judge_agreement(sample)
     v["pwb.fourth_judge.n"] = int(fa["overall"]["n"])
     fpd = fa["per_dimension"].set_index("dimension")
     v["pwb.fourth_judge.mc_qwk"] = float(fpd.loc["metacognitive_calibration", "qwk"])
     v["pwb.fourth_judge.ut_qwk"] = float(fpd.loc["uncertainty_transparency", "qwk"])
 
-    # ---------------- per-instance text claims
-    _instance_text_claims(v, need, res, dl)
 
-    # ---------------- every register claim gets a key; nothing else is guessed
+def _every_key(o: _Out, claims: Mapping[str, dict], cell_ids: Mapping, no_instances: bool) -> None:
+    """Every register claim gets a key; nothing else is guessed."""
     for cid, c in claims.items():
-        if cid in v:
+        if cid in o.v:
             continue
         if c["level"] in ("per_instance", "row_level"):
-            need(cid, "" if res is None else _NO_CODE)
+            o.need(cid, "" if no_instances else _NO_CODE)
         elif c["level"] == "raw":
-            v[cid] = None
-            miss[cid] = "no computation for this raw claim yet"
+            o.v[cid] = None
+            o.miss[cid] = "no computation for this raw claim yet"
         # level none: a design constant the project's inputs do not hold -> not published (quoted)
     for cid in cell_ids:  # a table cell is always a key (the values contract), even a design constant
-        if cid not in v:
+        if cid not in o.v:
             if claims.get(cid, {}).get("level") == "none":
-                v[cid] = None
-                miss[cid] = "a design constant that the project's inputs (config.yaml, prompts, params) do not hold"
+                o.v[cid] = None
+                o.miss[cid] = "a design constant that the project's inputs (config.yaml, prompts, params) do not hold"
             else:
-                need(cid)
-    return v, {k: s for k, s in miss.items() if v.get(k) is None}
+                o.need(cid)
 
 
 def _cell_id(cell_ids: Mapping[str, tuple[str, str, str]], table: str, row: str, col: str) -> str:
@@ -470,7 +494,7 @@ def _cell_id(cell_ids: Mapping[str, tuple[str, str, str]], table: str, row: str,
     return f"pwb.{table}.{row}.{col}"  # a blank cell: published anyway, harmless
 
 
-def _instance_text_claims(v: dict, need, res: Mapping | None, delta: pd.Series) -> None:
+def _instance_text_claims(o: _Out, res: Mapping | None, delta: pd.Series) -> None:
     """Text claims that need runs: IRR counts, completeness, paired tests (when ``res`` is given)."""
     keys_irr = [
         "pwb.irr.n_kappa_ge_070",
@@ -509,8 +533,9 @@ def _instance_text_claims(v: dict, need, res: Mapping | None, delta: pd.Series) 
     ]
     if res is None:
         for k in keys_irr + keys_sig:
-            need(k)
+            o.need(k)
         return
+    v = o.v
     _significance_claims(v, res)
     irr = res["irr"].set_index("dimension").drop(index="POOLED", errors="ignore")
     v["pwb.irr.n_kappa_ge_070"] = int((irr["qwk"] >= 0.70).sum())
@@ -577,52 +602,32 @@ def _significance_claims(v: dict, res: Mapping) -> None:
         if "GLM 5.1" in e2.index:
             v["pwb.text.glm51_l2_prompted"] = float(e2.loc["GLM 5.1", "prompted"])
         v["pwb.text.l2_top_prompted"] = float(e2["prompted"].max())
-        _l2_cluster(v, e2["prompted"])
     if eff[3] is not None and not eff[3].empty:
         e3 = eff[3].set_index("model").drop(index="POOLED", errors="ignore")
         v["pwb.text.l3_n_prompted_gt_2_4"] = int((e3["prompted"] > 2.4).sum())
 
 
-def _l2_cluster(v: dict, prompted: pd.Series) -> None:
-    """App B.1 "three models cluster at 1.40-1.50/3", the low group of the prompted Layer-2 means: the models
-    whose prompted mean lies below the mean of all models' prompted means; publishes their number and the
-    lowest and highest of their means. The paper does not define the group; this reading is the one its
-    three numbers determine (on Table 5: Devstral 1.50, Qwen3.5 1.50, Nemotron 1.39)."""
-    vals = prompted.dropna()
-    low = vals[vals < vals.mean()]
-    if not len(low):
+def _layer2_cluster(o: _Out, r: PwbResult) -> None:
+    """App B.1 "three models cluster at 1.40-1.50/3" (:func:`compendium.pwb.instances.layer2_low_cluster`)."""
+    c = r.instances.layer2_cluster if r.instances is not None else None
+    if c is None:
         return
-    v["pwb.text.l2_cluster_n"] = len(low)
-    v["pwb.text.l2_cluster_low"] = float(low.min())
-    v["pwb.text.l2_cluster_high"] = float(low.max())
+    o.v["pwb.text.l2_cluster_n"] = c["n"]
+    o.v["pwb.text.l2_cluster_low"] = c["low"]
+    o.v["pwb.text.l2_cluster_high"] = c["high"]
 
 
 #: slug of the Layer-2 variant that follows the authors' per-model filter (issue 21, item 5)
 L2_FILTER_SLUG = "authors_nonzero"
 
 
-def _layer2_authors_filter(v: dict, panel: pd.DataFrame) -> None:
-    """Table 5 per-model base / prompted / delta as the authors' script prints them, published as
-    ``pwb.table5.<model>.<col>.variant.authors_nonzero`` beside the paper's number.
-
-    The paper's Table 5 (and the authors' own ``layer_summary.csv``) average every scenario with an
-    ``average_score`` (all 16 per model and condition): that is the claim's value. The per-model summary
-    of ``run_analysis.py`` section 7 instead keeps a scenario only ``if s.get("average_score")``, which is
-    false for an average of exactly 0.0 as well as for a missing one, so a scenario on which every judged
-    turn scored 0 -- the lowest rubric level, a valid score -- leaves the mean, and the mean rises. In
-    METHODS terms the variant averages the scenario-level scores that are non-zero, not the valid ones."""
-    l2 = panel[panel["layer"] == 2]
-    if l2.empty:
-        return
-    for model, g in l2.groupby("model", sort=True):
-        k = MODEL_KEYS.get(model)
+def _layer2_authors_filter(o: _Out, means: pd.DataFrame) -> None:
+    """Table 5 per-model base / prompted / delta as the authors' script prints them
+    (:func:`compendium.pwb.instances.layer2_authors_filter`), published as
+    ``pwb.table5.<model>.<col>.variant.authors_nonzero`` beside the paper's number."""
+    for _, row in means.iterrows():
+        k = MODEL_KEYS.get(row["model"])
         if k is None:
             continue
-        keep = g[g["panel"] != 0]
-        means = {
-            c: float(keep.loc[keep["condition"] == cond, "panel"].mean()) if (keep["condition"] == cond).any() else 0.0
-            for c, cond in (("base", "baseline"), ("prompted", "with_system_prompt"))
-        }  # the authors' script prints 0 when no scenario passes the filter
-        v[f"pwb.table5.{k}.base.variant.{L2_FILTER_SLUG}"] = means["base"]
-        v[f"pwb.table5.{k}.prompted.variant.{L2_FILTER_SLUG}"] = means["prompted"]
-        v[f"pwb.table5.{k}.delta.variant.{L2_FILTER_SLUG}"] = means["prompted"] - means["base"]
+        for col in ("base", "prompted", "delta"):
+            o.v[f"pwb.table5.{k}.{col}.variant.{L2_FILTER_SLUG}"] = float(row[col])

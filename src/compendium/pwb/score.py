@@ -32,7 +32,8 @@ import pandas as pd
 
 from .. import paths
 from ..data.anomalies import DataAnomalyError
-from . import CONDITIONS, MODEL_KEYS, instances as inst
+from . import instances as inst
+from .constants import CONDITIONS, MODEL_KEYS
 
 N_BOOT, SEED, CI = 10_000, 42, 0.95
 COND_LABEL = {"baseline": "baseline", "with_system_prompt": "prompted"}

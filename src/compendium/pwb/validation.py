@@ -24,7 +24,7 @@ import pandas as pd
 
 from ..data.errors import require_columns
 from ..stats.agreement import pairwise_agreement, panel_agreement
-from . import DIMENSIONS
+from .constants import DIMENSIONS
 
 LOW_IRR_DIMENSIONS = ("uncertainty_transparency", "appropriate_reliance")
 DEDUPE_RULES = ("first", "last", "drop", "all")
