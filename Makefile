@@ -101,7 +101,7 @@ format: setup
 	ruff check --fix src tests benchmarks
 
 test-unit: setup
-	python -m pytest tests/unit -q
+	python -m pytest tests/unit tests/robustness -q
 
 book: setup
 	@$(WRITABLE)

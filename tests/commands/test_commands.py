@@ -27,27 +27,15 @@ import yaml
 
 from compendium import paths, prose_commands as pc
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import scratch  # noqa: E402
+
 pytestmark = pytest.mark.commands
 
-VENV_BIN = Path(sys.executable).parent
 SHOTS = Path(os.environ.get("COMPENDIUM_SHOTS", str(paths.ROOT / "book" / "_build" / "screenshots" / "commands")))
 RAN: list[tuple[str, str, int, float]] = []  # (phase, command, exit status, seconds)
 BANNER = "compendium-off-paper"
 RESET_BUDGET_S = 2.0
-
-
-def _env(clone: Path) -> dict:
-    env = dict(
-        os.environ,
-        PYTHONPATH=str(clone / "src"),
-        PATH=f"{VENV_BIN}:{os.environ.get('PATH', '')}",
-        COMPENDIUM_QUIET="1",
-        MPLBACKEND="Agg",
-        PYTHONDONTWRITEBYTECODE="1",
-    )
-    for k in ("COMPENDIUM_ROOT", "COMPENDIUM_RESULTS", "COMPENDIUM_STAGING"):
-        env.pop(k, None)
-    return env
 
 
 #: commands that ask for a confirmation at the terminal
@@ -57,12 +45,20 @@ ASKS = ("dvc gc ",)
 def sh(clone: Path, phase: str, cmd: str, timeout: float = 1800) -> subprocess.CompletedProcess:
     """Run ``cmd`` verbatim through bash in the clone (as a reader would type it) and record it."""
     t0 = time.perf_counter()
-    argv, answer = ["bash", "-c", cmd], None
     if cmd.startswith(ASKS):
         # DVC asks "Are you sure? [y/n]" and, without a terminal, takes no for an answer: run it on a
         # pseudo-terminal (util-linux `script`) and answer yes, as the reader at a terminal would
-        argv, answer = ["script", "-qec", cmd, "/dev/null"], "y\n"
-    p = subprocess.run(argv, cwd=clone, env=_env(clone), input=answer, capture_output=True, text=True, timeout=timeout)
+        p = subprocess.run(
+            ["script", "-qec", cmd, "/dev/null"],
+            cwd=clone,
+            env=scratch.env(clone),
+            input="y\n",
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
+    else:
+        p = scratch.sh(clone, cmd, timeout=timeout)
     dt = time.perf_counter() - t0
     RAN.append((phase, cmd, p.returncode, dt))
     print(f"  [{phase}] {cmd}  -> exit {p.returncode} in {dt:.1f} s", file=sys.stderr)
@@ -145,8 +141,7 @@ def clone(tmp_path_factory) -> Path:
     if reuse:
         return Path(reuse)
     d = tmp_path_factory.mktemp("commands") / "repo"
-    subprocess.run(["git", "clone", "-q", str(paths.ROOT), str(d)], check=True)
-    (d / ".venv").symlink_to(VENV_BIN.parent)
+    scratch.make_clone(d, paths.ROOT)
     ok(sh(d, "setup", "dvc pull data.dvc"))
     p = sh(d, "setup", "dvc pull")  # README: a plain dvc pull reports the stage outputs missing (never pushed)
     assert p.returncode != 0, p.stdout + p.stderr
@@ -204,7 +199,7 @@ def _reset(clone: Path, before: dict[str, str]):
     seconds = RAN[-1][3]
     # the budget is for an idle 2-core machine; DVC's own start-up (`dvc version`) measures how loaded this one is
     t0 = time.perf_counter()
-    subprocess.run(["dvc", "version"], cwd=clone, env=_env(clone), capture_output=True)
+    subprocess.run(["dvc", "version"], cwd=clone, env=scratch.env(clone), capture_output=True)
     dvc_start = time.perf_counter() - t0
     budget = RESET_BUDGET_S + 2 * max(dvc_start - 0.6, 0)
     print(

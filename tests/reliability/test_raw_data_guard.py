@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import subprocess
 import sys
 from pathlib import Path
 
@@ -20,36 +19,12 @@ import pytest
 
 from compendium import paths
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from scratch import VENV_BIN, flip_byte, make_clone, sh  # noqa: E402
+
 pytestmark = pytest.mark.reliability
 
-VENV_BIN = Path(sys.executable).parent
 REL = "workbank/domain_worker_desires.csv"
-
-
-def _env(clone: Path) -> dict:
-    env = dict(
-        os.environ,
-        PYTHONPATH=str(clone / "src"),
-        PATH=f"{VENV_BIN}:{os.environ.get('PATH', '')}",
-        COMPENDIUM_QUIET="1",
-        MPLBACKEND="Agg",
-        PYTHONDONTWRITEBYTECODE="1",
-    )
-    for k in ("COMPENDIUM_ROOT", "COMPENDIUM_RESULTS", "COMPENDIUM_STAGING"):
-        env.pop(k, None)
-    return env
-
-
-def sh(clone: Path, cmd: str, timeout: float = 900) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        ["bash", "-c", cmd], cwd=clone, env=_env(clone), capture_output=True, text=True, timeout=timeout
-    )
-
-
-def flip_byte(f: Path, at: int = 100):
-    b = bytearray(f.read_bytes())
-    b[at] = ord("X") if b[at] != ord("X") else ord("Y")
-    f.write_bytes(bytes(b))
 
 
 def committed_data_dvc(clone: Path) -> str:
@@ -69,8 +44,7 @@ def printed_recovery(message: str) -> str:
 @pytest.fixture
 def clone(tmp_path) -> Path:
     d = tmp_path / "repo"
-    subprocess.run(["git", "clone", "-q", str(paths.ROOT), str(d)], check=True)
-    (d / ".venv").symlink_to(VENV_BIN.parent)
+    make_clone(d, paths.ROOT)
     p = sh(d, "dvc pull data.dvc")
     assert p.returncode == 0, p.stderr
     assert sh(d, "python -m compendium.data.verify").returncode == 0

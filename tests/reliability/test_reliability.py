@@ -22,28 +22,11 @@ import pytest
 
 from compendium import paths
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import scratch  # noqa: E402
+from scratch import run  # noqa: E402  (a command in the clone: the clone's package first, quiet, Agg)
+
 pytestmark = pytest.mark.reliability
-
-VENV_BIN = Path(sys.executable).parent
-
-
-def _env(clone: Path, **extra) -> dict:
-    env = dict(
-        os.environ,
-        PYTHONPATH=str(clone / "src"),
-        PATH=f"{VENV_BIN}:{os.environ.get('PATH', '')}",
-        COMPENDIUM_QUIET="1",
-        MPLBACKEND="Agg",
-        PYTHONDONTWRITEBYTECODE="1",
-    )
-    for k in ("COMPENDIUM_ROOT", "COMPENDIUM_RESULTS", "COMPENDIUM_STAGING"):
-        env.pop(k, None)
-    env.update(extra)
-    return env
-
-
-def run(clone: Path, *cmd: str, timeout: float = 900, **env) -> subprocess.CompletedProcess:
-    return subprocess.run(list(cmd), cwd=clone, env=_env(clone, **env), capture_output=True, text=True, timeout=timeout)
 
 
 def _skipped(p: Path) -> bool:
@@ -77,8 +60,7 @@ def clone(tmp_path_factory) -> Path:
     reproduce` (the Makefile quotes every path; `[: too many arguments` before)."""
     d = tmp_path_factory.mktemp("reliability") / "my résumé" / "repo"
     d.parent.mkdir()
-    subprocess.run(["git", "clone", "-q", str(paths.ROOT), str(d)], check=True)
-    (d / ".venv").symlink_to(VENV_BIN.parent)
+    scratch.make_clone(d, paths.ROOT)
     t0 = time.perf_counter()
     p = run(d, *MAKE, "reproduce")
     assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-3000:]
@@ -129,9 +111,7 @@ def test_bad_raw_file_stops_with_the_file_and_a_recovery_that_works(clone, damag
     f = clone / "data" / rel
     before = good_state(clone)
     if damage == "corrupt":
-        b = bytearray(f.read_bytes())
-        b[100] = ord("X") if b[100] != ord("X") else ord("Y")
-        f.write_bytes(bytes(b))
+        scratch.flip_byte(f)
     elif damage == "truncate":
         f.write_bytes(f.read_bytes()[:1000])
     else:
@@ -195,7 +175,7 @@ def test_killed_stage_leaves_the_last_good_results(clone):
     proc = subprocess.Popen(
         ["dvc", "repro", "-f", "-s", "preferences"],
         cwd=clone,
-        env=_env(clone),
+        env=scratch.env(clone),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         start_new_session=True,
@@ -280,7 +260,7 @@ def _popen(clone: Path, *cmd: str, **env) -> subprocess.Popen:
     return subprocess.Popen(
         list(cmd),
         cwd=clone,
-        env=_env(clone, **env),
+        env=scratch.env(clone, **env),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -519,7 +499,7 @@ def test_a_read_only_checkout_that_is_set_up_gets_the_right_hint(clone, tmp_path
         f"mount --bind {q} {q} && mount -o remount,ro,bind {q} {q} && cd {q} && "
         f"make -o .venv/.installed reproduce; echo rc=$?; git clone -q {q} '{tmp_path}/compendium' && echo cloned"
     )
-    p = subprocess.run(["unshare", "-m", "sh", "-c", script], env=_env(clone), capture_output=True, text=True)
+    p = subprocess.run(["unshare", "-m", "sh", "-c", script], env=scratch.env(clone), capture_output=True, text=True)
     out = p.stdout + p.stderr
     assert "rc=0" not in out and "dvc-remote" not in out and "Errno 30" not in out, out[-2000:]
     assert (

@@ -38,9 +38,11 @@ import yaml
 from compendium import paths
 from compendium.data import textfields as tf
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import scratch  # noqa: E402
+
 pytestmark = pytest.mark.security
 
-VENV_BIN = Path(sys.executable).parent
 PASSWD = Path("/etc/passwd")
 HOST_LINE = PASSWD.read_text().splitlines()[0] if PASSWD.exists() else "root:x:0:0:"
 UP = "../" * 12
@@ -155,22 +157,8 @@ def inject_text(text: str) -> str:
     return text.rstrip("\n") + "\n\n" + " ".join(PAYLOADS) + "\n\n" + "\n\n".join(BLOCKS) + "\n"
 
 
-def _env(clone: Path) -> dict:
-    env = dict(
-        os.environ,
-        PYTHONPATH=str(clone / "src"),
-        PATH=f"{VENV_BIN}:{os.environ.get('PATH', '')}",
-        COMPENDIUM_QUIET="1",
-        MPLBACKEND="Agg",
-        PYTHONDONTWRITEBYTECODE="1",
-    )
-    for k in ("COMPENDIUM_ROOT", "COMPENDIUM_RESULTS", "COMPENDIUM_STAGING"):
-        env.pop(k, None)
-    return env
-
-
-def run(clone: Path, *cmd: str, timeout: float = 1800) -> subprocess.CompletedProcess:
-    return subprocess.run(list(cmd), cwd=clone, env=_env(clone), capture_output=True, text=True, timeout=timeout)
+#: a command in the clone (scratch.env: the clone's package first, quiet, Agg), with this suite's longer timeout
+run = functools.partial(scratch.run, timeout=1800)
 
 
 def _inject_csv(path: Path, columns: list[str]) -> int:
@@ -240,8 +228,7 @@ def inject_all(clone: Path) -> dict:
 @pytest.fixture(scope="module")
 def book(tmp_path_factory) -> dict:
     d = tmp_path_factory.mktemp("security") / "repo"
-    subprocess.run(["git", "clone", "-q", str(paths.ROOT), str(d)], check=True)
-    (d / ".venv").symlink_to(VENV_BIN.parent)
+    scratch.make_clone(d, paths.ROOT)
     old = os.environ.get("COMPENDIUM_SECURITY_CODE_REV")
     if old:  # the suite against another revision's code and book (e.g. before the escaping), to see it fail
         subprocess.run(["git", "checkout", "-q", old, "--", "src", "notebooks", "book", "dvc.yaml"], cwd=d, check=True)

@@ -172,8 +172,8 @@ def test_workbank_alt_texts_state_the_numbers_drawn():
 
 
 def test_preferences_and_robustness_alt_texts_state_the_numbers_drawn():
-    from compendium import robustness_alttext
     from compendium.preferences import alttext
+    from compendium.robustness import alttext as robustness_alttext
 
     pairs = pd.DataFrame(
         {

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -16,23 +15,10 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-VENV_BIN = Path(sys.executable).parent
-
-
-def run(clone: Path, *cmd: str, timeout: float = 900) -> subprocess.CompletedProcess:
-    """A command in the clone, with the clone's package first and no override of its folders (as the
-    reliability suite runs its commands)."""
-    env = dict(
-        os.environ,
-        PYTHONPATH=str(clone / "src"),
-        PATH=f"{VENV_BIN}:{os.environ.get('PATH', '')}",
-        COMPENDIUM_QUIET="1",
-        MPLBACKEND="Agg",
-        PYTHONDONTWRITEBYTECODE="1",
-    )
-    for k in ("COMPENDIUM_ROOT", "COMPENDIUM_RESULTS", "COMPENDIUM_STAGING"):
-        env.pop(k, None)
-    return subprocess.run(list(cmd), cwd=clone, env=env, capture_output=True, text=True, timeout=timeout)
+sys.path.insert(0, str(ROOT / "tests"))
+# a command in the clone, with the clone's package first and no override of its folders (as the
+# reliability suite runs its commands)
+from scratch import make_clone, run  # noqa: E402
 
 
 @pytest.fixture(scope="session")
@@ -46,8 +32,7 @@ def clone(tmp_path_factory):
         return
     t_start = time.perf_counter()
     d = tmp_path_factory.mktemp("withdata") / "repo"
-    subprocess.run(["git", "clone", "-q", str(ROOT), str(d)], check=True)
-    (d / ".venv").symlink_to(VENV_BIN.parent)
+    make_clone(d, ROOT)
     p = run(d, "dvc", "pull", "data.dvc")
     assert p.returncode == 0, p.stderr
     timings = {}

@@ -13,10 +13,10 @@ data are neither DVC- nor git-tracked), and the step's time is printed.
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import json
 import os
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -27,37 +27,22 @@ import pytest
 from compendium import paths
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import scratch  # noqa: E402
 from hubmock import HubMock  # noqa: E402
 
 pytestmark = pytest.mark.withdata
-VENV_BIN = Path(sys.executable).parent
 HAS_SYNTHETIC_PWB = importlib.util.find_spec("compendium.data.synthetic_pwb") is not None
 
 
-def _env(clone: Path, **extra) -> dict:
-    env = dict(
-        os.environ,
-        PYTHONPATH=str(clone / "src"),
-        PATH=f"{VENV_BIN}:{os.environ.get('PATH', '')}",
-        COMPENDIUM_QUIET="1",
-        MPLBACKEND="Agg",
-        PYTHONDONTWRITEBYTECODE="1",
-    )
-    for k in ("COMPENDIUM_ROOT", "COMPENDIUM_RESULTS", "COMPENDIUM_STAGING", "HF_HUB_OFFLINE"):
-        env.pop(k, None)
-    env.update(extra)
-    return env
-
-
-def run(clone: Path, *cmd: str, timeout: float = 1800, **env) -> subprocess.CompletedProcess:
-    return subprocess.run(list(cmd), cwd=clone, env=_env(clone, **env), capture_output=True, text=True, timeout=timeout)
+#: a command in the clone (scratch.env), with this suite's longer timeout and HF_HUB_OFFLINE removed as well
+#: (with it set, compendium.data.acquire does not contact the hub, here the loopback one)
+run = functools.partial(scratch.run, timeout=1800, drop=("HF_HUB_OFFLINE",))
 
 
 def test_acquire_from_the_hub_then_repro_computes_every_row_level_claim(tmp_path):
     t_start = time.perf_counter()
     clone = tmp_path / "repo"
-    subprocess.run(["git", "clone", "-q", str(paths.ROOT), str(clone)], check=True)
-    (clone / ".venv").symlink_to(VENV_BIN.parent)
+    scratch.make_clone(clone, paths.ROOT)
     p = run(clone, "dvc", "pull", "data.dvc")
     assert p.returncode == 0, p.stderr
 

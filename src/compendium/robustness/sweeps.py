@@ -1,8 +1,7 @@
-"""Robustness: do the three studies' findings survive other reasonable analysis choices?
+"""The robustness sweeps: each one a parameter grid over one analysis choice that the papers fixed.
 
-Each sweep is a parameter grid (from ``params.yaml``, section ``robustness``) over one analysis choice
-that the papers fixed, evaluated by calling the study modules -- nothing here re-implements a study
-statistic:
+The grids come from ``params.yaml`` (section ``robustness``) and each sweep calls the study modules --
+nothing here re-implements a study statistic:
 
 * **WORKBank zones** (:func:`zone_sweep`): the cut-off on both axes of the desire-capability
   landscape and whether a task mean *equal* to the cut-off counts as high (``ge``, the paper,
@@ -18,15 +17,13 @@ statistic:
   MM procedure (:func:`compendium.stats.pairwise.bradley_terry_mm`), and the Davidson (1970) ties
   model (:func:`compendium.preferences.davidson_comparison`).
 
-:func:`finding_row` turns a finding evaluated at every setting of a sweep into one row of the summary
-table ("holds under all settings?", range, and a "how sure is this?" note). A sweep varies an
-*analysis choice* with the data fixed: holding at every setting says nothing about sampling noise
-(the preference ranking holds at every tie credit because each model took part in a similar number of
-ties, :func:`ties_per_model`; an equal credit to both sides *can* reorder a Bradley-Terry ranking when
-models tie unequally often, as a three-model case in the tests shows). The
-sampling checks :func:`zone_sampling_check` and :func:`bt_sampling_check` resample the data at the
-paper's setting, so the summary can say how often a finding survives a re-run as well. Every grid always contains the paper's own setting
-(:func:`with_reference`), so each table shows the published result beside the alternatives.
+A sweep varies an *analysis choice* with the data fixed: holding at every setting says nothing about
+sampling noise (the preference ranking holds at every tie credit because each model took part in a
+similar number of ties, :func:`ties_per_model`; an equal credit to both sides *can* reorder a
+Bradley-Terry ranking when models tie unequally often, as a three-model case in the tests shows). The
+resampling checks are :mod:`.sampling`; whether each finding holds is decided in :mod:`.findings`. Every
+grid always contains the paper's own setting (:func:`with_reference`), so each table shows the published
+result beside the alternatives.
 
 Grids arrive from papermill as comma-separated strings (DVC cannot template lists into a command);
 :func:`parse_grid` reads them.
@@ -40,9 +37,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from . import robustness_alttext as _alt
-from .display import with_alt
-
 __all__ = [
     "PAPER_CUTOFF",
     "PAPER_BOUNDARY",
@@ -50,6 +44,8 @@ __all__ = [
     "PAPER_TIE_RULE",
     "PAPER_TIE_WEIGHT",
     "DEFAULT_SCHEME",
+    "ZONE_NAMES",
+    "ZONE_LABELS",
     "parse_grid",
     "with_reference",
     "zone_sweep",
@@ -60,15 +56,7 @@ __all__ = [
     "pwb_lead",
     "bt_sweep",
     "ties_per_model",
-    "c_beats_d_shares",
     "ranking_string",
-    "finding_row",
-    "zone_sampling_check",
-    "bt_sampling_check",
-    "plot_zone_sweep",
-    "plot_has_sweep",
-    "plot_pwb_sweep",
-    "plot_bt_sweep",
 ]
 
 #: The papers' own settings (METHODS.md): WORKBank cut-off 3.0 with ">= counts as high", HAS ties to
@@ -82,6 +70,7 @@ PAPER_TIE_WEIGHT = 0.5
 DEFAULT_SCHEME = "default"
 
 ZONE_NAMES = ("green", "red", "rnd", "low")
+ZONE_LABELS = {"green": "Green Light", "red": "Red Light", "rnd": "R&D Opportunity", "low": "Low Priority"}
 
 
 # ----------------------------------------------------------------------------------------------
@@ -153,7 +142,7 @@ def zone_sweep(
     ``=``), ``green_lead`` (Green minus the largest other zone), ``green_largest`` (lead > 0),
     ``red_minus_rnd``, ``red_gt_rnd`` and ``reference`` (the paper's 3.0 / ``ge``).
     """
-    from .workbank import landscape as wl
+    from ..workbank import landscape as wl
 
     for c in ("capability", "desire"):
         if c not in landscape.columns:
@@ -205,7 +194,7 @@ def has_sweep(
     want more agency than the experts on more tasks than the reverse) and ``reference`` (the
     paper's lowest / lowest).
     """
-    from .workbank import agency
+    from ..workbank import agency
 
     rules = tuple(rules)
     bad = [r for r in rules if r not in agency.TIE_RULES]
@@ -241,7 +230,7 @@ def pwb_named_schemes(
     plus UT and AR_d at ``w``). Returns ``(schemes, families)``: ``families`` maps each scheme name to
     ``default | equal | v2_0 | cf_heavy | restore``.
     """
-    from .pwb import weights as pw_weights
+    from ..pwb import weights as pw_weights
 
     cfs, rws = tuple(float(w) for w in cf_heavy_weights), tuple(float(w) for w in restore_weights)
     for w in cfs:
@@ -298,7 +287,7 @@ def pwb_sweep(
     ``all_gain`` (every model's ΔPWI > 0), ``top_model`` (highest prompted PWI) and ``family``.
     Returns ``(per_scheme, pwis)`` (``pwis`` is the long table scheme, model, condition, pwi).
     """
-    from .pwb import aggregates as agg
+    from ..pwb import aggregates as agg
 
     if DEFAULT_SCHEME not in schemes:
         raise ValueError(
@@ -379,7 +368,7 @@ def ties_per_model(counts: pd.DataFrame) -> pd.Series:
     A tie credit ``w`` adds ``w`` times this number to a model's score (wins plus credited ties), so
     it moves every strength by about the same amount only while these numbers are similar; very
     uneven counts can reorder a ranking under the same credit for both sides."""
-    from . import preferences as pref
+    from .. import preferences as pref
 
     df = pref.validate_pair_counts(counts)
     per = {m: 0 for m in pref.MODELS}
@@ -409,8 +398,8 @@ def bt_sweep(
     ``min_adjacent_log_gap`` (the smallest log-strength step between neighbours of the *published*
     order: positive exactly when the published ranking is kept strictly) and ``reference``.
     """
-    from . import preferences as pref
-    from .stats import pairwise as pw
+    from .. import preferences as pref
+    from ..stats import pairwise as pw
 
     ws = tuple(float(w) for w in tie_weights)
     for w in ws:
@@ -452,369 +441,3 @@ def bt_sweep(
             }
         )
     return pd.DataFrame(rows)
-
-
-# ----------------------------------------------------------------------------------------------
-# Summary
-# ----------------------------------------------------------------------------------------------
-
-
-def finding_row(
-    key: str,
-    study: str,
-    finding: str,
-    holds,
-    values,
-    fmt: str = "{:.1f}",
-    settings: str = "",
-    measure: str = "",
-    reference_value: float | None = None,
-    how_sure: str = "",
-) -> dict:
-    """One row of the summary table: does ``finding`` hold at every setting, and the range of its number.
-
-    ``holds``: one bool per setting; ``values``: the quantity behind the finding at each setting
-    (same length). Returns ``key, study, finding, settings, n_settings, n_hold, holds_all, verdict``
-    (``"yes (n/n)"`` or ``"no (k/n)"``), ``measure`` (what ``values`` are), ``min, max, range``
-    (formatted with ``fmt``), ``paper_setting`` (``reference_value`` formatted; empty if None) and
-    ``how_sure``: what else was checked (a resampling of the data, a count of comparisons) and what
-    would overturn the finding; a sweep alone varies only the analysis choice.
-    """
-    h = np.asarray(list(holds), dtype=bool)
-    v = np.asarray(list(values), dtype=float)
-    if h.size == 0:
-        raise ValueError(f"finding_row {key!r}: no settings")
-    if h.shape != v.shape:
-        raise ValueError(f"finding_row {key!r}: {h.size} holds flags but {v.size} values")
-    if np.isnan(v).any():
-        raise ValueError(f"finding_row {key!r}: values contain NaN")
-    n, k = int(h.size), int(h.sum())
-    lo, hi = float(v.min()), float(v.max())
-    return {
-        "key": key,
-        "study": study,
-        "finding": finding,
-        "settings": settings,
-        "n_settings": n,
-        "n_hold": k,
-        "holds_all": bool(k == n),
-        "verdict": f"{'yes' if k == n else 'no'} ({k}/{n})",
-        "measure": measure,
-        "min": lo,
-        "max": hi,
-        "range": f"{fmt.format(lo)} to {fmt.format(hi)}",
-        "paper_setting": "" if reference_value is None else fmt.format(reference_value),
-        "how_sure": how_sure,
-    }
-
-
-def zone_sampling_check(
-    desires: pd.DataFrame, experts: pd.DataFrame, cutoff: float = PAPER_CUTOFF, n_draws: int = 1000, seed: int = 0
-) -> dict[str, float]:
-    """How often the zone findings survive resampling the *raters* at one cut-off (``>=`` is high).
-
-    Calls :func:`compendium.workbank.landscape.zone_cluster_bootstrap` (workers resampled within their
-    occupation, experts from all experts) and returns the share of draws in which Green Light is the
-    largest zone (``p_green_largest``) and Red Light outnumbers R&D Opportunity (``p_red_gt_rnd``),
-    with ``n_draws``; and ``p_green_largest_experts_only``, the same share when only the experts are
-    resampled (a different expert panel, the workers and tasks fixed).
-    """
-    from .workbank import landscape as wl
-    from .workbank.common import drop_repeated_rows
-
-    uniq, _ = drop_repeated_rows(experts)
-    land = wl.task_landscape(desires, uniq)
-    cl = wl.zone_cluster_bootstrap(desires, uniq, land, cutoff, n_draws, seed)
-    other = cl[["red", "rnd", "low"]].max(axis=1)
-    ex = wl.zone_cluster_bootstrap(desires, uniq, land, cutoff, n_draws, seed, resample=("experts",), undefined="keep")
-    return {
-        "p_green_largest": float((cl["green"] > other).mean()),
-        "p_red_gt_rnd": float((cl["red"] > cl["rnd"]).mean()),
-        "p_green_largest_experts_only": float((ex["green"] > ex[["red", "rnd", "low"]].max(axis=1)).mean()),
-        "n_draws": int(n_draws),
-    }
-
-
-def bt_sampling_check(
-    counts: pd.DataFrame, by_category: pd.DataFrame | None, n_boot: int, seed: int
-) -> dict[str, float]:
-    """How often the preference findings survive resampling, at the published tie credit.
-
-    Two bootstraps of the published Bradley-Terry fit: judgements resampled within pairs
-    (:func:`compendium.preferences.bootstrap_bradley_terry`; suffix ``_judgements``) and, with
-    ``by_category``, prompt categories resampled as clusters too
-    (:func:`compendium.preferences.bootstrap_bradley_terry_clustered`; suffix ``_categories``). For each:
-    ``p_c_top`` (Recipe C strongest), ``p_same_ranking`` (the published order exactly)
-    and ``p_same_rho`` (Spearman rho over the trained recipes equal to the published one). These are
-    shares of replicates, a measure of sampling spread, not probabilities that a finding is true.
-    P(C beats D) is not computed here but taken from the preferences chapter (:func:`c_beats_d_shares`),
-    so the book prints one number for it.
-    """
-    from . import preferences as pref
-
-    models = list(pref.MODELS)
-    ci = models.index("recipe_c")
-    published = pref.bradley_terry_table(counts).set_index("model").loc[models, "strength"].to_numpy()
-    order = np.argsort(-published)
-    trained = [models.index(m) for m in pref.TRAINED]
-    val = np.array([pref.VAL_PREF_ACC[m] for m in pref.TRAINED])
-
-    def rho(s):  # Spearman over the trained recipes, rows of s
-        a = s[:, trained].argsort(1).argsort(1)
-        b = val.argsort().argsort()
-        n = len(trained)
-        return 1 - 6 * ((a - b) ** 2).sum(1) / (n * (n * n - 1))
-
-    out = {}
-    boots = [("judgements", pref.bootstrap_bradley_terry(counts, n_boot, seed).strengths)]
-    if by_category is not None:
-        boots.append(("categories", pref.bootstrap_bradley_terry_clustered(by_category, n_boot, seed + 1).strengths))
-    rho0 = rho(published[None, :])[0]
-    for name, S in boots:
-        out[f"p_c_top_{name}"] = float((S.argmax(1) == ci).mean())
-        out[f"p_same_ranking_{name}"] = float((np.argsort(-S, axis=1) == order).all(1).mean())
-        out[f"p_same_rho_{name}"] = float(np.isclose(rho(S), rho0).mean())
-    out["n_boot"] = int(n_boot)
-    per_model_ties = ties_per_model(counts)  # why no tie credit reorders this ranking
-    out["ties_per_model_min"], out["ties_per_model_max"] = int(per_model_ties.min()), int(per_model_ties.max())
-    return out
-
-
-def c_beats_d_shares(pref_values: Mapping[str, Any] | None = None) -> dict[str, float]:
-    """P(Recipe C stronger than Recipe D) over the preferences chapter's bootstrap replicates, judgements
-    resampled (``_judgements``) and prompt categories resampled too (``_categories``), with the number
-    of replicates and each share's Monte Carlo standard error sqrt(p (1 - p) / n): the one computation of
-    this number, read from ``results/preferences/values.json`` (or the given values)."""
-    if pref_values is None:
-        import json
-
-        from . import paths
-
-        f = paths.RESULTS / "preferences" / "values.json"
-        if not f.exists():
-            raise FileNotFoundError(f"{f.relative_to(paths.ROOT)} is missing; make it with `dvc repro preferences`")
-        pref_values = json.loads(f.read_text())
-    keys = {
-        "judgements": "pref.c_vs_d.p_c_stronger",
-        "categories": "pref.bootstrap_cluster.p_c_stronger_than_d",
-    }
-    missing = [k for k in (*keys.values(), "pref.c_vs_d.n_bootstrap") if k not in pref_values]
-    if missing:
-        raise KeyError(f"results/preferences/values.json lacks {missing}; re-run `dvc repro preferences`")
-    n = int(pref_values["pref.c_vs_d.n_bootstrap"])
-    out: dict[str, float] = {"c_beats_d_n_boot": n}
-    for name, key in keys.items():
-        p = float(pref_values[key])
-        out[f"p_c_beats_d_{name}"] = p
-        out[f"p_c_beats_d_{name}_mc_se"] = float(np.sqrt(p * (1 - p) / n))
-    return out
-
-
-# ----------------------------------------------------------------------------------------------
-# Figures (seaborn, themed by compendium.figstyle; each returns a Figure). Imported lazily: the
-# computations above do not need matplotlib.
-# ----------------------------------------------------------------------------------------------
-
-_ZONE_LABELS = {"green": "Green Light", "red": "Red Light", "rnd": "R&D Opportunity", "low": "Low Priority"}
-
-
-def _plotting():
-    import matplotlib.pyplot as plt
-    import seaborn as sns
-
-    from . import figstyle
-
-    return plt, sns, figstyle
-
-
-@with_alt(_alt.zone_sweep)
-def plot_zone_sweep(zones: pd.DataFrame):
-    """Tasks per zone against the cut-off, one panel per boundary rule (the mean at the cut-off counts as
-    high, as in the paper, or as low)."""
-    plt, sns, fs = _plotting()
-    long = zones.melt(
-        id_vars=["cutoff", "boundary", "reference"], value_vars=list(ZONE_NAMES), var_name="zone", value_name="tasks"
-    )
-    long["zone"] = long["zone"].map(_ZONE_LABELS)
-    long["boundary"] = long["boundary"].map({"ge": "mean = cut-off is high (paper)", "gt": "mean = cut-off is low"})
-    with plt.rc_context(fs.THEME):
-        g = sns.relplot(
-            long,
-            kind="line",
-            x="cutoff",
-            y="tasks",
-            col="boundary",
-            hue="zone",
-            style="zone",
-            hue_order=[_ZONE_LABELS[z] for z in ZONE_NAMES],
-            palette={_ZONE_LABELS[z]: fs.ZONE_COLORS[z] for z in ZONE_NAMES},
-            markers={_ZONE_LABELS[z]: fs.ZONE_MARKERS[z] for z in ZONE_NAMES},
-            dashes=False,
-            ms=5,
-            height=3.6,
-            aspect=0.95,
-            facet_kws={"sharey": True},
-        )
-        g.set_titles(col_template="{col_name}")
-        g.set_axis_labels("cut-off on both axes (task mean, 1-5)", "tasks in zone")
-        if zones["reference"].any():
-            for ax in g.axes.flat:
-                ax.axvline(PAPER_CUTOFF, color="k", lw=0.8, ls=":")
-                ax.text(PAPER_CUTOFF, ax.get_ylim()[1], " paper", va="top", fontsize=8.5)
-        sns.move_legend(g, "lower center", bbox_to_anchor=(0.5, -0.02), ncol=4, title=None, frameon=False)
-        g.figure.suptitle("Zone sizes move with the cut-off")
-        g.tight_layout()
-        g.figure.subplots_adjust(bottom=0.22)
-    return g.figure
-
-
-@with_alt(_alt.has_sweep)
-def plot_has_sweep(has: pd.DataFrame):
-    """Heat map of "workers want more agency" (%) over worker x expert tie rules; a cell where it does
-    not exceed "experts want more" is hatched."""
-    plt, sns, fs = _plotting()
-    wr = list(dict.fromkeys(has["worker_rule"]))
-    er = list(dict.fromkeys(has["expert_rule"]))
-    M = has.pivot(index="worker_rule", columns="expert_rule", values="workers_more").reindex(index=wr, columns=er)
-    E = has.pivot(index="worker_rule", columns="expert_rule", values="experts_more").reindex(index=wr, columns=er)
-    with plt.rc_context(fs.THEME):
-        fig, ax = plt.subplots(figsize=(1.4 * len(er) + 2.6, 1.0 * len(wr) + 1.6))
-        annot = [[f"{M.iat[i, j]:.1f}\n(vs {E.iat[i, j]:.1f})" for j in range(len(er))] for i in range(len(wr))]
-        fs.heatmap(
-            ax,
-            M,
-            annot=np.array(annot),
-            fmt="",
-            vmin=0,
-            vmax=max(70.0, float(M.to_numpy().max())),
-            cbar_label="% tasks: workers want more agency",
-            annot_kws={"fontsize": 8.5},
-        )
-        for i, j in zip(*np.nonzero((M <= E).to_numpy())):
-            ax.add_patch(plt.Rectangle((j, i), 1, 1, fill=False, hatch="///", ec="#b2182b", lw=0))
-        if PAPER_TIE_RULE in wr and PAPER_TIE_RULE in er:
-            ax.add_patch(
-                plt.Rectangle(
-                    (er.index(PAPER_TIE_RULE) + 0.02, wr.index(PAPER_TIE_RULE) + 0.02),
-                    0.96,
-                    0.96,
-                    fill=False,
-                    ec="k",
-                    lw=2,
-                )
-            )
-        ax.set(
-            xlabel="experts' tie rule",
-            ylabel="workers' tie rule",
-            title="Workers want more agency (vs experts want more)",
-        )
-        fig.tight_layout()
-    return fig
-
-
-@with_alt(_alt.pwb_sweep)
-def plot_pwb_sweep(per_scheme: pd.DataFrame, pwis: pd.DataFrame, model_order: Sequence[str] | None = None):
-    """Top: prompted PWI per model under each non-random scheme. Bottom: smallest ΔPWI over models,
-    for every random scheme (histogram) and each named scheme (ticks)."""
-    plt, sns, fs = _plotting()
-    named = per_scheme[per_scheme["family"] != "random"]
-    rnd = per_scheme[per_scheme["family"] == "random"]
-    p = pwis[(pwis["condition"] == "with_system_prompt") & pwis["scheme"].isin(named["scheme"])]
-    order = (
-        list(model_order)
-        if model_order is not None
-        else list(p[p["scheme"] == DEFAULT_SCHEME].sort_values("pwi", ascending=False)["model"])
-    )
-    schemes = list(named["scheme"])
-    others = iter(c for c in fs.CATEGORICAL if c != fs.GREY)
-    colours = {s: "k" if s == DEFAULT_SCHEME else next(others, fs.GREY) for s in schemes}
-    markers = {s: "D" if s == DEFAULT_SCHEME else fs.MARKERS[k % len(fs.MARKERS)] for k, s in enumerate(schemes)}
-    with plt.rc_context(fs.THEME):
-        # stacked, not side by side: a 10.5-inch-wide figure was shown at 61 % of its size in the book's column
-        # (7-px labels); 7.2 inches at 120 dpi fits the column at about 90 %
-        fig, (a1, a2) = plt.subplots(2, 1, figsize=(7.2, 8.6), gridspec_kw={"height_ratios": [1.3, 1], "hspace": 0.45})
-        sns.pointplot(
-            p,
-            x="pwi",
-            y="model",
-            hue="scheme",
-            order=order,
-            hue_order=schemes,
-            palette=colours,
-            markers=[markers[s] for s in schemes],
-            linestyle="none",
-            dodge=0.6 if len(schemes) > 1 else False,
-            errorbar=None,
-            markersize=5,
-            ax=a1,
-        )
-        a1.set(xlabel="prompted PWI", ylabel="", title="Prompted PWI under each scheme")
-        handles, names = a1.get_legend_handles_labels()
-        a1.get_legend().remove()
-        if len(rnd):
-            sns.histplot(
-                rnd["min_delta"], bins=30, color="#9ecae1", edgecolor="white", label=f"{len(rnd)} random schemes", ax=a2
-            )
-        for s, v in zip(named["scheme"], named["min_delta"]):  # each line topped by its scheme's marker
-            a2.axvline(v, color=colours[s], lw=1.6 if s == DEFAULT_SCHEME else 1)
-            a2.plot(v, 1.0, markers[s], color=colours[s], ms=5, transform=a2.get_xaxis_transform(), clip_on=False)
-        a2.axvline(0, color="#b2182b", ls=":", lw=1)
-        a2.set(
-            xlabel=f"smallest gain from the prompt over the {pwis['model'].nunique()} models (ΔPWI)",
-            ylabel="random schemes",
-        )
-        a2.set_title("Does every model still gain?", pad=12)
-        if len(rnd):
-            a2.legend(fontsize=8, loc="upper left")
-        fig.tight_layout(rect=(0, 0.06, 1, 1))
-        # one legend for both panels (the right panel's lines share the schemes' colours), below them
-        fig.legend(handles, names, loc="lower center", ncol=min(len(schemes), 6), fontsize=8)
-    return fig
-
-
-@with_alt(_alt.bt_sweep)
-def plot_bt_sweep(
-    bt: pd.DataFrame, models: Sequence[str], labels: Mapping[str, str], colours: Mapping[str, str] | None = None
-):
-    """Bradley-Terry strength of each model against the tie weight w (lines), Davidson at the right."""
-    plt, sns, fs = _plotting()
-    num = bt[bt["tie_weight"].notna()].sort_values("tie_weight")
-    dav = bt[bt["tie_weight"].isna()]
-    names = [labels.get(m, m) for m in models]
-    pal = {labels.get(m, m): (colours or {}).get(m, fs.CATEGORICAL[k % 10]) for k, m in enumerate(models)}
-    mk = {n: fs.MARKERS[k % len(fs.MARKERS)] for k, n in enumerate(names)}
-    long = num.melt(id_vars="tie_weight", value_vars=list(models), var_name="model", value_name="strength")
-    long["model"] = long["model"].map(lambda m: labels.get(m, m))
-    with plt.rc_context(fs.THEME):
-        fig, ax = plt.subplots(figsize=(7.2, 4.2))
-        xmax = float(num["tie_weight"].max()) if len(num) else 1.0
-        xd = xmax + 0.25
-        sns.lineplot(
-            long,
-            x="tie_weight",
-            y="strength",
-            hue="model",
-            style="model",
-            hue_order=names,
-            palette=pal,
-            markers=mk,
-            dashes=False,
-            ms=6,
-            ax=ax,
-        )
-        for m, n in zip(models, names):
-            if len(dav):
-                ax.plot([xd], dav[m], mk[n], color=pal[n], ms=7, mec="k", mew=0.5)
-        if (num["tie_weight"] == PAPER_TIE_WEIGHT).any():
-            ax.axvline(PAPER_TIE_WEIGHT, color="k", lw=0.8, ls=":")
-            ax.text(PAPER_TIE_WEIGHT, ax.get_ylim()[1], " published", va="top", fontsize=8.5)
-        ticks = list(num["tie_weight"]) + ([xd] if len(dav) else [])
-        ax.set_xticks(ticks, [f"{t:g}" for t in num["tie_weight"]] + (["Davidson"] if len(dav) else []))
-        ax.set(
-            xlabel="weight w of a tie, credited to each side",
-            ylabel="Bradley-Terry strength (sum 5)",
-            title="Strengths under each tie convention",
-        )
-        sns.move_legend(ax, "center left", bbox_to_anchor=(1.0, 0.5), title=None, fontsize=8.5)
-        fig.tight_layout()
-    return fig

@@ -1,7 +1,7 @@
 """Alt text of the Robustness chapter's figures: what each shows and its main finding, in one or two sentences.
 
-Each function takes the same arguments as the ``plot_*`` function of the same name in
-:mod:`compendium.robustness` (which attaches the text with :func:`compendium.display.with_alt`), so the
+Each function takes the same arguments as the figure function of the same name in
+:mod:`compendium.robustness.figures` (which attaches the text with :func:`compendium.display.with_alt`), so the
 numbers in the alt text are the numbers drawn and follow a re-run like the caption's glued values.
 """
 
@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
-ZONES = {"green": "Green Light", "red": "Red Light", "rnd": "R&D Opportunity", "low": "Low Priority"}
+from .sweeps import ZONE_LABELS as ZONES
 
 
 def zone_sweep(zones: pd.DataFrame) -> str:

@@ -1,14 +1,19 @@
-"""Robustness sweeps (compendium.robustness) on hand-worked small cases, plus the paper's setting on the
-real data (each sweep must give back the published number at the published setting)."""
+"""Robustness sweeps (compendium.robustness.sweeps) on hand-worked small cases, plus the paper's setting on
+the real data (each sweep must give back the published number at the published setting)."""
 
 import math
+import sys
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from compendium import robustness as rob
 from compendium.preferences import MODELS
+from compendium.robustness import sweeps as rob
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from robustness_cases import E, W, proportional_counts, small_cells, small_landscape  # noqa: E402
 
 # ----------------------------------------------------------------------------------------------
 # Grids
@@ -40,14 +45,6 @@ def test_with_reference_adds_the_paper_setting_once():
 # ----------------------------------------------------------------------------------------------
 # WORKBank zones
 # ----------------------------------------------------------------------------------------------
-
-
-def small_landscape():
-    #                          t1   t2   t3   t4   t5
-    return pd.DataFrame(
-        {"capability": [3.0, 3.5, 2.0, 2.9, 3.0], "desire": [3.0, 2.0, 4.0, 1.0, 3.2]},
-        index=[f"t{i}" for i in range(1, 6)],
-    )
 
 
 def test_zone_sweep_hand_worked():
@@ -82,17 +79,6 @@ def test_zone_sweep_strict_boundary_is_exact_for_float_means_and_sorted():
 # ----------------------------------------------------------------------------------------------
 # WORKBank HAS tie rules
 # ----------------------------------------------------------------------------------------------
-
-
-def has_counts(rows, idx):
-    return pd.DataFrame(rows, columns=[1, 2, 3, 4, 5], index=idx)
-
-
-# task a: workers clear H2; experts tie H1/H3 (lowest 1, highest 3, mean 2)
-# task b: workers tie H3/H4 (lowest 3, highest 4, mean 3.5 -> 4); experts clear H4
-# task c: workers clear H1; experts clear H2
-W = has_counts([[0, 2, 0, 0, 0], [0, 0, 1, 1, 0], [3, 0, 0, 0, 0]], ["a", "b", "c"])
-E = has_counts([[1, 0, 1, 0, 0], [0, 0, 0, 2, 0], [0, 1, 0, 0, 0]], ["a", "b", "c"])
 
 
 def test_has_sweep_hand_worked():
@@ -196,22 +182,6 @@ def test_random_schemes_dirichlet_mean_and_spread():
         rob.random_schemes({"a": 1.0, "b": 0.0}, 5, 10.0, seed=1)
 
 
-def small_cells():
-    rows = []
-    means = {
-        ("X", "baseline"): (1.0, 2.0),
-        ("X", "with_system_prompt"): (3.0, 2.0),
-        ("Y", "baseline"): (0.0, 1.0),
-        ("Y", "with_system_prompt"): (2.0, 2.5),
-    }
-    for (m, c), (d1, d2) in means.items():
-        rows += [
-            {"model": m, "condition": c, "dimension": "d1", "n": 10, "score_sum": 10 * d1, "mean": d1},
-            {"model": m, "condition": c, "dimension": "d2", "n": 10, "score_sum": 10 * d2, "mean": d2},
-        ]
-    return pd.DataFrame(rows)
-
-
 def test_pwb_sweep_hand_worked():
     schemes = {"default": {"d1": 1, "d2": 1}, "d2only": {"d1": 0, "d2": 1}}
     per, pwis = rob.pwb_sweep(small_cells(), schemes, {"default": "default", "d2only": "alt"}, top_k=1)
@@ -237,20 +207,6 @@ def test_pwb_sweep_hand_worked():
 # ----------------------------------------------------------------------------------------------
 # Bradley-Terry tie conventions
 # ----------------------------------------------------------------------------------------------
-
-
-def proportional_counts(ties: int = 0) -> pd.DataFrame:
-    """Decisive wins proportional to strengths 1..5 (x wins = pi_x, y wins = pi_y): the BT MLE on the
-    decisive judgements is exactly pi, i.e. (1, 2, 3, 4, 5) / 3 after rescaling to sum 5."""
-    pi = dict(zip(MODELS, range(1, 6)))
-    rows = []
-    for a in range(5):
-        for b in range(a + 1, 5):
-            x, y = MODELS[a], MODELS[b]
-            rows.append(
-                {"model_x": x, "model_y": y, "x_wins": pi[x], "y_wins": pi[y], "ties": ties, "n": pi[x] + pi[y] + ties}
-            )
-    return pd.DataFrame(rows)
 
 
 def test_bt_sweep_ties_dropped_recovers_known_strengths():
@@ -315,44 +271,6 @@ def test_ranking_string():
 # ----------------------------------------------------------------------------------------------
 # Summary rows
 # ----------------------------------------------------------------------------------------------
-
-
-def test_finding_row():
-    r = rob.finding_row("k", "S", "f", [True, False, True], [1.0, -2.0, 3.0], "{:+.1f}", "grid", "margin", 1.0)
-    assert (r["n_settings"], r["n_hold"], r["holds_all"], r["verdict"]) == (3, 2, False, "no (2/3)")
-    assert (r["min"], r["max"], r["range"], r["paper_setting"]) == (-2.0, 3.0, "-2.0 to +3.0", "+1.0")
-    ok = rob.finding_row("k", "S", "f", pd.Series([True, True]), pd.Series([0.5, 0.7]))
-    assert ok["verdict"] == "yes (2/2)" and ok["holds_all"] and ok["paper_setting"] == ""
-    with pytest.raises(ValueError, match="2 holds flags but 3 values"):
-        rob.finding_row("k", "S", "f", [True, True], [1, 2, 3])
-    with pytest.raises(ValueError, match="no settings"):
-        rob.finding_row("k", "S", "f", [], [])
-    with pytest.raises(ValueError, match="NaN"):
-        rob.finding_row("k", "S", "f", [True], [float("nan")])
-
-
-def test_figures_draw():
-    import matplotlib.pyplot as plt
-
-    z = rob.zone_sweep(small_landscape(), [2.5, 3.0], ("ge", "gt"))
-    h = rob.has_sweep(W, E, ("lowest", "highest"), seed=1, n_random=5)
-    per, pwis = rob.pwb_sweep(
-        small_cells(),
-        {"default": {"d1": 1, "d2": 1}, "r": {"d1": 2, "d2": 1}},
-        {"default": "default", "r": "random"},
-        top_k=1,
-    )
-    bt = rob.bt_sweep(proportional_counts(ties=4), (0.0, 0.5), davidson=True)
-    figs = [
-        rob.plot_zone_sweep(z),
-        rob.plot_has_sweep(h),
-        rob.plot_pwb_sweep(per, pwis),
-        rob.plot_bt_sweep(bt, MODELS, {}),
-    ]
-    # the zone sweep is faceted: one panel per boundary rule (ge, gt)
-    assert [len(f.axes) for f in figs] == [2, 2, 2, 1]
-    for f in figs:
-        plt.close(f)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -434,21 +352,6 @@ def test_ties_per_model_counts_every_tie_a_model_took_part_in():
     assert per.to_dict() == by_hand
     assert list(per.index) == list(MODELS)
     assert per.sum() == 2 * counts["ties"].sum()
-
-
-def test_c_beats_d_shares_come_from_the_preferences_chapter_with_their_monte_carlo_error():
-    vals = {
-        "pref.c_vs_d.p_c_stronger": 0.7,
-        "pref.bootstrap_cluster.p_c_stronger_than_d": 0.64,
-        "pref.c_vs_d.n_bootstrap": 5000,
-    }
-    got = rob.c_beats_d_shares(vals)
-    assert got["p_c_beats_d_judgements"] == 0.7 and got["p_c_beats_d_categories"] == 0.64
-    assert got["c_beats_d_n_boot"] == 5000
-    assert got["p_c_beats_d_judgements_mc_se"] == pytest.approx(math.sqrt(0.7 * 0.3 / 5000))  # 0.0065
-    assert got["p_c_beats_d_categories_mc_se"] == pytest.approx(math.sqrt(0.64 * 0.36 / 5000))
-    with pytest.raises(KeyError, match="dvc repro preferences"):
-        rob.c_beats_d_shares({"pref.c_vs_d.p_c_stronger": 0.7})
 
 
 def test_ties_per_model_on_the_study_are_similar():

@@ -1,0 +1,127 @@
+"""How sure is each finding beyond its sweep: resampling checks of the data at the paper's setting.
+
+A sweep (:mod:`.sweeps`) varies an analysis choice with the data fixed. These checks do the opposite: the
+paper's setting, the data resampled (the WORKBank raters as clusters; the preference judgements, and the
+prompt categories as clusters), so the summary can say how often a finding survives a re-run as well.
+P(Recipe C beats Recipe D) is not recomputed: it is read from the preferences chapter's values
+(:func:`c_beats_d_shares`), so the book prints one number for it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .sweeps import PAPER_CUTOFF, ties_per_model
+
+__all__ = ["zone_sampling_check", "bt_sampling_check", "preference_values", "c_beats_d_shares"]
+
+
+def zone_sampling_check(
+    desires: pd.DataFrame, experts: pd.DataFrame, cutoff: float = PAPER_CUTOFF, n_draws: int = 1000, seed: int = 0
+) -> dict[str, float]:
+    """How often the zone findings survive resampling the *raters* at one cut-off (``>=`` is high).
+
+    Calls :func:`compendium.workbank.landscape.zone_cluster_bootstrap` (workers resampled within their
+    occupation, experts from all experts) and returns the share of draws in which Green Light is the
+    largest zone (``p_green_largest``) and Red Light outnumbers R&D Opportunity (``p_red_gt_rnd``),
+    with ``n_draws``; and ``p_green_largest_experts_only``, the same share when only the experts are
+    resampled (a different expert panel, the workers and tasks fixed).
+    """
+    from ..workbank import landscape as wl
+    from ..workbank.common import drop_repeated_rows
+
+    uniq, _ = drop_repeated_rows(experts)
+    land = wl.task_landscape(desires, uniq)
+    cl = wl.zone_cluster_bootstrap(desires, uniq, land, cutoff, n_draws, seed)
+    other = cl[["red", "rnd", "low"]].max(axis=1)
+    ex = wl.zone_cluster_bootstrap(desires, uniq, land, cutoff, n_draws, seed, resample=("experts",), undefined="keep")
+    return {
+        "p_green_largest": float((cl["green"] > other).mean()),
+        "p_red_gt_rnd": float((cl["red"] > cl["rnd"]).mean()),
+        "p_green_largest_experts_only": float((ex["green"] > ex[["red", "rnd", "low"]].max(axis=1)).mean()),
+        "n_draws": int(n_draws),
+    }
+
+
+def bt_sampling_check(
+    counts: pd.DataFrame, by_category: pd.DataFrame | None, n_boot: int, seed: int
+) -> dict[str, float]:
+    """How often the preference findings survive resampling, at the published tie credit.
+
+    Two bootstraps of the published Bradley-Terry fit: judgements resampled within pairs
+    (:func:`compendium.preferences.bootstrap_bradley_terry`; suffix ``_judgements``) and, with
+    ``by_category``, prompt categories resampled as clusters too
+    (:func:`compendium.preferences.bootstrap_bradley_terry_clustered`; suffix ``_categories``). For each:
+    ``p_c_top`` (Recipe C strongest), ``p_same_ranking`` (the published order exactly)
+    and ``p_same_rho`` (Spearman rho over the trained recipes equal to the published one). These are
+    shares of replicates, a measure of sampling spread, not probabilities that a finding is true.
+    P(C beats D) is not computed here but taken from the preferences chapter (:func:`c_beats_d_shares`),
+    so the book prints one number for it.
+    """
+    from .. import preferences as pref
+
+    models = list(pref.MODELS)
+    ci = models.index("recipe_c")
+    published = pref.bradley_terry_table(counts).set_index("model").loc[models, "strength"].to_numpy()
+    order = np.argsort(-published)
+    trained = [models.index(m) for m in pref.TRAINED]
+    val = np.array([pref.VAL_PREF_ACC[m] for m in pref.TRAINED])
+
+    def rho(s):  # Spearman over the trained recipes, rows of s
+        a = s[:, trained].argsort(1).argsort(1)
+        b = val.argsort().argsort()
+        n = len(trained)
+        return 1 - 6 * ((a - b) ** 2).sum(1) / (n * (n * n - 1))
+
+    out = {}
+    boots = [("judgements", pref.bootstrap_bradley_terry(counts, n_boot, seed).strengths)]
+    if by_category is not None:
+        boots.append(("categories", pref.bootstrap_bradley_terry_clustered(by_category, n_boot, seed + 1).strengths))
+    rho0 = rho(published[None, :])[0]
+    for name, S in boots:
+        out[f"p_c_top_{name}"] = float((S.argmax(1) == ci).mean())
+        out[f"p_same_ranking_{name}"] = float((np.argsort(-S, axis=1) == order).all(1).mean())
+        out[f"p_same_rho_{name}"] = float(np.isclose(rho(S), rho0).mean())
+    out["n_boot"] = int(n_boot)
+    per_model_ties = ties_per_model(counts)  # why no tie credit reorders this ranking
+    out["ties_per_model_min"], out["ties_per_model_max"] = int(per_model_ties.min()), int(per_model_ties.max())
+    return out
+
+
+def preference_values() -> dict[str, Any]:
+    """``results/preferences/values.json``, the preferences chapter's values (P(C beats D) among them)."""
+    import json
+
+    from .. import paths
+
+    f = paths.RESULTS / "preferences" / "values.json"
+    if not f.exists():
+        raise FileNotFoundError(f"{f.relative_to(paths.ROOT)} is missing; make it with `dvc repro preferences`")
+    return json.loads(f.read_text())
+
+
+def c_beats_d_shares(pref_values: Mapping[str, Any] | None = None) -> dict[str, float]:
+    """P(Recipe C stronger than Recipe D) over the preferences chapter's bootstrap replicates, judgements
+    resampled (``_judgements``) and prompt categories resampled too (``_categories``), with the number
+    of replicates and each share's Monte Carlo standard error sqrt(p (1 - p) / n): the one computation of
+    this number, read from ``results/preferences/values.json`` (:func:`preference_values`) or the given values."""
+    if pref_values is None:
+        pref_values = preference_values()
+    keys = {
+        "judgements": "pref.c_vs_d.p_c_stronger",
+        "categories": "pref.bootstrap_cluster.p_c_stronger_than_d",
+    }
+    missing = [k for k in (*keys.values(), "pref.c_vs_d.n_bootstrap") if k not in pref_values]
+    if missing:
+        raise KeyError(f"results/preferences/values.json lacks {missing}; re-run `dvc repro preferences`")
+    n = int(pref_values["pref.c_vs_d.n_bootstrap"])
+    out: dict[str, float] = {"c_beats_d_n_boot": n}
+    for name, key in keys.items():
+        p = float(pref_values[key])
+        out[f"p_c_beats_d_{name}"] = p
+        out[f"p_c_beats_d_{name}_mc_se"] = float(np.sqrt(p * (1 - p) / n))
+    return out

@@ -1,0 +1,69 @@
+"""The ``rob.*`` values of ``results/robustness/values.json``: a pure function of the result.
+
+The keys are a contract (the metrics of ``metrics/robustness.json``, :mod:`compendium.metrics`, read
+``rob.n_findings`` and ``rob.n_hold_all``); :func:`stage_values` keeps them and their order.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .findings import TOP_MODEL, split_has, split_pwb
+
+if TYPE_CHECKING:
+    from .build import RobustnessResult
+
+__all__ = ["stage_values"]
+
+
+def _reference_values(r: RobustnessResult) -> dict:
+    """The paper's setting in each sweep, the untied tasks and the resampling checks."""
+    zones, has, untied, bt = r.zones.sweep, r.agency.sweep, r.agency.untied, r.bt.sweep
+    ref_z = zones[zones["reference"]].iloc[0]
+    ref_h = split_has(has)[2]
+    ref_p = split_pwb(r.pwb.sweep)[2]
+    ref_b = bt[bt["reference"]].iloc[0]
+    v: dict = {f"rob.reference.zones.{z}": int(ref_z[z]) for z in ("green", "red", "rnd", "low")}
+    v["rob.reference.has.workers_more"] = float(ref_h["workers_more"])
+    v["rob.has.untied.workers_more"] = float(untied["workers_more"])
+    v["rob.has.untied.experts_more"] = float(untied["experts_more"])
+    v["rob.has.untied.n_tasks"] = int(untied["n_tasks"])
+    v["rob.reference.pwb.min_delta"] = float(ref_p["min_delta"])
+    v["rob.reference.pwb.mean_delta"] = float(ref_p["mean_delta"])
+    for m in r.bt.models:
+        v[f"rob.reference.bt.{m}"] = float(ref_b[m])
+    v.update({f"rob.sampling.zones.{k}": x for k, x in r.zones.sampling.items()})
+    v.update({f"rob.sampling.bt.{k}": x for k, x in r.bt.sampling.items()})
+    return v
+
+
+def stage_values(r: RobustnessResult) -> dict:
+    """The ``rob.*`` values of ``results/robustness/values.json``."""
+    zones, has, bt, found = r.zones.sweep, r.agency.sweep, r.bt.sweep, r.findings
+    same = split_has(has)[0]
+    named, rnd, _ = split_pwb(r.pwb.sweep)
+    v = _reference_values(r)
+    for f in found.itertuples():
+        v[f"rob.{f.key}.holds_all"] = int(f.holds_all)
+        v[f"rob.{f.key}.n_hold"] = int(f.n_hold)
+        v[f"rob.{f.key}.n_settings"] = int(f.n_settings)
+        v[f"rob.{f.key}.min"] = float(f.min)
+        v[f"rob.{f.key}.max"] = float(f.max)
+    v["rob.n_findings"] = int(len(found))
+    v["rob.n_hold_all"] = int(found["holds_all"].sum())
+    v["rob.zones.green.min"] = int(zones["green"].min())
+    v["rob.zones.green.max"] = int(zones["green"].max())
+    v["rob.has.workers_more.min"] = float(has["workers_more"].min())
+    v["rob.has.workers_more.max"] = float(has["workers_more"].max())
+    v["rob.has.workers_more.same_rule.min"] = float(same["workers_more"].min())
+    v["rob.has.workers_more.same_rule.max"] = float(same["workers_more"].max())
+    v["rob.pwb.mean_delta.min"] = float(named["mean_delta"].min())
+    v["rob.pwb.mean_delta.max"] = float(named["mean_delta"].max())
+    v["rob.pwb.random.n"] = int(len(rnd))
+    v["rob.pwb.random.share_all_gain"] = float(rnd["all_gain"].mean()) if len(rnd) else None
+    v["rob.pwb.random.share_top_glm"] = float((rnd["top_model"] == TOP_MODEL).mean()) if len(rnd) else None
+    v["rob.pwb.random.share_top3_stable"] = float(rnd["top3_stable"].mean()) if len(rnd) else None
+    for m in r.bt.models:
+        v[f"rob.bt.{m}.min"] = float(bt[m].min())
+        v[f"rob.bt.{m}.max"] = float(bt[m].max())
+    return v

@@ -1,0 +1,69 @@
+"""Whether each finding holds (compendium.robustness.findings): the summary table's rows, verdicts and notes."""
+
+import pandas as pd
+import pytest
+
+from compendium.robustness import findings as fd
+
+
+def test_finding_row():
+    r = fd.finding_row("k", "S", "f", [True, False, True], [1.0, -2.0, 3.0], "{:+.1f}", "grid", "margin", 1.0)
+    assert (r["n_settings"], r["n_hold"], r["holds_all"], r["verdict"]) == (3, 2, False, "no (2/3)")
+    assert (r["min"], r["max"], r["range"], r["paper_setting"]) == (-2.0, 3.0, "-2.0 to +3.0", "+1.0")
+    ok = fd.finding_row("k", "S", "f", pd.Series([True, True]), pd.Series([0.5, 0.7]))
+    assert ok["verdict"] == "yes (2/2)" and ok["holds_all"] and ok["paper_setting"] == ""
+    with pytest.raises(ValueError, match="2 holds flags but 3 values"):
+        fd.finding_row("k", "S", "f", [True, True], [1, 2, 3])
+    with pytest.raises(ValueError, match="no settings"):
+        fd.finding_row("k", "S", "f", [], [])
+    with pytest.raises(ValueError, match="NaN"):
+        fd.finding_row("k", "S", "f", [True], [float("nan")])
+
+
+def test_findings_table_rows_and_verdicts(result):
+    f = result.findings.set_index("key")
+    assert list(f.index) == [
+        "wb_green_largest",
+        "wb_red_gt_rnd",
+        "wb_workers_more_same_rule",
+        "wb_workers_more_any_rule",
+        "pwb_all_gain",
+        "pwb_top_glm",
+        "pwb_top3",
+        "pwb_all_gain_random",
+        "pwb_top_glm_random",
+        "pwb_top3_random",
+        "bt_top_c",
+        "bt_ranking",
+        "bt_rho",
+    ]
+    z = result.zones.sweep
+    g = f.loc["wb_green_largest"]
+    assert (g["n_settings"], g["n_hold"]) == (len(z), int(z["green_largest"].sum()))
+    assert g["min"] == z["green_lead"].min()
+    assert g["paper_setting"] == f"{z.loc[z['reference'], 'green_lead'].iloc[0]:+.0f}"
+    # the symmetric-rule finding adds the untied-tasks check to the same-rule rows
+    same = result.agency.sweep[result.agency.sweep["same_rule"]]
+    assert f.loc["wb_workers_more_same_rule", "n_settings"] == len(same) + 1
+    assert f.loc["pwb_all_gain_random", "settings"] == "20 random weight schemes"
+    assert all(f["how_sure"].str.len() > 0)
+    assert "of rater-cluster resamples" in f.loc["wb_green_largest", "how_sure"]
+
+
+def test_findings_is_a_pure_function_of_the_sweep_results(result):
+    """The same sweep tables give the same table, and deciding does not change them."""
+    r = result
+    before = [t.copy() for t in (r.zones.sweep, r.agency.sweep, r.pwb.sweep, r.bt.sweep)]
+    again = fd.findings(
+        r.zones.sweep, r.agency.sweep, r.agency.untied, r.pwb.sweep, r.bt.sweep, r.zones.sampling, r.bt.sampling
+    )
+    pd.testing.assert_frame_equal(again, r.findings)
+    for old, new in zip(before, (r.zones.sweep, r.agency.sweep, r.pwb.sweep, r.bt.sweep)):
+        pd.testing.assert_frame_equal(old, new)
+
+
+def test_how_sure_notes_cover_every_finding(result):
+    r = result
+    notes = fd.how_sure_notes(r.agency.sweep, r.pwb.sweep, r.zones.sampling, r.bt.sampling)
+    assert set(notes) == set(r.findings["key"])
+    assert "(64% with prompt categories resampled)" in notes["bt_top_c"]  # P(C beats D) from the preferences chapter
