@@ -15,7 +15,7 @@ from statsmodels.stats.proportion import proportion_confint
 
 from compendium import data, paths
 from compendium.preferences import register
-from compendium.preferences.report import VAL_PREF_ACC
+from compendium.preferences.reproduce import VAL_PREF_ACC
 from compendium.stats import pairwise as pw
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -25,7 +25,7 @@ from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss_kappa
 from compendium import data, paths
 from compendium.data.synthetic_hitl import _deviations, _published, make_study_rows  # noqa: F401 (fixtures/make_hitl_rows.py)
 from compendium.preferences import register, rowlevel
-from compendium.preferences.report import MODELS, VAL_PREF_ACC
+from compendium.preferences.reproduce import MODELS, VAL_PREF_ACC
 
 INTERNAL = {v: k for k, v in rowlevel.INTERNAL_MODEL_IDS.items()}
 

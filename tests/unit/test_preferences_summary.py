@@ -13,7 +13,7 @@ from scipy import stats
 import compendium.data as data
 from compendium import claims, display, paths, preferences as pref
 from compendium.preferences import summary
-from compendium.preferences.report import spearman_bt_vs_val_ci
+from compendium.preferences.reproduce import spearman_bt_vs_val_ci
 
 NOTEBOOK = paths.ROOT / "notebooks" / "30_preferences.md"
 

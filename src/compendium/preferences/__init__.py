@@ -2,7 +2,7 @@
 
 METHODS.md, section Human preferences. Submodules:
 
-* :mod:`.report` -- the study's report from the pair counts: pair table with Wilson intervals and the
+* :mod:`.reproduce` -- the study's report from the pair counts: pair table with Wilson intervals and the
   tracks / flips / noisy signal, pooled records, Bradley-Terry exactly as published (and its ``choix``
   cross-check), Spearman rho against ``val_pref_acc``, per-category results, comment themes, claims.
 * :mod:`.uncertainty` -- bootstrap of the BT fit, rank probabilities, Davidson ties model, TrueSkill
@@ -16,7 +16,7 @@ METHODS.md, section Human preferences. Submodules:
   participant activity, aggregation check), when ``data/hitl/annotations.parquet`` is present.
 """
 
-from .report import (
+from .reproduce import (
     MODEL_LABELS,
     MODELS,
     TRAINED,

@@ -12,7 +12,7 @@ text claims. A cell whose input is absent is ``None`` and the ``missing`` dict n
   (these also need the response texts);
 * **outside**: ``val_pref_acc`` and its differences need the model checkpoints and UltraFeedback
   ``test_prefs``. The project holds the five values only as the design input transcribed from the
-  authors' code (:data:`compendium.preferences.report.VAL_PREF_ACC`); they order the models for the
+  authors' code (:data:`compendium.preferences.reproduce.VAL_PREF_ACC`); they order the models for the
   tracks / flips / noisy signal but are not published as reproduced numbers;
 * **none**: design constants; published where the project's inputs hold them (models, pairs, prompts,
   categories), otherwise ``None`` (quoted).
@@ -35,8 +35,8 @@ import numpy as np
 import pandas as pd
 
 from .. import paths, yamlfile
-from . import report, rowlevel
-from .report import MODELS
+from . import reproduce as report, rowlevel
+from .reproduce import MODELS
 
 #: The register of the study (layout only).
 REGISTER = "hitl.yaml"
@@ -62,13 +62,13 @@ PROVENANCE: dict[str, str] = {
     "hitl.": f"compendium.preferences.register.register_values ({_T}::test_every_register_cell_is_a_key)",
     "hitl.recipes.": f"compendium.preferences.register.recipes_table ({_T}::test_outside_cells_are_none_with_reason)",
     "hitl.pairs.": f"compendium.preferences.register.pairs_table ({_T}::test_pairs_table_by_hand)",
-    "hitl.pairs.tracking": f"compendium.preferences.report.report_claims ({_T}::test_signal_counts)",
-    "hitl.pairs.flipping": f"compendium.preferences.report.report_claims ({_T}::test_signal_counts)",
-    "hitl.bt.": f"compendium.preferences.report.bradley_terry_table ({_T}::test_bt_table_matches_choix)",
+    "hitl.pairs.tracking": f"compendium.preferences.reproduce.report_claims ({_T}::test_signal_counts)",
+    "hitl.pairs.flipping": f"compendium.preferences.reproduce.report_claims ({_T}::test_signal_counts)",
+    "hitl.bt.": f"compendium.preferences.reproduce.bradley_terry_table ({_T}::test_bt_table_matches_choix)",
     "hitl.bt_table.": f"compendium.preferences.register.bt_table ({_T}::test_bt_table_matches_choix)",
-    "hitl.winrate.": f"compendium.preferences.report.winrate_vs_base ({_T}::test_pairs_table_by_hand)",
-    "hitl.n_ratings": f"compendium.preferences.report.report_claims ({_T}::test_totals)",
-    "hitl.n_ties": f"compendium.preferences.report.report_claims ({_T}::test_totals)",
+    "hitl.winrate.": f"compendium.preferences.reproduce.winrate_vs_base ({_T}::test_pairs_table_by_hand)",
+    "hitl.n_ratings": f"compendium.preferences.reproduce.report_claims ({_T}::test_totals)",
+    "hitl.n_ties": f"compendium.preferences.reproduce.report_claims ({_T}::test_totals)",
     "hitl.n_participants": f"compendium.preferences.rowlevel.n_participants ({_R}::test_fixture_reproduces_published_counts)",
     "hitl.fleiss.": f"compendium.preferences.register.fleiss_register_table ({_R}::test_kappa_matches_statsmodels)",
     "hitl.cat_": f"compendium.preferences.register.category_table ({_T}::test_category_tables_by_hand)",

@@ -21,7 +21,7 @@ from .. import paths, yamlfile
 from ..stats.pairwise import bradley_terry_mm
 from . import register, rowlevel
 from .montecarlo import mc_round, mc_text
-from .report import MODEL_LABELS, MODELS, TRAINED, head_to_head, win_matrix, winrate_vs_base
+from .reproduce import MODEL_LABELS, MODELS, TRAINED, head_to_head, win_matrix, winrate_vs_base
 from .simulation import STRATEGIES, compare_with_uniform, decisive_truth, detectable_saving
 from .uncertainty import wilson_rule_familywise_error
 

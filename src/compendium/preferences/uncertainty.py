@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from ..stats import pairwise as pw
-from .report import MODELS, _indices, validate_pair_counts, win_matrix
+from .reproduce import MODELS, _indices, validate_pair_counts, win_matrix
 
 # ----------------------------------------------------------------------------------------------
 # Bootstrap
