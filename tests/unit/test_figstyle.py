@@ -25,7 +25,7 @@ import seaborn as sns  # noqa: E402
 
 from compendium import figstyle  # noqa: E402
 from compendium.preferences import figures as pfig  # noqa: E402
-from compendium.preferences.report import MODELS  # noqa: E402
+from compendium.preferences.reproduce import MODELS  # noqa: E402
 from compendium.pwb import (
     DIMENSIONS,  # noqa: E402
     figures as bfig,  # noqa: E402

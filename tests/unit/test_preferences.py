@@ -41,8 +41,11 @@ def small_counts(rows):
 # ---------------------------------------------------------------- report claims
 
 
-def test_report_claims_reproduce_published(counts, published):
-    values = pref.report_claims(counts)
+def test_report_claims_reproduce_published(counts, by_category, published):
+    from compendium.preferences import analysis, register
+
+    inputs = analysis.Inputs(counts=counts, by_category=by_category, prompts=pd.DataFrame(), themes={})
+    values = register.report_claims(analysis.reproduce_report(inputs))
     claims = {c["id"]: c for c in published["claims"]}
     checked = [k for k in values if k in claims]
     assert len(checked) >= 13

@@ -13,9 +13,9 @@ import yaml
 from scipy.stats import norm as normal
 from statsmodels.stats.proportion import proportion_confint
 
-from compendium import data, paths
-from compendium.preferences import register
-from compendium.preferences.report import VAL_PREF_ACC
+from compendium import data, paths, preferences as pref
+from compendium.preferences import analysis, register
+from compendium.preferences.reproduce import VAL_PREF_ACC
 from compendium.stats import pairwise as pw
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -31,9 +31,13 @@ def inputs():
     }
 
 
+def _sections(inputs, **more):
+    return analysis.data_sections(analysis.Inputs(**inputs, scenario_votes=data.load_hitl_scenario_votes(), **more))
+
+
 @pytest.fixture(scope="module")
 def built(inputs):
-    return register.register_values(**inputs, examples=data.load_hitl_scenario_votes())
+    return register.register_values(_sections(inputs))
 
 
 def _register():
@@ -85,8 +89,8 @@ def test_values_do_not_depend_on_the_published_numbers(inputs, tmp_path):
         c["published"] = -999
     p = tmp_path / "hitl.yaml"
     p.write_text(yaml.safe_dump(reg))
-    a, _ = register.register_values(**inputs, examples=data.load_hitl_scenario_votes())
-    b, _ = register.register_values(**inputs, examples=data.load_hitl_scenario_votes(), layout=register.load_layout(p))
+    a, _ = register.register_values(_sections(inputs))
+    b, _ = register.register_values(_sections(inputs), layout=register.load_layout(p))
     assert a == b
 
 
@@ -125,7 +129,7 @@ def test_totals(built):
 
 def test_bt_table_matches_choix(inputs, built):
     values, _ = built
-    W = register.report.win_matrix(inputs["counts"])
+    W = register.reproduce.win_matrix(inputs["counts"])
     ch = pw.bradley_terry_choix(W)
     ch = 5 * ch / ch.sum()
     strengths = {m: values[f"hitl.bt.{m}"] for m in register.MODELS}
@@ -151,7 +155,7 @@ def test_category_tables_by_hand(built):
 def test_category_table_names_a_missing_category(inputs):
     bc = inputs["by_category"]
     with pytest.raises(ValueError, match="common_factual"):
-        register.category_table(bc[bc.category != "common_factual"], "common_factual")
+        register.category_table(pref.category_pair_table(bc[bc.category != "common_factual"]), "common_factual")
 
 
 def test_steps_and_text_claims(built):

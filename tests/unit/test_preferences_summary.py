@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from types import SimpleNamespace
 
@@ -12,8 +13,9 @@ from scipy import stats
 
 import compendium.data as data
 from compendium import claims, display, paths, preferences as pref
-from compendium.preferences import summary
-from compendium.preferences.report import spearman_bt_vs_val_ci
+from compendium.params import Preferences
+from compendium.preferences import analysis, outputs, register, summary
+from compendium.preferences.reproduce import spearman_bt_vs_val_ci
 
 NOTEBOOK = paths.ROOT / "notebooks" / "30_preferences.md"
 
@@ -73,18 +75,18 @@ def test_rank_shares_hand_case():
         ],
         dtype=float,
     )  # untrained first
-    got = summary.rank_shares(SimpleNamespace(strengths=s))
+    got = analysis.rank_shares(SimpleNamespace(strengths=s))
     assert got == {"bottom_pair": pytest.approx(2 / 3), "untrained_last": pytest.approx(1 / 3)}
 
 
 def test_merge_register_merges_and_refuses_a_clash():
-    merged, miss = summary.merge_register(
+    merged, miss = outputs.merge_register(
         {"a": 1.0, "b": 2}, {"a": 1.0 + 1e-14, "c": None}, {"c": "data/hitl/annotations.parquet (rows)"}
     )
     assert merged == {"a": 1.0 + 1e-14, "b": 2, "c": None}
     assert miss.to_dict("records") == [{"missing input": "row-level annotations", "empty values": 1}]
     with pytest.raises(ValueError, match=r"\['a'\]"):
-        summary.merge_register({"a": 1.0}, {"a": 1.1}, {})
+        outputs.merge_register({"a": 1.0}, {"a": 1.1}, {})
 
 
 def test_c_vs_d_view_says_when_the_two_disagree():
@@ -124,40 +126,31 @@ def test_claims_view_marks_agreement():
 # --- the whole chapter on the real counts, cheap settings --------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def results():
-    counts, by_category = data.load_hitl_pair_counts(), data.load_hitl_pair_counts_by_category()
-    prompts, themes = data.load_hitl_prompts(), data.load_hitl_comment_themes()
-    bt = pref.bradley_terry_table(counts)
-    boot = pref.bootstrap_bradley_terry(counts, n_boot=200, seed=1)
-    boot_summary = boot.summary(level=0.95)
-    boot_summary["asymptotic_se_log"] = pref.asymptotic_log_se(counts, boot.point)
-    pairs = pref.pair_table(counts)
-    dav_tbl, dav = pref.davidson_comparison(counts, bt)
-    ts_default = pref.trueskill_orders(counts, n_orders=3, seed=1)
-    ts_static = pref.trueskill_orders(counts, n_orders=3, seed=1, tau=0.0)
+CHEAP = dict(
+    seed=1,
+    n_bootstrap=200,
+    ci_level=0.95,
+    trueskill_orders=3,
+    sim_budget=400,
+    sim_repetitions=20,
+    sim_checkpoint_every=200,
+    sim_batch=20,
+    sim_arena_skew=1.0,
+    sim_prior_sd=1.0,
+    sim_target=0.95,
+    annotations_path="data/hitl/annotations.parquet",
+)
+
+
+def cheap_mc(counts: pd.DataFrame) -> dict:
+    """A small stand-in for the preferences_mc stage's outputs (few repetitions)."""
     truth = pref.decisive_truth(counts, "davidson")
-    params = dict(
-        n_bootstrap=200,
-        ci_level=0.95,
-        trueskill_orders=3,
-        sim_budget=400,
-        sim_repetitions=20,
-        sim_checkpoint_every=200,
-        sim_batch=20,
-        sim_arena_skew=1.0,
-        sim_target=0.95,
-    )
-    sim = pref.simulate_active_sampling(
-        truth, budget=400, repetitions=20, checkpoint_every=200, seed=1, batch=20, labels=pref.MODELS
-    )
-    themes_tbl, themes_check = pref.comment_themes_table(themes)
     cd_pair = (pref.MODELS.index("recipe_c"), pref.MODELS.index("recipe_d"))
     gap = pref.needed_by_gap(
         truth, (2.0, 1.0, 0.5, 0.25), cd_pair, repetitions=300, seed=1, pilot_repetitions=200, ratio=1.06, half_width=4
     )
     at1 = gap[gap["factor"] == 1.0].iloc[0]
-    mc_values = {
+    values = {
         "pref_mc.target": 0.95,
         "pref_mc.repetitions": 300,
         "pref_mc.uniform.n_for_ranking": at1["n_needed"],
@@ -165,49 +158,27 @@ def results():
         "pref_mc.uniform.n_for_ranking_mc_hi": at1["n_mc_hi"],
         "pref_mc.uniform.n_for_ranking_mc_se": at1["n_mc_se"],
     }
-    return dict(
-        counts=counts,
-        by_category=by_category,
-        prompts=prompts,
-        themes=themes,
-        cat_check=pref.category_sums_match(by_category, counts),
-        claims=pref.report_claims(counts),
-        pairs=pairs,
-        record=pref.model_record(counts),
-        bt=bt,
-        crosscheck=pref.bradley_terry_crosscheck(counts),
-        rho=pref.spearman_bt_vs_val(bt),
-        rho_ci=spearman_bt_vs_val_ci(bt),
-        cat_bt=pref.category_bradley_terry(by_category),
-        cat_wr=pref.category_win_rates(by_category),
-        cat_pairs=pref.category_pair_table(by_category),
-        themes_tbl=themes_tbl,
-        themes_check=themes_check,
-        boot=boot,
-        boot_summary=boot_summary,
-        rank_probs=boot.rank_probabilities(),
-        het=pref.category_heterogeneity(by_category),
-        boot_cl=pref.bootstrap_bradley_terry_clustered(by_category, n_boot=200, seed=2),
-        cd=boot.log_ratio_interval("recipe_c", "recipe_d", level=0.95),
-        h2h=pref.head_to_head(counts, "recipe_d", "recipe_c"),
-        holm=pref.holm_pair_tests(pairs),
-        dav_tbl=dav_tbl,
-        dav=dav,
-        ts_default=ts_default,
-        ts_static=ts_static,
-        ts_libdiff=0.0,
-        true_strengths=truth,
-        sim=sim,
-        needed=sim.judgements_needed(target=0.95, seed=1),
-        at_study=pref.uniform_recovery_at(truth, 100, repetitions=20, seed=1),
-        mc={"values": mc_values, "gap": gap},
-        params=params,
-    )
+    return {"values": values, "gap": gap}
 
 
-def test_summary_numbers_from_the_counts(results):
-    s = summary.summary(results)
-    counts = results["counts"]
+def cheap_inputs() -> pref.Inputs:
+    """The study's inputs without row-level annotations, with :func:`cheap_mc`."""
+    inputs = pref.Inputs.load(mc=False)
+    return dataclasses.replace(inputs, mc=cheap_mc(inputs.counts), annotations=None)
+
+
+def cheap_build(inputs: pref.Inputs | None = None, **changes):
+    return pref.build(Preferences(**(CHEAP | changes)), inputs or cheap_inputs())
+
+
+@pytest.fixture(scope="module")
+def res():
+    return cheap_build()
+
+
+def test_summary_numbers_from_the_counts(res):
+    s = summary.summary(res)
+    counts = res.inputs.counts
     assert s["pref_n_pairs"] == 10 and s["pref_n_categories"] == 8 and s["pref_cat_match"] == 10
     assert s["pref_n_ratings"] == int(counts["n"].sum())
     assert s["pref_n_ties"] == int(counts["ties"].sum())
@@ -215,37 +186,81 @@ def test_summary_numbers_from_the_counts(results):
     assert s["pref_tie_share"] == pytest.approx(s["pref_n_ties"] / s["pref_n_ratings"])
     assert s["pref_rho"] == pytest.approx(0.8) and s["pref_rho_n"] == 4
     assert s["pref_bt_maxdiff"] < 1e-6  # bit for bit against the published strengths
-    assert s["pref_h2h_d"] + s["pref_h2h_c"] == int(results["h2h"]["wins"] + results["h2h"]["losses"])
+    h2h = res.tests.d_vs_c
+    assert s["pref_h2h_d"] + s["pref_h2h_c"] == int(h2h["wins"] + h2h["losses"])
     assert sum(s[f"pref_p_best_{m.replace('recipe_', '')}"] for m in pref.MODELS) == pytest.approx(1.0)
     assert s["pref_fwer"] == pytest.approx(1 - 0.95**10)
     assert s["pref_sim_tie_factor"] == pytest.approx(1 / (1 - s["pref_tie_share"]))
 
 
-def test_summary_covers_every_glued_name_of_the_chapter(results):
+def test_summary_covers_every_glued_name_of_the_chapter(res):
     """Every {glue:text}/{glue:figure} name the chapter's prose uses is glued by the summary or a figure cell."""
     text = NOTEBOOK.read_text()
     used = set(re.findall(r"\{glue:text\}`([a-z0-9_]+)", text)) | set(re.findall(r"\{glue:figure\} (\w+)", text))
     reg = summary.register_summary({}, {}, pd.DataFrame({"agrees": []}))
     figs = set(re.findall(r'glue_figure\(STAGE, "\w+", fig, "(\w+)"\)', text))
-    provided = set(summary.summary(results)) | set(reg) | figs
+    provided = set(summary.summary(res)) | set(reg) | figs
     assert used - provided == set()
 
 
-def test_chapter_values_and_tables(results):
-    v = summary.chapter_values(results)
+@pytest.mark.parametrize("section", summary.SECTIONS, ids=lambda f: f.__name__)
+def test_each_section_is_a_pure_function_of_the_result(res, section):
+    """Each section gives prose values (numbers or text) under pref_ names, the same twice, without
+    touching the result."""
+    before = pd.util.hash_pandas_object(res.report.pairs).sum(), res.bootstrap.summary.to_csv()
+    got = section(res)
+    assert got and all(k.startswith("pref_") for k in got)
+    assert all(isinstance(v, (int, float, str, np.integer, np.floating)) for v in got.values()), section.__name__
+    assert section(res) == got
+    assert (pd.util.hash_pandas_object(res.report.pairs).sum(), res.bootstrap.summary.to_csv()) == before
+
+
+def test_sections_give_disjoint_names(res):
+    names = [k for f in summary.SECTIONS for k in f(res)]
+    assert len(names) == len(set(names)) == len(summary.summary(res))
+
+
+def test_section_numbers_by_hand(res):
+    rep, cat = res.report, res.categories
+    assert summary.pair_numbers(res)["pref_db_d"] == rep.d_vs_b["wins"]
+    assert summary.data_numbers(res)["pref_ratings_per_cell"] == pytest.approx(
+        rep.n_ratings / (10 * len(res.inputs.prompts))
+    )
+    per = cat.model_decisive
+    assert summary.category_numbers(res)["pref_cat_halfwidth"] == pytest.approx(1.96 * 0.5 / np.sqrt(per.median()))
+    ts = summary.trueskill_numbers(res)
+    assert ts["pref_ts_gap_min"] <= ts["pref_ts_gap_max"] and ts["pref_ts_orders"] == 3
+    assert (
+        summary.theme_numbers(res)["pref_themes_gap"] == res.themes.check["n_comments"] - res.themes.check["sum_counts"]
+    )
+    cd = summary.c_vs_d_numbers(res)
+    assert cd["pref_cd_answer"] == ("Yes, at this interval level" if res.bootstrap.c_vs_d["separable"] else "No")
+    assert summary.davidson_numbers(res)["pref_nu"] == res.davidson.fit["nu"]
+    sim = summary.simulation_numbers(res)
+    assert sim["pref_sim_reps"] == 20 and sim["pref_sim_batch"] == 20
+    cmp = summary.comparison_numbers(res)
+    assert cmp["pref_sim_cmp_n"] == res.simulation.n_compare
+    assert summary.multiplicity_numbers(res)["pref_holm_n"] == int(res.tests.holm["significant_holm"].sum())
+    assert summary.mc_numbers(res)["pref_mc_reps"] == 300
+
+
+def test_rowlevel_text_without_rows_names_the_file(res):
+    text = summary.rowlevel_text(res)
+    assert "were not available" in text and "annotations.parquet" in text and "305" in text
+
+
+def test_chapter_values_and_tables(res):
+    reg, missing = register.register_values(res)
+    v, _ = outputs.merge_register(outputs.chapter_values(res), reg, missing)
     assert v["hitl.spearman.bt_vs_val_pref_acc"] == pytest.approx(0.8)
     assert v["pref.spearman.pingouin.rho"] == pytest.approx(0.8)
     lo, hi = v["pref.spearman.pingouin.ci"]
     assert lo < 0.8 < hi and 0 < v["pref.spearman.pingouin.p"] < 1
-    assert v["pref.n_decisive"] == summary.n_decisive(results["counts"])
-    tables = summary.chapter_tables(results)
+    assert v["pref.n_decisive"] == res.report.n_decisive
+    assert v["pref.rowlevel.available"] == 0
+    tables = outputs.chapter_tables(res)
     assert {"pairs", "bradley_terry", "trueskill", "simulation_vs_uniform"} <= set(tables)
     assert tables["category_win_rates"][1] is True
-
-
-def test_summary_names_missing_inputs(results):
-    with pytest.raises(KeyError, match="rho_ci"):
-        summary.summary({k: v for k, v in results.items() if k != "rho_ci"})
 
 
 # --- display helpers --------------------------------------------------------------------------------------------
@@ -266,18 +281,18 @@ def test_table_keeps_columns_then_renames_formats_and_labels():
     assert list(df.columns) == ["model", "x", "drop"] and df["model"].tolist() == ["a", "b"]  # input untouched
 
 
-def test_views_name_existing_columns(results):
+def test_views_name_existing_columns(res):
     """Every column a VIEWS entry keeps, renames, formats or labels exists in the table it displays."""
     frames = {
-        "counts": results["counts"],
-        "pairs": results["pairs"],
-        "record": results["record"],
-        "crosscheck": results["crosscheck"],
-        "themes": results["themes_tbl"],
-        "bootstrap": results["boot_summary"],
-        "davidson": results["dav_tbl"],
-        "trueskill": summary.trueskill_table(results["ts_default"], results["ts_static"]),
-        "gap": summary.gap_section(results)["gap_tbl"],
+        "counts": res.inputs.counts,
+        "pairs": res.report.pairs,
+        "record": res.report.record,
+        "crosscheck": res.report.crosscheck,
+        "themes": res.themes.table,
+        "bootstrap": res.bootstrap.summary,
+        "davidson": res.davidson.table,
+        "trueskill": res.trueskill.table,
+        "gap": res.gap.table,
     }
     assert set(frames) == set(summary.VIEWS)
     for key, view in summary.VIEWS.items():
@@ -322,27 +337,27 @@ def test_count_phrases_agree_with_their_number():
         survive_phrase(-1)
 
 
-def test_gap_table_keeps_only_gaps_where_c_d_stays_the_closest_pair(results):
-    g = summary.gap_section(results)
-    assert g["dropped"] == ["×2"]  # at twice the gap C-D (0.128) is wider than D-B (0.079)
-    assert list(g["gap_tbl"]["ratio_to_estimate"]) == [1.0, 0.5, 0.25]
-    kept = g["kept"]
-    for shown, n, se in zip(g["gap_tbl"]["n_needed"], kept["n_needed"], kept["n_mc_se"], strict=True):
+def test_gap_table_keeps_only_gaps_where_c_d_stays_the_closest_pair(res):
+    g = res.gap
+    assert g.dropped == ["×2"]  # at twice the gap C-D (0.128) is wider than D-B (0.079)
+    assert summary.dropped_text(res) == "×2"
+    assert list(g.table["ratio_to_estimate"]) == [1.0, 0.5, 0.25]
+    for shown, n, se in zip(g.table["n_needed"], g.kept["n_needed"], g.kept["n_mc_se"], strict=True):
         unit = 10 ** np.floor(np.log10(se))
         assert shown % unit == 0 and abs(shown - n) <= unit / 2  # rounded to the digits its MC error supports
-    s = summary.summary(results)
-    v = results["mc"]["values"]
+    s = summary.summary(res)
+    v = res.inputs.mc["values"]
     assert s["pref_sim_ratio"] == pytest.approx(v["pref_mc.uniform.n_for_ranking"] / s["pref_n_decisive"])
     assert "90 % Monte Carlo interval" in s["pref_mc_uniform_rank_txt"]
     assert s["pref_gap_adjacent"].startswith("C–D 0.064, D–B 0.079, B–A 0.232, A–")
-    p, n = s["pref_cd_p"], results["params"]["n_bootstrap"]
+    p, n = s["pref_cd_p"], res.params.n_bootstrap
     assert s["pref_cd_p_se"] == pytest.approx(100 * np.sqrt(p * (1 - p) / n))
 
 
-def test_category_bootstrap_widening_is_given_per_model(results):
-    s = summary.summary(results)
-    cl = results["boot_cl"].summary(level=0.95).set_index("model")["sd_log_strength"]
-    jb = results["boot_summary"].set_index("model")["sd_log_strength"]
+def test_category_bootstrap_widening_is_given_per_model(res):
+    s = summary.summary(res)
+    cl = res.cluster.summary.set_index("model")["sd_log_strength"]
+    jb = res.bootstrap.summary.set_index("model")["sd_log_strength"]
     ratios = [cl[m] / jb[m] for m in pref.MODELS]
     assert s["pref_cl_widen_min"] == pytest.approx(min(ratios)) and s["pref_cl_widen_max"] == pytest.approx(max(ratios))
     assert s["pref_cl_widen_min"] <= s["pref_cl_widen"] <= s["pref_cl_widen_max"]

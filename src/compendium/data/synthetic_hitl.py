@@ -32,7 +32,7 @@ import pandas as pd
 import yaml
 
 from .. import data, paths
-from ..preferences.report import MODELS
+from ..preferences.reproduce import MODELS
 from ..preferences.rowlevel import INTERNAL_MODEL_IDS
 
 INTERNAL = {v: k for k, v in INTERNAL_MODEL_IDS.items()}

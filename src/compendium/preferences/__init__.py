@@ -1,8 +1,10 @@
 """Human preferences: the autoresearch x Prolific study (Petrova & Marquez 2026) and the HUMANE method.
 
-METHODS.md, section Human preferences. Submodules:
+METHODS.md, section Human preferences. :func:`build` runs every analysis once and returns a typed, frozen
+:class:`PreferencesResult` (``result = build(params, Inputs.load())``). Submodules:
 
-* :mod:`.report` -- the study's report from the pair counts: pair table with Wilson intervals and the
+* :mod:`.analysis` -- the one computation: :class:`Inputs`, the sections, :class:`PreferencesResult`.
+* :mod:`.reproduce` -- the study's report from the pair counts: pair table with Wilson intervals and the
   tracks / flips / noisy signal, pooled records, Bradley-Terry exactly as published (and its ``choix``
   cross-check), Spearman rho against ``val_pref_acc``, per-category results, comment themes, claims.
 * :mod:`.uncertainty` -- bootstrap of the BT fit, rank probabilities, Davidson ties model, TrueSkill
@@ -10,18 +12,22 @@ METHODS.md, section Human preferences. Submodules:
 * :mod:`.simulation` -- active-sampling simulation (uniform, information gain, arena-like skew), and the
   judgements a uniform design needs (at the estimated C-D gap and at others).
 * :mod:`.montecarlo` -- the cached stage ``preferences_mc``: those numbers with many simulated studies.
-* :mod:`.summary` -- what the chapter says: every prose number and phrase (:func:`.summary.summary`),
-  the chapter's values and tables, the display views of its tables.
+* :mod:`.register` -- the result mapped to the claim ids of ``published/hitl.yaml``.
+* :mod:`.outputs` -- the result mapped to the chapter's ``values.json`` entries and CSVs.
+* :mod:`.summary` -- what the chapter says: every prose number and phrase (:func:`.summary.summary`), one
+  function per section, and the display views of its tables.
 * :mod:`.rowlevel` -- the Hugging Face row-level annotations (Fleiss' kappa, position bias,
   participant activity, aggregation check), when ``data/hitl/annotations.parquet`` is present.
 """
 
-from .report import (
+from .analysis import Inputs, PreferencesResult, build
+from .reproduce import (
     MODEL_LABELS,
     MODELS,
     TRAINED,
     VAL_PREF_ACC,
     bradley_terry_crosscheck,
+    bradley_terry_fit,
     bradley_terry_table,
     category_bradley_terry,
     category_pair_table,
@@ -31,7 +37,6 @@ from .report import (
     head_to_head,
     model_record,
     pair_table,
-    report_claims,
     spearman_bt_vs_val,
     spearman_bt_vs_val_ci,
     validate_pair_counts,

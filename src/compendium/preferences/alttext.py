@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .report import MODEL_LABELS, MODELS, TRAINED, VAL_PREF_ACC
+from .reproduce import MODEL_LABELS, MODELS, TRAINED, VAL_PREF_ACC
 
 STRATEGY = {"uniform": "uniform pairs", "information_gain": "information gain", "arena": "arena-like skew"}
 

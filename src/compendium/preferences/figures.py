@@ -11,7 +11,7 @@ import seaborn as sns
 from ..display import with_alt
 from ..figstyle import CATEGORICAL, DIVERGING, GREY, heatmap, point_ranges, styled
 from . import alttext
-from .report import MODEL_LABELS, MODELS, TRAINED, VAL_PREF_ACC
+from .reproduce import MODEL_LABELS, MODELS, TRAINED, VAL_PREF_ACC
 
 #: One colour per model: grey for the untrained model, blues for the agent's recipes (A, B),
 #: oranges for the agent + researcher recipes (C, D), as in the study's report (blue/orange: colour-blind safe);

@@ -22,7 +22,7 @@ import math
 
 import pandas as pd
 
-from .report import MODELS
+from .reproduce import MODELS
 
 STAGE = "preferences_mc"
 SEED = 20260513

@@ -12,7 +12,7 @@ text claims. A cell whose input is absent is ``None`` and the ``missing`` dict n
   (these also need the response texts);
 * **outside**: ``val_pref_acc`` and its differences need the model checkpoints and UltraFeedback
   ``test_prefs``. The project holds the five values only as the design input transcribed from the
-  authors' code (:data:`compendium.preferences.report.VAL_PREF_ACC`); they order the models for the
+  authors' code (:data:`compendium.preferences.reproduce.VAL_PREF_ACC`); they order the models for the
   tracks / flips / noisy signal but are not published as reproduced numbers;
 * **none**: design constants; published where the project's inputs hold them (models, pairs, prompts,
   categories), otherwise ``None`` (quoted).
@@ -35,8 +35,8 @@ import numpy as np
 import pandas as pd
 
 from .. import paths, yamlfile
-from . import report, rowlevel
-from .report import MODELS
+from . import reproduce, rowlevel
+from .reproduce import MODELS
 
 #: The register of the study (layout only).
 REGISTER = "hitl.yaml"
@@ -62,13 +62,13 @@ PROVENANCE: dict[str, str] = {
     "hitl.": f"compendium.preferences.register.register_values ({_T}::test_every_register_cell_is_a_key)",
     "hitl.recipes.": f"compendium.preferences.register.recipes_table ({_T}::test_outside_cells_are_none_with_reason)",
     "hitl.pairs.": f"compendium.preferences.register.pairs_table ({_T}::test_pairs_table_by_hand)",
-    "hitl.pairs.tracking": f"compendium.preferences.report.report_claims ({_T}::test_signal_counts)",
-    "hitl.pairs.flipping": f"compendium.preferences.report.report_claims ({_T}::test_signal_counts)",
-    "hitl.bt.": f"compendium.preferences.report.bradley_terry_table ({_T}::test_bt_table_matches_choix)",
+    "hitl.pairs.tracking": f"compendium.preferences.register.report_claims ({_T}::test_signal_counts)",
+    "hitl.pairs.flipping": f"compendium.preferences.register.report_claims ({_T}::test_signal_counts)",
+    "hitl.bt.": f"compendium.preferences.reproduce.bradley_terry_table ({_T}::test_bt_table_matches_choix)",
     "hitl.bt_table.": f"compendium.preferences.register.bt_table ({_T}::test_bt_table_matches_choix)",
-    "hitl.winrate.": f"compendium.preferences.report.winrate_vs_base ({_T}::test_pairs_table_by_hand)",
-    "hitl.n_ratings": f"compendium.preferences.report.report_claims ({_T}::test_totals)",
-    "hitl.n_ties": f"compendium.preferences.report.report_claims ({_T}::test_totals)",
+    "hitl.winrate.": f"compendium.preferences.reproduce.winrate_vs_base ({_T}::test_pairs_table_by_hand)",
+    "hitl.n_ratings": f"compendium.preferences.register.report_claims ({_T}::test_totals)",
+    "hitl.n_ties": f"compendium.preferences.register.report_claims ({_T}::test_totals)",
     "hitl.n_participants": f"compendium.preferences.rowlevel.n_participants ({_R}::test_fixture_reproduces_published_counts)",
     "hitl.fleiss.": f"compendium.preferences.register.fleiss_register_table ({_R}::test_kappa_matches_statsmodels)",
     "hitl.cat_": f"compendium.preferences.register.category_table ({_T}::test_category_tables_by_hand)",
@@ -125,7 +125,8 @@ def theme_slug(label: str, width: int = 40) -> str:
 
 
 # ----------------------------------------------------------------------------------------------
-# Tables (rows = register row slugs, columns = register column slugs; NaN / None = not determined)
+# Tables (rows = register row slugs, columns = register column slugs; NaN / None = not determined), each a
+# view of one section of the build (:mod:`compendium.preferences.analysis`); nothing is computed here
 # ----------------------------------------------------------------------------------------------
 
 
@@ -134,41 +135,39 @@ def recipes_table() -> pd.DataFrame:
     return pd.DataFrame({"val_pref_acc": [np.nan] * len(MODELS)}, index=list(MODELS))
 
 
-def pairs_table(counts: pd.DataFrame, z: float = 1.96) -> pd.DataFrame:
-    """The report's per-pair appendix table: X wins, ties, Y wins (canonical orientation), the higher-
-    ``val_pref_acc`` model's win rate with ties excluded and its Wilson interval, in %, and the signal.
-    ``dval`` (Δ val_pref_acc) is outside (NaN)."""
-    pt = report.pair_table(counts, z=z)
-    out = pd.DataFrame(
+def pairs_table(pairs: pd.DataFrame) -> pd.DataFrame:
+    """The report's per-pair appendix table from :func:`compendium.preferences.pair_table`: X wins, ties,
+    Y wins (canonical orientation), the higher-``val_pref_acc`` model's win rate with ties excluded and its
+    Wilson interval, in %, and the signal. ``dval`` (Δ val_pref_acc) is outside (NaN)."""
+    return pd.DataFrame(
         {
             "dval": np.nan,
-            "x_wins": pt["x_wins"].to_numpy(),
-            "ties": pt["ties"].to_numpy(),
-            "y_wins": pt["y_wins"].to_numpy(),
-            "winrate": 100 * pt["higher_val_win_rate"].to_numpy(),
-            "wilson_low": 100 * pt["wilson_lo"].to_numpy(),
-            "wilson_high": 100 * pt["wilson_hi"].to_numpy(),
-            "signal": pt["signal"].to_numpy(),
+            "x_wins": pairs["x_wins"].to_numpy(),
+            "ties": pairs["ties"].to_numpy(),
+            "y_wins": pairs["y_wins"].to_numpy(),
+            "winrate": 100 * pairs["higher_val_win_rate"].to_numpy(),
+            "wilson_low": 100 * pairs["wilson_lo"].to_numpy(),
+            "wilson_high": 100 * pairs["wilson_hi"].to_numpy(),
+            "signal": pairs["signal"].to_numpy(),
         },
-        index=[pair_slug(a, b) for a, b in zip(pt["model_x"], pt["model_y"])],
+        index=[pair_slug(a, b) for a, b in zip(pairs["model_x"], pairs["model_y"])],
     )
-    return out
 
 
-def bt_table(counts: pd.DataFrame) -> pd.DataFrame:
-    """Bradley-Terry rank and strength as published; ``val_pref_acc`` is outside (NaN)."""
-    bt = report.bradley_terry_table(counts).set_index("model")
+def bt_table(bt: pd.DataFrame) -> pd.DataFrame:
+    """Bradley-Terry rank and strength as published (:func:`compendium.preferences.bradley_terry_table`);
+    ``val_pref_acc`` is outside (NaN)."""
+    bt = bt.set_index("model")
     return pd.DataFrame({"rank": bt["rank"].astype(int), "strength": bt["strength"], "val_pref_acc": np.nan})
 
 
-def category_table(by_category: pd.DataFrame, category: str) -> pd.DataFrame:
-    """One category of the report's "Per prompt category" appendix: X/tie/Y and the higher-val model's win
-    rate with ties excluded in % (NaN when the pair has no decisive judgement there; the report skips it)."""
-    cat = report.validate_pair_counts(by_category, by=("category",))
-    g = cat[cat["category"] == category]
-    if g.empty:
+def category_table(category_pairs: pd.DataFrame, category: str) -> pd.DataFrame:
+    """One category of the report's "Per prompt category" appendix, from
+    :func:`compendium.preferences.category_pair_table`: X/tie/Y and the higher-val model's win rate with
+    ties excluded in % (NaN when the pair has no decisive judgement there; the report skips it)."""
+    pt = category_pairs[category_pairs["category"] == category]
+    if pt.empty:
         raise ValueError(f"pair counts by category: no rows for category {category!r}")
-    pt = report.pair_table(g.drop(columns="category"))
     return pd.DataFrame(
         {
             "x_wins": pt["x_wins"].to_numpy(),
@@ -180,50 +179,49 @@ def category_table(by_category: pd.DataFrame, category: str) -> pd.DataFrame:
     )
 
 
-def fleiss_register_table(norm: pd.DataFrame) -> pd.DataFrame:
-    """Fleiss' kappa, its band and the number of 3-rating scenarios per pair (rows needed)."""
-    t = rowlevel.fleiss_table(norm)
+def fleiss_register_table(kappa: pd.DataFrame) -> pd.DataFrame:
+    """Fleiss' kappa, its band and the number of 3-rating scenarios per pair (rows needed), from
+    :func:`compendium.preferences.rowlevel.fleiss_table`."""
     return pd.DataFrame(
-        {"kappa": t["kappa"].to_numpy(), "band": t["band"].to_numpy(), "n_items": t["n_items"].to_numpy()},
-        index=[pair_slug(a, b) for a, b in zip(t["model_x"], t["model_y"])],
+        {"kappa": kappa["kappa"].to_numpy(), "band": kappa["band"].to_numpy(), "n_items": kappa["n_items"].to_numpy()},
+        index=[pair_slug(a, b) for a, b in zip(kappa["model_x"], kappa["model_y"])],
     )
 
 
-def disagree_table(norm: pd.DataFrame) -> pd.DataFrame:
-    """Lower-val wins / decided scenarios / rate (%) per prompt category (rows needed)."""
-    return rowlevel.disagreement_by_category(norm).set_index("category")
+def disagree_table(disagreement: pd.DataFrame) -> pd.DataFrame:
+    """Lower-val wins / decided scenarios / rate (%) per prompt category (rows needed), from
+    :func:`compendium.preferences.rowlevel.disagreement_by_category`."""
+    return disagreement.set_index("category")
 
 
-def steps_table(counts: pd.DataFrame) -> pd.DataFrame:
-    """The three steps along the val axis: each end's win rate against the untrained model, ties excluded,
-    in % (the report prints it with ``:.0f``); ``dval`` is outside (NaN)."""
-    wr = report.winrate_vs_base(counts)
+def steps_table(vs_base: dict[str, float]) -> pd.DataFrame:
+    """The three steps along the val axis: each end's win rate against the untrained model
+    (:func:`compendium.preferences.winrate_vs_base`), ties excluded, in % (the report prints it with
+    ``:.0f``); ``dval`` is outside (NaN)."""
     return pd.DataFrame(
         {
             "dval": np.nan,
-            "pref_from": [100 * wr[a] for a, _ in STEPS.values()],
-            "pref_to": [100 * wr[b] for _, b in STEPS.values()],
+            "pref_from": [100 * vs_base[a] for a, _ in STEPS.values()],
+            "pref_to": [100 * vs_base[b] for _, b in STEPS.values()],
         },
         index=list(STEPS),
     )
 
 
-def themes_table(themes: dict) -> pd.DataFrame:
-    """Comment-theme counts as reported by the LLM clustering (``comment_themes_llm.json``), by theme slug."""
-    tbl, _ = report.comment_themes_table(themes)
-    idx = [theme_slug(x) for x in tbl["label"]]
+def themes_table(themes_tbl: pd.DataFrame) -> pd.DataFrame:
+    """Comment-theme counts as reported by the LLM clustering (:func:`compendium.preferences.comment_themes_table`),
+    by theme slug."""
+    idx = [theme_slug(x) for x in themes_tbl["label"]]
     if len(set(idx)) != len(idx):
         raise ValueError("comment themes: two theme labels give the same register slug")
-    return pd.DataFrame({"count": tbl["count"].to_numpy()}, index=idx)
+    return pd.DataFrame({"count": themes_tbl["count"].to_numpy()}, index=idx)
 
 
-def examples_table(norm: pd.DataFrame, examples: pd.DataFrame) -> pd.DataFrame:
-    """Vote tallies of the report's example scenarios, from the rows. ``examples`` identifies each scenario
-    (``prompt_id, winner_model, loser_model``); only those identity columns are used."""
-    rows = {}
-    for r in examples.itertuples(index=False):
-        v = rowlevel.scenario_votes(norm, r.prompt_id, r.winner_model, r.loser_model)
-        rows[r.prompt_id] = v or {"winner_votes": np.nan, "ties": np.nan, "loser_votes": np.nan}
+def examples_table(votes: dict[str, dict | None]) -> pd.DataFrame:
+    """Vote tallies of the report's example scenarios (``{prompt id: tallies or None}``, from
+    :func:`compendium.preferences.rowlevel.scenario_votes`)."""
+    nan = {"winner_votes": np.nan, "ties": np.nan, "loser_votes": np.nan}
+    rows = {k: v or nan for k, v in votes.items()}
     return pd.DataFrame.from_dict(rows, orient="index")[["winner_votes", "ties", "loser_votes"]]
 
 
@@ -232,17 +230,36 @@ def examples_table(norm: pd.DataFrame, examples: pd.DataFrame) -> pd.DataFrame:
 # ----------------------------------------------------------------------------------------------
 
 
-def text_claims(counts: pd.DataFrame, themes: dict) -> dict[str, float]:
+def report_claims(report) -> dict[str, float]:
+    """Every claim of ``published/hitl.yaml`` that the pair counts determine, under its claim id, from the
+    build's report section (:class:`compendium.preferences.analysis.Report`). ``hitl.n_participants`` is *not*
+    here: it needs the row-level annotations."""
+    bt = report.bt.set_index("model")["strength"]
+    out: dict[str, float] = {
+        "hitl.n_ratings": report.n_ratings,
+        "hitl.n_ties": report.n_ties,
+        "hitl.pairs.tracking": report.tracking,
+        "hitl.pairs.flipping": report.flipping,
+    }
+    for m in MODELS:
+        out[f"hitl.bt.{m}"] = float(bt[m])
+    for m, v in report.vs_base.items():
+        out[f"hitl.winrate.vs_base.{m}"] = float(v)
+    out["hitl.spearman.bt_vs_val_pref_acc"] = float(report.rho)
+    return out
+
+
+def text_claims(report, n_comments: int) -> dict[str, float]:
     """The text claims the aggregate files determine: totals, win rates against the untrained model,
     signal counts, the number of comments, and the prose percentages, which the report computes as
     ``int(rate * 100)`` (truncation; e.g. base over Recipe B: int(47.93) = 47)."""
-    out = dict(report.report_claims(counts))
-    wr = report.winrate_vs_base(counts)
+    out = report_claims(report)
+    wr = report.vs_base
     out["hitl.text.base_pref_vs_a"] = int((1 - wr["recipe_a"]) * 100)
     out["hitl.text.base_pref_vs_b"] = int((1 - wr["recipe_b"]) * 100)
     out["hitl.text.c_vs_base_pct"] = int(wr["recipe_c"] * 100)
     out["hitl.text.d_vs_base_pct"] = int(wr["recipe_d"] * 100)
-    out["hitl.comments.n"] = int(themes["n_comments"])
+    out["hitl.comments.n"] = int(n_comments)
     return out
 
 
@@ -278,7 +295,7 @@ QUOTED_DESIGN = (
 def design_claims(counts: pd.DataFrame, prompts: pd.DataFrame) -> dict[str, int]:
     """Design constants the inputs hold: models and pairs in the pair counts, prompts and categories in the
     prompt list, and pair instances = pairs x prompts."""
-    c = report.validate_pair_counts(counts)
+    c = reproduce.validate_pair_counts(counts)
     models = sorted(set(c["model_x"]) | set(c["model_y"]), key=MODELS.index)
     return {
         "hitl.design.n_models": len(models),
@@ -307,53 +324,45 @@ def _value(v):
     return float(v)
 
 
-def register_tables(
-    counts: pd.DataFrame,
-    by_category: pd.DataFrame,
-    themes: dict,
-    norm: pd.DataFrame | None = None,
-    examples: pd.DataFrame | None = None,
-    layout: list[dict] | None = None,
-) -> dict[str, tuple[pd.DataFrame | None, str | dict]]:
+def register_tables(result, layout: list[dict] | None = None) -> dict[str, tuple[pd.DataFrame | None, str | dict]]:
     """``{table slug: (frame or None, the missing input when a cell is NaN)}`` for every register table (the
-    reason may be a dict by column, ``""`` = any other column)."""
+    reason may be a dict by column, ``""`` = any other column), from a build's result."""
     layout = layout if layout is not None else load_layout()
+    rows, examples = result.rows, result.inputs.scenario_votes
+    none = rowlevel.ANNOTATIONS_MISSING
     out: dict[str, tuple[pd.DataFrame | None, str | dict]] = {}
     for spec in layout:
         s = spec["slug"]
         if s == "recipes":
             out[s] = (recipes_table(), OUTSIDE_MISSING)
         elif s == "pairs":
-            out[s] = (pairs_table(counts), {"dval": OUTSIDE_MISSING, "": "no decisive judgement in this pair"})
+            out[s] = (
+                pairs_table(result.report.pairs),
+                {"dval": OUTSIDE_MISSING, "": "no decisive judgement in this pair"},
+            )
         elif s == "bt_table":
-            out[s] = (bt_table(counts), {"val_pref_acc": OUTSIDE_MISSING, "": "Bradley-Terry fit failed"})
+            out[s] = (bt_table(result.report.bt), {"val_pref_acc": OUTSIDE_MISSING, "": "Bradley-Terry fit failed"})
         elif s.startswith("cat_"):
-            out[s] = (category_table(by_category, s[len("cat_") :]), "no decisive judgement in this pair and category")
+            out[s] = (
+                category_table(result.categories.pairs, s[len("cat_") :]),
+                "no decisive judgement in this pair and category",
+            )
         elif s == "fleiss":
-            out[s] = (
-                fleiss_register_table(norm) if norm is not None else None,
-                rowlevel.ANNOTATIONS_MISSING
-                if norm is None
-                else f"fewer than {rowlevel.MIN_KAPPA_ITEMS} scenarios with exactly 3 ratings in the rows",
-            )
+            why = f"fewer than {rowlevel.MIN_KAPPA_ITEMS} scenarios with exactly 3 ratings in the rows"
+            out[s] = (fleiss_register_table(rows.kappa), why) if rows is not None else (None, none)
         elif s == "disagree":
-            out[s] = (
-                disagree_table(norm) if norm is not None else None,
-                rowlevel.ANNOTATIONS_MISSING if norm is None else "no decided scenario of this category in the rows",
-            )
+            why = "no decided scenario of this category in the rows"
+            out[s] = (disagree_table(rows.disagreement), why) if rows is not None else (None, none)
         elif s == "steps":
-            out[s] = (
-                steps_table(counts),
-                {"dval": OUTSIDE_MISSING, "": "no decisive judgement against the untrained model"},
-            )
+            why = {"dval": OUTSIDE_MISSING, "": "no decisive judgement against the untrained model"}
+            out[s] = (steps_table(result.report.vs_base), why)
         elif s == "themes":
-            out[s] = (themes_table(themes), "theme not in comment_themes_llm.json")
+            out[s] = (themes_table(result.themes.table), "theme not in comment_themes_llm.json")
         elif s == "examples":
-            ok = norm is not None and examples is not None
             out[s] = (
-                examples_table(norm, examples) if ok else None,
-                rowlevel.ANNOTATIONS_MISSING
-                if norm is None
+                examples_table(rows.scenario_votes) if rows is not None and examples is not None else None,
+                none
+                if rows is None
                 else "the scenario (prompt x pair) is not in the rows"
                 if examples is not None
                 else "data/hitl/report_scenario_vote_examples.csv (which scenarios the report shows)",
@@ -363,34 +372,9 @@ def register_tables(
     return out
 
 
-def register_values(
-    counts: pd.DataFrame,
-    by_category: pd.DataFrame,
-    prompts: pd.DataFrame,
-    themes: dict,
-    annotations: pd.DataFrame | None = None,
-    examples: pd.DataFrame | None = None,
-    layout: list[dict] | None = None,
-) -> tuple[dict, dict]:
-    """``(values, missing)`` for every cell of every register table and every text claim of hitl.yaml.
-
-    ``annotations`` are the row-level rows (either layout, :func:`rowlevel.normalise_annotations`), or None
-    when ``data/hitl/annotations.parquet`` is absent: then every row-level value is None and ``missing``
-    names the file. ``examples`` identifies the report's example scenarios (prompt_id, winner_model,
-    loser_model). Label cells are strings.
-    """
-    layout = layout if layout is not None else load_layout()
-    norm = rowlevel.normalise_annotations(annotations, prompts=prompts) if annotations is not None else None
-    values: dict = {}
-    missing: dict = {}
-
-    def put(key, v, why):
-        v = _value(v)
-        values[key] = v
-        if v is None:
-            missing[key] = why
-
-    tables = register_tables(counts, by_category, themes, norm, examples, layout)
+def expand_cells(layout: list[dict], tables: dict, put) -> None:
+    """Every cell of every register table under its claim id: ``put(claim id, value, why empty)``, with the
+    value from ``tables`` (:func:`register_tables`) or None when the frame, row or column is absent."""
     for spec in layout:
         frame, reasons = tables[spec["slug"]]
         for (r, c), key in cell_ids(spec).items():
@@ -400,24 +384,45 @@ def register_values(
             else:
                 put(key, frame.at[r, c], why)
 
-    for k, v in text_claims(counts, themes).items():
+
+def register_values(result, layout: list[dict] | None = None) -> tuple[dict, dict]:
+    """``(values, missing)`` for every cell of every register table and every text claim of hitl.yaml, mapped
+    from a build's result (:func:`compendium.preferences.analysis.build`; only its ``inputs``, ``report``,
+    ``categories``, ``themes`` and ``rows`` are read).
+
+    Without row-level annotations (``result.rows`` is None) every row-level value is None and ``missing``
+    names the file. Label cells are strings.
+    """
+    layout = layout if layout is not None else load_layout()
+    values: dict = {}
+    missing: dict = {}
+
+    def put(key, v, why):
+        v = _value(v)
+        values[key] = v
+        if v is None:
+            missing[key] = why
+
+    expand_cells(layout, register_tables(result, layout), put)
+    for k, v in text_claims(result.report, result.inputs.themes["n_comments"]).items():
         put(k, v, "")
-    for k, v in design_claims(counts, prompts).items():
+    for k, v in design_claims(result.inputs.counts, result.inputs.prompts).items():
         put(k, v, "")
     for k in QUOTED_DESIGN:
         put(k, None, DESIGN_MISSING)
 
-    if norm is None:
+    rows = result.rows
+    if rows is None:
         put("hitl.n_participants", None, rowlevel.ANNOTATIONS_MISSING)
         for k in ("hitl.length.ratio_agree", "hitl.length.ratio_disagree"):
             put(k, None, f"{rowlevel.ANNOTATIONS_MISSING}; and {TEXTS_MISSING}")
     else:
-        put("hitl.n_participants", rowlevel.n_participants(norm), "")
-        lr = rowlevel.length_ratios(norm)
+        put("hitl.n_participants", rows.n_participants, "")
+        lr = rows.length_ratios
         put("hitl.length.ratio_agree", None if lr is None else lr["agree"], TEXTS_MISSING)
         put("hitl.length.ratio_disagree", None if lr is None else lr["disagree"], TEXTS_MISSING)
-        if "comment" in norm.columns:
-            values["hitl.comments.n.variant.rows"] = int((norm["comment"].str.len() > 0).sum())
+        if "comment" in rows.rows.columns:
+            values["hitl.comments.n.variant.rows"] = int((rows.rows["comment"].str.len() > 0).sum())
     return values, missing
 
 

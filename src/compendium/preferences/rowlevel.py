@@ -45,7 +45,7 @@ from scipy import stats
 from .. import paths
 from ..data.errors import DataValidationError, require_columns
 from ..stats import pairwise as pw
-from .report import COUNT_COLUMNS, MODELS, VAL_PREF_ACC, validate_pair_counts
+from .reproduce import COUNT_COLUMNS, MODELS, VAL_PREF_ACC, validate_pair_counts
 
 #: Where the acquisition step puts the HF ``annotations`` config (relative to the project root).
 ANNOTATIONS_RELPATH = "data/hitl/annotations.parquet"
@@ -58,7 +58,7 @@ ANNOTATIONS_MISSING = (
 #: MODEL_ORDER = [base, prod-baseline, prod-adambeta2, prod-bestbet, prod-bestbet-v2] with display names
 #: "Original model", "Recipe A · default DPO", "Recipe B · agent's pick", "Recipe C · LoRA + filtered
 #: data", "Recipe D · deeper LoRA + filtered data", and VAL_PREF_ACC 0.500 / 0.464 / 0.492 / 0.628 /
-#: 0.648 (the same values as :data:`compendium.preferences.report.VAL_PREF_ACC` under these ids).
+#: 0.648 (the same values as :data:`compendium.preferences.reproduce.VAL_PREF_ACC` under these ids).
 INTERNAL_MODEL_IDS: dict[str, str] = {
     "base": "untrained",
     "prod-baseline": "recipe_a",

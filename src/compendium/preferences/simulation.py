@@ -43,7 +43,7 @@ def decisive_truth(counts: pd.DataFrame, model: str = "davidson") -> np.ndarray:
     chance of winning a *decisive* judgement: the Davidson (1970) fit (``davidson``), under which
     P(i beats j | not a tie) = pi_i / (pi_i + pi_j) exactly, or BT with the ties dropped
     (``ties_dropped``). Not the half-win fit, which the ties shrink towards equality."""
-    from .report import MODELS, _indices, validate_pair_counts, win_matrix
+    from .reproduce import MODELS, _indices, validate_pair_counts, win_matrix
 
     if model not in TRUTHS:
         raise ValueError(f"decisive_truth: unknown model {model!r}; expected one of {TRUTHS}")

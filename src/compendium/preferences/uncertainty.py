@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from ..stats import pairwise as pw
-from .report import MODELS, _indices, validate_pair_counts, win_matrix
+from .reproduce import MODELS, _indices, validate_pair_counts, win_matrix
 
 # ----------------------------------------------------------------------------------------------
 # Bootstrap
@@ -89,10 +89,11 @@ class BootstrapBT:
 
 
 def bootstrap_bradley_terry(
-    counts: pd.DataFrame, n_boot: int, seed: int, tol: float = 1e-6, max_iter: int = 500
+    counts: pd.DataFrame, n_boot: int, seed: int, tol: float = 1e-6, max_iter: int = 500, point=None
 ) -> BootstrapBT:
     """Bootstrap the published BT fit: resample judgements within each pair (:func:`bootstrap_pair_counts`)
-    and refit every replicate with the published procedure, all replicates at once (vectorised)."""
+    and refit every replicate with the published procedure, all replicates at once (vectorised).
+    ``point``: the published fit's strengths when already fitted (not fitted again)."""
     df = validate_pair_counts(counts)
     draws = bootstrap_pair_counts(df, n_boot, seed)
     i, j = _indices(df)
@@ -100,8 +101,9 @@ def bootstrap_bradley_terry(
     res = pw.bradley_terry_mm(W, tol=tol, max_iter=max_iter)
     if not res.converged.all():
         raise RuntimeError(f"{int((~res.converged).sum())} bootstrap replicate(s) did not converge")
-    point = pw.bradley_terry_mm(win_matrix(df), tol=tol, max_iter=max_iter).strengths
-    return BootstrapBT(strengths=res.strengths, point=point)
+    if point is None:
+        point = pw.bradley_terry_mm(win_matrix(df), tol=tol, max_iter=max_iter).strengths
+    return BootstrapBT(strengths=res.strengths, point=np.asarray(point))
 
 
 def asymptotic_log_se(counts: pd.DataFrame, strengths) -> np.ndarray:
@@ -324,13 +326,14 @@ def bootstrap_category_counts(by_category: pd.DataFrame, n_boot: int, seed: int)
 
 
 def bootstrap_bradley_terry_clustered(
-    by_category: pd.DataFrame, n_boot: int, seed: int, tol: float = 1e-6, max_iter: int = 500
+    by_category: pd.DataFrame, n_boot: int, seed: int, tol: float = 1e-6, max_iter: int = 500, point=None
 ) -> BootstrapBT:
     """:func:`bootstrap_bradley_terry` with prompt categories as clusters (:func:`bootstrap_category_counts`).
 
     Win rates differ between categories far beyond chance (:func:`category_heterogeneity`), so a
     bootstrap that treats judgements as independent describes a re-run on *the same prompts*; this one
-    describes a re-run on new categories of prompts like these, and is wider."""
+    describes a re-run on new categories of prompts like these, and is wider. ``point``: the published fit of
+    the pooled counts when already fitted (the categories sum to them; not fitted again)."""
     pairs, draws = bootstrap_category_counts(by_category, n_boot, seed)
     pc = pairs.assign(
         x_wins=draws[0, :, 0].astype(int), y_wins=draws[0, :, 1].astype(int), ties=draws[0, :, 2].astype(int)
@@ -341,9 +344,10 @@ def bootstrap_bradley_terry_clustered(
     res = pw.bradley_terry_mm(W, tol=tol, max_iter=max_iter)
     if not res.converged.all():
         raise RuntimeError(f"{int((~res.converged).sum())} cluster-bootstrap replicate(s) did not converge")
-    total = by_category.groupby(["model_x", "model_y"], as_index=False)[["x_wins", "y_wins", "ties", "n"]].sum()
-    point = pw.bradley_terry_mm(win_matrix(validate_pair_counts(total)), tol=tol, max_iter=max_iter).strengths
-    return BootstrapBT(strengths=res.strengths, point=point)
+    if point is None:
+        total = by_category.groupby(["model_x", "model_y"], as_index=False)[["x_wins", "y_wins", "ties", "n"]].sum()
+        point = pw.bradley_terry_mm(win_matrix(validate_pair_counts(total)), tol=tol, max_iter=max_iter).strengths
+    return BootstrapBT(strengths=res.strengths, point=np.asarray(point))
 
 
 def holm_pair_tests(pairs: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:

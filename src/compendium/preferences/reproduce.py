@@ -101,6 +101,10 @@ def pair_table(counts: pd.DataFrame, val_pref_acc: dict[str, float] = VAL_PREF_A
     **tracks** the metric when the whole interval lies above 0.5, **flips** when it lies below, else
     it is **noisy** (METHODS.md).
     """
+    return _pair_table(counts, val_pref_acc, z)
+
+
+def _pair_table(counts: pd.DataFrame, val_pref_acc: dict[str, float], z: float) -> pd.DataFrame:
     df = validate_pair_counts(counts)
     rows = []
     for r in df.itertuples(index=False):
@@ -146,6 +150,10 @@ def pair_table(counts: pd.DataFrame, val_pref_acc: dict[str, float] = VAL_PREF_A
 
 def model_record(counts: pd.DataFrame, z: float = 1.96) -> pd.DataFrame:
     """Pooled record of each model over all its pairs: wins, losses, ties, win rate (ties excluded), Wilson CI."""
+    return _model_record(counts, z)
+
+
+def _model_record(counts: pd.DataFrame, z: float) -> pd.DataFrame:
     df = validate_pair_counts(counts)
     out = []
     for m in MODELS:
@@ -171,28 +179,45 @@ def model_record(counts: pd.DataFrame, z: float = 1.96) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
-def bradley_terry_table(counts: pd.DataFrame, tol: float = 1e-6, max_iter: int = 500) -> pd.DataFrame:
-    """Bradley-Terry strengths exactly as published (:func:`compendium.stats.pairwise.bradley_terry_mm`).
+def bradley_terry_fit(counts: pd.DataFrame, tol: float = 1e-6, max_iter: int = 500):
+    """The published Bradley-Terry fit (:func:`compendium.stats.pairwise.bradley_terry_mm` on the half-win
+    matrix): its ``strengths`` (in :data:`MODELS` order) and ``n_iter``. Raises if it did not converge."""
+    return _bt_fit(counts, tol, max_iter)
 
-    Columns ``model, strength, rank`` (rank 1 = strongest), rows in :data:`MODELS` order.
-    """
+
+def _bt_fit(counts: pd.DataFrame, tol: float, max_iter: int):
     res = pw.bradley_terry_mm(win_matrix(counts), tol=tol, max_iter=max_iter)
     if not bool(res.converged):
         raise RuntimeError(f"Bradley-Terry MM did not converge in {max_iter} iterations")
-    s = res.strengths
+    return res
+
+
+def _bt_frame(s: np.ndarray) -> pd.DataFrame:
     rank = (-s).argsort().argsort() + 1
     return pd.DataFrame({"model": list(MODELS), "strength": s, "rank": rank})
 
 
-def bradley_terry_crosscheck(counts: pd.DataFrame, tol: float = 1e-6, max_iter: int = 500) -> pd.DataFrame:
+def bradley_terry_table(counts: pd.DataFrame, tol: float = 1e-6, max_iter: int = 500, fit=None) -> pd.DataFrame:
+    """Bradley-Terry strengths exactly as published (:func:`bradley_terry_fit`, or the given ``fit`` of it).
+
+    Columns ``model, strength, rank`` (rank 1 = strongest), rows in :data:`MODELS` order.
+    """
+    res = fit if fit is not None else bradley_terry_fit(counts, tol=tol, max_iter=max_iter)
+    return _bt_frame(res.strengths)
+
+
+def bradley_terry_crosscheck(
+    counts: pd.DataFrame, tol: float = 1e-6, max_iter: int = 500, published: np.ndarray | None = None
+) -> pd.DataFrame:
     """Published-procedure BT vs the fully converged MM fit vs ``choix`` (same ties-as-half-wins data).
 
     Columns: ``model, published_procedure, mm_converged`` (tolerance 1e-14), ``choix``
     (``ilsr_pairwise_dense`` on the fractional win matrix), and the absolute differences (0 below 1e-12,
-    else 2 significant digits: :func:`compendium.results.agreement`).
+    else 2 significant digits: :func:`compendium.results.agreement`). ``published``: the strengths of
+    :func:`bradley_terry_fit` when already fitted (not fitted again).
     """
     W = win_matrix(counts)
-    pub = pw.bradley_terry_mm(W, tol=tol, max_iter=max_iter).strengths
+    pub = published if published is not None else pw.bradley_terry_mm(W, tol=tol, max_iter=max_iter).strengths
     conv = pw.bradley_terry_mm(W, tol=1e-14, max_iter=100_000).strengths
     ch = pw.bradley_terry_choix(W)
     return pd.DataFrame(
@@ -268,29 +293,6 @@ def head_to_head(counts: pd.DataFrame, a: str, b: str, z: float = 1.96) -> dict[
     }
 
 
-def report_claims(counts: pd.DataFrame, tol: float = 1e-6, max_iter: int = 500) -> dict[str, float]:
-    """Every claim of ``published/hitl.yaml`` that the pair counts determine, under its claim id.
-
-    ``hitl.n_participants`` is *not* here: it needs the row-level annotations (see
-    :mod:`compendium.preferences.rowlevel`).
-    """
-    df = validate_pair_counts(counts)
-    bt = bradley_terry_table(df, tol=tol, max_iter=max_iter).set_index("model")["strength"]
-    pt = pair_table(df)
-    out: dict[str, float] = {
-        "hitl.n_ratings": int(df["n"].sum()),
-        "hitl.n_ties": int(df["ties"].sum()),
-        "hitl.pairs.tracking": int((pt["signal"] == "tracks").sum()),
-        "hitl.pairs.flipping": int((pt["signal"] == "flips").sum()),
-    }
-    for m in MODELS:
-        out[f"hitl.bt.{m}"] = float(bt[m])
-    for m, v in winrate_vs_base(df).items():
-        out[f"hitl.winrate.vs_base.{m}"] = float(v)
-    out["hitl.spearman.bt_vs_val_pref_acc"] = spearman_bt_vs_val(bt.rename("strength").reset_index())
-    return out
-
-
 # ----------------------------------------------------------------------------------------------
 # Per-category results
 # ----------------------------------------------------------------------------------------------
@@ -318,7 +320,7 @@ def category_bradley_terry(by_category: pd.DataFrame, tol: float = 1e-6, max_ite
     cat = validate_pair_counts(by_category, by=("category",))
     out = {}
     for c, g in cat.groupby("category", sort=True):
-        out[c] = bradley_terry_table(g, tol=tol, max_iter=max_iter).set_index("model")["strength"]
+        out[c] = pd.Series(_bt_fit(g, tol, max_iter).strengths, index=pd.Index(list(MODELS), name="model"))
     return pd.DataFrame(out).T.loc[:, list(MODELS)].rename_axis("category")
 
 
@@ -327,7 +329,7 @@ def category_win_rates(by_category: pd.DataFrame) -> pd.DataFrame:
     cat = validate_pair_counts(by_category, by=("category",))
     out = {}
     for c, g in cat.groupby("category", sort=True):
-        out[c] = model_record(g).set_index("model")["win_rate"]
+        out[c] = _model_record(g, 1.96).set_index("model")["win_rate"]
     return pd.DataFrame(out).T.loc[:, list(MODELS)].rename_axis("category")
 
 
@@ -336,7 +338,7 @@ def category_pair_table(by_category: pd.DataFrame) -> pd.DataFrame:
     cat = validate_pair_counts(by_category, by=("category",))
     parts = []
     for c, g in cat.groupby("category", sort=True):
-        t = pair_table(g)
+        t = _pair_table(g, VAL_PREF_ACC, 1.96)
         t.insert(0, "category", c)
         parts.append(t)
     return pd.concat(parts, ignore_index=True)
