@@ -878,3 +878,22 @@ def test_register_text_reaches_the_html_only_escaped(tmp_path):
     assert "\u202e" not in text
     sup = soup.find_all("sup")
     assert sup and {s.get_text() for s in sup} == {"-3"}  # the one element a printed token may make (cell, reason)
+
+
+def test_templates_are_package_data():
+    """Every file of compendium/claims/templates/ matches a package-data pattern of pyproject.toml (so an
+    installed package renders the chapter), and the environment escapes by default."""
+    import fnmatch
+    import tomllib
+
+    from compendium import paths
+    from compendium.claims import html
+
+    patterns = tomllib.loads((paths.ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"][
+        "compendium.claims"
+    ]
+    root = paths.ROOT / "src" / "compendium" / "claims"
+    files = [p.relative_to(root).as_posix() for p in (root / "templates").iterdir()]
+    assert files and all(any(fnmatch.fnmatch(f, pat) for pat in patterns) for f in files), (files, patterns)
+    assert html.environment().autoescape is True
+    assert html.environment().from_string("{{ x }}").render(x="<b>") == "&lt;b&gt;"
