@@ -130,9 +130,9 @@ def same_value(a: Any, b: Any, rtol: float = 1e-9, atol: float = 1e-12) -> bool:
 
 
 def merge_values(*dicts: Mapping[str, Any], what: str = "values", rtol: float = 1e-9, atol: float = 1e-12) -> dict:
-    """The union of ``dicts`` (in order). A key that more than one gives must have the same value in each
-    (:func:`same_value`); otherwise :class:`ValueClash` names every such key with the values and the
-    position of the dicts that disagree (``what`` says what is being merged)."""
+    """The union of ``dicts``, in order. A key that more than one gives must have the same value in each
+    (:func:`same_value`; the later value is kept); otherwise :class:`ValueClash` names every such key with
+    the values and the position of the dicts that disagree (``what`` says what is being merged)."""
     out: dict[str, Any] = {}
     first: dict[str, int] = {}
     clashes = []
