@@ -21,16 +21,15 @@ from . import paths
 PACKAGE = paths.ROOT / "src" / "compendium"
 #: the runner every stage's command starts (compendium.stage and what it imports)
 RUNNER = ("compendium.stage",)
-#: package files a stage reads as text rather than imports (the claims stage reads each study's PROVENANCE)
-READS: dict[str, tuple[str, ...]] = {
-    "claims": (
-        "src/compendium/pwb/register.py",
-        "src/compendium/workbank/register.py",
-        "src/compendium/preferences/register.py",
-    ),
+#: modules a stage imports by name (``importlib``), which its ``import`` statements do not show: the claims
+#: stage imports each study's register module for its ``PROVENANCE``
+#: (:func:`compendium.claims.register.load_provenance`)
+IMPORTS_BY_NAME: dict[str, tuple[str, ...]] = {
+    "claims": ("compendium.pwb.register", "compendium.workbank.register", "compendium.preferences.register"),
 }
 #: subpackages listed as a whole folder (a study's code, the data layer, the shared statistics)
 FOLDERS = (
+    "compendium.claims",  # with its templates/ (read, not imported)
     "compendium.workbank",
     "compendium.pwb",
     "compendium.preferences",
@@ -140,7 +139,7 @@ def stage_dep_paths() -> dict[str, list[str]]:
     from .stage import STAGES
 
     return {
-        name: sorted(set(dep_paths(notebook_modules(st.source))) | set(READS.get(name, ())))
+        name: dep_paths(notebook_modules(st.source) | closure(set(IMPORTS_BY_NAME.get(name, ()))))
         for name, st in STAGES.items()
     }
 

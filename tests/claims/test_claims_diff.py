@@ -4,7 +4,8 @@ import json
 import subprocess
 import sys
 
-from compendium import claims_diff, paths
+from compendium import paths
+from compendium.claims import diff as claims_diff
 
 
 def _row(cid, value, status, study="pwb"):

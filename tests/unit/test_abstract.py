@@ -2,7 +2,7 @@
 
 import pandas as pd
 
-from compendium import abstract
+from compendium.claims import abstract
 
 
 def _claims(**over):

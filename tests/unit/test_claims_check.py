@@ -404,23 +404,44 @@ def test_provenance_takes_the_longest_prefix():
     assert claims.split_provenance("compendium.x.f") == ("compendium.x.f", "")
 
 
-def test_provenance_tolerates_missing_modules_and_reads_literals(tmp_path, monkeypatch):
+def test_provenance_is_imported_and_a_broken_module_is_reported(monkeypatch):
+    import sys
+    import types
+
     monkeypatch.setitem(claims.STUDY_PKG, "nostudy", "no_such_pkg")
     prov, problems = claims.load_provenance(["nostudy"])
     assert prov == {"nostudy": {}} and "does not exist yet" in problems["nostudy"]
-    f = tmp_path / "register.py"
-    f.write_text('PROVENANCE: dict[str, str] = {"pwb.table2.": "compendium.pwb.f (tests/unit/t.py::test_f)"}\n')
-    assert claims._literal_provenance(f) == {"pwb.table2.": "compendium.pwb.f (tests/unit/t.py::test_f)"}
-    f.write_text(
-        'T = "tests/unit/test_r.py"\nU: str = T + "::"\n'
-        'PROVENANCE: dict[str, str] = {"wb.t1.": f"compendium.workbank.r.t1 ({U}test_t1)", "wb.": "x (" + T + ")"}\n'
-    )
-    assert claims._literal_provenance(f) == {
-        "wb.t1.": "compendium.workbank.r.t1 (tests/unit/test_r.py::test_t1)",
-        "wb.": "x (tests/unit/test_r.py)",
+    good = types.ModuleType("compendium.fake_good.register")
+    good.PROVENANCE = {"x.t2.": "compendium.x.f (tests/unit/t.py::test_f)"}
+    nodict = types.ModuleType("compendium.fake_nodict.register")
+    monkeypatch.setitem(sys.modules, good.__name__, good)
+    monkeypatch.setitem(sys.modules, nodict.__name__, nodict)
+    for study, pkg in (("good", "fake_good"), ("nodict", "fake_nodict"), ("broken", "fake_broken")):
+        monkeypatch.setitem(claims.STUDY_PKG, study, pkg)
+    real_import = claims.register.importlib.import_module
+
+    def import_module(name):
+        if name == "compendium.fake_broken.register":
+            raise ZeroDivisionError("division by zero")
+        return real_import(name)
+
+    monkeypatch.setattr(claims.register.importlib, "import_module", import_module)
+    prov, problems = claims.load_provenance(["good", "nodict", "broken"])
+    assert prov == {"good": good.PROVENANCE, "nodict": {}, "broken": {}}
+    assert problems == {
+        "nodict": "compendium.fake_nodict.register has no PROVENANCE dict",
+        "broken": "compendium.fake_broken.register failed to import: ZeroDivisionError: division by zero",
     }
-    f.write_text('PROVENANCE = {k: "x" for k in ("a", "b")}\n')
-    assert claims._literal_provenance(f) is None  # not a literal: the module would be imported instead
+
+
+def test_provenance_is_each_study_modules_own_dict():
+    from compendium.preferences import register as hitl
+    from compendium.pwb import register as pwb
+    from compendium.workbank import register as wb
+
+    prov, problems = claims.load_provenance()
+    assert problems == {}
+    assert prov == {"pwb": pwb.PROVENANCE, "workbank": wb.PROVENANCE, "hitl": hitl.PROVENANCE}
 
 
 def test_provenance_lands_in_the_claim_row(tmp_path):
@@ -623,7 +644,7 @@ def test_rendered_tables_show_symbol_and_word_and_link_every_reason(tmp_path):
     ev = _rendered(tmp_path)
     body = claims.study_html(ev, {"pwb": {"pwb.": "compendium.pwb.f (tests/unit/t.py::test_f)"}}, "pwb")
     why = claims.why_html(claims.reason_rows(ev.table), {"wb-slips": "20_workbank.html#wb-slips"})
-    page = claims.CSS + claims.legend_html() + body + why
+    page = claims.style_html() + claims.legend_html() + body + why
     soup = BeautifulSoup(page, "html.parser")
     text = soup.get_text(" ")
     for sym, word in claims.MARK.values():
@@ -658,7 +679,7 @@ def test_number_formatting():
     assert claims.fmt_number(40.7123, 1) == "40.71" and claims.fmt_number(844.0, 0) == "844"
     assert claims.fmt_number(844.5, 0) == "844.5" and claims.fmt_number(None) == "—"
     assert claims.fmt_number(1.35e-7) == "1.35e-7" and claims.fmt_number([1, 2.5], 0) == "[1, 2.5]"
-    assert claims.fmt_number("<x>") == "&lt;x&gt;"
+    assert claims.fmt_number("<x>") == "<x>"  # text: the templates escape it
     assert claims.clean_printed("96{,}000") == "96,000" and claims.clean_printed("$10^{-3}$") == "10<sup>-3</sup>"
     assert claims.clean_printed("46.1\\%") == "46.1%"
     row = {"printed": "+44.0", "tolerance": "0.05", "_published": 44.0}
@@ -795,3 +816,84 @@ def test_own_statuses_use_the_params_stage_files(tmp_path):
     assert off["off_paper"] == ["pwb.weight_scheme = legacy_weights_v2_0 (reference weights, the paper)"]
     with pytest.raises(claims.RegisterError, match="pwb.zzz"):
         claims.own_statuses("pwb", {}, ["pwb.zzz"], results_dir=tmp_path / "results", published_dir=reg)
+
+
+# ------------------------------------------------------------------------------------- escaping (security)
+
+PAYLOAD = (
+    '<script>alert("x")</script><img src=x onerror=alert(1)> {download}`../../.dvc/config` '
+    "```{literalinclude} /etc/passwd``` {{ 7 * 7 }} {% if 1 %}jinja{% endif %} $5 and $6 \u202egnp.exe"
+)
+
+
+def test_register_text_reaches_the_html_only_escaped(tmp_path):
+    """A register note, a notes entry, table labels, evidence, provenance and a missing input holding
+    <script>, an event handler, MyST roles and directives, Jinja syntax and a bidi override: every one is
+    literal text in the rendered claims HTML, with no element, attribute or template expression made."""
+    table = {
+        "slug": "t",
+        "label": PAYLOAD,
+        "caption": PAYLOAD,
+        "where": PAYLOAD,
+        "note": PAYLOAD,
+        "rows": ["m1"],
+        "cols": ["c"],
+        "row_labels": {"m1": PAYLOAD},
+        "col_labels": {"c": PAYLOAD},
+        "id_pattern": "pwb.t.{row}.{col}",
+    }
+    reg = _register(
+        tmp_path,
+        [
+            _claim("pwb.t.m1.c", 5.0, printed=PAYLOAD + "^{-3}"),
+            _claim("pwb.quoted", 1, level="none", note=PAYLOAD, where=PAYLOAD),
+            _claim("pwb.slip", 1.0, what=PAYLOAD),
+            _claim("pwb.hub", 2.0, level="per_instance"),
+        ],
+        tables=[table],
+    )
+    _notes(reg, {"pwb.slip": {"kind": "differs", "reason": "paper_slip", "note": PAYLOAD, "evidence": PAYLOAD}})
+    ev = claims.evaluate(reg, tmp_path / "noresults", previous_csv=False)
+    ev.values = {"pwb": {"pwb.t.m1.c": 9.0, "pwb.slip": 2.0, "pwb.hub": None, f"pwb.slip.variant.{PAYLOAD}": 3.0}}
+    ev.table = claims.check(
+        claims.load_published(reg), ev.values, ev.notes, {"pwb": {"pwb.hub": PAYLOAD}}, tables=ev.tables
+    )
+    ev.missing_cells = {f"pwb/{PAYLOAD}": [PAYLOAD]}
+    prov = {"pwb": {"pwb.": f"{PAYLOAD} ({PAYLOAD})"}}
+    page = "".join(
+        [
+            claims.study_html(ev, prov, "pwb"),
+            claims.why_html(claims.reason_rows(ev.table), {}),
+            claims.completeness_html(ev, {"pwb": PAYLOAD}),
+        ]
+    )
+    soup = BeautifulSoup(page, "html.parser")
+    assert not soup.find_all(["script", "img"]) and "<script>" not in page
+    assert not [a for t in soup.find_all(True) for a in t.attrs if a.startswith("on")]
+    literal = PAYLOAD.replace("\u202e", "[U+202E]")
+    text = soup.get_text()
+    # each field, once or more: caption, label, where, note, row and column labels, register note, differs
+    # note, evidence, variant, provenance (function and test), missing input, completeness key and id
+    assert text.count(literal) >= 14, text.count(literal)
+    assert "\u202e" not in text
+    sup = soup.find_all("sup")
+    assert sup and {s.get_text() for s in sup} == {"-3"}  # the one element a printed token may make (cell, reason)
+
+
+def test_templates_are_package_data():
+    """Every file of compendium/claims/templates/ matches a package-data pattern of pyproject.toml (so an
+    installed package renders the chapter), and the environment escapes by default."""
+    import fnmatch
+    import tomllib
+
+    from compendium import paths
+    from compendium.claims import html
+
+    patterns = tomllib.loads((paths.ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"][
+        "compendium.claims"
+    ]
+    root = paths.ROOT / "src" / "compendium" / "claims"
+    files = [p.relative_to(root).as_posix() for p in (root / "templates").iterdir()]
+    assert files and all(any(fnmatch.fnmatch(f, pat) for pat in patterns) for f in files), (files, patterns)
+    assert html.environment().autoescape is True
+    assert html.environment().from_string("{{ x }}").render(x="<b>") == "&lt;b&gt;"

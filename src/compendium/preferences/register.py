@@ -35,6 +35,7 @@ import numpy as np
 import pandas as pd
 
 from .. import paths, yamlfile
+from ..claims.cells import cell_map
 from . import reproduce, rowlevel
 from .reproduce import MODELS
 
@@ -102,16 +103,9 @@ def load_layout(path: str | Path | None = None) -> list[dict]:
 
 
 def cell_ids(spec: dict) -> dict[tuple[str, str], str]:
-    """``{(row, col): claim id}`` of one register table, without its blank cells."""
-    existing = spec.get("existing_ids") or {}
-    blank = set(spec.get("blank_cells") or [])
-    out = {}
-    for r in spec["rows"]:
-        for c in spec["cols"]:
-            if f"{r}.{c}" in blank:
-                continue
-            out[(r, c)] = existing.get(f"{r}.{c}", spec["id_pattern"].format(row=r, col=c))
-    return out
+    """``{(row, col): claim id}`` of one register table, without its blank cells
+    (:func:`compendium.claims.cells.cell_map`, the one expansion the claims check uses)."""
+    return cell_map(spec, REGISTER)
 
 
 def pair_slug(mx: str, my: str) -> str:

@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 
 from .. import paths, yamlfile
+from ..claims.cells import expand_cells
 from .compute import PwbResult
 from .constants import CONDITION_KEYS, DIMENSIONS, MODEL_KEYS
 
@@ -92,14 +93,7 @@ def _register(path: Path | None = None) -> dict:
 def register_ids(register: Mapping | None = None) -> tuple[dict[str, tuple[str, str, str]], dict[str, dict]]:
     """(cell ids -> (table slug, row, col), claims by id) of the register; blank cells excluded."""
     reg = register or _register()
-    cells: dict[str, tuple[str, str, str]] = {}
-    for t in reg["tables"]:
-        ex, blank = t.get("existing_ids") or {}, set(t.get("blank_cells") or [])
-        for r in t["rows"]:
-            for c in t["cols"]:
-                if f"{r}.{c}" in blank:
-                    continue
-                cells[ex.get(f"{r}.{c}", t["id_pattern"].format(row=r, col=c))] = (t["slug"], r, c)
+    cells = {c.id: (t["slug"], c.row, c.col) for t in reg["tables"] for c in expand_cells(t, REGISTER)}
     return cells, {c["id"]: c for c in reg["claims"]}
 
 

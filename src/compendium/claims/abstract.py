@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import paths
-from .yamlfile import load
+from .. import paths
+from ..yamlfile import load
 
 STATUS_WORDS = {
     "reproduced": "reproduced",

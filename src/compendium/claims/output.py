@@ -1,0 +1,73 @@
+"""What the claims stage writes: ``results/claims/`` (claims.csv, summary.csv, values.json), the status
+changes since the last run (``results/.history/claims_changes.csv``), and the numbers and sentences the
+claims chapter's prose quotes (:func:`prose_values`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from .. import paths
+from .compare import Evaluation, summary
+from .vocab import APPROX_REL, COLUMNS, STATUSES
+
+
+def write_outputs(ev: Evaluation, stage: str = "claims") -> dict[str, Path]:
+    """``results/claims/``: claims.csv (every claim, every column), summary.csv (study x level x status) and
+    values.json (the counts); the status changes since the last run go to ``results/.history/claims_changes.csv``,
+    outside the stage's tracked outputs: they depend on which run came before, not on the data, and a fresh
+    clone must produce the same tracked outputs as any other checkout."""
+    from ..results import FLOAT_FORMAT, write_values
+
+    out = paths.stage_dir(stage)
+    out.mkdir(parents=True, exist_ok=True)
+    files = {}
+    for name, df in (("claims", ev.table[COLUMNS]), ("summary", summary(ev.table))):
+        p = out / f"{name}.csv"
+        df.to_csv(p, index=False, float_format=FLOAT_FORMAT, lineterminator="\n")
+        files[name] = p
+    history = paths.RESULTS / ".history"
+    history.mkdir(parents=True, exist_ok=True)
+    files["changes"] = history / f"{stage}_changes.csv"
+    ev.changes.to_csv(files["changes"], index=False, lineterminator="\n")
+    counts = ev.counts
+    values: dict[str, Any] = {f"claims.{s}": n for s, n in counts.items()}
+    values["claims.total"] = len(ev.table)
+    for study, grp in ev.table.groupby("study"):
+        vc = grp["status"].value_counts()
+        for s in STATUSES:
+            values[f"claims.{study}.{s}"] = int(vc.get(s, 0))
+    values["claims.missing_cells"] = sum(len(v) for v in ev.missing_cells.values())
+    files["values"] = write_values(stage, values)
+    return files
+
+
+def prose_values(ev) -> dict:
+    """Every number and sentence the claims chapter's prose quotes (``{glue:text}`` name -> value), from ``ev``."""
+    counts = ev.counts
+    out = {f"claims_{s}": n for s, n in counts.items()}
+    n_missing_cells = sum(len(v) for v in ev.missing_cells.values())
+    out.update(
+        {
+            "claims_total": len(ev.table),
+            "claims_approx_pct": f"{APPROX_REL * 100:g}",
+            "claims_n_tables": len(ev.tables),
+            "claims_missing_cells_sentence": "Every cell id is."
+            if n_missing_cells == 0
+            else f"{n_missing_cells:,} cell ids of {len(ev.missing_cells)} tables are not yet; the claims test fails "
+            "until they are.",
+            "claims_unexplained_sentence": (
+                f"{counts['off_paper']:,} claims are from an off-paper run (⇄): this build's parameters differ "
+                "from the paper's (named in the banner above), so their values are not expected to match. "
+                if counts.get("off_paper")
+                else ""
+            )
+            + (
+                "Every claim is accounted for."
+                if counts["unexplained"] == 0
+                else f"{counts['unexplained']:,} claims are UNEXPLAINED: the claims test fails until each is "
+                "computed, fixed or explained."
+            ),
+        }
+    )
+    return out
