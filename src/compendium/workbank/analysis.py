@@ -189,60 +189,10 @@ def landscape_section(
     sw = landscape.cutoff_sweep(land, cutoffs)
     uniq, _ = drop_repeated_rows(experts)
     per_task, draws = landscape.zone_bootstrap(desires, uniq, land, cutoff, n_boot, seed, stable_level)
-    v["wb.robust.zone_uncertain_share"] = 100 * float((~per_task["stable"]).mean())
-    v["wb.robust.zone_uncertain_n"] = int((~per_task["stable"]).sum())
-    v["wb.robust.zone_minority_share"] = 100 * float((per_task["p_observed"] < 0.5).mean())
-    v["wb.robust.zone_stable_level"] = stable_level
-    for z in ("green", "red", "rnd", "low"):
-        v[f"wb.robust.zone_{z}_ci"] = [float(np.quantile(draws[z], 0.025)), float(np.quantile(draws[z], 0.975))]
-        v[f"wb.robust.zone_{z}_uncertain_share"] = 100 * float((~per_task.loc[per_task["zone"] == z, "stable"]).mean())
-    single = per_task["n_experts"] == 1
-    v["wb.robust.zone_uncertain_share_single_expert"] = 100 * float((~per_task.loc[single, "stable"]).mean())
-    # referee checks: why zones are "not stable", and zone totals with the raters as clusters
-    for k, x in landscape.zone_uncertainty_breakdown(per_task, stable_level).items():
-        v[f"wb.robust.zone_breakdown.{k}"] = x
-    cl = landscape.zone_cluster_bootstrap(desires, uniq, land, cutoff, n_boot, seed)
-    for z in ("green", "red", "rnd", "low"):
-        v[f"wb.robust.zone_{z}_ci_cluster"] = [float(np.quantile(cl[z], 0.025)), float(np.quantile(cl[z], 0.975))]
-    w_task = sum(np.quantile(draws[z], 0.975) - np.quantile(draws[z], 0.025) for z in ("green", "red", "rnd", "low"))
-    w_clu = sum(np.quantile(cl[z], 0.975) - np.quantile(cl[z], 0.025) for z in ("green", "red", "rnd", "low"))
-    v["wb.robust.zone_ci_cluster_widening"] = float(w_clu / w_task)
-    v["wb.robust.zone_cluster_mean_tasks_defined"] = float(cl["n_defined"].mean())
-    # the same widening with the undefined tasks kept at their observed mean (no drop-and-rescale)
-    kept = landscape.zone_cluster_bootstrap(desires, uniq, land, cutoff, n_boot, seed, undefined="keep")
-    w_keep = sum(np.quantile(kept[z], 0.975) - np.quantile(kept[z], 0.025) for z in ("green", "red", "rnd", "low"))
-    v["wb.robust.zone_ci_cluster_widening_keep"] = float(w_keep / w_task)
-    # the zone totals' spread by source: experts alone, workers alone (undefined tasks kept), tasks alone
-    zone_names = ("green", "red", "rnd", "low")
-    for src, side in (("experts", ("experts",)), ("workers", ("workers",))):
-        one = landscape.zone_cluster_bootstrap(
-            desires, uniq, land, cutoff, n_boot, seed, resample=side, undefined="keep"
-        )
-        for z in zone_names:
-            v[f"wb.robust.zone_sd_by_source.{src}.{z}"] = float(one[z].std(ddof=1))
-        v[f"wb.robust.zone_green_largest_share.{src}"] = 100 * float(
-            (one["green"] > one[["red", "rnd", "low"]].max(axis="columns")).mean()
-        )
-    n_tasks = len(land)
-    for z in zone_names:  # a new draw of tasks: the zone total is binomial(n_tasks, observed share)
-        share = float((land["zone"] == z).mean())
-        v[f"wb.robust.zone_sd_by_source.tasks.{z}"] = float(np.sqrt(n_tasks * share * (1 - share)))
-    stab = per_task.reset_index().rename(columns={TASK: "task"})[
-        [
-            "task",
-            "zone",
-            "p_observed",
-            "stable",
-            "n_workers",
-            "n_experts",
-            "p_green",
-            "p_red",
-            "p_rnd",
-            "p_low",
-            "p_desire_side",
-            "p_capability_side",
-        ]
-    ]
+    v.update(_within_task_bootstrap_values(per_task, draws, stable_level))
+    cl, cluster_values = _cluster_bootstrap_values(desires, uniq, land, cutoff, n_boot, seed, draws)
+    v.update(cluster_values)
+    stab = per_task.reset_index().rename(columns={TASK: "task"})[list(STABILITY_COLUMNS)]
     lt = land.reset_index().rename(columns={TASK: "task"})
     return Section(
         values=v,
@@ -257,6 +207,78 @@ def landscape_section(
         },
         extra={"landscape": land, "boot_counts": draws, "cluster_counts": cl},
     )
+
+
+#: the columns of the zone_stability table
+STABILITY_COLUMNS = (
+    "task",
+    "zone",
+    "p_observed",
+    "stable",
+    "n_workers",
+    "n_experts",
+    "p_green",
+    "p_red",
+    "p_rnd",
+    "p_low",
+    "p_desire_side",
+    "p_capability_side",
+)
+ZONE_NAMES = ("green", "red", "rnd", "low")
+
+
+def _ci(x) -> list[float]:
+    return [float(np.quantile(x, 0.025)), float(np.quantile(x, 0.975))]
+
+
+def _width(draws: pd.DataFrame) -> float:
+    return sum(np.quantile(draws[z], 0.975) - np.quantile(draws[z], 0.025) for z in ZONE_NAMES)
+
+
+def _within_task_bootstrap_values(per_task: pd.DataFrame, draws: pd.DataFrame, stable_level: float) -> dict:
+    """The zone-stability values of :func:`.landscape.zone_bootstrap` (raters resampled within each task)."""
+    v = {
+        "wb.robust.zone_uncertain_share": 100 * float((~per_task["stable"]).mean()),
+        "wb.robust.zone_uncertain_n": int((~per_task["stable"]).sum()),
+        "wb.robust.zone_minority_share": 100 * float((per_task["p_observed"] < 0.5).mean()),
+        "wb.robust.zone_stable_level": stable_level,
+    }
+    for z in ZONE_NAMES:
+        v[f"wb.robust.zone_{z}_ci"] = _ci(draws[z])
+        v[f"wb.robust.zone_{z}_uncertain_share"] = 100 * float((~per_task.loc[per_task["zone"] == z, "stable"]).mean())
+    single = per_task["n_experts"] == 1
+    v["wb.robust.zone_uncertain_share_single_expert"] = 100 * float((~per_task.loc[single, "stable"]).mean())
+    # referee checks: why zones are "not stable"
+    for k, x in landscape.zone_uncertainty_breakdown(per_task, stable_level).items():
+        v[f"wb.robust.zone_breakdown.{k}"] = x
+    return v
+
+
+def _cluster_bootstrap_values(desires, uniq, land, cutoff, n_boot, seed, draws) -> tuple[pd.DataFrame, dict]:
+    """Zone totals with the raters as clusters (:func:`.landscape.zone_cluster_bootstrap`), their widening over
+    the within-task ``draws``, and the spread by source (experts alone, workers alone, a new draw of tasks)."""
+    cl = landscape.zone_cluster_bootstrap(desires, uniq, land, cutoff, n_boot, seed)
+    v = {f"wb.robust.zone_{z}_ci_cluster": _ci(cl[z]) for z in ZONE_NAMES}
+    w_task = _width(draws)
+    v["wb.robust.zone_ci_cluster_widening"] = float(_width(cl) / w_task)
+    v["wb.robust.zone_cluster_mean_tasks_defined"] = float(cl["n_defined"].mean())
+    # the same widening with the undefined tasks kept at their observed mean (no drop-and-rescale)
+    kept = landscape.zone_cluster_bootstrap(desires, uniq, land, cutoff, n_boot, seed, undefined="keep")
+    v["wb.robust.zone_ci_cluster_widening_keep"] = float(_width(kept) / w_task)
+    for src in ("experts", "workers"):
+        one = landscape.zone_cluster_bootstrap(
+            desires, uniq, land, cutoff, n_boot, seed, resample=(src,), undefined="keep"
+        )
+        for z in ZONE_NAMES:
+            v[f"wb.robust.zone_sd_by_source.{src}.{z}"] = float(one[z].std(ddof=1))
+        v[f"wb.robust.zone_green_largest_share.{src}"] = 100 * float(
+            (one["green"] > one[["red", "rnd", "low"]].max(axis="columns")).mean()
+        )
+    n_tasks = len(land)
+    for z in ZONE_NAMES:  # a new draw of tasks: the zone total is binomial(n_tasks, observed share)
+        share = float((land["zone"] == z).mean())
+        v[f"wb.robust.zone_sd_by_source.tasks.{z}"] = float(np.sqrt(n_tasks * share * (1 - share)))
+    return cl, v
 
 
 def agency_section(desires: pd.DataFrame, experts: pd.DataFrame, *, tie_rule: str, seed: int, n_random: int) -> Section:
