@@ -348,6 +348,25 @@ REFERENCE: dict[str, dict[str, tuple[Any, str]]] = {
 }
 
 
+#: The paper's cut-off on the 1-5 scales (a mean at or above it is "high"; the headline share is "> 3"): the one
+#: place the WORKBank code takes it from where a claim is defined at the paper's cut-off whatever the run's.
+WORKBANK_PAPER_CUTOFF: float = REFERENCE["workbank"]["cutoff"][0]
+
+
+def workbank_params(**overrides: Any) -> Workbank:
+    """The validated WORKBank parameters: :data:`REFERENCE`'s values with ``overrides`` (e.g. the notebook's
+    papermill parameters), so every default of ``compendium.workbank`` lives here and nowhere else."""
+    values = {k: v for k, (v, _) in REFERENCE["workbank"].items()}
+    unknown = sorted(set(overrides) - set(values))
+    if unknown:
+        raise ParamsError(f"workbank: unknown parameter(s) {', '.join(unknown)} (known: {', '.join(values)})")
+    try:
+        return Workbank.model_validate(values | overrides)
+    except ValidationError as exc:
+        problems = "; ".join(_describe("workbank", Workbank, e) for e in exc.errors(include_url=False))
+        raise ParamsError(problems) from None
+
+
 def _same(value: Any, ref: Any) -> bool:
     if isinstance(ref, (int, float)) and isinstance(value, (int, float)) and not isinstance(value, bool):
         return float(value) == float(ref)

@@ -33,10 +33,10 @@ def test_tie_robust_share_hand_worked():
 
 def test_random_weights_break_ties_so_the_strict_share_jumps_but_the_mid_share_does_not():
     d, workers = _tied_survey()
-    _, m0 = demographics.weighted_task_share(d, pd.Series(1.0, index=workers))
-    base = demographics.tie_robust_share(m0)
+    _, m0 = demographics.weighted_task_share(d, pd.Series(1.0, index=workers), 3.0)
+    base = demographics.tie_robust_share(m0, 3.0)
     assert base["share_gt"] == 30.0 and base["share_mid"] == 50.0
-    null = demographics.random_weights_null(d, workers, n_draws=400, seed=3, spread=0.01)
+    null = demographics.random_weights_null(d, workers, n_draws=400, seed=3, cutoff=3.0, spread=0.01)
     # weights within +-1 % and unrelated to anything "raise" the strict share by ~half the ties ...
     assert null["share_gt"].median() == pytest.approx(50.0, abs=3)
     assert null["share_gt"].quantile(0.025) > base["share_gt"] + 10
@@ -49,10 +49,10 @@ def test_random_weights_break_ties_so_the_strict_share_jumps_but_the_mid_share_d
 def test_permuted_template_weights_keep_the_template_distribution():
     d, workers = _tied_survey(4, 3, 3)
     tmpl = pd.Series(np.linspace(0.5, 2.0, len(workers)), index=workers)
-    null = demographics.random_weights_null(d, workers, n_draws=50, seed=1, template=tmpl)
+    null = demographics.random_weights_null(d, workers, n_draws=50, seed=1, cutoff=3.0, template=tmpl)
     assert len(null) == 50 and null["share_gt"].between(30, 70).all()
     with pytest.raises(ValueError, match="template"):
-        demographics.random_weights_null(d, workers, 5, 1, template=tmpl.iloc[1:])
+        demographics.random_weights_null(d, workers, 5, 1, 3.0, template=tmpl.iloc[1:])
 
 
 def test_small_groups_get_no_bootstrap_interval():
@@ -86,7 +86,7 @@ def _zone_data():
 def test_zone_bootstrap_capability_side_is_degenerate_with_one_or_two_experts():
     des, exp = _zone_data()
     land = landscape.task_landscape(des, exp)
-    pt, _ = landscape.zone_bootstrap(des, exp, land, 3.0, n_draws=4000, seed=2)
+    pt, _ = landscape.zone_bootstrap(des, exp, land, 3.0, n_draws=4000, seed=2, stable_level=0.95)
     assert pt.loc["a", "p_capability_side"] == 1.0  # one expert: never varies
     assert pt.loc["b", "p_capability_side"] == 1.0  # two experts on the same side: never varies
     assert pt.loc["c", "p_capability_side"] == pytest.approx(0.75, abs=0.03)  # (2,4): 3 of 4 resamples >= 3
@@ -119,7 +119,7 @@ def test_cluster_bootstrap_widens_zone_totals_when_raters_repeat_across_tasks():
             rows.append({TASK: t, OCC: "o", USER: e, CAPABILITY: lenient[e]})
     exp = pd.DataFrame(rows)
     land = landscape.task_landscape(des, exp)
-    _, per_task_draws = landscape.zone_bootstrap(des, exp, land, 3.0, n_draws=1000, seed=1)
+    _, per_task_draws = landscape.zone_bootstrap(des, exp, land, 3.0, n_draws=1000, seed=1, stable_level=0.95)
     cl = landscape.zone_cluster_bootstrap(des, exp, land, 3.0, n_draws=1000, seed=1)
     width = lambda s: s.quantile(0.975) - s.quantile(0.025)
     assert width(cl["green"]) > 1.5 * width(per_task_draws["green"])

@@ -58,7 +58,7 @@ def ratings(rows, who):
 def test_occupation_levels_and_jsd_against_scipy():
     w = ratings([("a", "O1", 1), ("a", "O1", 2), ("b", "O1", 2), ("c", "O2", 5), ("c", "O2", 4)], "w")
     e = ratings([("a", "O1", 1), ("b", "O1", 1), ("c", "O2", 3), ("c", "O2", 3)], "e")
-    occ = agency.occupation_levels(w, e).set_index("occupation")
+    occ = agency.occupation_levels(w, e, "lowest").set_index("occupation")
     assert occ.loc["O1", "worker_level"] == 2 and occ.loc["O1", "expert_level"] == 1
     assert occ.loc["O2", "worker_level"] == 4  # tie H4/H5 -> lowest
     p, q = np.array([1, 2, 0, 0, 0]) / 3, np.array([1, 0, 0, 0, 0.0])
@@ -73,8 +73,8 @@ def test_occupation_levels_and_jsd_against_scipy():
 def test_h5_profiles_use_each_groups_own_set():
     w = ratings([("a", "O", 5), ("b", "O", 1)], "w")
     e = ratings([("a", "O", 1), ("b", "O", 5)], "e")
-    wl = agency.dominant_level(agency.has_counts(w))
-    el = agency.dominant_level(agency.has_counts(e))
+    wl = agency.dominant_level(agency.has_counts(w), "lowest")
+    el = agency.dominant_level(agency.has_counts(e), "lowest")
     prof = agency.h5_profiles(w, e, wl, el).set_index("profile")
     phys = TASK_CHARACTERISTICS["physical_action"]
     assert prof.loc["experts (expert H5 set)", "physical_action"] == e.loc[e[TASK] == "b", phys].mean()
@@ -88,7 +88,7 @@ def test_tie_sensitivity_grid_contains_the_plain_comparison():
     grid, rnd = agency.tie_rule_sensitivity(wc, ec, seed=0, n_random=50)
     assert len(grid) == 16 and len(rnd) == 50
     low = grid[(grid.worker_rule == "lowest") & (grid.expert_rule == "lowest")].iloc[0]
-    ref = agency.agency_comparison(agency.dominant_level(wc), agency.dominant_level(ec))
+    ref = agency.agency_comparison(agency.dominant_level(wc, "lowest"), agency.dominant_level(ec, "lowest"))
     assert low["workers_more"] == pytest.approx(ref["workers_more"])
     hl = grid[(grid.worker_rule == "highest") & (grid.expert_rule == "lowest")].iloc[0]
     assert hl["workers_more"] == pytest.approx(75.0)  # t0: 2>1, t1: 2>1, t2: 4 vs 4, t3: 4>2

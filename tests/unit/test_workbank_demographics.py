@@ -26,10 +26,10 @@ def test_age_bands_match_bls_edges():
 def test_weighted_task_share_hand_worked():
     d = pd.DataFrame({USER: ["a", "b", "a", "b"], OCC: ["o"] * 4, TASK: ["t1", "t1", "t2", "t2"], DESIRE: [5, 1, 4, 3]})
     w = pd.Series([3.0, 1.0], index=pd.MultiIndex.from_tuples([("a", "o"), ("b", "o")], names=[USER, OCC]))
-    share, m = demographics.weighted_task_share(d, w)
+    share, m = demographics.weighted_task_share(d, w, 3.0)
     assert m["t1"] == pytest.approx((3 * 5 + 1) / 4) and m["t2"] == pytest.approx((12 + 3) / 4)
     assert share == 100.0
-    share_eq, _ = demographics.weighted_task_share(d, w * 0 + 1)
+    share_eq, _ = demographics.weighted_task_share(d, w * 0 + 1, 3.0)
     assert share_eq == 50.0  # t1 mean 3 is not > 3
 
 

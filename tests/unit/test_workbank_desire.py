@@ -82,7 +82,7 @@ def test_sectors_from_soc_code_and_bls_major_groups():
     assert s.loc["Actors", "sector"] == "Arts, Design, Entertainment, Sports, and Media"
     assert s.loc["Data Scientists", "sector_code"] == "15"
     tasks = pd.DataFrame({"occupation": ["Actors", "Actors", "Data Scientists"], "desire": [3.5, 2.0, 4.0]})
-    by = desire.desire_by_sector(tasks, s).set_index("sector")
+    by = desire.desire_by_sector(tasks, s, 3.0).set_index("sector")
     assert by.loc["Arts, Design, Entertainment, Sports, and Media", "share_gt_cutoff"] == 50.0
     bad = meta.assign(**{"O*NET-SOC Code": ["15-2051.00", "11-2051.00", "27-2011.00"]})
     with pytest.raises(ValueError, match="several SOC major groups"):

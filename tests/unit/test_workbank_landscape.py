@@ -42,7 +42,7 @@ def test_landscape_inner_join_and_inclusive_zones():
 def test_zones_by_sector_has_exact_columns_and_percentages():
     w, e = data()
     land = landscape.task_landscape(w, e)
-    land["zone"] = landscape.assign_zones(land["capability"], land["desire"])
+    land["zone"] = landscape.assign_zones(land["capability"], land["desire"], 3.0)
     sectors = pd.DataFrame({"sector_code": ["11", "15"], "sector": ["S1", "S2"]}, index=["o", "p"])
     t = landscape.zones_by_sector(land, sectors)
     assert list(t.columns) == ["sector", "n_tasks", "green", "red", "rnd", "low"]
@@ -62,21 +62,21 @@ def test_cutoff_sweep_counts():
 def test_zone_bootstrap_unanimous_tasks_are_stable_and_seeded():
     w, e = data()
     land = landscape.task_landscape(w, e)
-    per, counts = landscape.zone_bootstrap(w, e, land, 3.0, n_draws=400, seed=5)
+    per, counts = landscape.zone_bootstrap(w, e, land, 3.0, n_draws=400, seed=5, stable_level=0.95)
     # a: all ratings 3 -> always green; c: workers 4,4 and one expert -> always rnd
     assert per.loc["a", "p_observed"] == 1.0 and per.loc["c", "p_observed"] == 1.0
     # b: workers (2,3) can resample to 3.0 -> green in ~1/4 of draws
     assert 0.6 < per.loc["b", "p_observed"] < 0.9 and not per.loc["b", "stable"]
     assert counts.sum(axis=1).eq(4).all()
-    per2, _ = landscape.zone_bootstrap(w, e, land, 3.0, n_draws=400, seed=5)
+    per2, _ = landscape.zone_bootstrap(w, e, land, 3.0, n_draws=400, seed=5, stable_level=0.95)
     pd.testing.assert_frame_equal(per, per2)
 
 
 def test_nan_or_shape_mismatch_raise():
     with pytest.raises(ValueError, match="NaN"):
-        landscape.assign_zones([np.nan], [3.0])
+        landscape.assign_zones([np.nan], [3.0], 3.0)
     with pytest.raises(ValueError, match="shape"):
-        landscape.assign_zones([1.0, 2.0], [3.0])
+        landscape.assign_zones([1.0, 2.0], [3.0], 3.0)
 
 
 def test_landscape_figure_names_each_quadrant_where_its_tasks_are():

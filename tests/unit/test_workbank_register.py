@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 import statsmodels.formula.api as smf
 
-from compendium import data
-from compendium.workbank import register as R
+from compendium.params import workbank_params
+from compendium.workbank import Inputs, authors, build, register as R, reliability, skills
 from compendium.workbank.common import (
     CAPABILITY,
     DESIRE,
@@ -70,23 +70,29 @@ def synthetic(seed=0, n_occ=4, tasks_per_occ=5, workers_per_occ=6, n_experts=5):
     return pd.DataFrame(d_rows), pd.DataFrame(m_rows), pd.DataFrame(e_rows)
 
 
-@pytest.fixture(scope="module")
-def real():
-    return {
-        "d": data.load_worker_desires(),
-        "m": data.load_worker_metadata(),
-        "e": data.load_expert_ratings(),
-        "t": data.load_task_metadata(),
-        "w": data.load_bls_wages(),
-        "u": data.load_claude_usage(),
-        "yc": data.load_yc_company_mappings(),
-        "p": data.load_arxiv_paper_mappings(),
-    }
+#: few bootstrap draws: the register's cells do not depend on them (the committed run's draws give the chapter)
+FAST = workbank_params(n_boot=20, n_tie_draws=5, n_boot_groups=20)
 
 
 @pytest.fixture(scope="module")
-def reg_out(real):
-    return R.register_values(real["d"], real["m"], real["e"], real["t"], real["w"], real["u"], real["yc"], real["p"])
+def inputs():
+    return Inputs.load()
+
+
+@pytest.fixture(scope="module")
+def real(inputs):
+    i = inputs
+    return {"d": i.desires, "m": i.metadata, "e": i.experts, "t": i.task_metadata, "w": i.bls_wages, "p": i.papers}
+
+
+@pytest.fixture(scope="module")
+def result(inputs):
+    return build(FAST, inputs)
+
+
+@pytest.fixture(scope="module")
+def reg_out(result):
+    return R.register_values(result)
 
 
 # ------------------------------------------------------------------------------------- helpers
@@ -144,15 +150,19 @@ def test_table1_matches_statsmodels_formula():
     covs = [safe(c) for c in MIXED_MODEL_COVARIATES]
     res = smf.mixedlm("automation_desire_rating ~ " + " + ".join(covs), df, groups=df["task"]).fit(method="bfgs")
     labels = {f"r{i}": name for i, name in enumerate(res.fe_params.index)}
-    frame, summ = R.table1_frame(des, meta, labels, method="bfgs")
+    data = reliability.mixed_model_data(des, meta)
+    summ, coefs, fit = reliability.fit_mixed_model(data, method="bfgs")
+    frame = R.table1_frame(coefs, labels)
     ci = res.conf_int()
     for slug, name in labels.items():
         assert frame.loc[slug, "coef"] == pytest.approx(res.fe_params[name], abs=1e-4), name
         assert frame.loc[slug, "se"] == pytest.approx(res.bse_fe[name], abs=1e-4), name
         assert frame.loc[slug, "ci_high"] == pytest.approx(ci.loc[name, 1], abs=1e-4), name
-    assert summ["unmatched_terms"] == []
+    assert not frame.isna().any().any()  # every term of the authors' formula is matched
     assert summ["llf"] == pytest.approx(res.llf, abs=1e-4)
+    assert reliability.group_var_se(fit) == pytest.approx(float(res.bse_re.iloc[0]), rel=1e-3)
     sizes = des.groupby(TASK).size()
+    summ.update(group_var_se=0.1, min_group=int(sizes.min()), max_group=int(sizes.max()), mean_group=sizes.mean())
     stats_ = R.mixed_model_stats(summ)
     assert (stats_["wb.mixed.min_group"], stats_["wb.mixed.max_group"]) == (sizes.min(), sizes.max())
     assert stats_["wb.mixed.mean_group"] == pytest.approx(len(des) / sizes.size)
@@ -177,7 +187,9 @@ def test_table1_rounding_boundary_cells(reg_out):
 
 def test_table2_counts_by_hand():
     meta = pd.DataFrame({USER: ["a", "b", "c", "d"], OCC: ["Editors", "Editors", "Lawyers", "Editors"]})
-    f = R.table2_frame(meta, {"editors": "Editors", "lawyers": "Lawyers", "judges": "Judges"})
+    f = R.table2_frame(
+        authors.participants_per_occupation(meta), {"editors": "Editors", "lawyers": "Lawyers", "judges": "Judges"}
+    )
     assert f.loc["editors", "n"] == 3 and f.loc["lawyers", "n"] == 1
     assert np.isnan(f.loc["judges", "n"])
 
@@ -185,7 +197,7 @@ def test_table2_counts_by_hand():
 def test_ranked_desire_frame_groupby():
     d, _, _ = synthetic(1)
     labels = {f"r{i}": f"{o}: {t.rstrip('.')}" for i, (o, t) in enumerate(d[[OCC, TASK]].drop_duplicates().values[:6])}
-    f = R.ranked_desire_frame(d, labels)
+    f = R.ranked_desire_frame(authors.occupation_task_desire(d), labels)
     for slug, lab in labels.items():
         occ, task = lab.split(": ", 1)
         sel = d[(d[OCC] == occ) & (d[TASK] == task + ".")][DESIRE]
@@ -262,8 +274,10 @@ def test_fig5a_hand_case():
 
 
 def test_zones_frame_hand_case():
+    from compendium.workbank.landscape import zone_counts
+
     land = pd.DataFrame({"zone": ["green", "green", "rnd"]})
-    assert R.zones_frame(land)["n"].tolist() == [2, 0, 1, 0]
+    assert R.zones_frame(zone_counts(land["zone"]))["n"].tolist() == [2, 0, 1, 0]
 
 
 def test_mapping_frames_hand_case():
@@ -300,7 +314,7 @@ def test_fig7_loop():
             SKILL: ["['S1', 'S2']", "['S2']", "['S1', 'Working with Computers']"],
         }
     )
-    f = R.fig7_frame(e, t, {"s1": "S1", "s2": "S2"})
+    f = R.fig7_frame(skills.skill_ranks(e, t), {"s1": "S1", "s2": "S2"})
     # S1: HAS (2 + 5) / 2 = 3.5, wage 100; S2: HAS (2 + 4) / 2 = 3, wage 75
     assert f.loc["s1"].tolist() == [1, 1] and f.loc["s2"].tolist() == [2, 2]
 
@@ -308,16 +322,17 @@ def test_fig7_loop():
 def test_nb_claude_hand_case():
     d = pd.DataFrame({TASK: ["Do A", "Do B", "Do C"], OCC: ["X", "X", "Y"], DESIRE: [5, 3, 1]})
     usage = pd.DataFrame({"task_name": ["do a", "do a", "do c"], "pct": [0.1, 0.2, 0.5]})
-    f, total = R.nb_claude_frame(d, usage, {"x": "X", "y": "Y"})
+    f, total = R.nb_claude_frame(authors.claude_occupations(d, usage), {"x": "X", "y": "Y"})
     # the left join keeps both usage rows of "do a"
     assert f.loc["x", "pct"] == pytest.approx(0.3) and f.loc["y", "pct"] == pytest.approx(0.5)
     assert total == pytest.approx(0.8)
-    assert R.nb_claude_frame(d, None, {}) == (None, None)
+    assert authors.claude_occupations(d, None) is None and R.nb_claude_frame(None, {}) == (None, None)
 
 
 def test_nb_has_avg_and_h5_groupby():
     d, m, e = synthetic(5, n_occ=5)
-    f = R.nb_has_avg_frame(d, e, {"editors": "Occ 1"})
+    merged, pools = authors.merged_task_means(d, e), authors.occupation_pools(d, m, e)
+    f = R.nb_has_avg_frame(merged, {"editors": "Occ 1"})
     wt = d.groupby(TASK)[HAS].mean()
     et = e.groupby(TASK)[HAS].mean()
     common = wt.index.intersection(et.index)
@@ -328,8 +343,8 @@ def test_nb_has_avg_and_h5_groupby():
     ref = authors_occupation_loop(d, m, e)
     w5 = [t for t in common if ref[d.loc[d[TASK] == t, OCC].iloc[-1]][0] == 5]
     e5 = [t for t in common if ref[d.loc[d[TASK] == t, OCC].iloc[-1]][1] == 5]
-    h5 = R.nb_h5_frame(d, m, e, "worker")
-    h5e = R.nb_h5_frame(d, m, e, "expert")
+    h5 = R.nb_h5_frame(merged, pools, "worker")
+    h5e = R.nb_h5_frame(merged, pools, "expert")
     col = TASK_CHARACTERISTICS["domain_expertise"]
     exp_w = d.groupby(TASK)[col].mean()[w5].mean() if w5 else np.nan
     np.testing.assert_allclose(h5.loc["domain", "worker"], exp_w)
@@ -402,8 +417,17 @@ def test_every_register_cell_is_produced(reg_out):
     assert set(R.PROVENANCE) and all(k.startswith("wb.") for k in R.PROVENANCE)
 
 
-def test_external_files_absent_give_null_with_reason(real):
-    values, missing = R.register_values(real["d"], real["m"], real["e"], real["t"], real["w"])
+def test_external_files_absent_give_null_with_reason(inputs, result):
+    """The register's part of the result (the paper section) without the authors' external files."""
+    from dataclasses import replace
+
+    from compendium.workbank import analysis
+
+    i, land = inputs, result.landscape.extra["landscape"]
+    labels = {t["slug"]: t.get("row_labels") or {} for t in i.register["tables"]}
+    args = (i.desires, i.metadata, i.experts, i.task_metadata, land, result.desire.extra["sectors"])
+    paper = analysis.paper_section(*args, usage=None, yc=None, papers=None, row_labels=labels)
+    values, missing = R.register_values(replace(result, paper=paper))
     assert values["wb.fig5b.green.per_task"] is None and "company_to_workflow" in missing["wb.fig5b.green.per_task"]
     assert (
         values["wb.nb_claude.web_administrators.pct"] is None
@@ -435,8 +459,7 @@ def test_text_claims_on_real_data(reg_out, real):
     assert 0 < arts < 100
 
 
-def test_disagreements_and_summary():
-    assert R.disagreements({"a": 1.0, "b": [1, 2], "c": None}, {"a": 1.0 + 1e-12, "b": [1, 3], "c": None}) == ["b"]
+def test_register_summary_counts_cells():
     s = R.register_summary({"wb.zones.green": 1, "wb.zones.red": None})
     z = s.set_index("table").loc["zones"]
     assert z["cells"] == 4 and z["computed"] == 1

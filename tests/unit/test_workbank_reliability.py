@@ -37,7 +37,7 @@ def test_mixed_model_balanced_one_way_equals_anova_estimator():
     u = rng.normal(0, np.sqrt(0.4), g)
     y = 3 + np.repeat(u, n) + rng.normal(0, 1.0, g * n)
     data = pd.DataFrame({"desire": y, TASK: np.repeat([f"t{i:02d}" for i in range(g)], n)})
-    summ, coefs, _ = reliability.fit_mixed_model(data, covariates=())
+    summ, coefs, _ = reliability.fit_mixed_model(data, covariates=(), method="bfgs")
     means = data.groupby(TASK)["desire"].mean()
     msw = ((data["desire"] - data[TASK].map(means)) ** 2).sum() / (g * (n - 1))
     msb = n * ((means - data["desire"].mean()) ** 2).sum() / (g - 1)
@@ -82,20 +82,15 @@ def test_mixed_model_data_counts_what_it_leaves_out():
     assert m.attrs == {"n_responses": 4, "n_unmatched": 1, "n_dropped_missing": 1}
 
 
-def test_mixed_model_fit_is_remembered_by_content_and_copied():
+def test_mixed_model_fit_needs_its_method_and_is_deterministic():
+    """No remembered fits any more (the chapter fits once, tests/unit/test_workbank_build.py): two fits of the
+    same data agree exactly, and the optimiser is always the caller's (params.yaml's mixed_method)."""
     rng = np.random.default_rng(5)
     g, n = 30, 6
     y = 3 + np.repeat(rng.normal(0, 0.6, g), n) + rng.normal(0, 1.0, g * n)
     data = pd.DataFrame({"desire": y, TASK: np.repeat([f"t{i:02d}" for i in range(g)], n)})
-    reliability._FITS.clear()
-    s1, c1, r1 = reliability.fit_mixed_model(data, covariates=())
-    s1["icc"] = -1.0  # a caller's change does not reach the remembered fit
-    c1.loc[0, "coef"] = -1.0
-    s2, c2, r2 = reliability.fit_mixed_model(data.copy(), covariates=())  # same content: the same fit
-    assert r2 is r1 and len(reliability._FITS) == 1
-    assert s2["icc"] != -1.0 and c2.loc[0, "coef"] != -1.0
-    changed = data.assign(desire=data["desire"] + np.where(np.arange(len(data)) == 7, 0.5, 0.0))
-    s3, _, r3 = reliability.fit_mixed_model(changed, covariates=())  # one value changed: a new fit
-    assert r3 is not r1 and len(reliability._FITS) == 2 and s3["sigma_e2"] != s2["sigma_e2"]
-    reliability.fit_mixed_model(data, covariates=(), method="lbfgs")  # another optimiser: a new fit
-    assert len(reliability._FITS) == 3
+    s1, c1, r1 = reliability.fit_mixed_model(data, covariates=(), method="bfgs")
+    s2, c2, r2 = reliability.fit_mixed_model(data.copy(), covariates=(), method="bfgs")
+    assert r2 is not r1 and s1 == s2 and c1.equals(c2)
+    with pytest.raises(TypeError, match="method"):
+        reliability.fit_mixed_model(data, covariates=())

@@ -2,6 +2,7 @@
 
 import math
 import re
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -9,8 +10,8 @@ import pytest
 from scipy import stats
 
 from compendium import paths
+from compendium.params import workbank_params
 from compendium.workbank import desire, summary as S
-from compendium.workbank.common import DESIRE, TASK, USER
 
 # ------------------------------------------------------------------------------ Spearman via pingouin
 
@@ -71,20 +72,8 @@ class Values(dict):
         return float(len(key)) + 0.25
 
 
-def _inputs():
-    rep, err = "Reasons for Automation Desire - Repetitive", "Reasons for Automation Desire - Human Error"
-    desires = pd.DataFrame(
-        {
-            TASK: ["a", "a", "a", "b", "b", "c"],
-            USER: [1, 2, 2, 1, 3, 4],
-            DESIRE: [4, 3, 2, 5, 3, 1],
-            rep: [1, 0, 1, 1, 0, 0],
-            err: [1, 1, 0, 1, 0, 1],
-        }
-    )
-    experts = pd.DataFrame({TASK: ["a", "a", "a", "b", "c", "c"], USER: [10, 10, 11, 10, 12, 13]})
-    experts = pd.concat([experts, experts.iloc[[0]]])  # a repeated row counts once
-    tasks = pd.DataFrame({"desire": [3.0, 4.0, 1.0, 3.0]})
+def _result(values=None):
+    """A stand-in for WorkbankResult: what summary() reads (values, tables, facts, params)."""
     tables = {
         "sample_vs_bls_sectors": pd.DataFrame({"sector": list("pqrstu")}),
         "has_tie_rules": pd.DataFrame(
@@ -115,24 +104,28 @@ def _inputs():
             }
         ),
     }
-    params = dict(
-        cutoff=3.0,
-        has_tie_rule="lowest",
-        n_boot=2000,
-        stable_level=0.95,
-        n_tie_draws=200,
-        n_boot_groups=1000,
-        sweep_min=2.5,
-        sweep_max=3.5,
-        mixed_method="bfgs",
+    facts = {
+        "reason_flags_agree": 75.0,
+        "n_at_paper_cutoff": 2,
+        "experts_per_task_min": 1,
+        "experts_per_task_max": 2,
+        "experts_per_task_median": 2.0,
+        "workers_per_task_min": 1,
+        "workers_per_task_max": 2,
+        "expert_max_tasks": 2,
+        "occ_worker_levels": [21, 22, 23, 24, 25],
+    }
+    return SimpleNamespace(
+        values=Values() if values is None else values, tables=tables, facts=facts, params=workbank_params()
     )
-    published = {"claims": [{"id": "wb.has.workers_more", "published": 47.5}]}
-    return desires, experts, tasks, tables, params, published
+
+
+PUBLISHED = {"claims": [{"id": "wb.has.workers_more", "published": 47.5}]}
 
 
 def test_summary_derives_the_prose_phrases_by_hand():
-    desires, experts, tasks, tables, params, published = _inputs()
-    v = Values()
+    r = _result()
+    v = r.values
     # the ICC paragraph: the issue's REML variances, 0.094 -> 0.066 (task) and 1.440 -> 1.254 (residual)
     v.update(
         {
@@ -144,28 +137,15 @@ def test_summary_derives_the_prose_phrases_by_hand():
     )
     reg_summary = pd.DataFrame({"table": ["t1", "t2"], "cells": [10, 5], "null": [0, 2]})
     reg_values = {"wb.counts.expert_sd_max": 1.0, "wb.counts.expert_sd_max.variant.sample_sd": 1.41, "x": 1}
-    g = S.summary(
-        v,
-        tables,
-        desires=desires,
-        experts=experts,
-        tasks=tasks,
-        params=params,
-        register_values=reg_values,
-        register_summary=reg_summary,
-        published=published,
-    )
-    # desire >= 3 responses: rows 0, 1, 3, 4; the two flags agree on rows 0, 3, 4
-    assert g["wb_rep_err_agree"] == pytest.approx(75.0)
+    g = S.summary(r, reg_values, reg_summary, published=PUBLISHED)
+    assert g["wb_rep_err_agree"] == 75.0 and g["wb_n_at_three"] == 2  # facts of the result, phrased as they are
     # the covariates remove 30 % of the task variance and 13 % of the residual (hand: 1 - 0.066/0.094, 1 - 1.254/1.44)
     assert g["wb_mixed_task_var_removed"] == pytest.approx(29.787, abs=1e-3)
     assert g["wb_mixed_resid_var_removed"] == pytest.approx(12.917, abs=1e-3)
-    assert g["wb_n_at_three"] == 2
     assert g["wb_strict_incl_gap"] == v["wb.desire.share_ge3"] - v["wb.desire.share_gt3"]
-    # distinct experts per task: a 2, b 1, c 2 (the repeated row is one expert); workers per task: a 2, b 2, c 1
     assert (g["wb_ept_min"], g["wb_ept_max"], g["wb_ept_median"]) == (1, 2, 2.0)
     assert (g["wb_wpt_min"], g["wb_wpt_max"]) == (1, 2)
-    assert g["wb_expert_max_tasks"] == 2  # expert 10 rates a and b
+    assert g["wb_expert_max_tasks"] == 2
     # symmetric rules: lowest/lowest (40 > 10), highest/highest (30 < 35), mean/mean (10 > 5)
     assert (g["wb_n_sym"], g["wb_n_sym_more"]) == (3, 2)
     assert g["wb_sectors_missing"] == 6 - v["wb.external.sectors_in_sample"]
@@ -173,14 +153,15 @@ def test_summary_derives_the_prose_phrases_by_hand():
     assert g["wb_bls_black"] == 13.0 and g["wb_sample_hisp"] == 8.0 and g["wb_green_party_n"] == 2
     assert g["wb_stable_pct"] == pytest.approx(95.0) and g["wb_mixed_method"] == "BFGS"
     assert g["wb_tie_rule_md"].data == "`lowest`" and g["wb_more_same_min_rule"].data == "`highest`"
-    assert g["wb_pub_workers_more"] == 47.5
-    assert (g["wb_occ_w_h1"], g["wb_occ_e_h5"]) == (11, 15)
+    assert g["wb_pub_workers_more"] == 47.5 and g["wb_cutoff"] == 3.0
+    # workers' occupation levels under the run's tie rule (a fact), the experts' a published value
+    assert (g["wb_occ_w_h1"], g["wb_occ_e_h5"]) == (21, 15)
     assert (g["wb_zone_green_clo"], g["wb_zone_green_chi"]) == (1.5, 2.5)
     assert (g["wb_reg_cells"], g["wb_reg_tables"], g["wb_reg_null"], g["wb_reg_keys"]) == (15, 2, 2, 3)
     assert g["wb_null_spread"] == pytest.approx(100 * v["wb.raking.null_spread"])
     assert (g["wb_null_permuted_share_ge_lo"], g["wb_null_permuted_share_ge_hi"]) == (1.5, 2.5)
     # without the register, its keys are left out
-    g2 = S.summary(v, tables, desires=desires, experts=experts, tasks=tasks, params=params, published=published)
+    g2 = S.summary(r, published=PUBLISHED)
     assert "wb_reg_cells" not in g2 and set(g) - set(g2) == {
         "wb_reg_cells",
         "wb_reg_tables",
@@ -191,18 +172,25 @@ def test_summary_derives_the_prose_phrases_by_hand():
     }
 
 
+def test_each_phrase_is_a_function_of_the_result_alone():
+    """The section phrase functions read only the result: the same result gives the same phrases, and a value
+    changed in the result moves exactly the phrases quoting it."""
+    r = _result()
+    g = S.summary(r, published=PUBLISHED)
+    assert S.summary(_result(), published=PUBLISHED).keys() == g.keys()
+    r.values["wb.zones.green"] = 1.0
+    moved = {k for k, x in S.summary(r, published=PUBLISHED).items() if repr(x) != repr(g[k])}
+    assert moved == {"wb_zone_green"}
+    keys = [k for f in S.PHRASES for k in f(r)]
+    assert len(keys) == len(set(keys)), "two section functions phrase the same key"
+
+
 def test_every_number_the_chapter_quotes_comes_from_the_summary():
-    desires, experts, tasks, tables, params, published = _inputs()
     g = S.summary(
-        Values(),
-        tables,
-        desires=desires,
-        experts=experts,
-        tasks=tasks,
-        params=params,
-        register_values={"wb.counts.expert_sd_max": 1, "wb.counts.expert_sd_max.variant.sample_sd": 1},
-        register_summary=pd.DataFrame({"cells": [1], "null": [0]}),
-        published=published,
+        _result(),
+        {"wb.counts.expert_sd_max": 1, "wb.counts.expert_sd_max.variant.sample_sd": 1},
+        pd.DataFrame({"cells": [1], "null": [0]}),
+        published=PUBLISHED,
     )
     text = (paths.ROOT / "notebooks" / "20_workbank.md").read_text()
     quoted = set(re.findall(r"\{glue:(?:text|md)\}`([A-Za-z0-9_]+)", text))

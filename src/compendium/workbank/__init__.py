@@ -11,13 +11,18 @@ paper's definition it implements (METHODS.md, section WORKBank). Themes:
 * :mod:`.external` - Claude.ai usage, YC/arXiv mappings per zone, BLS tables;
 * :mod:`.demographics` - desire/agency by group, raking the headline to BLS margins;
 * :mod:`.slips` - the paper's slips with evidence;
-* :mod:`.analysis` - one function per chapter section (values + tables);
+* :mod:`.authors` - the authors' notebook constructions behind the register's tables;
+* :mod:`.analysis` - one function per chapter section (a :class:`.analysis.Section`);
+* :mod:`.result` - :func:`build`, every section once, as one read-only :class:`WorkbankResult`;
+* :mod:`.register` - the result mapped to the register's claim ids (nothing computed);
+* :mod:`.summary` - the words of the chapter, each a function of the result;
 * :mod:`.figures` - the chapter's figures.
 """
 
 from . import (  # noqa: F401
     agency,
     analysis,  # noqa: F401
+    authors,
     common,
     demographics,
     desire,
@@ -27,3 +32,4 @@ from . import (  # noqa: F401
     skills,
     slips,
 )
+from .result import Inputs, WorkbankResult, build  # noqa: F401

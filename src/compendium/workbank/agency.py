@@ -55,7 +55,7 @@ def n_tied(counts: pd.DataFrame) -> int:
     return int(((c == c.max(axis=1, keepdims=True)).sum(axis=1) > 1).sum())
 
 
-def dominant_level(counts: pd.DataFrame, rule: str = "lowest", seed: int | None = None) -> pd.Series:
+def dominant_level(counts: pd.DataFrame, rule: str, seed: int | None = None) -> pd.Series:
     """Dominant HAS level (1..5) per row of a counts table under a tie rule (see :data:`TIE_RULES`)."""
     if rule not in TIE_RULES:
         raise ValueError(f"dominant_level: unknown tie rule {rule!r}; expected one of {TIE_RULES}")
@@ -109,7 +109,7 @@ def _levels_draws(c: np.ndarray, rule: str, rng: np.random.Generator, n_draws: i
 
 
 def tie_rule_sensitivity(
-    worker_counts: pd.DataFrame, expert_counts: pd.DataFrame, seed: int, n_random: int = 200
+    worker_counts: pd.DataFrame, expert_counts: pd.DataFrame, seed: int, n_random: int
 ) -> tuple[pd.DataFrame, np.ndarray]:
     """ "Workers want more agency" (% tasks with worker level > expert level) under every pair of tie rules.
 
@@ -176,7 +176,8 @@ def untied_only(worker_counts: pd.DataFrame, expert_counts: pd.DataFrame) -> dic
         return (a == a.max(axis=1, keepdims=True)).sum(axis=1) == 1
 
     keep = untied(wc) & untied(ec)
-    return agency_comparison(dominant_level(wc[keep]), dominant_level(ec[keep]))
+    # without ties every rule but "mean" gives the mode; "lowest" is the rule this was written with
+    return agency_comparison(dominant_level(wc[keep], "lowest"), dominant_level(ec[keep], "lowest"))
 
 
 def has_task_means(ratings: pd.DataFrame) -> pd.Series:
@@ -185,9 +186,7 @@ def has_task_means(ratings: pd.DataFrame) -> pd.Series:
     return ratings.groupby(TASK)[HAS].mean().sort_index()
 
 
-def occupation_levels(
-    desires: pd.DataFrame, experts: pd.DataFrame, rule: str = "lowest", seed: int | None = None
-) -> pd.DataFrame:
+def occupation_levels(desires: pd.DataFrame, experts: pd.DataFrame, rule: str, seed: int | None = None) -> pd.DataFrame:
     """Occupation-level HAS: pooled ratings per occupation, dominant level for workers and experts, the
     normalised 5-bin distributions and their Jensen-Shannon distance (base 2; 0 = identical, 1 = disjoint).
 

@@ -1,18 +1,23 @@
-"""The chapter's analyses, one function per section, each returning its values and tables.
+"""The chapter's analyses, one function per section, each returning a :class:`Section`.
 
 Values are keyed by the claim ids of ``published/workbank.yaml`` where a claim exists (``wb.*``), and by
-descriptive keys otherwise. Tables are the CSVs of ``results/workbank/tables/``. The notebook calls
-these functions section by section, writes the artifacts and draws the figures.
+descriptive keys otherwise. Tables are the CSVs of ``results/workbank/tables/``. :func:`compendium.workbank.build`
+calls every section once, in order, and hands each the frames of the sections before it; no two sections
+publish the same value key. Every parameter is a required argument: the defaults live in
+:mod:`compendium.params` (``REFERENCE["workbank"]``, ``WORKBANK_PAPER_CUTOFF``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 
 import numpy as np
 import pandas as pd
 
-from . import agency, demographics, desire, external, icc, landscape, reliability, skills, slips
+from ..params import WORKBANK_PAPER_CUTOFF as PAPER_CUTOFF
+from . import agency, authors, demographics, desire, external, icc, landscape, reliability, skills, slips
 from .common import HAS, OCC, TASK, TASK_CHARACTERISTICS, USER, drop_repeated_rows
 
 __all__ = [
@@ -26,19 +31,32 @@ __all__ = [
     "external_section",
     "demographics_section",
     "slips_section",
+    "paper_section",
 ]
 
-ARTS = "Arts, Design, Entertainment, Sports, and Media"
 COMPUTER_MATH = "Computer and Mathematical"
 
 
-@dataclass
-class Section:
-    """What one section of the chapter computed."""
+#: weights unrelated to demographics, uniform on [1 - spread, 1 + spread] (the raking's null)
+NULL_SPREAD = 0.01
 
-    values: dict = field(default_factory=dict)
-    tables: dict = field(default_factory=dict)
-    extra: dict = field(default_factory=dict)
+
+@dataclass(frozen=True, eq=False)
+class Section:
+    """What one section of the chapter computed (read-only).
+
+    ``values``: published numbers (``results/workbank/values.json``); ``tables``: the CSVs of
+    ``results/workbank/tables/``; ``extra``: frames later sections and the figures read (not written);
+    ``facts``: numbers only the prose quotes (not published)."""
+
+    values: Mapping = field(default_factory=dict)
+    tables: Mapping = field(default_factory=dict)
+    extra: Mapping = field(default_factory=dict)
+    facts: Mapping = field(default_factory=dict)
+
+    def __post_init__(self):
+        for name in ("values", "tables", "extra", "facts"):
+            object.__setattr__(self, name, MappingProxyType(dict(getattr(self, name))))
 
 
 def counts_section(desires: pd.DataFrame, metadata: pd.DataFrame, experts: pd.DataFrame) -> Section:
@@ -56,19 +74,31 @@ def counts_section(desires: pd.DataFrame, metadata: pd.DataFrame, experts: pd.Da
         "wb.slips.single_expert_tasks": ec["single_expert_tasks"],
         "wb.counts.expert_repeated_rows": int(experts.duplicated().sum()),
     }
-    return Section(values=v)
+    ept = experts.drop_duplicates().groupby(TASK)[USER].nunique()  # distinct experts per task
+    wpt = desires.groupby(TASK)[USER].nunique()  # workers per task
+    facts = {
+        "experts_per_task_min": int(ept.min()),
+        "experts_per_task_max": int(ept.max()),
+        "experts_per_task_median": float(ept.median()),
+        "workers_per_task_min": int(wpt.min()),
+        "workers_per_task_max": int(wpt.max()),
+        "expert_max_tasks": int(experts.drop_duplicates().groupby(USER)[TASK].nunique().max()),
+    }
+    return Section(values=v, facts=facts)
 
 
 def desire_section(
-    desires: pd.DataFrame, task_metadata: pd.DataFrame, bls_wages: pd.DataFrame, cutoff: float = 3.0, n_top: int = 20
+    desires: pd.DataFrame, task_metadata: pd.DataFrame, bls_wages: pd.DataFrame, cutoff: float, n_top: int = 20
 ) -> Section:
-    """Automation desire (§3.1-3.2): shares, top/bottom tasks, sectors, reasons, correlations."""
+    """Automation desire (§3.1-3.2): shares (at the paper's cut-off and at ``cutoff``), top/bottom tasks,
+    sectors, reasons, correlations. The arts sector's claim is the authors' construction
+    (:func:`paper_section`); the sector table here gives every sector the chapter's way."""
     tasks = desire.task_desire(desires)
-    sh = desire.desire_shares(tasks["desire"], 3.0)
-    shc = desire.desire_shares(tasks["desire"], cutoff)
+    sh = desire.desire_shares(tasks["desire"], PAPER_CUTOFF)
+    shc = sh if cutoff == PAPER_CUTOFF else desire.desire_shares(tasks["desire"], cutoff)
     sectors = desire.occupation_sectors(task_metadata, bls_wages)
-    by_sector = desire.desire_by_sector(tasks, sectors, 3.0)
-    n_reason, reasons = desire.desire_reasons(desires, 3)
+    by_sector = desire.desire_by_sector(tasks, sectors, PAPER_CUTOFF)
+    n_reason, reasons = desire.desire_reasons(desires, 3)  # the survey asks for reasons from a rating of 3
     v = {
         "wb.desire.share_gt3": sh["share_gt_cutoff"],
         "wb.desire.share_ge3": sh["share_ge_cutoff"],
@@ -77,7 +107,6 @@ def desire_section(
         "wb.desire.share_gt_cutoff": shc["share_gt_cutoff"],
         "wb.desire.mean_of_task_means": tasks["desire"].mean(),
         "wb.reasons.n": n_reason,
-        "wb.sector.arts_share_gt3": float(by_sector.set_index("sector").loc[ARTS, "share_gt_cutoff"]),
     }
     for _, r in reasons.iterrows():
         v[f"wb.reasons.{r['reason']}"] = r["pct"]
@@ -107,18 +136,31 @@ def desire_section(
             "correlations": pd.DataFrame(corr),
         },
         extra={"tasks": tasks, "sectors": sectors},
+        facts={
+            "reason_flags_agree": _reason_flags_agree(desires),
+            "n_at_paper_cutoff": int((tasks["desire"] == PAPER_CUTOFF).sum()),
+        },
     )
+
+
+def _reason_flags_agree(desires: pd.DataFrame) -> float:
+    """% of the responses with desire >= 3 on which the "repetitive" and "human error" flags agree."""
+    from .common import DESIRE, DESIRE_REASONS
+
+    same = desires[DESIRE_REASONS["repetitive"]] == desires[DESIRE_REASONS["human_error"]]
+    return 100 * float(same[desires[DESIRE] >= 3].mean())
 
 
 def landscape_section(
     desires: pd.DataFrame,
     experts: pd.DataFrame,
     sectors: pd.DataFrame,
-    cutoff: float = 3.0,
-    sweep=(2.5, 3.5, 0.1),
-    n_boot: int = 2000,
-    seed: int = 0,
-    stable_level: float = 0.95,
+    *,
+    cutoff: float,
+    sweep: tuple[float, float, float],
+    n_boot: int,
+    seed: int,
+    stable_level: float,
 ) -> Section:
     """Desire-capability landscape (§3.2, Fig 5), cut-off sweep and bootstrap zone stability."""
     land = landscape.task_landscape(desires, experts)
@@ -133,8 +175,6 @@ def landscape_section(
     cm = zs.set_index("sector").loc[COMPUTER_MATH]
     v.update(
         {
-            "wb.zones.cm_green": cm["green"],
-            "wb.zones.cm_rnd": cm["rnd"],
             "wb.zones.cm_n_tasks": int(cm["n_tasks"]),
             "wb.rho.capability_desire": rho,
             "wb.p.capability_desire": p,
@@ -149,60 +189,10 @@ def landscape_section(
     sw = landscape.cutoff_sweep(land, cutoffs)
     uniq, _ = drop_repeated_rows(experts)
     per_task, draws = landscape.zone_bootstrap(desires, uniq, land, cutoff, n_boot, seed, stable_level)
-    v["wb.robust.zone_uncertain_share"] = 100 * float((~per_task["stable"]).mean())
-    v["wb.robust.zone_uncertain_n"] = int((~per_task["stable"]).sum())
-    v["wb.robust.zone_minority_share"] = 100 * float((per_task["p_observed"] < 0.5).mean())
-    v["wb.robust.zone_stable_level"] = stable_level
-    for z in ("green", "red", "rnd", "low"):
-        v[f"wb.robust.zone_{z}_ci"] = [float(np.quantile(draws[z], 0.025)), float(np.quantile(draws[z], 0.975))]
-        v[f"wb.robust.zone_{z}_uncertain_share"] = 100 * float((~per_task.loc[per_task["zone"] == z, "stable"]).mean())
-    single = per_task["n_experts"] == 1
-    v["wb.robust.zone_uncertain_share_single_expert"] = 100 * float((~per_task.loc[single, "stable"]).mean())
-    # referee checks: why zones are "not stable", and zone totals with the raters as clusters
-    for k, x in landscape.zone_uncertainty_breakdown(per_task, stable_level).items():
-        v[f"wb.robust.zone_breakdown.{k}"] = x
-    cl = landscape.zone_cluster_bootstrap(desires, uniq, land, cutoff, n_boot, seed)
-    for z in ("green", "red", "rnd", "low"):
-        v[f"wb.robust.zone_{z}_ci_cluster"] = [float(np.quantile(cl[z], 0.025)), float(np.quantile(cl[z], 0.975))]
-    w_task = sum(np.quantile(draws[z], 0.975) - np.quantile(draws[z], 0.025) for z in ("green", "red", "rnd", "low"))
-    w_clu = sum(np.quantile(cl[z], 0.975) - np.quantile(cl[z], 0.025) for z in ("green", "red", "rnd", "low"))
-    v["wb.robust.zone_ci_cluster_widening"] = float(w_clu / w_task)
-    v["wb.robust.zone_cluster_mean_tasks_defined"] = float(cl["n_defined"].mean())
-    # the same widening with the undefined tasks kept at their observed mean (no drop-and-rescale)
-    kept = landscape.zone_cluster_bootstrap(desires, uniq, land, cutoff, n_boot, seed, undefined="keep")
-    w_keep = sum(np.quantile(kept[z], 0.975) - np.quantile(kept[z], 0.025) for z in ("green", "red", "rnd", "low"))
-    v["wb.robust.zone_ci_cluster_widening_keep"] = float(w_keep / w_task)
-    # the zone totals' spread by source: experts alone, workers alone (undefined tasks kept), tasks alone
-    zone_names = ("green", "red", "rnd", "low")
-    for src, side in (("experts", ("experts",)), ("workers", ("workers",))):
-        one = landscape.zone_cluster_bootstrap(
-            desires, uniq, land, cutoff, n_boot, seed, resample=side, undefined="keep"
-        )
-        for z in zone_names:
-            v[f"wb.robust.zone_sd_by_source.{src}.{z}"] = float(one[z].std(ddof=1))
-        v[f"wb.robust.zone_green_largest_share.{src}"] = 100 * float(
-            (one["green"] > one[["red", "rnd", "low"]].max(axis="columns")).mean()
-        )
-    n_tasks = len(land)
-    for z in zone_names:  # a new draw of tasks: the zone total is binomial(n_tasks, observed share)
-        share = float((land["zone"] == z).mean())
-        v[f"wb.robust.zone_sd_by_source.tasks.{z}"] = float(np.sqrt(n_tasks * share * (1 - share)))
-    stab = per_task.reset_index().rename(columns={TASK: "task"})[
-        [
-            "task",
-            "zone",
-            "p_observed",
-            "stable",
-            "n_workers",
-            "n_experts",
-            "p_green",
-            "p_red",
-            "p_rnd",
-            "p_low",
-            "p_desire_side",
-            "p_capability_side",
-        ]
-    ]
+    v.update(_within_task_bootstrap_values(per_task, draws, stable_level))
+    cl, cluster_values = _cluster_bootstrap_values(desires, uniq, land, cutoff, n_boot, seed, draws)
+    v.update(cluster_values)
+    stab = per_task.reset_index().rename(columns={TASK: "task"})[list(STABILITY_COLUMNS)]
     lt = land.reset_index().rename(columns={TASK: "task"})
     return Section(
         values=v,
@@ -219,9 +209,79 @@ def landscape_section(
     )
 
 
-def agency_section(
-    desires: pd.DataFrame, experts: pd.DataFrame, tie_rule: str = "lowest", seed: int = 0, n_random: int = 200
-) -> Section:
+#: the columns of the zone_stability table
+STABILITY_COLUMNS = (
+    "task",
+    "zone",
+    "p_observed",
+    "stable",
+    "n_workers",
+    "n_experts",
+    "p_green",
+    "p_red",
+    "p_rnd",
+    "p_low",
+    "p_desire_side",
+    "p_capability_side",
+)
+ZONE_NAMES = ("green", "red", "rnd", "low")
+
+
+def _ci(x) -> list[float]:
+    return [float(np.quantile(x, 0.025)), float(np.quantile(x, 0.975))]
+
+
+def _width(draws: pd.DataFrame) -> float:
+    return sum(np.quantile(draws[z], 0.975) - np.quantile(draws[z], 0.025) for z in ZONE_NAMES)
+
+
+def _within_task_bootstrap_values(per_task: pd.DataFrame, draws: pd.DataFrame, stable_level: float) -> dict:
+    """The zone-stability values of :func:`.landscape.zone_bootstrap` (raters resampled within each task)."""
+    v = {
+        "wb.robust.zone_uncertain_share": 100 * float((~per_task["stable"]).mean()),
+        "wb.robust.zone_uncertain_n": int((~per_task["stable"]).sum()),
+        "wb.robust.zone_minority_share": 100 * float((per_task["p_observed"] < 0.5).mean()),
+        "wb.robust.zone_stable_level": stable_level,
+    }
+    for z in ZONE_NAMES:
+        v[f"wb.robust.zone_{z}_ci"] = _ci(draws[z])
+        v[f"wb.robust.zone_{z}_uncertain_share"] = 100 * float((~per_task.loc[per_task["zone"] == z, "stable"]).mean())
+    single = per_task["n_experts"] == 1
+    v["wb.robust.zone_uncertain_share_single_expert"] = 100 * float((~per_task.loc[single, "stable"]).mean())
+    # referee checks: why zones are "not stable"
+    for k, x in landscape.zone_uncertainty_breakdown(per_task, stable_level).items():
+        v[f"wb.robust.zone_breakdown.{k}"] = x
+    return v
+
+
+def _cluster_bootstrap_values(desires, uniq, land, cutoff, n_boot, seed, draws) -> tuple[pd.DataFrame, dict]:
+    """Zone totals with the raters as clusters (:func:`.landscape.zone_cluster_bootstrap`), their widening over
+    the within-task ``draws``, and the spread by source (experts alone, workers alone, a new draw of tasks)."""
+    cl = landscape.zone_cluster_bootstrap(desires, uniq, land, cutoff, n_boot, seed)
+    v = {f"wb.robust.zone_{z}_ci_cluster": _ci(cl[z]) for z in ZONE_NAMES}
+    w_task = _width(draws)
+    v["wb.robust.zone_ci_cluster_widening"] = float(_width(cl) / w_task)
+    v["wb.robust.zone_cluster_mean_tasks_defined"] = float(cl["n_defined"].mean())
+    # the same widening with the undefined tasks kept at their observed mean (no drop-and-rescale)
+    kept = landscape.zone_cluster_bootstrap(desires, uniq, land, cutoff, n_boot, seed, undefined="keep")
+    v["wb.robust.zone_ci_cluster_widening_keep"] = float(_width(kept) / w_task)
+    for src in ("experts", "workers"):
+        one = landscape.zone_cluster_bootstrap(
+            desires, uniq, land, cutoff, n_boot, seed, resample=(src,), undefined="keep"
+        )
+        for z in ZONE_NAMES:
+            v[f"wb.robust.zone_sd_by_source.{src}.{z}"] = float(one[z].std(ddof=1))
+        v[f"wb.robust.zone_green_largest_share.{src}"] = 100 * float(
+            (one["green"] > one[["red", "rnd", "low"]].max(axis="columns")).mean()
+        )
+    n_tasks = len(land)
+    for z in ZONE_NAMES:  # a new draw of tasks: the zone total is binomial(n_tasks, observed share)
+        share = float((land["zone"] == z).mean())
+        v[f"wb.robust.zone_sd_by_source.tasks.{z}"] = float(np.sqrt(n_tasks * share * (1 - share)))
+    return cl, v
+
+
+def agency_section(desires: pd.DataFrame, experts: pd.DataFrame, *, tie_rule: str, seed: int, n_random: int) -> Section:
     """Human Agency Scale (§3.3, Fig 6, Table 5) and the tie-rule sensitivity of the 47.5%."""
     wc = agency.has_counts(desires, TASK, "worker desires")
     ec = agency.has_counts(experts, TASK, "expert ratings")
@@ -238,9 +298,7 @@ def agency_section(
         "wb.has.workers_more": comp["workers_more"],
         "wb.has.experts_more": comp["experts_more"],
         "wb.has.n_tasks": comp["n_tasks"],
-        "wb.has.occ_worker_levels": np.bincount(occ["worker_level"], minlength=6)[1:].tolist(),
         "wb.has.occ_expert_levels": np.bincount(occ["expert_level"], minlength=6)[1:].tolist(),
-        "wb.has.occ_expert_h1": int((occ["expert_level"] == 1).sum()),
         "wb.has.mean_worker": float(wmean.loc[common].mean()),
         "wb.has.mean_expert": float(emean.loc[common].mean()),
         "wb.has.mean_worker_all_tasks": float(wmean.mean()),
@@ -295,6 +353,8 @@ def agency_section(
             "has_worker_vs_expert": pd.DataFrame(rows),
         },
         extra={"worker_level": wl, "expert_level": el, "matrix": mat},
+        # under the run's tie rule (the register's wb.has.occ_worker_levels is the authors' construction)
+        facts={"occ_worker_levels": np.bincount(occ["worker_level"], minlength=6)[1:].tolist()},
     )
 
 
@@ -314,15 +374,20 @@ def skills_section(experts: pd.DataFrame, task_metadata: pd.DataFrame) -> Sectio
 
 
 def reliability_section(
-    desires: pd.DataFrame, experts: pd.DataFrame, metadata: pd.DataFrame, method: str = "bfgs"
+    desires: pd.DataFrame, experts: pd.DataFrame, metadata: pd.DataFrame, *, method: str
 ) -> Section:
-    """Krippendorff's alpha (ordinal) and the Table 1 mixed model."""
+    """Krippendorff's alpha (ordinal) and the Table 1 mixed model, fit once (the register's Table 1 reads it)."""
     # the paper's alpha keeps every row (the authors' construction); the variant drops the repeated rows
-    from .register import alpha_values
-
-    v = alpha_values(desires, experts)
+    v = reliability.alpha_values(desires, experts)
     data = reliability.mixed_model_data(desires, metadata)
-    summ, coefs, _ = reliability.fit_mixed_model(data, method=method)
+    summ, coefs, res = reliability.fit_mixed_model(data, method=method)
+    sizes = data.groupby(TASK).size()
+    summ.update(
+        group_var_se=reliability.group_var_se(res),
+        min_group=int(sizes.min()),
+        max_group=int(sizes.max()),
+        mean_group=float(sizes.mean()),
+    )
     # the same rows without covariates: the ICC above is conditional on them
     null = icc.icc_reml_intercept_only(data["desire"], data[TASK])
     v["wb.mixed.icc_unconditional"] = null["icc"]
@@ -360,8 +425,10 @@ def external_section(
     share, top = external.claude_top_share(tasks, usage, 10)
     v = {"wb.external.claude_top10_share": share}
     tables = {"claude_top10": top}
+    by_task = {}
     for name, df, col in [("yc", yc, "company_count"), ("arxiv", papers, "paper_count")]:
         dens, rl = external.mapping_density(land, df, col, "task")
+        by_task[name] = dens
         dens2, rl2 = external.mapping_density(land, df, col, "task_occupation")
         tables[f"{name}_density"] = dens.assign(join="task").pipe(
             lambda d: pd.concat([d, dens2.assign(join="task_occupation")], ignore_index=True)
@@ -374,7 +441,7 @@ def external_section(
     tables["sample_vs_bls_sectors"] = sec
     v["wb.external.sectors_in_sample"] = int((sec["n_workers"] > 0).sum())
     v["wb.external.sector_share_abs_gap"] = float(0.5 * (sec["sample_share"] - sec["bls_share"]).abs().sum())
-    return Section(values=v, tables=tables)
+    return Section(values=v, tables=tables, extra={"density_by_task": by_task})
 
 
 def demographics_section(
@@ -382,17 +449,18 @@ def demographics_section(
     metadata: pd.DataFrame,
     bls_age: pd.DataFrame,
     bls_race_gender: pd.DataFrame,
-    n_boot: int = 1000,
-    seed: int = 0,
-    max_iter: int = 1000,
-    tol: float = 1e-10,
-    null_spread: float = 0.01,
+    *,
+    n_boot: int,
+    seed: int,
+    max_iter: int,
+    tol: float,
+    null_spread: float = NULL_SPREAD,
 ) -> Section:
     """Desire/agency by demographic group; the 46.1% raked to BLS CPS 2024 margins, read against a
     random-weights null (weights unrelated to demographics move the strict share by breaking ties)."""
     groups = demographics.demographic_groups(desires, metadata, n_draws=n_boot, seed=seed)
     raked, weights = demographics.raked_headline(
-        desires, metadata, bls_age, bls_race_gender, 3.0, max_iter=max_iter, tol=tol
+        desires, metadata, bls_age, bls_race_gender, PAPER_CUTOFF, max_iter=max_iter, tol=tol
     )
     comp = demographics.sample_vs_bls_demographics(desires, metadata, bls_age, bls_race_gender)
     r = raked.set_index("variant")["share_gt_cutoff"]
@@ -424,17 +492,17 @@ def demographics_section(
     ess = demographics.task_effective_sizes(desires, weights[primary])  # per task, under the primary raking
     v["wb.raking.task_ess_median"] = float(ess.median())
     v["wb.raking.task_ess_share_below_3"] = 100 * float((ess < 3).mean())
-    null = demographics.random_weights_null(desires, workers, n_boot, seed + 7, 3.0, spread=null_spread)
-    perm = demographics.random_weights_null(desires, workers, n_boot, seed + 8, 3.0, template=weights[primary])
+    null = demographics.random_weights_null(desires, workers, n_boot, seed + 7, PAPER_CUTOFF, spread=null_spread)
+    perm = demographics.random_weights_null(desires, workers, n_boot, seed + 8, PAPER_CUTOFF, template=weights[primary])
     for name, nd in (("random", null), ("permuted", perm)):
         for col in ("share_gt", "share_ge", "share_mid"):
             v[f"wb.raking.null_{name}.{col}"] = [float(np.quantile(nd[col], 0.025)), float(np.quantile(nd[col], 0.975))]
         v[f"wb.raking.null_{name}.share_gt_median"] = float(np.median(nd["share_gt"]))
     v["wb.raking.null_spread"] = null_spread
     v["wb.raking.n_at_cutoff"] = int(
-        demographics.tie_robust_share(demographics.weighted_task_share(desires, pd.Series(1.0, index=workers), 3.0)[1])[
-            "n_at"
-        ]
+        demographics.tie_robust_share(
+            demographics.weighted_task_share(desires, pd.Series(1.0, index=workers), PAPER_CUTOFF)[1], PAPER_CUTOFF
+        )["n_at"]
     )
     v["wb.demo.n_groups"] = len(groups)
     v["wb.demo.n_small_groups"] = int(groups["small_group"].sum())
@@ -444,18 +512,47 @@ def demographics_section(
             v[f"wb.demo.sample_pct.{row['variable']}.{row['category']}"] = row["sample_pct"]
     return Section(
         values=v,
-        tables={"demographic_groups": groups, "raking_variants": raked, "sample_vs_bls_demographics": comp},
+        tables={
+            "demographic_groups": groups,
+            "raking_variants": raked,
+            "sample_vs_bls_demographics": comp,
+            "raking_category_map": demographics.category_mapping_table(),
+        },
         extra={"weights": weights, "primary": primary},
+        facts=_response_means(desires, metadata),
     )
 
 
-def slips_section(values: dict, land: pd.DataFrame, sectors: pd.DataFrame, papers: pd.DataFrame) -> Section:
-    """The slip table. Always evaluated at the paper's own definitions (cut-off 3.0), whatever the
-    chapter's ``cutoff`` parameter, since it is about what the paper printed."""
-    l3 = land.copy()
-    l3["zone"] = landscape.assign_zones(l3["capability"], l3["desire"], 3.0)
-    zs = landscape.zones_by_sector(l3, sectors).set_index("sector").loc[COMPUTER_MATH]
-    dens, _ = external.mapping_density(l3, papers, "paper_count", "task")
+def _response_means(desires: pd.DataFrame, metadata: pd.DataFrame) -> dict[str, float]:
+    """Response-level mean desire and HAS of the ratings with a metadata row (the demographic figure's lines)."""
+    from .common import DESIRE
+
+    w = desires.merge(metadata, on=[USER, OCC])
+    return {"response_mean_desire": float(w[DESIRE].mean()), "response_mean_has": float(w[HAS].mean())}
+
+
+def slips_section(
+    values: Mapping,
+    land: pd.DataFrame,
+    sectors: pd.DataFrame,
+    papers: pd.DataFrame,
+    *,
+    cutoff: float,
+    zones_by_sector: pd.DataFrame,
+    paper_density: pd.DataFrame,
+) -> Section:
+    """The slip table. Always evaluated at the paper's own definitions (its cut-off), whatever the
+    chapter's ``cutoff`` parameter, since it is about what the paper printed. ``land``, ``zones_by_sector``
+    and ``paper_density`` (arXiv mappings per zone, joined on task text) are the landscape section's and the
+    external section's at ``cutoff``: only when the run's cut-off is not the paper's are they recomputed at
+    the paper's."""
+    zs, dens = zones_by_sector, paper_density
+    if cutoff != PAPER_CUTOFF:
+        l3 = land.copy()
+        l3["zone"] = landscape.assign_zones(l3["capability"], l3["desire"], PAPER_CUTOFF)
+        zs = landscape.zones_by_sector(l3, sectors)
+        dens, _ = external.mapping_density(l3, papers, "paper_count", "task")
+    zs = zs.set_index("sector").loc[COMPUTER_MATH]
     low = dens.set_index("zone").loc["low"]
     cm_rnd_n = int(round(zs["rnd"] * zs["n_tasks"] / 100))
     t = slips.paper_slips(
@@ -483,3 +580,43 @@ def slips_section(values: dict, land: pd.DataFrame, sectors: pd.DataFrame, paper
         "wb.slips.low_paper_density": low["density"],
     }
     return Section(values=v, tables={"paper_slips": t})
+
+
+def paper_section(
+    desires: pd.DataFrame,
+    metadata: pd.DataFrame,
+    experts: pd.DataFrame,
+    task_metadata: pd.DataFrame,
+    land: pd.DataFrame,
+    sectors: pd.DataFrame,
+    *,
+    usage: pd.DataFrame | None,
+    yc: pd.DataFrame | None,
+    papers: pd.DataFrame | None,
+    row_labels: Mapping[str, Mapping[str, str]],
+) -> Section:
+    """What only the register needs, by the authors' constructions (:mod:`.authors`): the text claims no
+    other section computes (values) and the data frames behind the register's tables (``extra``, keyed by
+    register table; :mod:`.register` maps them to cell ids). ``land``: the landscape with zones at the
+    run's cut-off; ``row_labels``: ``{table slug: row_labels}`` of the register (nb_has_avg selects its
+    occupations by them)."""
+    pools = authors.occupation_pools(desires, metadata, experts)
+    occ_has = authors.occupation_has(pools=pools)
+    merged = authors.merged_task_means(desires, experts)
+    v = authors.text_claim_stats(desires, metadata, experts, task_metadata, sectors, merged, papers)
+    v["wb.has.occ_worker_levels"] = occ_has["worker_level"].value_counts().reindex(range(1, 6), fill_value=0).tolist()
+    v["wb.has.occ_expert_h1"] = int((occ_has["expert_level"] == 1).sum())
+    extra = {
+        "table2": authors.participants_per_occupation(metadata),
+        "table3_4": authors.occupation_task_desire(desires),
+        "occupation_has": occ_has,
+        "fig4b": authors.fig4b_frame(desires),
+        "fig5a": authors.fig5a_frame(land, sectors),
+        "mapping": authors.mapping_frames(land, yc, papers),
+        "fig6b": authors.fig6b_frame(occ_has),
+        "nb_claude": authors.claude_occupations(desires, usage),
+        "nb_has_avg": authors.nb_has_avg_frame(merged, row_labels.get("nb_has_avg")),
+        "nb_h5": authors.nb_h5_frame(merged, pools, "worker"),
+        "nb_h5_expert_set": authors.nb_h5_frame(merged, pools, "expert"),
+    }
+    return Section(values=v, extra=extra)

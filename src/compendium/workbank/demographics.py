@@ -76,8 +76,9 @@ def demographic_groups(
     desires: pd.DataFrame,
     metadata: pd.DataFrame,
     variables=DEMOGRAPHIC_VARIABLES,
-    n_draws: int = 1000,
-    seed: int = 0,
+    *,
+    n_draws: int,
+    seed: int,
     level: float = 0.95,
     min_workers: int = MIN_GROUP_WORKERS,
 ) -> pd.DataFrame:
@@ -215,9 +216,7 @@ def raking_margins(
     return margins
 
 
-def weighted_task_share(
-    desires: pd.DataFrame, worker_weights: pd.Series, cutoff: float = 3.0
-) -> tuple[float, pd.Series]:
+def weighted_task_share(desires: pd.DataFrame, worker_weights: pd.Series, cutoff: float) -> tuple[float, pd.Series]:
     """% of tasks whose *weighted* mean desire exceeds ``cutoff`` (strict), with weights per (User ID,
     occupation); returns the share and the weighted task means. Tasks whose raters all have weight 0
     are dropped (none are, with raking)."""
@@ -241,7 +240,7 @@ def task_effective_sizes(desires: pd.DataFrame, worker_weights: pd.Series) -> pd
     return (g.sum() ** 2 / (d["w"] ** 2).groupby(d[TASK]).sum()).rename("effective_n")
 
 
-def tie_robust_share(task_means: pd.Series, cutoff: float = 3.0, atol: float = 1e-9) -> dict[str, float]:
+def tie_robust_share(task_means: pd.Series, cutoff: float, atol: float = 1e-9) -> dict[str, float]:
     """Shares of tasks (%) above / at / at-or-above ``cutoff`` and the *mid* share (above + half of at).
 
     Task means of a handful of integer ratings sit exactly on the cut-off often (82 WORKBank tasks at
@@ -285,7 +284,7 @@ def random_weights_null(
     workers: pd.Index,
     n_draws: int,
     seed: int,
-    cutoff: float = 3.0,
+    cutoff: float,
     spread: float = 0.01,
     template: pd.Series | None = None,
 ) -> pd.DataFrame:
@@ -329,10 +328,11 @@ def raked_headline(
     metadata: pd.DataFrame,
     bls_age: pd.DataFrame,
     bls_race_gender: pd.DataFrame,
-    cutoff: float = 3.0,
+    cutoff: float,
     variants=None,
-    max_iter: int = 1000,
-    tol: float = 1e-10,
+    *,
+    max_iter: int,
+    tol: float,
 ) -> tuple[pd.DataFrame, dict]:
     """The share of tasks with mean desire > cutoff, unweighted and under each raking variant.
 

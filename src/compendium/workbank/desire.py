@@ -51,7 +51,7 @@ def task_desire(desires: pd.DataFrame) -> pd.DataFrame:
     return t.rename(columns={DESIRE: "desire", JOB_SECURITY: "job_security", ENJOYMENT: "enjoyment"})
 
 
-def desire_shares(desire: pd.Series, cutoff: float = 3.0) -> dict[str, float]:
+def desire_shares(desire: pd.Series, cutoff: float) -> dict[str, float]:
     """Shares (%) of tasks by mean desire: ``> cutoff`` (strict; the paper's 46.1% at 3), ``>= cutoff``
     (inclusive, as the zones use), ``>= 4`` and ``<= 2``."""
     x = np.asarray(desire, dtype=float)
@@ -127,7 +127,7 @@ def occupation_sectors(task_metadata: pd.DataFrame, bls_wages: pd.DataFrame) -> 
     return pd.DataFrame({"sector_code": code, "sector": code.map(names)})
 
 
-def desire_by_sector(tasks: pd.DataFrame, sectors: pd.DataFrame, cutoff: float = 3.0) -> pd.DataFrame:
+def desire_by_sector(tasks: pd.DataFrame, sectors: pd.DataFrame, cutoff: float) -> pd.DataFrame:
     """Per SOC major group: number of tasks, mean task desire and % of tasks with desire > cutoff."""
     require_columns(tasks, ["occupation", "desire"], "task desire table")
     s = tasks.join(sectors, on="occupation")

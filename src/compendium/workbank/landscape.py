@@ -52,7 +52,7 @@ def task_landscape(desires: pd.DataFrame, experts: pd.DataFrame) -> pd.DataFrame
     return out
 
 
-def assign_zones(capability, desire, cutoff: float = 3.0) -> np.ndarray:
+def assign_zones(capability, desire, cutoff: float) -> np.ndarray:
     """Zone label per task; both axes use ``>= cutoff`` as high (METHODS). Works on arrays of any shape."""
     cap = np.asarray(capability, dtype=float)
     des = np.asarray(desire, dtype=float)
@@ -110,10 +110,10 @@ def zone_bootstrap(
     desires: pd.DataFrame,
     experts: pd.DataFrame,
     landscape: pd.DataFrame,
-    cutoff: float = 3.0,
-    n_draws: int = 2000,
-    seed: int = 0,
-    stable_level: float = 0.95,
+    cutoff: float,
+    n_draws: int,
+    seed: int,
+    stable_level: float,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Bootstrap stability of each task's zone.
 
@@ -165,7 +165,7 @@ def zone_bootstrap(
     return per_task, counts
 
 
-def zone_uncertainty_breakdown(per_task: pd.DataFrame, stable_level: float = 0.95) -> dict[str, float]:
+def zone_uncertainty_breakdown(per_task: pd.DataFrame, stable_level: float) -> dict[str, float]:
     """Why tasks' zones are "not stable" in :func:`zone_bootstrap` (shares in % of tasks).
 
     ``uncertain``: kept in the observed zone in fewer than ``stable_level`` of the draws;
@@ -228,9 +228,9 @@ def zone_cluster_bootstrap(
     desires: pd.DataFrame,
     experts: pd.DataFrame,
     landscape: pd.DataFrame,
-    cutoff: float = 3.0,
-    n_draws: int = 2000,
-    seed: int = 0,
+    cutoff: float,
+    n_draws: int,
+    seed: int,
     worker_keys=(USER, OCC),
     expert_keys=(USER,),
     resample: tuple[str, ...] = ("workers", "experts"),

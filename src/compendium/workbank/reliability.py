@@ -15,13 +15,22 @@ from __future__ import annotations
 import warnings
 
 import krippendorff
+import numpy as np
 import pandas as pd
 from statsmodels.regression.mixed_linear_model import MixedLM
 
 from ..results import significant
-from .common import DESIRE, OCC, TASK, USER, require_columns
+from .common import CAPABILITY, DESIRE, HAS, OCC, TASK, USER, drop_repeated_rows, require_columns
 
-__all__ = ["MIXED_MODEL_COVARIATES", "krippendorff_alpha_ordinal", "mixed_model_data", "fit_mixed_model"]
+__all__ = [
+    "MIXED_MODEL_COVARIATES",
+    "alpha_authors",
+    "alpha_values",
+    "group_var_se",
+    "krippendorff_alpha_ordinal",
+    "mixed_model_data",
+    "fit_mixed_model",
+]
 
 #: The 22 covariates of Table 1: every worker-metadata column except the IDs, occupation, zip code and
 #: recruitment source. Age is numeric, the rest are categorical (treatment coding, first level in sorted
@@ -114,36 +123,18 @@ def design_matrix(data: pd.DataFrame, covariates=MIXED_MODEL_COVARIATES) -> pd.D
     return pd.concat(parts, axis=1)
 
 
-def fit_mixed_model(data: pd.DataFrame, covariates=MIXED_MODEL_COVARIATES, method: str = "bfgs"):
+def fit_mixed_model(data: pd.DataFrame, covariates=MIXED_MODEL_COVARIATES, *, method: str):
     """REML random-intercept model of desire (statsmodels ``MixedLM``), fit with ``method``.
 
     Returns ``(summary, coefficients, result)``: ``summary`` a dict with sigma_u2, sigma_e2, icc, n_obs,
     n_groups, converged, llf, singular_warning; ``coefficients`` a table term, coef, se, z, p, ci_low,
     ci_high (fixed effects). Every float is rounded to 8 significant digits
     (:func:`compendium.results.significant`): BFGS's last digits depend on the BLAS kernel.
-
-    The chapter fits this model twice (its reliability section and Table 1 of the register, each built
-    from the raw data on its own), a 2-second fit: a fit is remembered for the rest of the process, keyed
-    by a hash of every value, the index and the column names of ``data`` with ``covariates`` and
-    ``method``, and each caller gets its own copy of the summary and coefficients.
+    The chapter fits it once per run (:func:`.analysis.reliability_section`); Table 1 of the register reads
+    that fit.
     """
     require_columns(data, ["desire", TASK, *covariates], "mixed-model data")
-    key = _fit_key(data, covariates, method)
-    if key not in _FITS:
-        _FITS[key] = _fit_mixed_model(data, covariates, method)
-    summary, coefs, res = _FITS[key]
-    return dict(summary), coefs.copy(), res
-
-
-_FITS: dict[tuple, tuple] = {}
-
-
-def _fit_key(data: pd.DataFrame, covariates, method: str) -> tuple:
-    import hashlib
-
-    h = hashlib.sha256(pd.util.hash_pandas_object(data, index=True).to_numpy().tobytes())
-    h.update(repr([(str(c), str(t)) for c, t in data.dtypes.items()]).encode())
-    return h.hexdigest(), tuple(covariates), method
+    return _fit_mixed_model(data, covariates, method)
 
 
 def _fit_mixed_model(data: pd.DataFrame, covariates, method: str):
@@ -180,3 +171,37 @@ def _fit_mixed_model(data: pd.DataFrame, covariates, method: str):
         }
     )
     return summary, coefs, res
+
+
+def group_var_se(res) -> float:
+    """Standard error of the random-intercept variance as statsmodels' summary prints it ("Group Var")."""
+    return float(np.asarray(res.bse_re)[0])
+
+
+def alpha_authors(ratings: pd.DataFrame, value: str, unit: str = TASK) -> float:
+    """Krippendorff's alpha, ordinal, exactly as robustness.ipynb ``compute_krippendorff_alpha``: group the
+    rows by task text, take each task's ratings in file order, keep *every* row (repeated rows too), pad
+    with NaN to the longest task, pass the slots x tasks matrix, value domain inferred from the data."""
+    require_columns(ratings, [unit, value], "ratings for Krippendorff's alpha")
+    groups = [g.to_numpy(dtype=float) for _, g in ratings.groupby(unit, sort=True)[value]]
+    if not groups:
+        raise ValueError("alpha_authors: no ratings")
+    width = max(len(g) for g in groups)
+    data = np.vstack([np.pad(g, (0, width - len(g)), constant_values=np.nan) for g in groups]).T
+    return float(krippendorff.alpha(reliability_data=data, level_of_measurement="ordinal"))
+
+
+def alpha_values(desires: pd.DataFrame, experts: pd.DataFrame) -> dict[str, float]:
+    """``wb.alpha.*`` by the authors' construction, and ``.variant.dedup_rows`` (the project's earlier
+    choice: the 19 repeated expert rows dropped, one value per rater and task)."""
+    uniq, _ = drop_repeated_rows(experts)
+    v = {}
+    for key, df, dd, col in [
+        ("expert_capability", experts, uniq, CAPABILITY),
+        ("expert_has", experts, uniq, HAS),
+        ("worker_desire", desires, desires, DESIRE),
+        ("worker_has", desires, desires, HAS),
+    ]:
+        v[f"wb.alpha.{key}"] = alpha_authors(df, col)
+        v[f"wb.alpha.{key}.variant.dedup_rows"] = krippendorff_alpha_ordinal(dd, col)
+    return v

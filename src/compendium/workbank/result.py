@@ -1,0 +1,247 @@
+"""One computation of the WORKBank chapter: :func:`build` runs every section once and returns a read-only
+:class:`WorkbankResult`, which the chapter displays, :mod:`.summary` phrases and :mod:`.register` maps to
+the register's claim ids.
+
+    from compendium.params import workbank_params
+    from compendium.workbank import Inputs, build
+
+    result = build(workbank_params(cutoff=3.5), Inputs.load())
+    result.values["wb.zones.green"], result.tables["zones_by_sector"], result.seconds
+
+Sections (in order; each may read the frames of those before it): counts, desire, landscape, agency,
+skills, reliability, external, demographics, slips, paper (the register-only constructions of the
+authors' notebooks). No two sections publish the same value key (:func:`build` checks it).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from types import MappingProxyType
+
+import pandas as pd
+
+from ..params import Workbank
+from ..progress import step
+from . import analysis
+from .analysis import Section
+
+__all__ = ["Inputs", "WorkbankResult", "SECTIONS", "build"]
+
+STAGE = "workbank"
+#: the sections of :class:`WorkbankResult`, in the order :func:`build` computes them
+SECTIONS = (
+    "counts",
+    "desire",
+    "landscape",
+    "agency",
+    "skills",
+    "reliability",
+    "external",
+    "demographics",
+    "slips",
+    "paper",
+)
+
+
+@dataclass(frozen=True, eq=False)
+class Inputs:
+    """The raw frames of the chapter (as :mod:`compendium.data` loads them) and the parsed register.
+
+    ``usage``/``yc``/``papers`` (the authors' external files) may be None: their register cells are then
+    null with the file named."""
+
+    desires: pd.DataFrame
+    metadata: pd.DataFrame
+    experts: pd.DataFrame
+    task_metadata: pd.DataFrame
+    bls_wages: pd.DataFrame
+    bls_age: pd.DataFrame
+    bls_race_gender: pd.DataFrame
+    usage: pd.DataFrame | None
+    yc: pd.DataFrame | None
+    papers: pd.DataFrame | None
+    register: Mapping
+
+    @classmethod
+    def load(cls) -> Inputs:
+        """Every input from the checked raw files (``data/workbank``) and ``published/workbank.yaml``."""
+        from .. import data
+        from .register import load_register
+
+        return cls(
+            desires=data.load_worker_desires(),  # one row per (worker, task)
+            metadata=data.load_worker_metadata(),  # one row per worker
+            experts=data.load_expert_ratings(),  # one row per (expert, task) rating
+            task_metadata=data.load_task_metadata(),  # O*NET tasks with wages and skills
+            bls_wages=data.load_bls_wages(),  # BLS OEWS May 2024 (SOC major groups, employment)
+            bls_age=data.load_bls_age(),  # CPS 2024 table 11b
+            bls_race_gender=data.load_bls_race_gender(),  # CPS 2024 table 11
+            usage=data.load_claude_usage(),
+            yc=data.load_yc_company_mappings(),
+            papers=data.load_arxiv_paper_mappings(),
+            register=load_register(),
+        )
+
+
+@dataclass(frozen=True, eq=False)
+class WorkbankResult:
+    """Every section of the chapter, computed once by :func:`build` (read-only).
+
+    ``values``, ``tables`` and ``facts`` merge the sections' (no key is in two sections); ``seconds`` is the
+    wall time of each section (not a result: never written)."""
+
+    params: Workbank
+    counts: Section
+    desire: Section
+    landscape: Section
+    agency: Section
+    skills: Section
+    reliability: Section
+    external: Section
+    demographics: Section
+    slips: Section
+    paper: Section
+    seconds: Mapping[str, float] = field(default_factory=dict)
+
+    def sections(self) -> dict[str, Section]:
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name in SECTIONS}
+
+    def _merged(self, what: str) -> Mapping:
+        out: dict = {}
+        for s in self.sections().values():
+            out.update(getattr(s, what))
+        return MappingProxyType(out)
+
+    @property
+    def values(self) -> Mapping:
+        """Every published value (``results/workbank/values.json`` with the register's cells)."""
+        return self._merged("values")
+
+    @property
+    def tables(self) -> Mapping[str, pd.DataFrame]:
+        """Every table of ``results/workbank/tables/`` (the register summary is added by the chapter)."""
+        return self._merged("tables")
+
+    @property
+    def facts(self) -> Mapping:
+        """The numbers only the prose quotes (not published)."""
+        return self._merged("facts")
+
+
+def _check_disjoint(sections: Mapping[str, Section]) -> None:
+    for what in ("values", "tables", "facts"):
+        seen: dict[str, str] = {}
+        for name, s in sections.items():
+            for k in getattr(s, what):
+                if k in seen:
+                    raise ValueError(f"build: sections {seen[k]!r} and {name!r} both compute {what[:-1]} {k!r}")
+                seen[k] = name
+
+
+def build(params: Workbank, inputs: Inputs, stage: str = STAGE) -> WorkbankResult:
+    """Run every section of the WORKBank chapter once, with ``params`` (:func:`compendium.params.workbank_params`
+    or the validated ``params.yaml`` section), on ``inputs``; progress of the long steps goes to the
+    pipeline's terminal (:mod:`compendium.progress`, prefixed ``[stage]``)."""
+    p, i = params, inputs
+    out: dict[str, Section] = {}
+    seconds: dict[str, float] = {}
+
+    def run(name, fn, *args, what=None, n=None, unit="", **kw):
+        t0 = time.perf_counter()
+        if what is None:
+            out[name] = fn(*args, **kw)
+        else:
+            with step(stage, what, n=n, unit=unit):
+                out[name] = fn(*args, **kw)
+        seconds[name] = time.perf_counter() - t0
+        return out[name]
+
+    run("counts", analysis.counts_section, i.desires, i.metadata, i.experts)
+    des = run("desire", analysis.desire_section, i.desires, i.task_metadata, i.bls_wages, cutoff=p.cutoff)
+    sectors = des.extra["sectors"]
+    land = run(
+        "landscape",
+        analysis.landscape_section,
+        i.desires,
+        i.experts,
+        sectors,
+        cutoff=p.cutoff,
+        sweep=(p.sweep_min, p.sweep_max, p.sweep_step),
+        n_boot=p.n_boot,
+        seed=p.seed,
+        stable_level=p.stable_level,
+        what="landscape, cut-off sweep and zone bootstrap",
+        n=p.n_boot,
+        unit="draws",
+    ).extra["landscape"]
+    run(
+        "agency",
+        analysis.agency_section,
+        i.desires,
+        i.experts,
+        tie_rule=p.has_tie_rule,
+        seed=p.seed,
+        n_random=p.n_tie_draws,
+        what="Human Agency Scale and tie-rule sensitivity",
+        n=p.n_tie_draws,
+        unit="random tie-breaks",
+    )
+    run("skills", analysis.skills_section, i.experts, i.task_metadata)
+    run(
+        "reliability",
+        analysis.reliability_section,
+        i.desires,
+        i.experts,
+        i.metadata,
+        method=p.mixed_method,
+        what=f"Krippendorff's alpha and the mixed model ({p.mixed_method})",
+    )
+    args = (des.extra["tasks"], land, i.usage, i.yc, i.papers, i.metadata, sectors, i.bls_wages)
+    ext = run("external", analysis.external_section, *args)
+    run(
+        "demographics",
+        analysis.demographics_section,
+        i.desires,
+        i.metadata,
+        i.bls_age,
+        i.bls_race_gender,
+        n_boot=p.n_boot_groups,
+        seed=p.seed,
+        max_iter=p.raking_max_iter,
+        tol=p.raking_tol,
+        what="demographic groups (worker bootstrap) and raking",
+        n=p.n_boot_groups,
+        unit="draws",
+    )
+    so_far = {k: x for s in out.values() for k, x in s.values.items()}
+    run(
+        "slips",
+        analysis.slips_section,
+        so_far,
+        land,
+        sectors,
+        i.papers,
+        cutoff=p.cutoff,
+        zones_by_sector=out["landscape"].tables["zones_by_sector"],
+        paper_density=ext.extra["density_by_task"]["arxiv"],
+    )
+    labels = {t["slug"]: t.get("row_labels") or {} for t in i.register["tables"]}
+    run(
+        "paper",
+        analysis.paper_section,
+        i.desires,
+        i.metadata,
+        i.experts,
+        i.task_metadata,
+        land,
+        sectors,
+        usage=i.usage,
+        yc=i.yc,
+        papers=i.papers,
+        row_labels=labels,
+        what="the register's tables by the authors' constructions",
+    )
+    _check_disjoint(out)
+    return WorkbankResult(params=p, seconds=MappingProxyType(seconds), **out)
