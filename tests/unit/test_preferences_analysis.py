@@ -18,8 +18,9 @@ import pandas as pd
 import pytest
 from test_preferences_summary import cheap_build, cheap_inputs
 
-from compendium import preferences as pref, robustness
+from compendium import preferences as pref
 from compendium.preferences import analysis, outputs, register, reproduce, simulation, summary, uncertainty
+from compendium.robustness import sampling as robustness_sampling
 from compendium.stats import pairwise as pw
 
 #: analysis function -> calls expected in one pass (more than 1 only for distinct questions, named)
@@ -167,7 +168,7 @@ def test_sections_agree_with_the_functions_they_call(counted):
 def test_p_c_beats_d_is_exposed_for_robustness(counted):
     """robustness reads P(C beats D) from this result (or its values.json) and never bootstraps it again."""
     (res, values, *_), *_ = counted
-    assert res.c_beats_d() == pytest.approx(robustness.c_beats_d_shares(values))
+    assert res.c_beats_d() == pytest.approx(robustness_sampling.c_beats_d_shares(values))
     assert res.c_beats_d()["p_c_beats_d_judgements"] == values["pref.c_vs_d.p_c_stronger"]
     assert res.c_beats_d()["c_beats_d_n_boot"] == res.params.n_bootstrap
 

@@ -566,7 +566,7 @@ class PreferencesResult:
     def c_beats_d(self) -> dict[str, float]:
         """P(Recipe C stronger than Recipe D) over this build's bootstrap replicates, judgements resampled
         (``_judgements``) and prompt categories resampled too (``_categories``), the number of replicates
-        and each share's Monte Carlo SE: the keys of ``compendium.robustness.c_beats_d_shares``, from the one
+        and each share's Monte Carlo SE: the keys of ``compendium.robustness.sampling.c_beats_d_shares``, from the one
         computation of this number (``values.json``: ``pref.c_vs_d.p_c_stronger``,
         ``pref.bootstrap_cluster.p_c_stronger_than_d``, ``pref.c_vs_d.n_bootstrap``)."""
         n = int(self.params.n_bootstrap)
