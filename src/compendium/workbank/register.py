@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from .. import paths, yamlfile
+from ..claims.cells import cell_map
 from .authors import (  # noqa: F401 - PROVENANCE names these here (results/claims/claims.csv quotes it)
     CHARACTERISTICS,
     FIG4B_REASONS,
@@ -129,24 +130,9 @@ def load_register(path=None) -> dict:
 
 
 def cell_ids(table: Mapping) -> dict[tuple[str, str], str]:
-    """``{(row, col): value id}`` of one register table, honouring ``existing_ids`` and ``blank_cells``.
-
-    A whole-table existing id (``{'*': id}``) maps every cell to that one id (the value is the nested list)."""
-    ex = table.get("existing_ids") or {}
-    blank = set(table.get("blank_cells") or [])
-    out = {}
-    for r in table["rows"]:
-        for c in table["cols"]:
-            key = f"{r}.{c}"
-            if key in blank:
-                continue
-            if "*" in ex:
-                out[(r, c)] = ex["*"]
-            elif key in ex:
-                out[(r, c)] = ex[key]
-            else:
-                out[(r, c)] = table["id_pattern"].format(row=r, col=c)
-    return out
+    """``{(row, col): value id}`` of one register table: :func:`compendium.claims.cells.cell_map`, the one
+    expansion the claims check and every study use (``existing_ids``, ``blank_cells``, a whole-table ``*`` id)."""
+    return cell_map(table, "workbank.yaml")
 
 
 def _lookup(labels: Mapping[str, str], keys: pd.Index, what: str) -> dict[str, object]:
