@@ -21,11 +21,14 @@ from . import paths
 PACKAGE = paths.ROOT / "src" / "compendium"
 #: the runner every stage's command starts (compendium.stage and what it imports)
 RUNNER = ("compendium.stage",)
-#: modules a stage imports by name (``importlib``), which its ``import`` statements do not show: the claims
-#: stage imports each study's register module for its ``PROVENANCE``
-#: (:func:`compendium.claims.register.load_provenance`)
-IMPORTS_BY_NAME: dict[str, tuple[str, ...]] = {
-    "claims": ("compendium.pwb.register", "compendium.workbank.register", "compendium.preferences.register"),
+#: package files a stage loads by path, which its ``import`` statements do not show: the claims stage loads
+#: each study's plain-data ``provenance.py`` on its own (:func:`compendium.claims.register.load_provenance`)
+READS: dict[str, tuple[str, ...]] = {
+    "claims": (
+        "src/compendium/preferences/provenance.py",
+        "src/compendium/pwb/provenance.py",
+        "src/compendium/workbank/provenance.py",
+    ),
 }
 #: subpackages listed as a whole folder (a study's code, the data layer, the shared statistics)
 FOLDERS = (
@@ -139,7 +142,7 @@ def stage_dep_paths() -> dict[str, list[str]]:
     from .stage import STAGES
 
     return {
-        name: dep_paths(notebook_modules(st.source) | closure(set(IMPORTS_BY_NAME.get(name, ()))))
+        name: sorted(set(dep_paths(notebook_modules(st.source))) | set(READS.get(name, ())))
         for name, st in STAGES.items()
     }
 

@@ -404,34 +404,41 @@ def test_provenance_takes_the_longest_prefix():
     assert claims.split_provenance("compendium.x.f") == ("compendium.x.f", "")
 
 
-def test_provenance_is_imported_and_a_broken_module_is_reported(monkeypatch):
-    import sys
-    import types
-
+def test_provenance_is_loaded_from_plain_files_and_a_broken_one_is_reported(monkeypatch, tmp_path):
     monkeypatch.setitem(claims.STUDY_PKG, "nostudy", "no_such_pkg")
     prov, problems = claims.load_provenance(["nostudy"])
     assert prov == {"nostudy": {}} and "does not exist yet" in problems["nostudy"]
-    good = types.ModuleType("compendium.fake_good.register")
-    good.PROVENANCE = {"x.t2.": "compendium.x.f (tests/unit/t.py::test_f)"}
-    nodict = types.ModuleType("compendium.fake_nodict.register")
-    monkeypatch.setitem(sys.modules, good.__name__, good)
-    monkeypatch.setitem(sys.modules, nodict.__name__, nodict)
+    files = {
+        "fake_good": 'PROVENANCE = {"x.t2.": "compendium.x.f (tests/unit/t.py::test_f)"}\n',
+        "fake_nodict": "OTHER = 1\n",
+        "fake_broken": "PROVENANCE = {1 / 0: 'x'}\n",
+    }
+    for pkg, text in files.items():
+        (tmp_path / pkg).mkdir()
+        (tmp_path / pkg / "provenance.py").write_text(text)
+    monkeypatch.setattr(claims.register, "_provenance_file", lambda pkg: tmp_path / pkg / "provenance.py")
     for study, pkg in (("good", "fake_good"), ("nodict", "fake_nodict"), ("broken", "fake_broken")):
         monkeypatch.setitem(claims.STUDY_PKG, study, pkg)
-    real_import = claims.register.importlib.import_module
-
-    def import_module(name):
-        if name == "compendium.fake_broken.register":
-            raise ZeroDivisionError("division by zero")
-        return real_import(name)
-
-    monkeypatch.setattr(claims.register.importlib, "import_module", import_module)
     prov, problems = claims.load_provenance(["good", "nodict", "broken"])
-    assert prov == {"good": good.PROVENANCE, "nodict": {}, "broken": {}}
+    assert prov == {"good": {"x.t2.": "compendium.x.f (tests/unit/t.py::test_f)"}, "nodict": {}, "broken": {}}
     assert problems == {
-        "nodict": "compendium.fake_nodict.register has no PROVENANCE dict",
-        "broken": "compendium.fake_broken.register failed to import: ZeroDivisionError: division by zero",
+        "nodict": "compendium.fake_nodict.provenance has no PROVENANCE dict",
+        "broken": "compendium.fake_broken.provenance failed to load: ZeroDivisionError: division by zero",
     }
+
+
+def test_loading_provenance_imports_no_study():
+    """The claims stage links claims to code without the studies' imports (scipy, statsmodels: seconds)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from compendium import claims; p, bad = claims.load_provenance(); assert not bad, bad; "
+        "print(sorted(m for m in sys.modules if m.startswith(('compendium.pwb', 'compendium.workbank', "
+        "'compendium.preferences', 'scipy'))))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
 
 
 def test_provenance_is_each_study_modules_own_dict():

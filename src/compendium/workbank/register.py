@@ -45,6 +45,7 @@ from .authors import (  # noqa: F401 - PROVENANCE names these here (results/clai
     occupation_has,
 )
 from .common import ZONES
+from .provenance import PROVENANCE
 from .reliability import alpha_authors, alpha_values  # noqa: F401 - as above
 
 if TYPE_CHECKING:
@@ -78,38 +79,6 @@ __all__ = [
     "zones_frame",
 ]
 
-T = "tests/unit/test_workbank_register.py"
-#: id prefix -> "function (test)"; the claims engine links each claim to the longest matching prefix.
-PROVENANCE: dict[str, str] = {
-    "wb.table1.": f"compendium.workbank.register.table1_frame ({T}::test_table1_matches_statsmodels_formula)",
-    "wb.table2.": f"compendium.workbank.register.table2_frame ({T}::test_table2_counts_by_hand)",
-    "wb.table3.": f"compendium.workbank.register.ranked_desire_frame ({T}::test_ranked_desire_frame_groupby)",
-    "wb.table4.": f"compendium.workbank.register.ranked_desire_frame ({T}::test_ranked_desire_frame_groupby)",
-    "wb.table5.": f"compendium.workbank.register.table5_frame ({T}::test_table5_hand_case)",
-    "wb.table6.": f"compendium.workbank.register.register_values ({T}::test_every_register_cell_is_produced)",
-    "wb.table7.": f"compendium.workbank.register.register_values ({T}::test_every_register_cell_is_produced)",
-    "wb.fig4b.": f"compendium.workbank.register.fig4b_frame ({T}::test_fig4b_crosstab)",
-    "wb.fig5a.": f"compendium.workbank.register.fig5a_frame ({T}::test_fig5a_hand_case)",
-    "wb.zones.cm_": f"compendium.workbank.register.fig5a_frame ({T}::test_fig5a_hand_case)",
-    "wb.fig5b.": f"compendium.workbank.register.mapping_frames ({T}::test_mapping_frames_hand_case)",
-    "wb.fig5c.": f"compendium.workbank.register.mapping_frames ({T}::test_mapping_frames_hand_case)",
-    "wb.nb_unique.": f"compendium.workbank.register.mapping_frames ({T}::test_mapping_frames_hand_case)",
-    "wb.nb.unique_": f"compendium.workbank.register.mapping_frames ({T}::test_mapping_frames_hand_case)",
-    "wb.papers.top_task_": f"compendium.workbank.register.text_claims ({T}::test_text_claims_on_real_data)",
-    "wb.fig6b.": f"compendium.workbank.register.fig6b_frame ({T}::test_fig6b_and_table5_loop)",
-    "wb.has.occ_": f"compendium.workbank.register.fig6b_frame ({T}::test_fig6b_and_table5_loop)",
-    "wb.has.matrix": f"compendium.workbank.register.text_claims ({T}::test_has_matrix_loop)",
-    "wb.has.": f"compendium.workbank.register.text_claims ({T}::test_has_matrix_loop)",
-    "wb.fig7.": f"compendium.workbank.register.fig7_frame ({T}::test_fig7_loop)",
-    "wb.nb_claude.": f"compendium.workbank.register.nb_claude_frame ({T}::test_nb_claude_hand_case)",
-    "wb.nb_has_avg.": f"compendium.workbank.register.nb_has_avg_frame ({T}::test_nb_has_avg_and_h5_groupby)",
-    "wb.nb_has.": f"compendium.workbank.register.text_claims ({T}::test_text_claims_on_real_data)",
-    "wb.nb_h5.": f"compendium.workbank.register.nb_h5_frame ({T}::test_nb_has_avg_and_h5_groupby)",
-    "wb.zones.": f"compendium.workbank.register.zones_frame ({T}::test_zones_frame_hand_case)",
-    "wb.alpha.": f"compendium.workbank.register.alpha_authors ({T}::test_alpha_authors_keeps_repeated_rows)",
-    "wb.mixed.": f"compendium.workbank.register.mixed_model_stats ({T}::test_table1_matches_statsmodels_formula)",
-    "wb.": f"compendium.workbank.register.text_claims ({T}::test_text_claims_on_real_data)",
-}
 
 AUDIO = (
     "the audio mini-interview transcripts and their LLooM concept assignments (not released with "
