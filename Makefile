@@ -24,7 +24,7 @@ help:
 	@echo "make test-security payloads in every rendered text field, a parameter and a file name, on a scratch clone: the book must show them as text"
 	@echo "make test-with-data    the hub's data end to end (synthetic PWB and HITL snapshots, a loopback hub, acquisition, dvc repro) on scratch clones"
 	@echo "make test-commands     every command the README, CONTRIBUTING.md, the book and the chapters print, run on a scratch clone (about 10 min)"
-	@echo "make book        rebuild the book from the stored notebook outputs"
+	@echo "make book        rebuild the book from the stored notebook outputs (fresh: every page read; dvc repro builds it incrementally)"
 	@echo "make browser-test open every built page in headless Chromium (screenshots in book/_build/screenshots) and audit it with axe-core"
 	@echo "make metadata    regenerate .zenodo.json and codemeta.json from CITATION.cff"
 	@echo "make book-archive pack the built book with its checksum for a release"
@@ -105,7 +105,7 @@ test-unit: setup
 
 book: setup
 	@$(WRITABLE)
-	python -m compendium.book build   # built aside and swapped in only on success
+	python -m compendium.book build --fresh   # a new Sphinx environment, every page read; built aside, swapped in only on success
 
 # axe-core for the browser test's accessibility audit, exactly as pinned by package-lock.json (npm ci);
 # npm itself comes from Debian, like chromium

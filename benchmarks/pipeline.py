@@ -8,11 +8,18 @@ command and all its child processes, sampled every 50 ms) and the 1-minute load 
 Targets on a 2-core machine with nothing else running (issue 11): forced full repro <= 30 s, no-op
 repro <= 2 s, book build <= 6 s, peak memory <= 2 GB. Later work must not break them.
 
-    python benchmarks/pipeline.py --baseline REV [--baseline-env KEY=VALUE] [--repeat 3]
+    python benchmarks/pipeline.py --baseline REV [--baseline-env KEY=VALUE] [--repeat 3] [--forced-repeat N]
 
-times forced full reproductions of an earlier revision (in a temporary git worktree, data pulled, run once
-first) and of this checkout, alternately: the way to check "no slower than before" on a machine whose speed
-drifts. Revision 2be8eba (before issues 11 and 12) needs OPENBLAS_CORETYPE=Haswell to converge on AVX-512.
+runs the steps of issue 19 for an earlier revision (in a temporary git worktree, data pulled, run once first)
+and for this checkout, alternately: the way to check "faster than before" on a machine whose speed drifts.
+The steps: the teacher's exercise loop (`dvc exp run -S workbank.cutoff=3.5`, then the experiment removed and
+params.yaml, dvc.lock, metrics and every stage output put back as they were), the book rebuilt after one
+chapter changed (a paragraph added to book/teaching.md, then removed: two rebuilds), a no-op `dvc repro` and
+a forced `dvc repro -f`. It prints per step the medians, their ratio, the peak memory and the load average,
+and where the exercise loop's time goes, stage by stage. Targets (issue 19, 2 cores, quiet machine):
+exercise loop <= 15 s and <= 0.6x ebee39d's, one-chapter book <= 5 s, no-op repro <= 1 s, forced repro
+<= 30 s, peak memory <= 2 GB. Revision 2be8eba (before issues 11 and 12) needs OPENBLAS_CORETYPE=Haswell
+to converge on AVX-512.
 
     python benchmarks/pipeline.py --stages
 
@@ -82,10 +89,127 @@ def measure(cmd: list[str], cwd: Path = ROOT, env: dict | None = None) -> Run:
     return Run(time.perf_counter() - t0, _children_cpu() - cpu0, peak / 2**20, own, proc.returncode)
 
 
-def against(rev: str, repeat: int, extra_env: list[str]) -> int:
-    """Forced full reproductions of git revision ``rev`` (in a temporary worktree) and of this checkout,
+EXERCISE = "workbank.cutoff=3.5"  # the teacher's exercise loop: dvc exp run -S workbank.cutoff=3.5
+CHAPTER = Path("book") / "teaching.md"  # the chapter the one-chapter rebuild changes (and puts back)
+#: (step, target seconds, target ratio to the baseline or None) -- issue 19, 2 cores, quiet machine
+TARGETS = {
+    "exercise loop": (15, 0.6),
+    "book, one chapter changed": (5, None),
+    "no-op dvc repro": (1, None),
+    "forced dvc repro -f": (30, None),
+}
+
+
+def measure_stages(cmd: list[str], cwd: Path, env: dict | None) -> tuple[Run, dict[str, float]]:
+    """``measure`` for a DVC command, also timing each stage it runs: from its "Running stage" line to the
+    next one (or the end), so the DVC work between stages counts to the stage before."""
+    import threading
+
+    cpu0 = _children_cpu()
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    marks: list[tuple[str, float]] = []
+    tail: list[str] = []
+
+    def read():
+        for line in proc.stdout:
+            tail.append(line)
+            del tail[:-60]
+            if line.startswith("Running stage '"):
+                marks.append((line.split("'")[1], time.perf_counter()))
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    parent = psutil.Process(proc.pid)
+    peak = 0
+    while proc.poll() is None:
+        try:
+            peak = max(peak, sum(_rss(p) for p in [parent] + parent.children(recursive=True)))
+        except psutil.Error:
+            pass
+        time.sleep(0.05)
+    reader.join()
+    end = time.perf_counter()
+    if proc.returncode != 0:
+        print("".join(tail)[-2000:], file=sys.stderr)
+    stages = {}
+    for k, (name, t) in enumerate(marks):
+        stages[name] = (marks[k + 1][1] if k + 1 < len(marks) else end) - t
+    stages["(DVC before the first stage)"] = (marks[0][1] if marks else end) - t0
+    return Run(end - t0, _children_cpu() - cpu0, peak / 2**20, 0.0, proc.returncode), stages
+
+
+def _rss(p: psutil.Process) -> int:
+    try:
+        return p.memory_info().rss
+    except psutil.Error:
+        return 0
+
+
+class Checkout(NamedTuple):
+    label: str
+    root: Path
+    env: dict
+
+
+def _snapshot(root: Path) -> dict[str, bytes]:
+    files = [root / "params.yaml", root / "dvc.lock"] + sorted((root / "metrics").rglob("*"))
+    return {str(f.relative_to(root)): f.read_bytes() for f in files if f.is_file()}
+
+
+def _restore(co: Checkout, snap: dict[str, bytes]) -> None:
+    """Back to the state before the exercise: params.yaml, dvc.lock and metrics as they were, and every
+    stage's outputs checked out from the DVC cache (what `make reset` does against the committed run; here
+    against the checkout's own state, whose dvc.lock need not be the committed one)."""
+    from compendium.yamlfile import load
+
+    for rel, data in snap.items():
+        (co.root / rel).write_bytes(data)
+    stages = list(load(co.root / "dvc.yaml")["stages"])
+    r = subprocess.run(
+        [str(BIN / "dvc"), "checkout", "--force", "--quiet", *stages], cwd=co.root, env=co.env, capture_output=True
+    )
+    if r.returncode:
+        raise SystemExit(f"{co.label}: dvc checkout after the exercise failed: {r.stderr.decode()[-1500:]}")
+
+
+def exercise_loop(co: Checkout, k: int) -> tuple[Run, dict[str, float]]:
+    """`dvc exp run -S workbank.cutoff=3.5` (timed), then the experiment removed and the state restored."""
+    snap = _snapshot(co.root)
+    name = f"bench-{os.getpid()}-{co.label.replace(' ', '-')}-{k}"
+    try:
+        return measure_stages([str(BIN / "dvc"), "exp", "run", "-S", EXERCISE, "-n", name], co.root, co.env)
+    finally:
+        subprocess.run([str(BIN / "dvc"), "exp", "remove", name], cwd=co.root, env=co.env, capture_output=True)
+        _restore(co, snap)
+
+
+def chapter_rebuilds(co: Checkout) -> list[Run]:
+    """The book rebuilt after one chapter changed (a paragraph added to book/teaching.md), then again after
+    it was put back (also one chapter changed): two runs, and the checkout's book as it was."""
+    page = co.root / CHAPTER
+    original = page.read_bytes()
+    cmd = [str(co.root / "bin" / "py"), "-m", "compendium.book", "build"]
+    # untimed: after the exercise's outputs were checked out again, an incremental build would also read
+    # the restored chapters; this one does, so the timed builds see one changed chapter only
+    settle = subprocess.run(cmd, cwd=co.root, env=co.env, capture_output=True)
+    if settle.returncode:
+        raise SystemExit(f"{co.label}: the book build failed: {settle.stderr.decode()[-1500:]}")
+    runs = []
+    try:
+        page.write_bytes(original + b"\nA paragraph the benchmark adds, and removes again.\n")
+        runs.append(measure(cmd, cwd=co.root, env=co.env))
+    finally:
+        page.write_bytes(original)
+    runs.append(measure(cmd, cwd=co.root, env=co.env))
+    return runs
+
+
+def against(rev: str, repeat: int, extra_env: list[str], forced_repeat: int | None = None) -> int:
+    """The steps of issue 19 for git revision ``rev`` (in a temporary worktree) and for this checkout,
     alternately, so that both see the same machine: this VM's speed drifts by up to 1.4x within an hour,
-    which makes an absolute time from another session no baseline."""
+    and other processes share its two cores, which makes an absolute time from another session no
+    baseline. Steps: the exercise loop, the book after one chapter changed, a no-op and a forced repro."""
     import tempfile
 
     dvc = str(BIN / "dvc")
@@ -98,6 +222,7 @@ def against(rev: str, repeat: int, extra_env: list[str]) -> int:
     tmp = Path(tempfile.mkdtemp(prefix="baseline-"))
     wt = tmp / "checkout"
     subprocess.run(["git", "worktree", "add", "--detach", str(wt), rev], cwd=ROOT, check=True, capture_output=True)
+    git_before = subprocess.run(["git", "status", "--porcelain"], cwd=ROOT, capture_output=True, text=True).stdout
     try:
         if (ROOT / ".venv").exists():
             (wt / ".venv").symlink_to(ROOT / ".venv")
@@ -108,22 +233,59 @@ def against(rev: str, repeat: int, extra_env: list[str]) -> int:
             if r.returncode:
                 print(r.stdout[-1500:] + r.stderr[-1500:], file=sys.stderr)
                 raise SystemExit(f"baseline {rev}: {' '.join(cmd[1:])} failed (exit {r.returncode})")
-        walls: dict[str, list[float]] = {rev: [], "this checkout": []}
-        cpus: dict[str, list[float]] = {rev: [], "this checkout": []}
-        for _ in range(repeat):
-            for label, cwd, env in ((rev, wt, env_rev), ("this checkout", ROOT, None)):
-                wall, cpu, _peak, _own, code = measure([dvc, "repro", "-f"], cwd=cwd, env=env)
-                if code:
-                    raise SystemExit(f"forced repro of {label} failed (exit {code})")
-                walls[label].append(wall)
-                cpus[label].append(cpu)
-                print(f"  {label:16s} forced full dvc repro {wall:6.1f} s (CPU {cpu:.1f} s)", flush=True)
-        for label in walls:
-            runs = "/".join(f"{w:.1f}" for w in walls[label])
+        env_this = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
+        sides = (Checkout(rev, wt, env_rev), Checkout("this checkout", ROOT, env_this))
+        runs: dict[tuple[str, str], list[Run]] = {}
+        stage_split: dict[str, list[dict[str, float]]] = {co.label: [] for co in sides}
+        loads: list[float] = []
+
+        def note(step: str, co: Checkout, run: Run) -> None:
+            if run.code:
+                raise SystemExit(f"{step} of {co.label} failed (exit {run.code})")
+            runs.setdefault((step, co.label), []).append(run)
+            print(f"  {co.label:16s} {step:26s} {run.wall:6.1f} s  peak {run.peak_mb:5.0f} MB", flush=True)
+
+        for k in range(repeat):
+            for co in sides:
+                loads.append(os.getloadavg()[0])
+                run, split = exercise_loop(co, k)
+                note("exercise loop", co, run)
+                stage_split[co.label].append(split)
+                for run in chapter_rebuilds(co):
+                    note("book, one chapter changed", co, run)
+                note("no-op dvc repro", co, measure([dvc, "repro"], cwd=co.root, env=co.env))
+        for _ in range(repeat if forced_repeat is None else forced_repeat):
+            for co in sides:
+                loads.append(os.getloadavg()[0])
+                note("forced dvc repro -f", co, measure([dvc, "repro", "-f"], cwd=co.root, env=co.env))
+        print()
+        print(
+            f"{'step':26s} {rev + ' s':>12s} {'this s':>8s} {'ratio':>6s} {'runs (this)':>22s} "
+            f"{'peak MB':>8s} {'target':>12s}"
+        )
+        for step, (target, ratio_target) in TARGETS.items():
+            base = [r.wall for r in runs.get((step, rev), [])]
+            this = [r.wall for r in runs.get((step, "this checkout"), [])]
+            if not this:
+                continue
+            mb, mt = statistics.median(base), statistics.median(this)
+            peak = max(r.peak_mb for r in runs[(step, "this checkout")])
+            ratio = mt / mb
+            ok = mt <= target and (ratio_target is None or ratio <= ratio_target) and peak <= 2048
+            tgt = f"<={target} s" + (f", <={ratio_target}x" if ratio_target else "")
             print(
-                f"{label:16s} median {statistics.median(walls[label]):6.1f} s  runs {runs}  "
-                f"CPU {statistics.median(cpus[label]):.1f} s"
+                f"{step:26s} {mb:12.1f} {mt:8.1f} {ratio:6.2f} {'/'.join(f'{w:.1f}' for w in this):>22s} "
+                f"{peak:8.0f} {tgt:>12s}{'' if ok else '  over target'}"
             )
+        print(f"1-minute load average during the runs: median {statistics.median(loads):.1f}, max {max(loads):.1f}")
+        print("\nwhere the exercise loop's time goes (median s per stage, from DVC's 'Running stage' lines):")
+        names = list(dict.fromkeys(n for co in sides for split in stage_split[co.label] for n in split))
+        print(f"  {'stage':28s} {rev:>10s} {'this':>8s}")
+        for n in names:
+            vals = [statistics.median([split.get(n, 0.0) for split in stage_split[co.label]]) for co in sides]
+            print(f"  {n:28s} {vals[0]:10.1f} {vals[1]:8.1f}")
+        git_after = subprocess.run(["git", "status", "--porcelain"], cwd=ROOT, capture_output=True, text=True).stdout
+        print("git status of this checkout:", "unchanged" if git_after == git_before else f"CHANGED\n{git_after}")
         return 0
     finally:
         subprocess.run(["git", "worktree", "remove", "--force", str(wt)], cwd=ROOT, capture_output=True)
@@ -167,7 +329,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--baseline",
         metavar="REV",
-        help="instead: forced full repro of git revision REV and of this checkout, alternately (same machine state)",
+        help="instead: the exercise loop, the one-chapter book rebuild, no-op and forced repro of git revision REV "
+        "and of this checkout, alternately (same machine state)",
     )
     ap.add_argument(
         "--baseline-env",
@@ -181,11 +344,16 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="instead: each stage's command alone, then a forced repro: where the time goes",
     )
+    ap.add_argument(
+        "--forced-repeat",
+        type=int,
+        help="with --baseline: runs of the forced repro per checkout (default: --repeat; each takes a minute)",
+    )
     args = ap.parse_args(argv)
     if args.stages:
         return stage_breakdown()
     if args.baseline:
-        return against(args.baseline, args.repeat, args.baseline_env)
+        return against(args.baseline, args.repeat, args.baseline_env, args.forced_repeat)
     dvc = str(BIN / "dvc")
     steps = [
         ("forced full dvc repro", [dvc, "repro", "-f"], 30),

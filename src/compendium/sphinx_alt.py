@@ -17,8 +17,6 @@ from pathlib import Path
 
 from docutils import nodes
 
-from .display import png_description
-
 
 def image_file(uri: str, srcdir: str | Path, docpath: str | Path) -> Path | None:
     """The file an image node's ``uri`` names: ``/x`` is relative to the source folder, else to the page."""
@@ -46,6 +44,8 @@ def fill_alt(app, doctree) -> int:
         f = image_file(node.get("uri", ""), app.srcdir, docpath)
         if f is None or f.suffix.lower() != ".png":
             continue
+        from .display import png_description  # here: compendium.display imports pandas (0.4 s), needed only for a PNG
+
         text = png_description(f.read_bytes())
         if text:
             node["alt"] = text
