@@ -57,7 +57,7 @@ setup: $(STAMP)
 
 data: setup
 	@$(WRITABLE)
-	python -m compendium.stage preflight   # params.yaml, dvc.yaml and dvc.lock readable, or the recovery
+	python -m compendium.pipeline.stage preflight   # params.yaml, dvc.yaml and dvc.lock readable, or the recovery
 	@# a modified raw file: the documented message and recovery (compendium.data.verify), not DVC's "Use --force"
 	@if [ -d data ]; then python -m compendium.data.verify --quiet || exit 1; fi
 	@echo ">> restoring data/ from the bundled DVC remote (dvc pull data.dvc)"
@@ -75,7 +75,7 @@ test: data
 # no `setup` prerequisite: a reset must not reinstall anything (it takes about 1.5 s)
 reset:
 	@test -x "$(BIN)/python" || { echo "ERROR: no $(VENV) in this checkout; run make setup first"; exit 1; }
-	"$(BIN)/python" -m compendium.reset
+	"$(BIN)/python" -m compendium.pipeline.reset
 
 test-reliability: data
 	python -m pytest tests/reliability -m reliability -v
@@ -123,10 +123,10 @@ chromium:
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq poppler-utils >/dev/null; }
 
 browser-test: setup node_modules/axe-core/axe.min.js chromium
-	python -m compendium.browsercheck
+	python -m compendium.book.browsercheck
 
 metadata: setup
-	python -m compendium.fair write
+	python -m compendium.book.fair write
 
 book-archive: setup
 	test -f book/_build/html/index.html || dvc repro book
@@ -135,8 +135,8 @@ book-archive: setup
 	cd book-archive && sha256sum book-html.tar.gz > book-html.tar.gz.sha256 && cat book-html.tar.gz.sha256
 
 pdf: data chromium
-	python -c 'import sys; from compendium.pdf import missing_chapters; sys.exit(1 if missing_chapters() else 0)' || dvc repro book
-	python -m compendium.pdf
+	python -c 'import sys; from compendium.book.pdf import missing_chapters; sys.exit(1 if missing_chapters() else 0)' || dvc repro book
+	python -m compendium.book.pdf
 
 benchmark: data
 	python benchmarks/pipeline.py

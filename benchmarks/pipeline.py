@@ -161,7 +161,7 @@ def _restore(co: Checkout, snap: dict[str, bytes]) -> None:
     """Back to the state before the exercise: params.yaml, dvc.lock and metrics as they were, and every
     stage's outputs checked out from the DVC cache (what `make reset` does against the committed run; here
     against the checkout's own state, whose dvc.lock need not be the committed one)."""
-    from compendium.yamlfile import load
+    from compendium.pipeline.yamlfile import load
 
     for rel, data in snap.items():
         (co.root / rel).write_bytes(data)
@@ -296,7 +296,7 @@ def stage_breakdown() -> int:
     """Each stage's command alone (pipeline order), then a forced repro: where the time goes."""
     import re
 
-    from compendium.yamlfile import load
+    from compendium.pipeline.yamlfile import load
 
     stages = load(ROOT / "dvc.yaml")["stages"]
     done = re.compile(r"(?:\[\w+\] done|book built) in ([0-9.]+) s")

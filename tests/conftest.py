@@ -6,7 +6,7 @@ import pytest
 
 os.environ.setdefault("MPLBACKEND", "Agg")
 
-from compendium import paths  # noqa: E402
+from compendium.pipeline import paths  # noqa: E402
 
 
 @pytest.fixture

@@ -1,5 +1,5 @@
 // Accessibility fixes of the theme's own controls (WCAG 2.5.3 "Label in Name", found by axe-core in the
-// browser check, src/compendium/browsercheck.py). The search field shows "Search Ctrl+K" but was named
+// browser check, src/compendium/book/browsercheck.py). The search field shows "Search Ctrl+K" but was named
 // "Search" by aria-label; the colour-mode button showed an icon whose title differed from its aria-label.
 // Both are named by their content instead, and the colour-mode button gets that name as hidden text.
 // The bibliography (docutils) marks each entry with the deprecated ARIA role doc-biblioentry inside a

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from compendium import claims, paths
+from compendium import claims
+from compendium.pipeline import paths
 
 
 @pytest.fixture(scope="session")

@@ -3,8 +3,9 @@ same ids as every expansion it replaced on the three real registers; the one mer
 
 import pytest
 
-from compendium import claims, paths, yamlfile
+from compendium import claims
 from compendium.claims.cells import Cell, ValueClash, cell_map, expand_cells, merge_values, same_value
+from compendium.pipeline import paths, yamlfile
 
 # A 3 x 3 table that uses every rule: ints as slugs (1), a blank cell (2), an existing id (3), a pattern (5),
 # a cell printed as another claim (6). Row-major order.

@@ -8,7 +8,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from compendium import claims, paths
+from compendium import claims
+from compendium.pipeline import paths
 
 REGISTER_FILES = ("pwb.yaml", "workbank.yaml", "hitl.yaml", "METHODS.md")
 

@@ -4,8 +4,8 @@ import json
 import subprocess
 import sys
 
-from compendium import paths
 from compendium.claims import diff as claims_diff
+from compendium.pipeline import paths
 
 
 def _row(cid, value, status, study="pwb"):

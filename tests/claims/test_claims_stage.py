@@ -10,12 +10,13 @@ import sys
 
 import pandas as pd
 
-from compendium import claims, paths
+from compendium import claims
+from compendium.pipeline import paths
 
 
 def _run_stage(env, executed):
     return subprocess.run(
-        [sys.executable, "-m", "compendium.stage", "run", "claims", "--executed-dir", str(executed)],
+        [sys.executable, "-m", "compendium.pipeline.stage", "run", "claims", "--executed-dir", str(executed)],
         cwd=paths.ROOT,
         env=env,
         capture_output=True,

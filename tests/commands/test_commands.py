@@ -1,7 +1,7 @@
 """Every command the prose prints, run on one scratch clone, with its effect checked (`make test-commands`).
 
-The commands come from :func:`compendium.prose_commands.extract` (README.md, CONTRIBUTING.md, book/*.md,
-notebooks/*.md). Phases (``compendium.prose_commands.PHASES``) run the ``run`` and ``queue`` commands
+The commands come from :func:`compendium.book.prose_commands.extract` (README.md, CONTRIBUTING.md, book/*.md,
+notebooks/*.md). Phases (``compendium.book.prose_commands.PHASES``) run the ``run`` and ``queue`` commands
 verbatim, placeholders substituted through the declared table; the ``dvc exp run -S`` exercises run in
 rounds: the teaching guide's two reference exercises alone and verbatim (WORKBank ``workbank.cutoff=3.5``,
 PWB ``pwb.weight_scheme=legacy_weights_v2_0``: banner, statuses and prose checked), then every other
@@ -25,7 +25,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from compendium import paths, prose_commands as pc
+from compendium.book import prose_commands as pc
+from compendium.pipeline import paths
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import scratch  # noqa: E402
@@ -212,10 +213,10 @@ def then_reset(clone: Path, before: dict[str, str]):
 
 
 def _screenshot(html: Path, out: Path) -> bool:
-    """A headless-Chromium screenshot of the top of a page (the banner), as compendium.browsercheck opens pages."""
+    """A headless-Chromium screenshot of the top of a page (the banner), as compendium.book.browsercheck opens pages."""
     from playwright.sync_api import sync_playwright
 
-    from compendium import browsercheck
+    from compendium.book import browsercheck
 
     out.parent.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as pw:

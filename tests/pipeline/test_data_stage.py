@@ -1,4 +1,4 @@
-"""The `datasheet` stage, run as DVC runs it (compendium.stage), on the real data, into a temporary results folder."""
+"""The `datasheet` stage, run as DVC runs it (compendium.pipeline.stage), on the real data, into a temporary results folder."""
 
 import json
 import os
@@ -16,7 +16,7 @@ def data_stage(tmp_path_factory):
     out = tmp_path_factory.mktemp("data_stage")
     env = dict(os.environ, COMPENDIUM_RESULTS=str(out / "results"))
     subprocess.run(
-        [sys.executable, "-m", "compendium.stage", "run", "datasheet", "--executed-dir", str(out)],
+        [sys.executable, "-m", "compendium.pipeline.stage", "run", "datasheet", "--executed-dir", str(out)],
         env=env,
         check=True,
         capture_output=True,
@@ -43,7 +43,7 @@ def test_tables_are_written(data_stage):
 
 
 def test_chapter_shows_the_row_counts(data_stage):
-    from compendium.notebooks import glued
+    from compendium.pipeline.notebooks import glued
 
     g = glued(data_stage / "00_data.ipynb")
     assert g["data_rows_worker_desires"] == "'5,731'"

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from compendium import paths
+from compendium.pipeline import paths
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from scratch import VENV_BIN, flip_byte, make_clone, sh  # noqa: E402
@@ -92,7 +92,7 @@ def test_dvc_exp_run_never_records_modified_raw_data(clone):
 
 
 def test_a_corrupt_cache_object_gets_a_recovery_that_works(clone):
-    from compendium import rawdata as verify
+    from compendium.pipeline import rawdata as verify
 
     f = clone / "data" / REL
     md5 = hashlib.md5(f.read_bytes()).hexdigest()

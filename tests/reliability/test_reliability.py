@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from compendium import paths
+from compendium.pipeline import paths
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import scratch  # noqa: E402
@@ -299,7 +299,7 @@ def test_two_runs_of_one_stage_at_once_both_end_with_complete_results(clone):
     """The documented stage command twice at once: the second waits for the first (one line), both end
     with every file in place (before: one said `done` with figures missing)."""
     before = output_state(clone)
-    cmd = (sys.executable, "-m", "compendium.stage", "run", "datasheet")
+    cmd = (sys.executable, "-m", "compendium.pipeline.stage", "run", "datasheet")
     first = _popen(clone, *cmd)
     _wait_for(lambda: _holds_lock(clone / "results" / ".locks" / "datasheet.lock", first.pid), "the first run's lock")
     second = _popen(clone, *cmd)
@@ -315,7 +315,7 @@ def test_two_runs_of_one_stage_at_once_both_end_with_complete_results(clone):
 
 def test_a_direct_stage_run_and_dvc_repro_of_it_at_once_do_not_collide(clone):
     before = output_state(clone)
-    direct = _popen(clone, sys.executable, "-m", "compendium.stage", "run", "datasheet")
+    direct = _popen(clone, sys.executable, "-m", "compendium.pipeline.stage", "run", "datasheet")
     _wait_for(lambda: _holds_lock(clone / "results" / ".locks" / "datasheet.lock", direct.pid), "the direct run's lock")
     p = run(clone, "dvc", "repro", "-f", "-s", "datasheet")
     direct.communicate(300)
@@ -396,7 +396,8 @@ def test_a_kill_between_the_renames_of_the_book_swap_is_recovered_by_the_next_bu
 
 _INTERRUPT_IN_CRATE = """
 import sys
-from compendium import book, fair
+from compendium import book
+from compendium.book import fair
 def interrupted(*a, **k):
     raise KeyboardInterrupt  # Ctrl-C while the RO-Crate is written, the last step of a build
 fair.write_crate = interrupted

@@ -6,7 +6,7 @@ import re
 import pandas as pd
 import pytest
 
-from compendium import paths
+from compendium.pipeline import paths
 from compendium.robustness import build as rb, sampling, sweeps
 
 

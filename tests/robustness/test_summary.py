@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from compendium import paths
+from compendium.pipeline import paths
 from compendium.robustness import summary as rs
 
 

@@ -35,8 +35,8 @@ from urllib.parse import quote
 import pytest
 import yaml
 
-from compendium import paths
 from compendium.data import textfields as tf
+from compendium.pipeline import paths
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import scratch  # noqa: E402
@@ -369,7 +369,7 @@ def test_search_page_shows_payload_titles_as_text(book, tmp_path):
     pytest.importorskip("playwright.sync_api")
     from playwright.sync_api import sync_playwright
 
-    from compendium.browsercheck import CHROMIUM_ARGS, chromium_path, serve
+    from compendium.book.browsercheck import CHROMIUM_ARGS, chromium_path, serve
 
     site = tmp_path / "html"
     shutil.copytree(book["html"], site)

@@ -1,7 +1,7 @@
 """The browser check's accessibility rules: content images need real alt text; axe findings are split into
 WCAG A/AA violations (fail) and best-practice findings (reported)."""
 
-from compendium.browsercheck import alt_problem, axe_source, split_axe, static_problems
+from compendium.book.browsercheck import alt_problem, axe_source, split_axe, static_problems
 
 
 def _site(tmp_path, main, outside=""):

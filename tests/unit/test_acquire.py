@@ -6,9 +6,9 @@ import time
 
 import pytest
 
-from compendium import paths
 from compendium.data import acquire as acq
 from compendium.data.errors import DataValidationError
+from compendium.pipeline import paths
 
 
 @pytest.fixture

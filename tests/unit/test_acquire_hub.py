@@ -18,8 +18,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from compendium import paths
 from compendium.data import acquire as acq, acquired, synthetic_hitl
+from compendium.pipeline import paths
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from hubmock import HubMock, git_blob_sha1  # noqa: E402

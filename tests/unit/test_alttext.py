@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 from PIL import Image
 
-from compendium import display
+from compendium.chapter import display
 
 
 def _png(tmp_path) -> bytes:
@@ -73,7 +73,7 @@ def test_with_alt_attaches_the_text_of_the_same_arguments():
 
 
 def test_glue_figure_writes_the_alt_text_into_the_png(tmp_path, monkeypatch):
-    from compendium import paths
+    from compendium.pipeline import paths
 
     monkeypatch.setattr(paths, "RESULTS", tmp_path)
     glued = {}
@@ -99,7 +99,7 @@ def test_sphinx_extension_fills_alt_from_the_png(tmp_path):
 
     from docutils import nodes
 
-    from compendium import sphinx_alt
+    from compendium.book import sphinx_alt
 
     src = tmp_path / "book"
     (src / "executed").mkdir(parents=True)

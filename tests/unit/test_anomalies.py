@@ -5,10 +5,10 @@ import math
 import pandas as pd
 import pytest
 
-from compendium import paths
 from compendium.data import anomalies as A
 from compendium.data.errors import DataValidationError
 from compendium.data.load import load_table
+from compendium.pipeline import paths
 
 
 def test_policy_table_lists_what_is_tolerated_dropped_and_refused():

@@ -25,7 +25,7 @@ exclude_patterns: [_build]
 execute:
   execute_notebooks: "off"
 sphinx:
-  extra_extensions: [compendium.sphinx_numref_cache]
+  extra_extensions: [compendium.book.sphinx_numref_cache]
   config:
     numfig: true
     html_theme_options:
@@ -170,7 +170,7 @@ def test_a_file_put_back_with_an_old_time_is_read_again(small_book, capsys):
 
 
 def test_the_doctrees_change_only_with_the_book(small_book, capsys, monkeypatch):
-    from compendium import stage
+    from compendium.pipeline import stage
 
     assert _build(small_book, capsys)[0] == 0
     html = small_book / "_build" / "html"

@@ -4,8 +4,9 @@ import shutil
 
 import pytest
 
-from compendium import browsercheck as bc, paths
-from compendium.browsercheck import static_problems
+from compendium.book import browsercheck as bc
+from compendium.book.browsercheck import static_problems
+from compendium.pipeline import paths
 
 
 def _site(tmp_path, body_a, body_b="<main><h1 id='top'>B</h1></main>"):

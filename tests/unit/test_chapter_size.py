@@ -7,7 +7,7 @@ from __future__ import annotations
 import jupytext
 import pytest
 
-from compendium.stage import STAGES
+from compendium.pipeline.stage import STAGES
 
 MAX_CODE_LINES = 150
 MAX_HIDDEN_CELL_LINES = 15

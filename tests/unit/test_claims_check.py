@@ -714,7 +714,7 @@ def test_sphinx_labels_link_to_their_page(tmp_path):
 
 
 def test_browser_budget_and_report():
-    from compendium import browsercheck
+    from compendium.book import browsercheck
 
     stats = {"executed/05_claims.html": (2_100_000, 2.4), "intro.html": (50_000, 0.3)}
     probs = browsercheck.budget_problems(stats)
@@ -810,7 +810,7 @@ def test_own_statuses_use_the_params_stage_files(tmp_path):
     reg = _register(tmp_path / "pub", [_claim("pwb.a", 10.0, tol=0.05)])
     res = tmp_path / "results" / "params"
     res.mkdir(parents=True)
-    from compendium import params
+    from compendium.pipeline import params
 
     sections = {s: {k: v for k, (v, _) in keys.items()} for s, keys in params.REFERENCE.items()}
     for s, v in sections.items():
@@ -893,8 +893,8 @@ def test_templates_are_package_data():
     import fnmatch
     import tomllib
 
-    from compendium import paths
     from compendium.claims import html
+    from compendium.pipeline import paths
 
     patterns = tomllib.loads((paths.ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"][
         "compendium.claims"

@@ -1,7 +1,7 @@
 import pandas as pd
 import pytest
 
-from compendium.display import markdown_table, table
+from compendium.chapter.display import markdown_table, table
 
 
 def test_markdown_table_formats_and_aligns():
@@ -25,7 +25,7 @@ def test_table_is_a_numbered_myst_directive():
 def test_plain_converts_numpy_scalars():
     import numpy as np
 
-    from compendium.display import plain
+    from compendium.chapter.display import plain
 
     vals = [plain(np.float64(0.5)), plain(np.int64(3)), plain(np.bool_(True)), plain("x")]
     assert vals == [0.5, 3, True, "x"]
@@ -38,7 +38,8 @@ def test_glue_figure_saves_the_png_it_glues(tmp_path, monkeypatch):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from compendium import display, paths
+    from compendium.chapter import display
+    from compendium.pipeline import paths
 
     monkeypatch.setattr(paths, "RESULTS", tmp_path)
     glued = {}
@@ -70,7 +71,7 @@ def test_glue_all_glues_every_key_as_plain_python_without_display(monkeypatch):
     import numpy as np
     from IPython.display import Markdown
 
-    from compendium.display import glue_all
+    from compendium.chapter.display import glue_all
 
     calls = []
     monkeypatch.setattr(myst_nb, "glue", lambda k, v, display=True: calls.append((k, v, display)))
@@ -83,14 +84,14 @@ def test_glue_all_glues_every_key_as_plain_python_without_display(monkeypatch):
 def test_plain_floats_keep_12_significant_digits_so_machine_noise_does_not_reach_the_page():
     import numpy as np
 
-    from compendium.display import plain
+    from compendium.chapter.display import plain
 
     assert plain(25.79882154882155) == plain(25.798821548821547) == 25.7988215488
     assert plain(np.float64(0.5)) == 0.5 and type(plain(np.float64(0.5))) is float
 
 
 def test_table_cells_and_headers_from_data_are_literal_myst():
-    from compendium.safetext import Markup, code
+    from compendium.chapter.safetext import Markup, code
 
     df = pd.DataFrame({"task <b>": ["<img src=x onerror=alert(1)>", "{download}`/etc/passwd`", "a|b"], "n": [1, 2, 3]})
     md = markdown_table(df)

@@ -1,11 +1,11 @@
-"""Display-only formatting of compendium.display.table (rename, formats, labels, spaces) and glue_all."""
+"""Display-only formatting of compendium.chapter.display.table (rename, formats, labels, spaces) and glue_all."""
 
 import math
 
 import pandas as pd
 
-from compendium import display
-from compendium.display import format_columns, relabel, table
+from compendium.chapter import display
+from compendium.chapter.display import format_columns, relabel, table
 
 
 def test_format_columns_formats_floats_and_dashes_nan():

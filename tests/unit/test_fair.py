@@ -6,7 +6,8 @@ import shutil
 import pytest
 import yaml
 
-from compendium import fair, paths
+from compendium.book import fair
+from compendium.pipeline import paths
 
 CFF_TEXT = """\
 cff-version: 1.2.0
@@ -31,8 +32,8 @@ references:
 
 
 def test_committed_zenodo_and_codemeta_are_current():
-    """CI: regenerate with `python -m compendium.fair write` after editing CITATION.cff."""
-    assert fair.stale() == [], "run: python -m compendium.fair write"
+    """CI: regenerate with `python -m compendium.book.fair write` after editing CITATION.cff."""
+    assert fair.stale() == [], "run: python -m compendium.book.fair write"
 
 
 def test_zenodo_and_codemeta_from_a_hand_written_cff(tmp_path):

@@ -1,4 +1,4 @@
-"""The book's theme and palettes (compendium.figstyle) and every figure function on small inputs.
+"""The book's theme and palettes (compendium.chapter.figstyle) and every figure function on small inputs.
 
 Colour-blind safety of the categorical palette is checked by simulation: each colour is mapped through the
 Machado, Oliveira & Fernandes (2009) matrices for full (severity 1.0) protanopia, deuteranopia and
@@ -23,7 +23,7 @@ import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 import seaborn as sns  # noqa: E402
 
-from compendium import figstyle  # noqa: E402
+from compendium.chapter import figstyle  # noqa: E402
 from compendium.preferences import figures as pfig  # noqa: E402
 from compendium.preferences.reproduce import MODELS  # noqa: E402
 from compendium.pwb import (

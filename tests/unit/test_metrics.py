@@ -1,10 +1,10 @@
-"""compendium.metrics: the headline numbers DVC compares across experiments."""
+"""compendium.pipeline.metrics: the headline numbers DVC compares across experiments."""
 
 import json
 
 import pandas as pd
 
-from compendium import metrics
+from compendium.pipeline import metrics
 
 
 def test_headline_picks_the_named_keys_and_never_invents_one(tmp_path):
@@ -25,7 +25,7 @@ def test_claims_metrics_count_statuses(tmp_path):
 def test_every_stage_with_results_has_metrics_declared_in_dvc_yaml():
     import yaml
 
-    from compendium import paths
+    from compendium.pipeline import paths
 
     stages = yaml.safe_load((paths.ROOT / "dvc.yaml").read_text())["stages"]
     for st in list(metrics.HEADLINE) + ["claims"]:

@@ -11,7 +11,7 @@ import yaml
 from scipy import optimize, special, stats
 from statsmodels.stats.proportion import proportion_confint
 
-from compendium import paths
+from compendium.pipeline import paths
 from compendium.stats import pairwise as pw
 
 MODELS = ["untrained", "recipe_a", "recipe_b", "recipe_c", "recipe_d"]

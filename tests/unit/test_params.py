@@ -1,4 +1,4 @@
-"""compendium.params: every key of params.yaml has a bad value that is refused with a message naming it."""
+"""compendium.pipeline.params: every key of params.yaml has a bad value that is refused with a message naming it."""
 
 import copy
 import json
@@ -8,7 +8,7 @@ import typing
 import pytest
 import yaml
 
-from compendium import params, paths
+from compendium.pipeline import params, paths
 
 GOOD = params.read_yaml(paths.PARAMS)
 
@@ -368,9 +368,9 @@ def test_a_stage_runs_with_the_recorded_section_and_a_stale_record_is_refreshed(
 def test_check_that_cannot_write_its_record_says_so_in_one_sentence(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(paths, "RESULTS", tmp_path / "results")
     (tmp_path / "results").write_text("a file where the results folder should be")  # mkdir fails
-    import compendium.rawdata
+    import compendium.pipeline.rawdata
 
-    monkeypatch.setattr(compendium.rawdata, "guard", lambda: "")
+    monkeypatch.setattr(compendium.pipeline.rawdata, "guard", lambda: "")
     assert params.main(["check"]) == 1
     err = capsys.readouterr().err
     assert err.startswith("ERROR: params.yaml is valid, but its record could not be written to ")

@@ -1,11 +1,12 @@
-"""compendium.pdf prints HTML to PDF with headless Chromium, offline, after MathJax; check_pdf reads it back."""
+"""compendium.book.pdf prints HTML to PDF with headless Chromium, offline, after MathJax; check_pdf reads it back."""
 
 import base64
 import shutil
 
 import pytest
 
-from compendium import paths, pdf
+from compendium.book import pdf
+from compendium.pipeline import paths
 
 needs_chromium = pytest.mark.skipif(
     not (shutil.which("chromium") or shutil.which("chromium-browser")), reason="no Chromium installed"

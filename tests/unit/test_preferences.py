@@ -11,7 +11,8 @@ import yaml
 from scipy import stats
 from statsmodels.stats.proportion import proportion_confint
 
-from compendium import paths, preferences as pref
+from compendium import preferences as pref
+from compendium.pipeline import paths
 from compendium.stats import pairwise as pw
 
 Z_ALPHA = 2 * (1 - stats.norm.cdf(1.96))

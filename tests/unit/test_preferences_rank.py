@@ -11,8 +11,8 @@ import pandas as pd
 import pytest
 from statsmodels.stats.proportion import proportion_confint
 
-from compendium import paths
 from compendium.data.synthetic_hitl import make_study_rows
+from compendium.pipeline import paths
 from compendium.preferences import rank
 
 

@@ -13,7 +13,8 @@ import yaml
 from scipy.stats import norm as normal
 from statsmodels.stats.proportion import proportion_confint
 
-from compendium import data, paths, preferences as pref
+from compendium import data, preferences as pref
+from compendium.pipeline import paths
 from compendium.preferences import analysis, register
 from compendium.preferences.reproduce import VAL_PREF_ACC
 from compendium.stats import pairwise as pw

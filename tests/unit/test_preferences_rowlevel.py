@@ -304,7 +304,7 @@ def test_tie_order_uses_the_scenarios_first_row_even_without_a_choice():
 
 
 def test_default_path_accepts_the_studys_own_export(tmp_path, monkeypatch):
-    from compendium import paths
+    from compendium.pipeline import paths
 
     monkeypatch.setattr(paths, "ROOT", tmp_path)
     (tmp_path / "data" / "hitl").mkdir(parents=True)

@@ -22,8 +22,9 @@ import pytest
 import yaml
 from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss_kappa
 
-from compendium import data, paths
+from compendium import data
 from compendium.data.synthetic_hitl import _deviations, _published, make_study_rows  # noqa: F401 (fixtures/make_hitl_rows.py)
+from compendium.pipeline import paths
 from compendium.preferences import analysis, register, rowlevel
 from compendium.preferences.reproduce import MODELS, VAL_PREF_ACC
 

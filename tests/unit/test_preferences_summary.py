@@ -12,8 +12,10 @@ import pytest
 from scipy import stats
 
 import compendium.data as data
-from compendium import claims, display, paths, preferences as pref
-from compendium.params import Preferences
+from compendium import claims, preferences as pref
+from compendium.chapter import display
+from compendium.pipeline import paths
+from compendium.pipeline.params import Preferences
 from compendium.preferences import analysis, outputs, register, summary
 from compendium.preferences.reproduce import spearman_bt_vs_val_ci
 

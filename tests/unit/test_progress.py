@@ -1,6 +1,6 @@
 import sys
 
-from compendium.progress import step
+from compendium.pipeline.progress import step
 
 
 def test_step_reports_to_the_real_stderr(monkeypatch, capsys):
@@ -24,7 +24,7 @@ def test_quiet(monkeypatch, capsys):
 def test_inside_a_kernel_it_writes_to_the_original_fd_copy(monkeypatch, tmp_path):
     import os
 
-    from compendium import progress
+    from compendium.pipeline import progress
 
     target = tmp_path / "terminal.txt"
     fd = os.open(target, os.O_WRONLY | os.O_CREAT)

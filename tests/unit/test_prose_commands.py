@@ -4,7 +4,7 @@ accepted by DVC's own parser, and every command that cannot run here marked besi
 
 import pytest
 
-from compendium import prose_commands as pc
+from compendium.book import prose_commands as pc
 
 
 @pytest.fixture(scope="module")
@@ -55,7 +55,7 @@ def test_no_exp_run_without_queue_passes_a_sweep(commands):
 def test_every_exp_run_sets_a_known_parameter_to_a_valid_value(commands):
     import yaml
 
-    from compendium import params
+    from compendium.pipeline import params
 
     committed = yaml.safe_load(params.paths.PARAMS.read_text())
     for c in commands:
@@ -72,7 +72,7 @@ def test_every_exp_run_sets_a_known_parameter_to_a_valid_value(commands):
 
 def test_every_placeholder_is_declared(commands):
     left = {f"{c.file}:{c.line}: {c.text}": pc.placeholders_left(c.text) for c in commands if c.kind != "mention"}
-    assert {k: v for k, v in left.items() if v} == {}, "add them to compendium.prose_commands.SUBSTITUTE"
+    assert {k: v for k, v in left.items() if v} == {}, "add them to compendium.book.prose_commands.SUBSTITUTE"
 
 
 def test_commands_that_cannot_run_here_say_so_in_the_prose(commands):
@@ -98,6 +98,6 @@ def test_every_runnable_command_is_run_by_a_phase_of_the_commands_suite(commands
             if c.kind in ("run", "queue") and pc.substitute(c.text) not in planned
         }
     )
-    assert missing == [], "add each to compendium.prose_commands.PHASES (tests/commands runs them):\n" + "\n".join(
+    assert missing == [], "add each to compendium.book.prose_commands.PHASES (tests/commands runs them):\n" + "\n".join(
         missing
     )

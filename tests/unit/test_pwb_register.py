@@ -10,7 +10,8 @@ import pandas as pd
 import pytest
 import yaml
 
-from compendium import paths, pwb
+from compendium import pwb
+from compendium.pipeline import paths
 from compendium.pwb import MODEL_KEYS, instances as I, register as R
 
 

@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from compendium import paths
 from compendium.data import synthetic_pwb
+from compendium.pipeline import paths
 from compendium.pwb import instances as I, score
 
 NAME = "My Model 1"

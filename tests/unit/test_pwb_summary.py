@@ -11,7 +11,8 @@ import pandas as pd
 import pytest
 
 import compendium.data as data
-from compendium import paths, pwb
+from compendium import pwb
+from compendium.pipeline import paths
 from compendium.pwb import benchmark as bench, instances as inst, outputs, summary
 
 OUT = paths.PWB / "analysis_output"

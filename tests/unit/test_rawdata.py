@@ -1,11 +1,11 @@
-"""compendium.rawdata (python -m compendium.data.verify): which raw files differ, the corrupt-cache trap, and the guard that undoes
+"""compendium.pipeline.rawdata (python -m compendium.data.verify): which raw files differ, the corrupt-cache trap, and the guard that undoes
 `dvc exp run`'s re-recording of data.dvc (the scratch-clone cases are tests/reliability/test_raw_data_guard.py)."""
 
 import hashlib
 import json
 import subprocess
 
-from compendium import rawdata as verify
+from compendium.pipeline import rawdata as verify
 
 
 def _repo(tmp_path, files):

@@ -7,8 +7,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from compendium import book, results
-from compendium.notebooks import strip_timestamps
+from compendium import book
+from compendium.pipeline import results
+from compendium.pipeline.notebooks import strip_timestamps
 
 
 def test_write_values_is_flat_sorted_and_rejects_other_types(tmp_path):
@@ -68,7 +69,7 @@ def test_offline_check_flags_cdn_scripts_and_styles(tmp_path):
 def test_strip_paths_makes_outputs_independent_of_the_checkout():
     import nbformat
 
-    from compendium.notebooks import strip_paths
+    from compendium.pipeline.notebooks import strip_paths
 
     nb = nbformat.v4.new_notebook()
     cell = nbformat.v4.new_code_cell("p")

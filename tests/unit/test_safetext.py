@@ -1,4 +1,4 @@
-"""The escaping rules of compendium.safetext, each on its own, and rendered by a real MyST + Sphinx build
+"""The escaping rules of compendium.chapter.safetext, each on its own, and rendered by a real MyST + Sphinx build
 with the book's MyST extensions (the cases the issue verified: a {download} role, a literalinclude
 fence, a {{ x }} substitution, $5 and $6 math, raw HTML)."""
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from compendium import safetext as S
+from compendium.chapter import safetext as S
 
 PAYLOADS = {
     "script": "<script>alert(1)</script>",

@@ -1,4 +1,4 @@
-"""compendium.sphinx_numref_cache: numbered references unpickle each target page once, and resolve as before."""
+"""compendium.book.sphinx_numref_cache: numbered references unpickle each target page once, and resolve as before."""
 
 from pathlib import Path
 
@@ -50,7 +50,7 @@ def test_numref_loads_the_target_page_once_and_renders_the_same(tmp_path):
     original = StandardDomain._resolve_numref_xref
     plain_html, plain_calls = _build(tmp_path / "plain", [])
     try:
-        fast_html, fast_calls = _build(tmp_path / "fast", ["compendium.sphinx_numref_cache"])
+        fast_html, fast_calls = _build(tmp_path / "fast", ["compendium.book.sphinx_numref_cache"])
     finally:
         StandardDomain._resolve_numref_xref = original
     assert plain_calls >= 20  # one unpickling per reference without the extension

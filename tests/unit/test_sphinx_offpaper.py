@@ -4,7 +4,7 @@ from types import SimpleNamespace
 
 from bs4 import BeautifulSoup
 
-from compendium import sphinx_offpaper
+from compendium.book import sphinx_offpaper
 
 
 def test_no_banner_on_the_papers_settings():
@@ -34,7 +34,7 @@ def test_the_banner_names_each_key_value_and_reference_escaped():
 def test_the_extension_sets_the_announcement_from_the_params_stage(tmp_path, monkeypatch):
     import json
 
-    from compendium import params, paths
+    from compendium.pipeline import params, paths
 
     d = tmp_path / "params"
     d.mkdir()

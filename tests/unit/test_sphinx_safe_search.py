@@ -1,11 +1,11 @@
-"""The search page's script sets result titles and descriptions as text (compendium.sphinx_safe_search)."""
+"""The search page's script sets result titles and descriptions as text (compendium.book.sphinx_safe_search)."""
 
 from pathlib import Path
 
 import pytest
 import sphinx
 
-from compendium.sphinx_safe_search import SearchPatchError, patch_searchtools
+from compendium.book.sphinx_safe_search import SearchPatchError, patch_searchtools
 
 SEARCHTOOLS = Path(sphinx.__file__).parent / "themes" / "basic" / "static" / "searchtools.js"
 
@@ -28,7 +28,7 @@ def test_an_unknown_searchtools_fails_the_build_with_a_message():
 
 
 def test_the_built_book_uses_the_patched_script():
-    from compendium import paths
+    from compendium.pipeline import paths
 
     built = paths.ROOT / "book" / "_build" / "html" / "_static" / "searchtools.js"
     if not built.exists():

@@ -5,8 +5,8 @@ import ast
 
 import yaml
 
-from compendium import deps, paths
-from compendium.stage import STAGES
+from compendium.pipeline import deps, paths
+from compendium.pipeline.stage import STAGES
 
 
 def _dvc_code_deps(stage: str) -> list[str]:
@@ -19,7 +19,7 @@ def test_every_stage_lists_the_modules_its_notebook_imports():
     wrong = {
         st: {"dvc.yaml": _dvc_code_deps(st), "imports": wanted[st]} for st in STAGES if _dvc_code_deps(st) != wanted[st]
     }
-    assert wrong == {}, "update dvc.yaml (python -m compendium.deps prints the lists)"
+    assert wrong == {}, "update dvc.yaml (python -m compendium.pipeline.deps prints the lists)"
 
 
 def test_one_study_does_not_depend_on_another():
@@ -31,15 +31,15 @@ def test_one_study_does_not_depend_on_another():
 
 def test_relative_and_absolute_imports_are_resolved():
     tree = ast.parse(
-        "from . import paths\nfrom .stats import pairwise\nimport compendium.results\n"
+        "from .pipeline import paths\nfrom .stats import pairwise\nimport compendium.pipeline.results\n"
         "from compendium.workbank import landscape\nimport numpy\n"
     )
     found = deps._imports(tree, "compendium.claims", is_package=False)
     assert {
-        "compendium.paths",
+        "compendium.pipeline.paths",
         "compendium.stats",
         "compendium.stats.pairwise",
-        "compendium.results",
+        "compendium.pipeline.results",
         "compendium.workbank",
         "compendium.workbank.landscape",
     } <= found
@@ -47,13 +47,13 @@ def test_relative_and_absolute_imports_are_resolved():
 
 
 def test_closure_follows_package_imports():
-    mods = deps.closure({"compendium.stage"})
+    mods = deps.closure({"compendium.pipeline.stage"})
     assert {
-        "compendium.stage",
-        "compendium.paths",
-        "compendium.params",
-        "compendium.notebooks",
-        "compendium.metrics",
+        "compendium.pipeline.stage",
+        "compendium.pipeline.paths",
+        "compendium.pipeline.params",
+        "compendium.pipeline.notebooks",
+        "compendium.pipeline.metrics",
     } <= mods
 
 

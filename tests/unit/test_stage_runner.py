@@ -1,4 +1,4 @@
-"""compendium.stage: the modules a stage's kernel imports ahead of the notebook, and the warm-up kernel."""
+"""compendium.pipeline.stage: the modules a stage's kernel imports ahead of the notebook, and the warm-up kernel."""
 
 import os
 import textwrap
@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from compendium import paths, stage
+from compendium.pipeline import paths, stage
 
 
 def test_imported_modules_reads_code_cells_only(tmp_path):
@@ -21,8 +21,9 @@ def test_imported_modules_reads_code_cells_only(tmp_path):
             ```{code-cell} ipython3
             :tags: [remove-cell]
             import pandas as pd
-            from compendium import display, preferences as pref
-            from compendium.results import write_table, write_values
+            from compendium.chapter import display
+            from compendium import preferences as pref
+            from compendium.pipeline.results import write_table, write_values
                 import indented_is_ignored
             x = 1  # import not_at_line_start
             ```
@@ -36,12 +37,13 @@ def test_imported_modules_reads_code_cells_only(tmp_path):
     )
     assert stage.imported_modules(src) == [
         "pandas",
+        "compendium.chapter",
+        "compendium.chapter.display",
         "compendium",
-        "compendium.display",
         "compendium.preferences",
-        "compendium.results",
-        "compendium.results.write_table",
-        "compendium.results.write_values",
+        "compendium.pipeline.results",
+        "compendium.pipeline.results.write_table",
+        "compendium.pipeline.results.write_values",
         "compendium.pwb",
         "compendium.pwb.aggregates",
     ]
@@ -59,7 +61,7 @@ def test_warm_kernel_imports_without_binding_names_and_shuts_down():
     out: list[str] = []
     code = (
         "import sys, os\n"
-        "print(sorted(n for n in ('json', 'compendium.paths') if n in sys.modules), "
+        "print(sorted(n for n in ('json', 'compendium.pipeline.paths') if n in sys.modules), "
         "'_compendium_warm_up' in dir(), 'importlib' in dir(), os.getcwd())"
     )
 
@@ -74,14 +76,14 @@ def test_warm_kernel_imports_without_binding_names_and_shuts_down():
         finally:
             kc.stop_channels()
 
-    k = stage._Kernel(["json", "no_such_module_xyz", "compendium.paths"])
+    k = stage._Kernel(["json", "no_such_module_xyz", "compendium.pipeline.paths"])
     try:
         reply = run_sync(ask)(k.km)
     finally:
         k.shutdown()
     assert reply["content"]["status"] == "ok"
     text = "".join(out)
-    assert "['compendium.paths', 'json'] False False" in text, text
+    assert "['compendium.pipeline.paths', 'json'] False False" in text, text
     assert str(paths.NOTEBOOKS) in text
     assert not run_sync(k.km.is_alive)()
 
@@ -119,7 +121,7 @@ def _two_folders(tmp_path):
 
 
 def test_exchange_swaps_two_folders_in_one_step(tmp_path):
-    from compendium.stage import _exchange
+    from compendium.pipeline.stage import _exchange
 
     new, dest = _two_folders(tmp_path)
     assert _exchange(new, dest) is True  # Linux: renameat2(RENAME_EXCHANGE)
@@ -128,7 +130,7 @@ def test_exchange_swaps_two_folders_in_one_step(tmp_path):
 
 @pytest.mark.parametrize("mode", ["exchange", "rename"])
 def test_swap_replaces_the_folder_and_leaves_nothing_behind(tmp_path, monkeypatch, mode):
-    from compendium.stage import _swap
+    from compendium.pipeline.stage import _swap
 
     if mode == "rename":
         monkeypatch.setenv("COMPENDIUM_SWAP", "rename")
@@ -141,7 +143,7 @@ def test_swap_replaces_the_folder_and_leaves_nothing_behind(tmp_path, monkeypatc
 def test_swap_never_renames_the_destination_away_where_it_can_exchange(tmp_path, monkeypatch):
     from pathlib import Path
 
-    from compendium.stage import _swap
+    from compendium.pipeline.stage import _swap
 
     new, dest = _two_folders(tmp_path)
     real = Path.rename
@@ -152,7 +154,7 @@ def test_swap_never_renames_the_destination_away_where_it_can_exchange(tmp_path,
 
 
 def test_recover_puts_back_what_a_kill_between_two_renames_left(tmp_path):
-    from compendium.stage import recover
+    from compendium.pipeline.stage import recover
 
     dest, old = tmp_path / "dest", tmp_path / ".dest.old"
     (old / "figures").mkdir(parents=True)
@@ -166,14 +168,14 @@ def test_a_second_holder_of_a_stage_lock_waits_or_is_refused(tmp_path):
     import subprocess
     import sys
 
-    from compendium.stage import StageBusy, exclusive
+    from compendium.pipeline.stage import StageBusy, exclusive
 
     lock = tmp_path / "locks" / "x.lock"
     holder = subprocess.Popen(
         [
             sys.executable,
             "-c",
-            "import sys, time; from pathlib import Path; from compendium.stage import exclusive\n"
+            "import sys, time; from pathlib import Path; from compendium.pipeline.stage import exclusive\n"
             f"with exclusive('x', Path({str(lock)!r})):\n    print('held', flush=True); time.sleep(3)",
         ],
         stdout=subprocess.PIPE,

@@ -3,8 +3,8 @@ document field exists in the released files."""
 
 import pytest
 
-from compendium import paths
 from compendium.data import schema, textfields as tf
+from compendium.pipeline import paths
 
 
 def test_table_fields_are_the_schemas_free_text_columns():

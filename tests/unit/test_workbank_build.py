@@ -15,7 +15,7 @@ from unittest import mock
 
 import pytest
 
-from compendium.params import REFERENCE, WORKBANK_PAPER_CUTOFF, workbank_params
+from compendium.pipeline.params import REFERENCE, WORKBANK_PAPER_CUTOFF, workbank_params
 from compendium.workbank import (
     Inputs,
     WorkbankResult,
@@ -174,12 +174,12 @@ def test_the_result_is_read_only(inputs):
 
 def test_the_defaults_live_in_the_params_schema_only():
     """No WORKBank function or section types the cut-off (or another parameter) as a default: they take it as
-    a required argument, and the notebook's parameters cell reads compendium.params."""
+    a required argument, and the notebook's parameters cell reads compendium.pipeline.params."""
     import inspect
 
     import jupytext
 
-    from compendium import paths
+    from compendium.pipeline import paths
     from compendium.workbank import analysis
 
     params = set(REFERENCE["workbank"]) | {"n_draws", "n_random", "rule", "tie_rule", "method", "max_iter", "tol"}
@@ -199,7 +199,7 @@ def test_the_defaults_live_in_the_params_schema_only():
 
 
 def test_params_reject_unknown_and_bad_values():
-    from compendium.params import ParamsError
+    from compendium.pipeline.params import ParamsError
 
     assert workbank_params().model_dump() == {k: v for k, (v, _) in REFERENCE["workbank"].items()}
     with pytest.raises(ParamsError, match="unknown parameter"):

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import compendium.data as data
-from compendium.params import workbank_params
+from compendium.pipeline.params import workbank_params
 from compendium.workbank import Inputs, build
 
 

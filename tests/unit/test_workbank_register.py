@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 import statsmodels.formula.api as smf
 
-from compendium.params import workbank_params
+from compendium.pipeline.params import workbank_params
 from compendium.workbank import Inputs, authors, build, register as R, reliability, skills
 from compendium.workbank.common import (
     CAPABILITY,

@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from compendium import paths
-from compendium.params import workbank_params
+from compendium.pipeline import paths
+from compendium.pipeline.params import workbank_params
 from compendium.workbank import desire, summary as S
 
 # ------------------------------------------------------------------------------ Spearman via pingouin

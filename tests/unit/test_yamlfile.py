@@ -1,11 +1,11 @@
-"""compendium.yamlfile parses every YAML file of the project to the same object as yaml.safe_load."""
+"""compendium.pipeline.yamlfile parses every YAML file of the project to the same object as yaml.safe_load."""
 
 from pathlib import Path
 
 import pytest
 import yaml
 
-from compendium import paths, yamlfile
+from compendium.pipeline import paths, yamlfile
 
 # the raw data's YAML files are there once `dvc pull data.dvc` ran; the project's own always are
 FILES = sorted(

@@ -24,7 +24,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from compendium import paths
+from compendium.pipeline import paths
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import scratch  # noqa: E402

@@ -26,7 +26,7 @@ Statuses (one per claim)
 - ``quoted``: no value and ``level: none`` (a design constant or a statement with no data behind it). A
   ``none`` claim whose value the project's inputs hold (published by the stage) is checked like any other;
 - ``off_paper``: the run is off the paper's settings for this claim's study (a key of the study stage's
-  ``params.yaml`` section differs from its reference, ``compendium.params.REFERENCE``) and the value does not
+  ``params.yaml`` section differs from its reference, ``compendium.pipeline.params.REFERENCE``) and the value does not
   match: it is not expected to (the changed keys are named in the note);
 - ``unexplained``: everything else -- a computed value that misses without a valid note, a ``raw`` claim
   the stage did not compute, an ``outside`` claim with no value and no file named. The claims test fails on

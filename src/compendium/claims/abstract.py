@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from .. import paths
-from ..yamlfile import load
+from compendium.pipeline import paths
+from compendium.pipeline.yamlfile import load
 
 STATUS_WORDS = {
     "reproduced": "reproduced",

@@ -13,7 +13,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .. import paths
+from compendium.pipeline import paths
+
 from .register import (
     RegisterTable,
     load_missing,
@@ -490,7 +491,7 @@ class Evaluation:
 def off_paper_studies(results_dir: Path | None = None) -> dict[str, list[str]]:
     """``{study: ["section.key = value (reference: ref, the paper's|the committed run's)", ...]}``: the studies
     whose stage's section of ``params.yaml`` (as validated by the ``params`` stage) differs from the reference."""
-    from ..params import off_paper_from_files
+    from compendium.pipeline.params import off_paper_from_files
 
     d = Path(results_dir) / "params" if results_dir is not None else None
     out = {}

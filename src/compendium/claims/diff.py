@@ -33,8 +33,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .. import paths
-from ..yamlfile import loads as load_text
+from compendium.pipeline import paths
+from compendium.pipeline.yamlfile import loads as load_text
 
 CLAIMS_OUT = "results/claims"
 CLAIMS_CSV = "claims.csv"

@@ -1,6 +1,6 @@
 """The claims chapter's HTML: Jinja2 templates (``templates/``), with autoescaping on.
 
-Every value a template prints is escaped (after :func:`compendium.safetext.visible` shows invisible
+Every value a template prints is escaped (after :func:`compendium.chapter.safetext.visible` shows invisible
 controls), so text from the register, the notes or the data reaches the page only as text. The one
 fragment of HTML made here is :func:`clean_printed` (and :func:`paper_html`, which uses it): the printed
 token is escaped first and only then given ``<sup>`` tags, so it is a :class:`~markupsafe.Markup`.
@@ -22,7 +22,9 @@ import pandas as pd
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
-from .. import paths, safetext
+from compendium.chapter import safetext
+from compendium.pipeline import paths
+
 from .compare import Evaluation, summary
 from .register import RegisterTable, provenance_for, split_provenance
 from .vocab import MARK, NO_CLAIM, REASONS, STALE, STATUSES, STUDIES, STUDY_NAME, STUDY_STAGE

@@ -7,7 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .. import paths
+from compendium.pipeline import paths
+
 from .compare import Evaluation, summary
 from .vocab import APPROX_REL, COLUMNS, STATUSES
 
@@ -17,7 +18,7 @@ def write_outputs(ev: Evaluation, stage: str = "claims") -> dict[str, Path]:
     values.json (the counts); the status changes since the last run go to ``results/.history/claims_changes.csv``,
     outside the stage's tracked outputs: they depend on which run came before, not on the data, and a fresh
     clone must produce the same tracked outputs as any other checkout."""
-    from ..results import FLOAT_FORMAT, write_values
+    from compendium.pipeline.results import FLOAT_FORMAT, write_values
 
     out = paths.stage_dir(stage)
     out.mkdir(parents=True, exist_ok=True)

@@ -13,7 +13,8 @@ from typing import Any
 
 import pandas as pd
 
-from .. import paths, yamlfile
+from compendium.pipeline import paths, yamlfile
+
 from .cells import Cell, expand_cells
 from .vocab import (
     LEVELS,
@@ -277,7 +278,7 @@ def note_problems(notes: dict[str, dict], published: pd.DataFrame) -> list[str]:
 
 def load_values(results_dir: Path | None = None) -> dict[str, dict]:
     """``{stage: values}`` for the study stages (:data:`STUDY_STAGE`) whose ``values.json`` exists."""
-    from ..results import read_values
+    from compendium.pipeline.results import read_values
 
     out = {}
     for stage in sorted(set(STUDY_STAGE.values())):
@@ -290,7 +291,7 @@ def load_values(results_dir: Path | None = None) -> dict[str, dict]:
 
 def load_missing(results_dir: Path | None = None) -> dict[str, dict]:
     """``{stage: missing}`` from each study stage's ``missing.json`` (empty where a stage wrote none)."""
-    from ..results import read_missing
+    from compendium.pipeline.results import read_missing
 
     return {
         stage: read_missing(stage, root=None if results_dir is None else Path(results_dir) / stage)

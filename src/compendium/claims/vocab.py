@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import paths
+from compendium.pipeline import paths
 
 STUDIES = ("pwb", "workbank", "hitl")
 STUDY_STAGE = {"workbank": "workbank", "pwb": "pwb", "hitl": "preferences"}

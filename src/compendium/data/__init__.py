@@ -12,7 +12,8 @@ from pathlib import Path
 
 import yaml
 
-from ..yamlfile import load as load_yaml
+from compendium.pipeline.yamlfile import load as load_yaml
+
 from .errors import ChecksumError, DataError, DataValidationError, MissingDataError
 from .load import load_table, validate, verify_file
 

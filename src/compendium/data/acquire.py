@@ -44,7 +44,8 @@ import tempfile
 from pathlib import Path, PurePosixPath
 from urllib.parse import urlparse
 
-from .. import paths
+from compendium.pipeline import paths
+
 from . import acquired as acq_records
 from .catalog import DATASETS, PINS
 from .errors import DataError

@@ -28,7 +28,8 @@ import os
 from functools import lru_cache
 from pathlib import Path
 
-from .. import paths
+from compendium.pipeline import paths
+
 from .catalog import DATASETS
 from .errors import ChecksumError
 

@@ -18,7 +18,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .. import paths
+from compendium.pipeline import paths
+
 from .errors import ChecksumError, DataValidationError, MissingDataError
 from .schema import ALL_TABLES, INT, LIST, TableSpec, pandera_schema
 

@@ -16,7 +16,8 @@ import json
 import sys
 from pathlib import Path
 
-from .. import paths
+from compendium.pipeline import paths
+
 from . import acquired
 from .load import MANIFEST, sha256_file
 

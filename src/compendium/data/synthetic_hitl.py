@@ -31,7 +31,9 @@ import numpy as np
 import pandas as pd
 import yaml
 
-from .. import data, paths
+from compendium import data
+from compendium.pipeline import paths
+
 from ..preferences.reproduce import MODELS
 from ..preferences.rowlevel import INTERNAL_MODEL_IDS
 

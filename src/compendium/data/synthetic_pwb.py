@@ -43,7 +43,7 @@ from pathlib import Path
 import numpy as np
 import yaml
 
-from .. import paths
+from compendium.pipeline import paths
 
 SIZES = {
     "full": {"n_prompts": 20, "n_runs": 5, "n_scenarios": 16, "n_adversarial": 40},

@@ -1,9 +1,9 @@
 """``python -m compendium.data.verify``: is ``data/`` the recorded raw data? (the check is
-:mod:`compendium.rawdata`, kept outside this package so that it imports no pandas)."""
+:mod:`compendium.pipeline.rawdata`, kept outside this package so that it imports no pandas)."""
 
 import sys
 
-from ..rawdata import main
+from compendium.pipeline.rawdata import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..display import with_alt
-from ..figstyle import CATEGORICAL, styled
+from compendium.chapter.display import with_alt
+from compendium.chapter.figstyle import CATEGORICAL, styled
+
 from . import report
 from .simulate import DESIGNS, Point
 

@@ -16,7 +16,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .. import paths
+from compendium.pipeline import paths
+
 from .simulate import DESIGNS, Point, strengths
 
 #: the committed sweep blocks the chapter shows (git-tracked; see the README, "The HUMANE scale study")
@@ -115,7 +116,7 @@ def book_grid(p: dict, study_pi, study_nu: float) -> list[tuple[int, list[Point]
 
 def grid_from_params(name: str) -> dict:
     """``{'groups': [(repetitions, points)], 'block_size', 'seed', 'store'}`` for ``default`` or ``book``."""
-    from ..params import load_section
+    from compendium.pipeline.params import load_section
 
     p = load_section("humane")
     pi, nu = study_truth()

@@ -29,7 +29,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .. import paths, progress
+from compendium.pipeline import paths, progress
+
 from .simulate import COLUMNS, Point, point_key, simulate_block
 
 STAGE = "humane"

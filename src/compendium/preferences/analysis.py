@@ -2,7 +2,7 @@
 
     result = build(params, Inputs.load(params.annotations_path))
 
-``params`` is the validated ``preferences`` section of ``params.yaml`` (:class:`compendium.params.Preferences`),
+``params`` is the validated ``preferences`` section of ``params.yaml`` (:class:`compendium.pipeline.params.Preferences`),
 ``inputs`` the data (:class:`Inputs`). Each section of the result is computed by one function below, from the
 inputs and the sections before it, and by no other code: :mod:`.register` maps the result to the register's
 claim ids, :mod:`.outputs` to the chapter's ``values.json`` entries and CSVs, and :mod:`.summary` phrases it
@@ -24,9 +24,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .. import paths, yamlfile
-from ..params import Preferences
-from ..progress import say
+from compendium.pipeline import paths, yamlfile
+from compendium.pipeline.params import Preferences
+from compendium.pipeline.progress import say
+
 from . import montecarlo, rowlevel
 from .reproduce import (
     MODELS,
@@ -597,7 +598,7 @@ def _section(timings: dict, name: str, stage: str | None):
 
 def build(params: Preferences, inputs: Inputs, stage: str | None = None) -> PreferencesResult:
     """Run every analysis of the study once. ``stage``: report each section's progress to the pipeline's
-    terminal under that name (:func:`compendium.progress.say`)."""
+    terminal under that name (:func:`compendium.pipeline.progress.say`)."""
     if not isinstance(params, Preferences):
         params = Preferences.model_validate(dict(params))
     t: dict[str, float] = {}

@@ -1,4 +1,4 @@
-"""Figures of the Human preferences chapter (seaborn, themed by compendium.figstyle; each function returns a
+"""Figures of the Human preferences chapter (seaborn, themed by compendium.chapter.figstyle; each function returns a
 Figure)."""
 
 from __future__ import annotations
@@ -8,8 +8,9 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
-from ..display import with_alt
-from ..figstyle import CATEGORICAL, DIVERGING, GREY, heatmap, point_ranges, styled
+from compendium.chapter.display import with_alt
+from compendium.chapter.figstyle import CATEGORICAL, DIVERGING, GREY, heatmap, point_ranges, styled
+
 from . import alttext
 from .reproduce import MODEL_LABELS, MODELS, TRAINED, VAL_PREF_ACC
 

@@ -93,7 +93,7 @@ def load() -> dict:
     clear error naming the command that makes them."""
     import json
 
-    from .. import paths
+    from compendium.pipeline import paths
 
     folder = paths.RESULTS / STAGE
     vfile, tfile = folder / "values.json", folder / "tables" / "needed_by_gap.csv"
@@ -109,9 +109,10 @@ def main() -> int:
     import json
     import time
 
+    from compendium.pipeline.notebooks import timing_file
+    from compendium.pipeline.results import write_table, write_values
+
     from .. import data
-    from ..notebooks import timing_file
-    from ..results import write_table, write_values
 
     t0 = time.perf_counter()
     values, tbl = build(data.load_hitl_pair_counts())

@@ -29,7 +29,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .. import paths
+from compendium.pipeline import paths
+
 from ..data.errors import DataError, DataValidationError
 from ..stats import pairwise as pw
 from . import rowlevel

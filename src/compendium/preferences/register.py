@@ -34,7 +34,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .. import paths, yamlfile
+from compendium.pipeline import paths, yamlfile
+
 from ..claims.cells import cell_map
 from . import reproduce, rowlevel
 from .provenance import PROVENANCE  # noqa: F401 - the study's claim links, re-exported here

@@ -11,8 +11,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from compendium.pipeline.results import agreement
+
 from ..data.errors import require_columns
-from ..results import agreement
 from ..stats import pairwise as pw
 
 #: Model ids in the study's canonical order (the report's X = the earlier model of a pair).
@@ -213,7 +214,7 @@ def bradley_terry_crosscheck(
 
     Columns: ``model, published_procedure, mm_converged`` (tolerance 1e-14), ``choix``
     (``ilsr_pairwise_dense`` on the fractional win matrix), and the absolute differences (0 below 1e-12,
-    else 2 significant digits: :func:`compendium.results.agreement`). ``published``: the strengths of
+    else 2 significant digits: :func:`compendium.pipeline.results.agreement`). ``published``: the strengths of
     :func:`bradley_terry_fit` when already fitted (not fitted again).
     """
     W = win_matrix(counts)

@@ -42,7 +42,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .. import paths
+from compendium.pipeline import paths
+
 from ..data.errors import DataValidationError, require_columns
 from ..stats import pairwise as pw
 from .reproduce import COUNT_COLUMNS, MODELS, VAL_PREF_ACC, validate_pair_counts

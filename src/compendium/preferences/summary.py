@@ -1,11 +1,11 @@
 """What the preferences chapter says: every number and phrase its prose quotes, from one build's result.
 
 :func:`summary` turns a :class:`compendium.preferences.analysis.PreferencesResult` into the ``{glue:text}`` values
-of the chapter's prose (one flat dict, glued in one call by :func:`compendium.display.glue_all`): the union of
+of the chapter's prose (one flat dict, glued in one call by :func:`compendium.chapter.display.glue_all`): the union of
 one small pure function per section (:data:`SECTIONS`), each reading the result and computing nothing the
 result holds. :func:`rowlevel_text` phrases the row-level section, :func:`register_summary` the register and
 claims check. Display-only column names are :data:`COLUMNS` and the table views :data:`VIEWS` (passed to
-:func:`compendium.display.table`).
+:func:`compendium.chapter.display.table`).
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ COLUMNS = {
 
 _LABELS = {"model": MODEL_LABELS}
 
-#: how each table of the chapter is displayed: keyword arguments of :func:`compendium.display.table`, which
+#: how each table of the chapter is displayed: keyword arguments of :func:`compendium.chapter.display.table`, which
 #: applies them in this order: ``columns`` kept, ``rename`` (code -> display names), ``formats`` (by display
 #: name), ``labels`` (model ids -> names, by display name). Display only: the CSVs keep the data
 VIEWS: dict[str, dict[str, Any]] = {
@@ -566,7 +566,7 @@ def claims_view(claims_tbl: pd.DataFrame) -> pd.DataFrame:
 
 def rowlevel_text(r: PreferencesResult) -> str:
     """The row-level paragraph (Markdown): what the annotations add, or which cells wait for them."""
-    from ..safetext import code  # the path is a parameter: a literal code span in the Markdown
+    from compendium.chapter.safetext import code  # the path is a parameter: a literal code span in the Markdown
 
     path, rows = r.inputs.annotations_path, r.rows
     if rows is None:

@@ -14,7 +14,8 @@ from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
-from ..safetext import literal_block, myst
+from compendium.chapter.safetext import literal_block, myst
+
 from .constants import ABBREV, DIMENSIONS
 
 __all__ = [
@@ -169,7 +170,7 @@ def anchors_markdown(rubrics: Mapping, config: Mapping) -> str:
     """MyST markdown of every dimension's 0-3 anchors: a bold title line (name, abbreviation, layer,
     v2.1 weight), the dimension's question, and a score / label / anchor table. No headings, so the
     text can sit inside a chapter section without disturbing its numbering. Every text from the rubrics
-    file is literal (:func:`compendium.safetext.myst`): no markup, directive or role in it can run."""
+    file is literal (:func:`compendium.chapter.safetext.myst`): no markup, directive or role in it can run."""
     dims = dimension_table(rubrics, config).set_index("dimension")
     anchors = rubric_anchors(rubrics)
     parts = []

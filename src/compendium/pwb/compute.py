@@ -28,7 +28,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .. import paths, yamlfile
+from compendium.pipeline import paths, yamlfile
+
 from . import (
     aggregates as agg,
     effects as eff,
@@ -381,7 +382,7 @@ def instances_section(
 ) -> Instances | None:
     """The per-instance path when the results were loaded: the pipeline (PWI and Table 3 bootstraps, d_pooled,
     tests, IRR, correlations), the pingouin tests, the check against the aggregates' cell sums and the
-    authors' Layer-2 filter. None without the data. ``progress`` is :func:`compendium.progress.step` in the
+    authors' Layer-2 filter. None without the data. ``progress`` is :func:`compendium.pipeline.progress.step` in the
     stage (passed in, so that this module does not make every importer depend on the progress reporter)."""
     if inputs.instances is None:
         return None
@@ -456,7 +457,7 @@ SECTIONS = (
 
 def build(params: PwbParams, inputs: PwbInputs, progress: Callable | None = None) -> PwbResult:
     """Compute every section once: the stage's one computation (``notebooks/10_pwb.md``). ``progress``:
-    :func:`compendium.progress.step` in the stage (reports the per-instance path's duration)."""
+    :func:`compendium.pipeline.progress.step` in the stage (reports the per-instance path's duration)."""
     config = inputs.config
     weights, w21 = wts.scheme_weights(config, params.weight_scheme), wts.scheme_weights(config)
     a = aggregates_section(inputs, weights, w21)

@@ -1,4 +1,4 @@
-"""Figures of the PWB chapter (seaborn, themed by compendium.figstyle; each returns a Figure, the notebook
+"""Figures of the PWB chapter (seaborn, themed by compendium.chapter.figstyle; each returns a Figure, the notebook
 saves and glues it)."""
 
 from __future__ import annotations
@@ -8,8 +8,17 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
-from ..display import with_alt
-from ..figstyle import CONDITION_COLORS, CONDITION_MARKERS, DIVERGING, GREY, heatmap, point_ranges, styled
+from compendium.chapter.display import with_alt
+from compendium.chapter.figstyle import (
+    CONDITION_COLORS,
+    CONDITION_MARKERS,
+    DIVERGING,
+    GREY,
+    heatmap,
+    point_ranges,
+    styled,
+)
+
 from . import alttext
 from .constants import DIMENSIONS, dim_label
 

@@ -31,7 +31,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .. import paths, yamlfile
+from compendium.pipeline import paths, yamlfile
+
 from ..claims.cells import expand_cells
 from .compute import PwbResult
 from .constants import CONDITION_KEYS, DIMENSIONS, MODEL_KEYS

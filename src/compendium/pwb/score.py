@@ -30,7 +30,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from .. import paths
+from compendium.pipeline import paths
+
 from ..data.anomalies import DataAnomalyError
 from . import instances as inst
 from .constants import CONDITIONS, MODEL_KEYS

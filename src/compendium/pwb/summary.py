@@ -4,7 +4,7 @@ The chapter (``notebooks/10_pwb.md``) computes once, ``result = compendium.pwb.b
 and phrases the result here:
 
 - :func:`summary` -- the dict of every number and phrase its prose quotes (glued in one call with
-  :func:`compendium.display.glue_all`; the keys are the ``{glue:text}`` names of the chapter), each a pure
+  :func:`compendium.chapter.display.glue_all`; the keys are the ``{glue:text}`` names of the chapter), each a pure
   function of the result,
 - :func:`verdicts` -- the Table 2 sentence, from the claims' statuses,
 - :func:`instances_markdown`, :func:`anomaly_table`, :func:`register_slips`, :func:`d_interval_matrix` --
@@ -12,7 +12,7 @@ and phrases the result here:
 
 Nothing is computed here: the analyses are in :mod:`compendium.pwb.compute` (and the modules it calls), the
 ``values.json`` entries and result tables in :mod:`compendium.pwb.outputs`, the claim ids in
-:mod:`compendium.pwb.register`. Display-only formatting is :func:`compendium.display.table`'s;
+:mod:`compendium.pwb.register`. Display-only formatting is :func:`compendium.chapter.display.table`'s;
 :data:`LABELS` holds the chapter's display labels.
 """
 
@@ -55,7 +55,7 @@ def count_word(n: int, capital: bool = True, small: int = 9) -> str:
     return str(n)
 
 
-#: Display labels of the chapter's tables (for :func:`compendium.display.table`'s ``labels``).
+#: Display labels of the chapter's tables (for :func:`compendium.chapter.display.table`'s ``labels``).
 LABELS: dict = {
     "dimension": lambda d: dim_label(d, long=True) if d in ABBREV else d,
     "condition": {"with_system_prompt": "prompted"},
@@ -132,7 +132,7 @@ _P_FORMATS = {"p": "{:.2e}", "p_bonferroni": "{:.2e}"}
 
 
 def _tests_markdown(tests: Mapping[str, pd.DataFrame]) -> str:
-    from compendium.display import table
+    from compendium.chapter.display import table
 
     parts = []
     for k, (name, cap) in _TEST_TABLES.items():
@@ -159,9 +159,8 @@ def instances_status(r: PwbResult) -> str:
 def instances_markdown(r: PwbResult, root: Path | None = None) -> str:
     """The paragraph of the per-instance section; with the data it ends with the significance tests as
     numbered tables. The folder (a parameter) is a literal code span; ``root``: the repository."""
-    from compendium import paths
-
-    from ..safetext import code
+    from compendium.chapter.safetext import code
+    from compendium.pipeline import paths
 
     results_dir, n_boot, seed = r.inputs.results_dir, r.params.n_boot, r.params.seed
     if r.instances is not None:
@@ -237,7 +236,7 @@ def summary(r: PwbResult) -> dict:
     ``pwb_weight_scheme_md`` is Markdown for ``{glue:md}``)."""
     from IPython.display import Markdown
 
-    from ..safetext import code
+    from compendium.chapter.safetext import code
 
     s: dict = {}
     a, sen, val, e = r.aggregates, r.sensitivity, r.validation, r.effects

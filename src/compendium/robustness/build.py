@@ -18,7 +18,8 @@ from typing import Any
 
 import pandas as pd
 
-from ..progress import step
+from compendium.pipeline.progress import step
+
 from . import findings as fd, sampling, sweeps
 
 __all__ = [
@@ -41,7 +42,7 @@ STAGE = "robustness"
 @dataclass(frozen=True)
 class Params:
     """The chapter's parameters (``params.yaml``, section ``robustness``; validated by
-    :class:`compendium.params.Robustness`). Grids are comma-separated strings, as DVC passes them."""
+    :class:`compendium.pipeline.params.Robustness`). Grids are comma-separated strings, as DVC passes them."""
 
     seed: int  # random HAS tie-breaks, random PWB weight schemes, the resampling checks
     zone_cutoffs: str  # WORKBank: common cut-off on both axes

@@ -1,7 +1,7 @@
-"""The robustness chapter's figures (seaborn, in the theme of :mod:`compendium.figstyle`; each returns a Figure).
+"""The robustness chapter's figures (seaborn, in the theme of :mod:`compendium.chapter.figstyle`; each returns a Figure).
 
 Each function has an alt-text function of the same name and arguments in :mod:`.alttext`, attached with
-:func:`compendium.display.with_alt`, so the alt text states the numbers drawn. :func:`pwb_model_order` is
+:func:`compendium.chapter.display.with_alt`, so the alt text states the numbers drawn. :func:`pwb_model_order` is
 the order of the models in the PWB figure (by prompted PWI under v2.1).
 """
 
@@ -14,8 +14,9 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
-from .. import figstyle as fs
-from ..display import with_alt
+from compendium.chapter import figstyle as fs
+from compendium.chapter.display import with_alt
+
 from . import alttext as _alt
 from .sweeps import DEFAULT_SCHEME, PAPER_CUTOFF, PAPER_TIE_RULE, PAPER_TIE_WEIGHT, ZONE_LABELS, ZONE_NAMES
 

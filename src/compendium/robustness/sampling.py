@@ -96,7 +96,7 @@ def preference_values() -> dict[str, Any]:
     """``results/preferences/values.json``, the preferences chapter's values (P(C beats D) among them)."""
     import json
 
-    from .. import paths
+    from compendium.pipeline import paths
 
     f = paths.RESULTS / "preferences" / "values.json"
     if not f.exists():

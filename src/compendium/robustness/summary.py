@@ -1,7 +1,7 @@
 """What the robustness chapter says: every number and phrase of its prose, each a pure function of the result.
 
 :func:`summary` is ``{glue key: value}`` for the whole prose (``notebooks/40_robustness.md`` glues it in one
-call, :func:`compendium.display.glue_all`); it joins one function per section (:func:`zone_phrases`,
+call, :func:`compendium.chapter.display.glue_all`); it joins one function per section (:func:`zone_phrases`,
 :func:`agency_phrases`, :func:`pwb_phrases`, :func:`bt_phrases`, :func:`how_sure_phrases`), each of the
 :class:`~compendium.robustness.build.RobustnessResult` alone. Nothing is computed here that the result does not
 hold: whether a finding holds is :mod:`.findings`, the recorded values :mod:`.values`, the tables :mod:`.views`.

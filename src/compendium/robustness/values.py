@@ -1,6 +1,6 @@
 """The ``rob.*`` values of ``results/robustness/values.json``: a pure function of the result.
 
-The keys are a contract (the metrics of ``metrics/robustness.json``, :mod:`compendium.metrics`, read
+The keys are a contract (the metrics of ``metrics/robustness.json``, :mod:`compendium.pipeline.metrics`, read
 ``rob.n_findings`` and ``rob.n_hold_all``); :func:`stage_values` keeps them and their order.
 """
 

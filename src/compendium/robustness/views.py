@@ -186,7 +186,7 @@ def bt_view(bt: pd.DataFrame, models: Sequence[str], labels: Mapping[str, str]) 
 
 def findings_view(found: pd.DataFrame) -> pd.DataFrame:
     """The summary table for the page (a finding that holds everywhere in bold)."""
-    from ..safetext import myst
+    from compendium.chapter.safetext import myst
 
     sv = found.assign(verdict=[str(myst(v)).replace("yes", "**yes**") for v in found["verdict"]])
     cols = ["study", "finding", "settings", "verdict", "measure", "paper_setting", "range", "how_sure"]
@@ -199,5 +199,5 @@ def findings_view(found: pd.DataFrame) -> pd.DataFrame:
             "how_sure": "how sure is this?",
         }
     )
-    out.attrs["markup"] = ["holds under all settings?"]  # escaped above, bold added (compendium.display.table)
+    out.attrs["markup"] = ["holds under all settings?"]  # escaped above, bold added (compendium.chapter.display.table)
     return out

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize, special, stats
 
-from ..results import significant
+from compendium.pipeline.results import significant
 
 __all__ = [
     "wilson_interval",

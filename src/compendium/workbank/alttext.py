@@ -1,7 +1,7 @@
 """Alt text of the WORKBank figures: what each figure shows and its main finding, in one or two sentences.
 
 Each function takes the same arguments as the figure function of the same name in
-:mod:`compendium.workbank.figures` (which attaches the text with :func:`compendium.display.with_alt`),
+:mod:`compendium.workbank.figures` (which attaches the text with :func:`compendium.chapter.display.with_alt`),
 so the numbers in the alt text are the numbers drawn and follow a re-run like the caption's glued values.
 """
 

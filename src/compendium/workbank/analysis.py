@@ -4,7 +4,7 @@ Values are keyed by the claim ids of ``published/workbank.yaml`` where a claim e
 descriptive keys otherwise. Tables are the CSVs of ``results/workbank/tables/``. :func:`compendium.workbank.build`
 calls every section once, in order, and hands each the frames of the sections before it; no two sections
 publish the same value key. Every parameter is a required argument: the defaults live in
-:mod:`compendium.params` (``REFERENCE["workbank"]``, ``WORKBANK_PAPER_CUTOFF``).
+:mod:`compendium.pipeline.params` (``REFERENCE["workbank"]``, ``WORKBANK_PAPER_CUTOFF``).
 """
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ from types import MappingProxyType
 import numpy as np
 import pandas as pd
 
-from ..params import WORKBANK_PAPER_CUTOFF as PAPER_CUTOFF
+from compendium.pipeline.params import WORKBANK_PAPER_CUTOFF as PAPER_CUTOFF
+
 from . import agency, authors, demographics, desire, external, icc, landscape, reliability, skills, slips
 from .common import HAS, OCC, TASK, TASK_CHARACTERISTICS, USER, drop_repeated_rows
 

@@ -16,7 +16,8 @@ import pandas as pd
 from scipy import stats
 from scipy.spatial.distance import jensenshannon
 
-from ..params import WORKBANK_PAPER_CUTOFF as PAPER_CUTOFF
+from compendium.pipeline.params import WORKBANK_PAPER_CUTOFF as PAPER_CUTOFF
+
 from . import skills
 from .common import (
     DESIRE,

@@ -1,4 +1,4 @@
-"""The WORKBank chapter's figures (seaborn, themed by compendium.figstyle; every function returns a Figure and
+"""The WORKBank chapter's figures (seaborn, themed by compendium.chapter.figstyle; every function returns a Figure and
 draws nothing else)."""
 
 from __future__ import annotations
@@ -10,8 +10,9 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
-from ..display import with_alt
-from ..figstyle import CATEGORICAL, GREY, ZONE_COLORS, ZONE_MARKERS, heatmap, point_ranges, styled
+from compendium.chapter.display import with_alt
+from compendium.chapter.figstyle import CATEGORICAL, GREY, ZONE_COLORS, ZONE_MARKERS, heatmap, point_ranges, styled
+
 from . import alttext
 from .common import ZONE_LABELS, ZONES
 

@@ -25,7 +25,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from .. import paths, yamlfile
+from compendium.pipeline import paths, yamlfile
+
 from ..claims.cells import cell_map
 from .authors import (  # noqa: F401 - PROVENANCE names these here (results/claims/claims.csv quotes it)
     CHARACTERISTICS,

@@ -19,7 +19,8 @@ import numpy as np
 import pandas as pd
 from statsmodels.regression.mixed_linear_model import MixedLM
 
-from ..results import significant
+from compendium.pipeline.results import significant
+
 from .common import CAPABILITY, DESIRE, HAS, OCC, TASK, USER, drop_repeated_rows, require_columns
 
 __all__ = [
@@ -129,7 +130,7 @@ def fit_mixed_model(data: pd.DataFrame, covariates=MIXED_MODEL_COVARIATES, *, me
     Returns ``(summary, coefficients, result)``: ``summary`` a dict with sigma_u2, sigma_e2, icc, n_obs,
     n_groups, converged, llf, singular_warning; ``coefficients`` a table term, coef, se, z, p, ci_low,
     ci_high (fixed effects). Every float is rounded to 8 significant digits
-    (:func:`compendium.results.significant`): BFGS's last digits depend on the BLAS kernel.
+    (:func:`compendium.pipeline.results.significant`): BFGS's last digits depend on the BLAS kernel.
     The chapter fits it once per run (:func:`.analysis.reliability_section`); Table 1 of the register reads
     that fit.
     """

@@ -2,7 +2,7 @@
 :class:`WorkbankResult`, which the chapter displays, :mod:`.summary` phrases and :mod:`.register` maps to
 the register's claim ids.
 
-    from compendium.params import workbank_params
+    from compendium.pipeline.params import workbank_params
     from compendium.workbank import Inputs, build
 
     result = build(workbank_params(cutoff=3.5), Inputs.load())
@@ -22,8 +22,9 @@ from types import MappingProxyType
 
 import pandas as pd
 
-from ..params import Workbank
-from ..progress import step
+from compendium.pipeline.params import Workbank
+from compendium.pipeline.progress import step
+
 from . import analysis
 from .analysis import Section
 
@@ -141,9 +142,9 @@ def _check_disjoint(sections: Mapping[str, Section]) -> None:
 
 
 def build(params: Workbank, inputs: Inputs, stage: str = STAGE) -> WorkbankResult:
-    """Run every section of the WORKBank chapter once, with ``params`` (:func:`compendium.params.workbank_params`
+    """Run every section of the WORKBank chapter once, with ``params`` (:func:`compendium.pipeline.params.workbank_params`
     or the validated ``params.yaml`` section), on ``inputs``; progress of the long steps goes to the
-    pipeline's terminal (:mod:`compendium.progress`, prefixed ``[stage]``)."""
+    pipeline's terminal (:mod:`compendium.pipeline.progress`, prefixed ``[stage]``)."""
     p, i = params, inputs
     out: dict[str, Section] = {}
     seconds: dict[str, float] = {}

@@ -4,10 +4,10 @@
 phrased from the :class:`~compendium.workbank.result.WorkbankResult` of :func:`compendium.workbank.build`
 (its values, tables, facts and parameters) and, for the register paragraph, the register's mapping of it.
 Nothing here computes a statistic: one small function per section of the chapter picks and phrases what
-the result holds. The notebook glues the whole dict in one call (:func:`compendium.display.glue_all`).
+the result holds. The notebook glues the whole dict in one call (:func:`compendium.chapter.display.glue_all`).
 
 :func:`display_table` builds the display copy of each numbered table (which columns, in which order,
-under which names); :data:`FORMATS` says how its numbers are printed (:func:`compendium.display.table`).
+under which names); :data:`FORMATS` says how its numbers are printed (:func:`compendium.chapter.display.table`).
 Nothing here changes a result: these are the words and tables of the page.
 """
 
@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping
 import pandas as pd
 from IPython.display import Markdown
 
-from ..safetext import code
+from compendium.chapter.safetext import code
 
 __all__ = ["summary", "display_table", "FORMATS", "published_value", "PHRASES"]
 
@@ -45,7 +45,7 @@ BREAKDOWN = ("desire_side", "desire_side_only", "capability_side", "experts_1", 
 def published_value(claim_id: str, register: Mapping | None = None) -> float:
     """The number ``published/workbank.yaml`` prints for ``claim_id`` (quoted in the prose, never an input)."""
     if register is None:
-        from .. import paths, yamlfile
+        from compendium.pipeline import paths, yamlfile
 
         register = yamlfile.load(paths.PUBLISHED / "workbank.yaml")
     for c in register["claims"]:
@@ -369,7 +369,7 @@ def summary(
     return g
 
 
-# number formats of the displayed tables (compendium.display.table(..., formats=FORMATS[name]))
+# number formats of the displayed tables (compendium.chapter.display.table(..., formats=FORMATS[name]))
 FORMATS: dict[str, dict[str, str]] = {
     "wb_tbl_top20": {"mean_desire": "{:.2f}"},
     "wb_tbl_bottom20": {"mean_desire": "{:.2f}"},
@@ -456,7 +456,7 @@ DISPLAY: dict[str, Callable] = {
 
 def display_table(name: str, tables: Mapping[str, pd.DataFrame], values: Mapping) -> pd.DataFrame:
     """The display copy of the chapter's table ``name`` (``wb_tbl_*``): columns chosen, ordered and named
-    for the page, index as columns. Print it with ``compendium.display.table(df, label, caption,
+    for the page, index as columns. Print it with ``compendium.chapter.display.table(df, label, caption,
     formats=FORMATS.get(name))``.
     """
     if name not in DISPLAY:

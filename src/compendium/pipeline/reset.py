@@ -1,4 +1,4 @@
-"""Back to the committed run in one command: ``make reset`` (``python -m compendium.reset``).
+"""Back to the committed run in one command: ``make reset`` (``python -m compendium.pipeline.reset``).
 
 After ``dvc exp run -S ...`` the workspace holds the experiment: its ``params.yaml``, ``dvc.lock``,
 ``metrics/`` and every stage output. This restores the committed run without recomputing anything:
@@ -23,7 +23,7 @@ from pathlib import Path
 
 import yaml
 
-from . import paths
+from compendium.pipeline import paths
 
 TRACKED = ("params.yaml", "dvc.lock", "metrics")
 
@@ -61,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
         text=True,
     )
     # the raw-data check (a few hundredths of a second) while DVC restores the outputs; it never changes data/
-    from .rawdata import differing, message
+    from compendium.pipeline.rawdata import differing, message
 
     bad = differing(root / "data") if (root / "data").is_dir() else ["(data/ is missing)"]
     dvc_out, dvc_err = dvc.communicate()

@@ -2,10 +2,10 @@
 
 myst-nb renders a glued image (``{glue:figure}``) without alt text (it drops the ``alt`` of an output's
 metadata), so the HTML would fall back to the file name (``alt="../_images/f55a….png"``), which a screen
-reader reads aloud. :func:`compendium.display.glue_figure` writes each figure's alt text, built from the
+reader reads aloud. :func:`compendium.chapter.display.glue_figure` writes each figure's alt text, built from the
 same numbers as its caption, into the PNG as its "Description" text chunk; this extension sets every image
 node that has no alt of its own from that chunk. An image without a description keeps no alt, and the
-browser check (:mod:`compendium.browsercheck`) reports it.
+browser check (:mod:`compendium.book.browsercheck`) reports it.
 
 Enabled in ``book/_config.yml`` (``sphinx.config.extensions``).
 """
@@ -44,7 +44,9 @@ def fill_alt(app, doctree) -> int:
         f = image_file(node.get("uri", ""), app.srcdir, docpath)
         if f is None or f.suffix.lower() != ".png":
             continue
-        from .display import png_description  # here: compendium.display imports pandas (0.4 s), needed only for a PNG
+        from compendium.chapter.display import (
+            png_description,  # here: compendium.chapter.display imports pandas (0.4 s), needed only for a PNG
+        )
 
         text = png_description(f.read_bytes())
         if text:

@@ -1,6 +1,6 @@
 """One schema for ``params.yaml``: types, ranges, allowed values and relations, checked before any stage runs.
 
-    python -m compendium.params check      # the `params` stage of dvc.yaml (first in the pipeline)
+    python -m compendium.pipeline.params check      # the `params` stage of dvc.yaml (first in the pipeline)
 
 Every section of ``params.yaml`` is a pydantic model below. A bad value stops ``dvc repro`` in the
 ``params`` stage, before any other stage's outputs are touched, with one message per bad key naming it as
@@ -29,7 +29,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from . import paths
+from compendium.pipeline import paths
 
 RESTORE_HINT = (
     "Fix params.yaml; if a failed `dvc exp run -S ...` left the bad value there, restore the "
@@ -523,7 +523,7 @@ def load_section(section: str, path: Path | None = None) -> dict:
 def stage_section(section: str) -> dict:
     """The parameters a study stage runs with: its section as the ``params`` stage recorded it in
     ``results/params/<section>.json``, the file ``dvc.yaml`` tracks as the stage's dependency, so the stage
-    runs with exactly what DVC hashed. A run outside DVC (``python -m compendium.stage run workbank`` after an
+    runs with exactly what DVC hashed. A run outside DVC (``python -m compendium.pipeline.stage run workbank`` after an
     edit of ``params.yaml``) finds the record missing or different; it then validates and records again
     first, as ``dvc repro`` would (and ``dvc status`` shows the ``params`` stage changed, which it has)."""
     current = json.loads(json.dumps(load_section(section)))
@@ -549,7 +549,7 @@ def main(argv: list[str] | None = None) -> int:
     if argv != ["check"]:
         print(__doc__, file=sys.stderr)
         return 2
-    from .rawdata import guard
+    from compendium.pipeline.rawdata import guard
 
     raw = guard()  # the first stage: `dvc exp run` re-records a modified data/ before it; guard() undoes that
     if raw:

@@ -18,7 +18,7 @@ from numbers import Number
 import pandas as pd
 from IPython.display import Markdown
 
-from .safetext import Markup, myst, visible
+from compendium.chapter.safetext import Markup, myst, visible
 
 #: a formatted number: digits, signs, separators, an exponent, a percent sign, an en dash (NaN); no letter
 #: but "e" (so no URL for linkify), no character that opens MyST syntax
@@ -42,10 +42,10 @@ def _cell(v, floatfmt: str, trusted: bool = False) -> str:
 def markdown_table(df: pd.DataFrame, floatfmt: str = ".3g", index: bool = False, markup: Sequence[str] = ()) -> str:
     """A GitHub/MyST pipe table of ``df`` (numbers right-aligned, floats formatted with ``floatfmt``).
 
-    Every string cell and header is literal text (:func:`compendium.safetext.myst`) unless it is a
-    :class:`~compendium.safetext.Markup`, MyST built from escaped parts (e.g. a file name as
-    :func:`~compendium.safetext.code`) or in a column named in ``markup`` (pandas keeps no ``str``
-    subclass in a column, so a column of MyST built with :mod:`compendium.safetext` is named here)."""
+    Every string cell and header is literal text (:func:`compendium.chapter.safetext.myst`) unless it is a
+    :class:`~compendium.chapter.safetext.Markup`, MyST built from escaped parts (e.g. a file name as
+    :func:`~compendium.chapter.safetext.code`) or in a column named in ``markup`` (pandas keeps no ``str``
+    subclass in a column, so a column of MyST built with :mod:`compendium.chapter.safetext` is named here)."""
     if index:
         df = df.reset_index()
     cols = [c if isinstance(c, Markup) else str(c) for c in df.columns]
@@ -240,7 +240,7 @@ def glue_figure(stage: str, name: str, fig, key: str, alt: str | None = None):
 
     The page then shows exactly the file a reader finds in ``results/`` (``{glue:figure} key``).
     The alt text (``alt``, else the one the figure function attached with :func:`set_alt`) is written
-    into the PNG as its "Description"; the book's Sphinx extension :mod:`compendium.sphinx_alt` turns it
+    into the PNG as its "Description"; the book's Sphinx extension :mod:`compendium.book.sphinx_alt` turns it
     into the ``<img alt>`` (myst-nb drops alt text from a glued image's metadata).
     Returns the PNG's path.
     """
@@ -248,7 +248,7 @@ def glue_figure(stage: str, name: str, fig, key: str, alt: str | None = None):
     from IPython.display import Image
     from myst_nb import glue
 
-    from .results import save_figure
+    from compendium.pipeline.results import save_figure
 
     alt = alt if alt is not None else figure_alt(fig)
     path = save_figure(stage, name, fig)
@@ -259,7 +259,8 @@ def glue_figure(stage: str, name: str, fig, key: str, alt: str | None = None):
         import warnings
 
         warnings.warn(
-            f"figure {name!r} has no alt text: pass alt= or attach it with compendium.display.set_alt", stacklevel=2
+            f"figure {name!r} has no alt text: pass alt= or attach it with compendium.chapter.display.set_alt",
+            stacklevel=2,
         )
     glue(key, Image(filename=str(path)), display=False)
     return path

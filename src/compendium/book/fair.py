@@ -1,8 +1,8 @@
 """FAIR metadata of the compendium, all from one source: ``CITATION.cff``.
 
-    python -m compendium.fair write          # regenerate .zenodo.json and codemeta.json from CITATION.cff
-    python -m compendium.fair check          # fail if they are not what CITATION.cff gives (CI, tests)
-    python -m compendium.fair crate [HTML]   # write ro-crate-metadata.json into the built book
+    python -m compendium.book.fair write          # regenerate .zenodo.json and codemeta.json from CITATION.cff
+    python -m compendium.book.fair check          # fail if they are not what CITATION.cff gives (CI, tests)
+    python -m compendium.book.fair crate [HTML]   # write ro-crate-metadata.json into the built book
 
 * :func:`zenodo` and :func:`codemeta` convert the Citation File Format (1.2.0) to Zenodo's deposit metadata
   (``.zenodo.json``, read by Zenodo's GitHub integration) and CodeMeta 2.0 (``codemeta.json``). This is a
@@ -27,7 +27,7 @@ from pathlib import Path
 
 import yaml
 
-from . import paths
+from compendium.pipeline import paths
 
 CFF = paths.ROOT / "CITATION.cff"
 ZENODO_JSON = paths.ROOT / ".zenodo.json"
@@ -336,7 +336,7 @@ def build_crate(html_dir: Path | str, cff_path: Path | str = CFF, manifest_path:
     from rocrate.model.contextentity import ContextEntity
     from rocrate.rocrate import ROCrate
 
-    from .data import catalog
+    from compendium.data import catalog
 
     html_dir = Path(html_dir)
     cff = load_cff(cff_path)
@@ -588,7 +588,7 @@ def main(argv: list[str] | None = None) -> int:
         bad = stale()
         if bad:
             print(
-                f"ERROR: {', '.join(bad)} out of date with CITATION.cff: run `python -m compendium.fair write`",
+                f"ERROR: {', '.join(bad)} out of date with CITATION.cff: run `python -m compendium.book.fair write`",
                 file=sys.stderr,
             )
             return 1

@@ -38,7 +38,7 @@ PARAMS = ROOT / "params.yaml"
 def stage_dir(stage: str) -> Path:
     """``results/<stage>``: where a stage writes its tables, figures and values.json.
 
-    While :mod:`compendium.stage` runs a stage, ``COMPENDIUM_STAGING=<stage>=<folder>`` points that
+    While :mod:`compendium.pipeline.stage` runs a stage, ``COMPENDIUM_STAGING=<stage>=<folder>`` points that
     stage's artifacts at a staging folder, swapped in only when the whole stage succeeded.
     """
     staging = os.environ.get("COMPENDIUM_STAGING", "")

@@ -1,8 +1,8 @@
 """Which package files each stage really uses: the ``compendium`` modules its notebook imports, followed
 through the package's own imports.
 
-    python -m compendium.deps            # print, per stage, the src/compendium paths its dvc.yaml deps need
-    python -m compendium.deps --write    # write them into dvc.yaml
+    python -m compendium.pipeline.deps            # print, per stage, the src/compendium paths its dvc.yaml deps need
+    python -m compendium.pipeline.deps --write    # write them into dvc.yaml
 
 ``dvc.yaml`` lists these paths as each stage's code dependencies (a study's subpackage as a folder, shared
 modules as files), so editing ``compendium/workbank/`` re-runs the WORKBank stages and what reads them, not
@@ -16,11 +16,11 @@ import sys
 from functools import cache
 from pathlib import Path
 
-from . import paths
+from compendium.pipeline import paths
 
 PACKAGE = paths.ROOT / "src" / "compendium"
-#: the runner every stage's command starts (compendium.stage and what it imports)
-RUNNER = ("compendium.stage",)
+#: the runner every stage's command starts (compendium.pipeline.stage and what it imports)
+RUNNER = ("compendium.pipeline.stage",)
 #: package files a stage loads by path, which its ``import`` statements do not show: the claims stage loads
 #: each study's plain-data ``provenance.py`` on its own (:func:`compendium.claims.register.load_provenance`)
 READS: dict[str, tuple[str, ...]] = {
@@ -139,7 +139,7 @@ def dep_paths(modules: set[str]) -> list[str]:
 
 def stage_dep_paths() -> dict[str, list[str]]:
     """For every notebook stage, the src/compendium paths its deps must list."""
-    from .stage import STAGES
+    from compendium.pipeline.stage import STAGES
 
     return {
         name: sorted(set(dep_paths(notebook_modules(st.source))) | set(READS.get(name, ())))

@@ -1,7 +1,7 @@
 """A banner on every page of the book when the build is off the paper's settings.
 
 The ``params`` stage writes the validated sections of ``params.yaml`` to ``results/params/<section>.json``;
-when any key differs from its reference (``compendium.params.REFERENCE``: the paper's value, otherwise the
+when any key differs from its reference (``compendium.pipeline.params.REFERENCE``: the paper's value, otherwise the
 committed run's), this extension puts the theme's announcement bar on every page (chapters and landing
 page), naming each changed key with its value and its reference. Keys and values come from a parameter
 file, so they are escaped for HTML (``html.escape(quote=True)``), never parsed as Markdown. The ``book``
@@ -18,7 +18,7 @@ RESET = "make reset"
 
 
 def banner_html(changed: list[tuple[str, object, object, str]]) -> str:
-    """The announcement's HTML for the changed keys (``compendium.params.off_paper``); '' when none."""
+    """The announcement's HTML for the changed keys (``compendium.pipeline.params.off_paper``); '' when none."""
     if not changed:
         return ""
     items = "; ".join(
@@ -34,8 +34,8 @@ def banner_html(changed: list[tuple[str, object, object, str]]) -> str:
 
 
 def _config_inited(app, config) -> None:
-    from . import paths
-    from .params import off_paper_from_files
+    from compendium.pipeline import paths
+    from compendium.pipeline.params import off_paper_from_files
 
     params_dir = Path(paths.stage_dir("params"))
     changed = off_paper_from_files(params_dir) if (params_dir / "valid.json").exists() else []

@@ -36,7 +36,7 @@ def patch_searchtools(text: str) -> str:
     for old, new in PATCHES:
         if old not in text and new not in text:
             raise SearchPatchError(
-                "compendium.sphinx_safe_search: searchtools.js has no line "
+                "compendium.book.sphinx_safe_search: searchtools.js has no line "
                 f"{old.splitlines()[0]!r} (a Sphinx release other than 7.4?); update PATCHES for it, "
                 "or the search page would insert index titles as HTML"
             )
@@ -44,7 +44,7 @@ def patch_searchtools(text: str) -> str:
     if "innerHTML" in text.replace("htmlElement.innerHTML", ""):
         # anything new that parses text as HTML must be looked at, not published
         lines = [ln.strip() for ln in text.splitlines() if "innerHTML" in ln]
-        raise SearchPatchError(f"compendium.sphinx_safe_search: searchtools.js still uses innerHTML: {lines[0]!r}")
+        raise SearchPatchError(f"compendium.book.sphinx_safe_search: searchtools.js still uses innerHTML: {lines[0]!r}")
     return text
 
 

@@ -1,8 +1,8 @@
 """A PDF of the whole book, built offline: a single-page HTML build printed by headless Chromium.
 
-    python -m compendium.pdf                 # build book/_build/pdf/book.pdf (what `make pdf` runs)
-    python -m compendium.pdf --html-only     # only the single-page HTML build
-    python -m compendium.pdf --print X.html Y.pdf   # print one HTML file (no book build)
+    python -m compendium.book.pdf                 # build book/_build/pdf/book.pdf (what `make pdf` runs)
+    python -m compendium.book.pdf --html-only     # only the single-page HTML build
+    python -m compendium.book.pdf --print X.html Y.pdf   # print one HTML file (no book build)
 
 Why this route: Jupyter Book 1's ``pdfhtml`` builder downloads its own browser (pyppeteer), and its
 LaTeX route needs a TeX installation that chokes on κ, α and ≥. Here:
@@ -13,7 +13,7 @@ LaTeX route needs a TeX installation that chokes on κ, α and ≥. Here:
    touched. Figures are the PNGs the stages glued, numbered references are resolved by Sphinx.
 2. :func:`print_pdf` writes ``print.html`` beside it (the same page plus a print stylesheet: no
    sidebars, full width, figures and table rows not split across pages) and prints it with the Debian
-   Chromium (the one :mod:`compendium.browsercheck` drives), headless, with every host name resolving
+   Chromium (the one :mod:`compendium.book.browsercheck` drives), headless, with every host name resolving
    nowhere (no network), and a *virtual-time budget*: Chromium runs the page's scripts (MathJax, which
    the book vendors in ``_static/mathjax``) on a virtual clock and prints once they are idle or the
    budget is spent.
@@ -32,13 +32,13 @@ import tempfile
 import time
 from pathlib import Path
 
-from . import paths
+from compendium.pipeline import paths
 
 OUT = paths.BOOK / "_build" / "pdf"  # --path-output of the single-page build
 SINGLEHTML = OUT / "_build" / "singlehtml"
 PDF = OUT / "book.pdf"
 VIRTUAL_TIME_MS = 60_000  # MathJax and layout of a ~1 MB page need well under this
-# Chromium flags known to work on this machine (compendium.browsercheck.CHROMIUM_ARGS) plus no network:
+# Chromium flags known to work on this machine (compendium.book.browsercheck.CHROMIUM_ARGS) plus no network:
 # every host name resolves nowhere, so a page that tried to fetch a remote asset would print without it
 # (and compendium.book's offline check already fails such a page).
 CHROMIUM_FLAGS = [
@@ -87,7 +87,7 @@ RAW = re.compile(r"\\\(|\\\[|\$\$|\{(glue:\w+|glue|numref|ref|cite|doc|eq)\}|^::
 
 
 def chromium() -> str:
-    from .browsercheck import chromium_path
+    from compendium.book.browsercheck import chromium_path
 
     return chromium_path()
 
@@ -303,7 +303,7 @@ def main(argv=None) -> int:
         pdf = print_pdf(Path(args.print[0]), Path(args.print[1]), args.budget_ms)
         problems = check_pdf(pdf)
     else:
-        from .book import failed_chapters
+        from compendium.book import failed_chapters
 
         broken = failed_chapters()
         missing = missing_chapters()

@@ -1,19 +1,19 @@
 """Run one DVC stage: its MyST text notebook, executed by papermill, outputs swapped in only on success.
 
-    python -m compendium.stage run workbank
+    python -m compendium.pipeline.stage run workbank
 
 Each stage of ``dvc.yaml`` is one chapter notebook, ``notebooks/<NN_name>.md`` (a MyST Markdown text
 notebook, paired by jupytext), and one parameter section of ``params.yaml``. This runner
 
 1. reads the stage's section of ``params.yaml`` as the ``params`` stage validated and recorded it
-   (``results/params/<section>.json``, :func:`compendium.params.stage_section`; the notebook gets it as
+   (``results/params/<section>.json``, :func:`compendium.pipeline.params.stage_section`; the notebook gets it as
    papermill parameters);
 2. starts the kernel first and has it import what the notebook imports while the runner itself starts
    (:class:`_Kernel`); converts the text notebook to a notebook in memory (jupytext) and executes it on
    that kernel with papermill, with the stage's artifacts written to a staging folder of this run's own,
    ``results/.staging/<stage>.<random>/``, and the executed notebook to
    ``book/executed/.staging/<stage>.<random>/`` (written once, at the end or at the failing cell);
-3. strips what would change on every run (timestamps, interpreter version; :mod:`compendium.notebooks`);
+3. strips what would change on every run (timestamps, interpreter version; :mod:`compendium.pipeline.notebooks`);
 4. only if every step succeeded, swaps the new artifacts in place of ``results/<stage>/`` and
    ``book/executed/<NN_name>.ipynb``, each in one atomic exchange (:func:`_swap`), with Ctrl-C held
    back until both are in.
@@ -38,8 +38,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import paths
-from .params import ParamsError
+from compendium.pipeline import paths
+from compendium.pipeline.params import ParamsError
 
 STAGING_ENV = "COMPENDIUM_STAGING"
 
@@ -245,7 +245,7 @@ def imported_modules(source: Path) -> list[str]:
 
     Only hints for the kernel's warm-up, so a line scan of the text is enough and runs before jupytext is
     imported; a miss costs time, never a result. The stage dependencies need the exact set of package
-    modules and use :func:`compendium.deps.notebook_modules` (jupytext and ``ast``) instead."""
+    modules and use :func:`compendium.pipeline.deps.notebook_modules` (jupytext and ``ast``) instead."""
     found: list[str] = []
     for body in _CODE_CELL.findall(source.read_text(encoding="utf-8")):
         for frm, names, mod in _IMPORT.findall(body):
@@ -357,7 +357,7 @@ def _run_locked(st: Stage, quiet: bool, executed_dir: Path | None) -> float:
     os.environ[STAGING_ENV] = f"{name}={staging_results}"  # before the kernel starts: it inherits it
     kernel = None
     try:
-        from .params import stage_section
+        from compendium.pipeline.params import stage_section
 
         parameters = stage_section(st.params) if st.params else {}
         try:
@@ -376,7 +376,7 @@ def _run_locked(st: Stage, quiet: bool, executed_dir: Path | None) -> float:
             os.environ.pop(STAGING_ENV, None)
         else:
             os.environ[STAGING_ENV] = env_before
-    from . import notebooks
+    from compendium.pipeline import notebooks
 
     notebooks.finalize(staging_nb, name, seconds=seconds, staging=staging_results)
     with signals_deferred():  # the results and the chapter are swapped in together, or neither
@@ -387,7 +387,7 @@ def _run_locked(st: Stage, quiet: bool, executed_dir: Path | None) -> float:
         _swap(staging_nb, executed)
         staging_nb.parent.rmdir()
         if paths.RESULTS == paths.ROOT / "results" and executed_dir is None:
-            from . import metrics
+            from compendium.pipeline import metrics
 
             metrics.write(name)  # metrics/<stage>.json, the DVC metrics of the stage
     if not quiet:
@@ -448,7 +448,7 @@ def preflight() -> list[str]:
     """The files DVC reads before any stage runs, checked first, so that a YAML error gets its recovery
     (DVC says only that the file is corrupted): ``params.yaml``, ``dvc.yaml`` and ``dvc.lock``, read
     with DVC's own parser. One line per unreadable file; [] if all can be read."""
-    from .params import read_yaml
+    from compendium.pipeline.params import read_yaml
 
     problems = []
     for path, hint in [(paths.PARAMS, None)] + [(paths.ROOT / f, h) for f, h in _YAML_HINTS.items()]:
@@ -464,7 +464,7 @@ def preflight() -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     import argparse
 
-    ap = argparse.ArgumentParser(prog="python -m compendium.stage", description="Run one DVC stage.")
+    ap = argparse.ArgumentParser(prog="python -m compendium.pipeline.stage", description="Run one DVC stage.")
     sub = ap.add_subparsers(dest="cmd", required=True)
     r = sub.add_parser("run", help="execute a stage's notebook and swap its outputs in on success")
     r.add_argument("stage", choices=sorted(STAGES))
@@ -483,7 +483,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1 if problems else 0
     for sig in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, _raise_interrupt)
-    from .rawdata import guard
+    from compendium.pipeline.rawdata import guard
 
     raw = guard()  # dvc repro cannot see a changed raw file: every stage checks data/ first
     if raw:

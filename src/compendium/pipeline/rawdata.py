@@ -30,9 +30,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from . import paths
+from compendium.pipeline import paths
 
-MANIFEST = Path(__file__).resolve().parent / "data" / "manifest.json"  # as compendium.data.load records it
+MANIFEST = Path(__file__).resolve().parents[1] / "data" / "manifest.json"  # as compendium.data.load records it
 
 
 def sha256_file(path: Path) -> str:

@@ -17,7 +17,7 @@ page** into an empty folder (``force_all``): every reference is resolved again, 
 on every page that names it or lists it in its table of contents, a dangling reference fails every build
 until it is fixed, and no page or file of an earlier build survives. The doctrees are reused only if they
 belong to the book in ``_build/html`` and were made with the same ``_config.yml``, ``_toc.yml``,
-``references.bib``, Sphinx extensions (``compendium.sphinx_*``) and installed packages
+``references.bib``, Sphinx extensions (``compendium.book.sphinx_*``) and installed packages
 (:func:`reusable_state`); otherwise the build is fresh, and says why.
 
 Crash safety. The book is built aside, in ``book/_build/.staging`` (a fixed path: myst-nb writes the
@@ -28,7 +28,7 @@ machine and the moment, which DVC must not hash, ``.dvcignore``, read by the Rep
 the RO-Crate (``ro-crate-metadata.json``). On success the new doctrees (with the notebooks' images) are
 moved to a generation of their own, ``book/_build/.doctrees/<build id>``, and the new book, whose
 ``.buildinfo`` names that id, is swapped into ``book/_build/html`` in one atomic exchange
-(:func:`compendium.stage._swap`). That exchange is the single commit point: before it the old book names
+(:func:`compendium.pipeline.stage._swap`). That exchange is the single commit point: before it the old book names
 the old generation, after it the new book names the new one, so a failed, interrupted or killed build at
 any moment leaves the last good book and the doctrees that made it; the other generations are removed
 by the next build. One build at a time: a second ``make book`` waits for the first (a file lock,
@@ -46,7 +46,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import paths
+from compendium.pipeline import paths
 
 HTML = paths.BOOK / "_build" / "html"
 _REMOTE = re.compile(r"""<(script|link|img|iframe)\b[^>]*?\b(src|href)=["'](https?:)?//[^"']+["']""", re.I)
@@ -69,7 +69,7 @@ def remote_assets(html_dir: Path = HTML) -> list[tuple[str, str]]:
 
 def failed_chapters(executed_dir: Path | None = None) -> list[str]:
     """One line per executed notebook that holds an error output (a stage that failed half-way)."""
-    from .stage import STAGES
+    from compendium.pipeline.stage import STAGES
 
     executed_dir = Path(executed_dir) if executed_dir is not None else paths.BOOK / "executed"
     stage_of = {st.notebook: st.name for st in STAGES.values()}
@@ -102,7 +102,7 @@ def failed_chapters(executed_dir: Path | None = None) -> list[str]:
 
 #: what, besides the pages, decides how Sphinx reads them: a change of any of these makes the build fresh
 _READ_CONFIG = ("_config.yml", "_toc.yml", "references.bib")
-_READ_CODE = ("book.py", "display.py")  # this module (the driver) and compendium.display (PNG alt text)
+_READ_CODE = ("html.py", "../chapter/display.py")  # this module (the driver) and compendium.chapter.display (PNG alt text)
 _READ_PACKAGES = (
     "sphinx",
     "docutils",
@@ -188,7 +188,7 @@ def build(fresh: bool = False, book_dir: Path | None = None, finish=None) -> int
     ``fresh``: a new Sphinx environment, every page read. Otherwise the doctrees of the last good build
     are reused when :func:`reusable_state` allows it. ``finish(html_dir, seconds)`` completes the new book
     before the swap (default :func:`_finish`: provenance and RO-Crate); it returns 0 or an exit status."""
-    from .stage import StageError, exclusive, recover
+    from compendium.pipeline.stage import StageError, exclusive, recover
 
     book_dir = Path(book_dir) if book_dir is not None else paths.BOOK
     build_dir = book_dir / "_build"
@@ -204,7 +204,7 @@ def build(fresh: bool = False, book_dir: Path | None = None, finish=None) -> int
 def _finish(html_dir: Path, seconds: float) -> int:
     """The project book's last files, written in the new folder before the swap: provenance, RO-Crate."""
     write_provenance(html_dir, book_seconds=seconds)
-    from .fair import write_crate
+    from compendium.book.fair import write_crate
 
     try:
         write_crate(html_dir)  # ro-crate-metadata.json: datasets, licences, checksums, notebooks (deterministic)
@@ -217,7 +217,7 @@ def _finish(html_dir: Path, seconds: float) -> int:
 def _build_locked(book_dir: Path, fresh: bool, finish) -> int:
     import uuid
 
-    from .stage import _remove, _swap, signals_deferred
+    from compendium.pipeline.stage import _remove, _swap, signals_deferred
 
     build_dir = book_dir / "_build"
     html = build_dir / "html"
@@ -328,7 +328,7 @@ def sphinx_build(book_dir: Path, staging: Path, fresh: bool) -> int:
     """Sphinx through Jupyter Book's own ``build_sphinx`` (what ``jupyter-book build -W -n --keep-going``
     calls), writing every page (``force_all``) into ``staging/html`` with the doctrees in
     ``staging/doctrees``: a new environment if ``fresh``, else the copied one, whose pages are read again
-    where their source changed (by time, and by content: :mod:`compendium.sphinx_incremental`). Runs in a
+    where their source changed (by time, and by content: :mod:`compendium.book.sphinx_incremental`). Runs in a
     process of its own."""
     import jupyter_book.sphinx as jbs
     from sphinx.util.console import nocolor
@@ -340,7 +340,7 @@ def sphinx_build(book_dir: Path, staging: Path, fresh: bool) -> int:
     class _App(base):  # the extension must be set up before build_sphinx calls build()
         def __init__(self, *args, **kwargs):
             super().__init__(*args, **kwargs)
-            self.setup_extension("compendium.sphinx_incremental")
+            self.setup_extension("compendium.book.sphinx_incremental")
 
     jbs.Sphinx = _App
     config = book_dir / "_config.yml"
@@ -378,7 +378,7 @@ def write_provenance(html_dir: Path = HTML, book_seconds: float | None = None) -
     ``fetch()``, also works when the book is opened from disk)."""
     import json
 
-    from . import reproducibility as r
+    from compendium.book import reproducibility as r
 
     times = {
         row.stage: (None if row.seconds != row.seconds or row.seconds is None else float(row.seconds))
@@ -428,7 +428,7 @@ def main(argv: list[str] | None = None) -> int:
     if argv in (["build"], ["build", "--fresh"]):
         import signal
 
-        from .stage import _raise_interrupt
+        from compendium.pipeline.stage import _raise_interrupt
 
         for sig in (signal.SIGTERM, signal.SIGHUP):
             signal.signal(sig, _raise_interrupt)

@@ -3,7 +3,7 @@
 A refreshed upstream release is untrusted input, and the book renders its prompts, rubrics, task
 statements, theme labels and file names. Text reaches HTML by one of these routes, each with its rule:
 
-- **MyST** (a Markdown cell, a table printed by :func:`compendium.display.table`, a ``{glue:md}`` value):
+- **MyST** (a Markdown cell, a table printed by :func:`compendium.chapter.display.table`, a ``{glue:md}`` value):
   :func:`myst`, a backslash before every ASCII punctuation character. ``html.escape`` is *not* enough
   there, and must not be added on top (MyST would show ``&lt;`` literally): escaped text still runs a
   ``{download}`` role, a ``literalinclude`` fence, a ``{{ x }}`` substitution and ``$5 and $6`` math,

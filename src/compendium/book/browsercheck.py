@@ -1,6 +1,6 @@
 """Open every page of the built book in headless Chromium and check what a reader would see.
 
-    python -m compendium.browsercheck [book/_build/html] [--screenshots book/_build/screenshots]
+    python -m compendium.book.browsercheck [book/_build/html] [--screenshots book/_build/screenshots]
 
 For each page: serve the book on 127.0.0.1, load the page in Chromium (Debian's /usr/bin/chromium,
 driven by Playwright; no browser download), wait for MathJax, save a full-page screenshot, and fail on
@@ -14,7 +14,7 @@ driven by Playwright; no browser download), wait for MathJax, save a full-page s
   scrolling box that fits it, code that scrolls sideways, a caption wider than the visible part of its
   table, a column squeezed below five characters with four or more lines of text, text under
   :data:`MIN_TEXT_PX` px, and a figure shown at under 67.5 % of its pixel width (its smallest text, 8 pt at
-  the 120 dpi of ``compendium.results.save_figure``, then falls under 9 px),
+  the 120 dpi of ``compendium.pipeline.results.save_figure``, then falls under 9 px),
 - any WCAG 2.0/2.1 level A or AA violation found by axe-core (from npm: ``package.json`` and its lock file,
   installed by ``make node_modules``), injected into every page; best-practice findings are reported per
   page, not failed. One chapter (:data:`DARK_PAGE`) is also opened in the theme's dark mode
@@ -44,7 +44,7 @@ from urllib.parse import unquote, urldefrag, urlparse
 
 from bs4 import BeautifulSoup
 
-from . import paths
+from compendium.pipeline import paths
 
 IMAGE_NAME = re.compile(r"(^|/)[\w.-]+\.(png|jpe?g|gif|svg|webp)$", re.IGNORECASE)
 WCAG_TAGS = ("wcag2a", "wcag2aa", "wcag21a", "wcag21aa")

@@ -11,7 +11,7 @@ from importlib import metadata
 import pandas as pd
 import yaml
 
-from . import paths
+from compendium.pipeline import paths
 
 KEY_PACKAGES = (
     "jupyter-book",
@@ -67,7 +67,7 @@ def pinned_requirements() -> int:
 
 
 def stage_times() -> pd.DataFrame:
-    """Per-stage run times recorded by ``compendium.notebooks finalize`` (last run of each stage)."""
+    """Per-stage run times recorded by ``compendium.pipeline.notebooks finalize`` (last run of each stage)."""
     stages = list(yaml.safe_load((paths.ROOT / "dvc.yaml").read_text())["stages"])
     rows = []
     for st in stages:
@@ -79,7 +79,7 @@ def stage_times() -> pd.DataFrame:
 
 def data_checksums() -> pd.DataFrame:
     """The DVC hash of data/ (from data.dvc) and the per-file SHA-256 recorded in the manifest."""
-    from .data.load import manifest
+    from compendium.data.load import manifest
 
     dvc = yaml.safe_load((paths.ROOT / "data.dvc").read_text())["outs"][0]
     rows = [{"what": "data/ (DVC directory hash, data.dvc)", "checksum": dvc["md5"], "files": dvc.get("nfiles")}]

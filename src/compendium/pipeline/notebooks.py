@@ -1,6 +1,6 @@
 """Post-processing of papermill-executed notebooks so that re-runs are byte-stable.
 
-    python -m compendium.notebooks finalize book/executed/00_data.ipynb data
+    python -m compendium.pipeline.notebooks finalize book/executed/00_data.ipynb data
 
 papermill records start/end timestamps and durations in the notebook and cell metadata, and gives
 its injected-parameters cell a random id. They change on every run, so DVC would see a new output
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import nbformat
 
-from . import paths
+from compendium.pipeline import paths
 
 _VOLATILE = ("start_time", "end_time", "duration")
 

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from . import paths
+from compendium.pipeline import paths
 
 FLOAT_FORMAT = "%.10g"
 #: values.json keeps 12 significant digits: some register claims (notebook-printed densities and p-values) carry

@@ -1,6 +1,6 @@
 """Every shell command the project's prose shows, extracted, classified and made runnable.
 
-    python -m compendium.prose_commands      # list every command with its file, line and how it is checked
+    python -m compendium.book.prose_commands      # list every command with its file, line and how it is checked
 
 Sources: ``README.md``, ``CONTRIBUTING.md``, ``book/*.md`` and the chapters ``notebooks/*.md``: fenced
 ``bash``/``sh``/``console`` blocks (one command a line, comments dropped) and inline code spans that start
@@ -34,7 +34,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import paths
+from compendium.pipeline import paths
 
 COMMAND_WORDS = (
     "dvc",
@@ -121,14 +121,16 @@ PHASES = {
         "dvc repro book",
         "git checkout -- params.yaml",
         "git checkout -- dvc-remote",
-        "python -m compendium.deps --write",
+        "python -m compendium.pipeline.deps --write",
         "python -m compendium.data.manifest --write",
         "dvc add data",
         "python -m compendium.data.manifest --write && dvc add data",
         "dvc exp show",
         "dvc exp show --only-changed",
         "dvc metrics diff",
-        "python -m compendium.stage run workbank",
+        "python -m compendium.pipeline.stage run workbank",
+        "python -m compendium.pipeline.params check",
+        "python -m compendium.book build",
         "git checkout -- params.yaml dvc.lock && dvc repro",
         "git checkout -- dvc.lock",
         "dvc repro humane",
