@@ -102,7 +102,10 @@ def failed_chapters(executed_dir: Path | None = None) -> list[str]:
 
 #: what, besides the pages, decides how Sphinx reads them: a change of any of these makes the build fresh
 _READ_CONFIG = ("_config.yml", "_toc.yml", "references.bib")
-_READ_CODE = ("html.py", "../chapter/display.py")  # this module (the driver) and compendium.chapter.display (PNG alt text)
+_READ_CODE = (
+    "html.py",
+    "../chapter/display.py",
+)  # this module (the driver) and compendium.chapter.display (PNG alt text)
 _READ_PACKAGES = (
     "sphinx",
     "docutils",
