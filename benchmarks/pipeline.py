@@ -153,7 +153,10 @@ class Checkout(NamedTuple):
 
 
 def _snapshot(root: Path) -> dict[str, bytes]:
-    files = [root / "params.yaml", root / "dvc.lock"] + sorted((root / "metrics").rglob("*"))
+    """params.yaml, dvc.lock, metrics/ and results/.history/ (the claims stage's log of the last run's status
+    changes, which is no DVC output, so `dvc checkout` would leave the exercise's log in it)."""
+    files = [root / "params.yaml", root / "dvc.lock"]
+    files += sorted((root / "metrics").rglob("*")) + sorted((root / "results" / ".history").rglob("*"))
     return {str(f.relative_to(root)): f.read_bytes() for f in files if f.is_file()}
 
 
@@ -163,6 +166,10 @@ def _restore(co: Checkout, snap: dict[str, bytes]) -> None:
     against the checkout's own state, whose dvc.lock need not be the committed one)."""
     from compendium.pipeline.yamlfile import load
 
+    history = co.root / "results" / ".history"
+    for f in sorted(history.rglob("*")) if history.is_dir() else []:
+        if f.is_file() and str(f.relative_to(co.root)) not in snap:
+            f.unlink()
     for rel, data in snap.items():
         (co.root / rel).write_bytes(data)
     stages = list(load(co.root / "dvc.yaml")["stages"])
@@ -173,14 +180,26 @@ def _restore(co: Checkout, snap: dict[str, bytes]) -> None:
         raise SystemExit(f"{co.label}: dvc checkout after the exercise failed: {r.stderr.decode()[-1500:]}")
 
 
+def _experiments(co: Checkout) -> set[str]:
+    r = subprocess.run(
+        [str(BIN / "dvc"), "exp", "list", "--name-only"], cwd=co.root, env=co.env, capture_output=True, text=True
+    )
+    return {ln.strip() for ln in r.stdout.splitlines() if ln.strip() and not ln.rstrip().endswith(":")}
+
+
 def exercise_loop(co: Checkout, k: int) -> tuple[Run, dict[str, float]]:
-    """`dvc exp run -S workbank.cutoff=3.5` (timed), then the experiment removed and the state restored."""
+    """`dvc exp run -S workbank.cutoff=3.5` (timed), then the experiment removed and the state restored.
+    Seen once: with an identical experiment of the same baseline left by an earlier run, DVC 3.67 ran every
+    stage and then failed to record this one ('NoneType' object is not subscriptable); with it removed, the
+    same run passed. So every experiment this run made is removed, and a left-over one is reported."""
     snap = _snapshot(co.root)
+    before = _experiments(co)
     name = f"bench-{os.getpid()}-{co.label.replace(' ', '-')}-{k}"
     try:
         return measure_stages([str(BIN / "dvc"), "exp", "run", "-S", EXERCISE, "-n", name], co.root, co.env)
     finally:
-        subprocess.run([str(BIN / "dvc"), "exp", "remove", name], cwd=co.root, env=co.env, capture_output=True)
+        for exp in sorted((_experiments(co) - before) | {name}):  # this run's, under whatever name DVC gave it
+            subprocess.run([str(BIN / "dvc"), "exp", "remove", exp], cwd=co.root, env=co.env, capture_output=True)
         _restore(co, snap)
 
 
@@ -245,6 +264,13 @@ def against(rev: str, repeat: int, extra_env: list[str], forced_repeat: int | No
             runs.setdefault((step, co.label), []).append(run)
             print(f"  {co.label:16s} {step:26s} {run.wall:6.1f} s  peak {run.peak_mb:5.0f} MB", flush=True)
 
+        for co in sides:
+            if _experiments(co):
+                print(
+                    f"note: {co.label} already has experiments ({', '.join(sorted(_experiments(co)))}); an "
+                    "identical one once made `dvc exp run` fail: `dvc exp remove` them first",
+                    file=sys.stderr,
+                )
         for k in range(repeat):
             for co in sides:
                 loads.append(os.getloadavg()[0])
