@@ -101,7 +101,7 @@ format: setup
 	ruff check --fix src tests benchmarks
 
 test-unit: setup
-	python -m pytest tests/unit tests/robustness -q
+	python -m pytest -q   # every room's tests (the scratch-clone suites excluded, as in make test), without restoring data first
 
 book: setup
 	@$(WRITABLE)

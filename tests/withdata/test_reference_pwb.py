@@ -6,7 +6,7 @@ METHODS definitions, and compares with the stage's ``results/pwb/values.json`` o
 PWI (point and the authors' bootstrap stream for one model), ΔPWI, d_pooled, the Table 3 means and
 bootstrap CIs, the paired tests with Bonferroni, the Layer 2/3 means and paired d, the IRR table,
 r(CF, CO) and the behaviour percentages. (The PWI bootstrap of all 14 cells is referenced in
-tests/unit/test_pwb_bootstrap.py.)
+tests/pwb/test_pwb_bootstrap.py.)
 """
 
 from __future__ import annotations

@@ -102,7 +102,7 @@ EXPECT_FAIL = {
 }
 
 #: which phase of tests/commands runs each ``run``/``queue`` command (after substitution); ``exp`` commands
-#: run in the exercise phases. tests/unit/test_prose_commands.py fails on a command no phase runs.
+#: run in the exercise phases. tests/book/test_prose_commands.py fails on a command no phase runs.
 PHASES = {
     "setup": [
         "dvc pull data.dvc",
@@ -222,9 +222,9 @@ CI = (
     # run by the suites inside .ci/run, each as printed (the test named runs it)
     "python -m compendium.data.acquire pwb --from DIR",  # tests/withdata/conftest.py (the accept step)
     "python -m compendium.data.synthetic_pwb OUTDIR",  # tests/withdata/conftest.py
-    "python -m compendium.data.synthetic_hitl DIR",  # tests/unit/test_synthetic_hitl.py
-    "python -m compendium.preferences.rank FILE",  # tests/unit/test_preferences_rank.py
-    "python -m compendium.pwb.score RESULTS_DIR --name NAME",  # tests/unit/test_pwb_score.py
+    "python -m compendium.data.synthetic_hitl DIR",  # tests/data/test_synthetic_hitl.py
+    "python -m compendium.preferences.rank FILE",  # tests/preferences/test_preferences_rank.py
+    "python -m compendium.pwb.score RESULTS_DIR --name NAME",  # tests/pwb/test_pwb_score.py
     # the read-only checkout's recovery: tests/reliability (the read-only case checks the message)
     'git clone "<checkout>" ~/compendium && cd ~/compendium && make reproduce',
 )

@@ -3,7 +3,7 @@
 Colour-blind safe by construction:
 
 * categorical: seaborn's ``colorblind`` palette (the Okabe-Ito/Wong hues), whose colours stay apart under a
-  deuteranopia, protanopia and tritanopia simulation (tests/unit/test_figstyle.py checks it);
+  deuteranopia, protanopia and tritanopia simulation (tests/chapter/test_figstyle.py checks it);
 * sequential: ``cividis`` (designed to read the same with and without colour-vision deficiency);
 * diverging: ``vlag`` (blue-white-red, no green), centred on the neutral value.
 

@@ -217,7 +217,7 @@ def validate_note(cid: Any, n: Any, source: str) -> dict:
         if evidence is None:
             raise RegisterError(
                 f"{where}: a 'differs' note needs 'evidence' (a Sphinx label in the chapter, "
-                "or tests/unit/test_x.py::test_name)"
+                "or tests/<room>/test_x.py::test_name)"
             )
     elif "reason" in n:
         raise RegisterError(f"{where}: a 'caveat' note has no 'reason' (reasons are for kind: differs)")

@@ -6,7 +6,7 @@ through the package's own imports.
 
 ``dvc.yaml`` lists these paths as each stage's code dependencies (a study's subpackage as a folder, shared
 modules as files), so editing ``compendium/workbank/`` re-runs the WORKBank stages and what reads them, not
-PWB or the preferences. ``tests/unit/test_stage_deps.py`` compares them with ``dvc.yaml``.
+PWB or the preferences. ``tests/pipeline/test_stage_deps.py`` compares them with ``dvc.yaml``.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ from compendium.pipeline import paths
 
 # Spelled out rather than imported from compendium.pwb / compendium.preferences: the stage runner imports this
 # module, so importing a study package here would make every stage depend on every study's code
-# (compendium.pipeline.deps). tests/unit/test_metrics.py checks that they match the packages' own lists.
+# (compendium.pipeline.deps). tests/pipeline/test_metrics.py checks that they match the packages' own lists.
 _PWB_MODELS = ("glm51", "gemma4", "deepseek", "gptoss", "nemotron", "devstral", "qwen35")
 _PREF_MODELS = ("untrained", "recipe_a", "recipe_b", "recipe_c", "recipe_d")
 

@@ -280,7 +280,7 @@ _P, _C = "the paper", "the committed run"
 #: authors' code) fixes one, otherwise the committed run's. A run whose values differ from these is
 #: *off the paper*: every page of the book then says so (:func:`off_paper`, ``compendium.book``) and the
 #: claims that depend on a changed key get the status ``off_paper`` instead of ``unexplained``.
-#: tests/unit/test_params.py checks that the committed ``params.yaml`` equals these values.
+#: tests/pipeline/test_params.py checks that the committed ``params.yaml`` equals these values.
 REFERENCE: dict[str, dict[str, tuple[Any, str]]] = {
     "data": {},
     "workbank": {

@@ -2,7 +2,7 @@
 
 The claim registers are 150-260 kB each, and the pure-Python parser spent about a second on each read,
 several times per stage; the C parser reads the same file about six times faster. Every YAML file of the
-project parses to the same object with either parser (``tests/unit/test_yamlfile.py``).
+project parses to the same object with either parser (``tests/pipeline/test_yamlfile.py``).
 """
 
 from __future__ import annotations

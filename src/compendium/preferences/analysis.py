@@ -6,7 +6,7 @@
 ``inputs`` the data (:class:`Inputs`). Each section of the result is computed by one function below, from the
 inputs and the sections before it, and by no other code: :mod:`.register` maps the result to the register's
 claim ids, :mod:`.outputs` to the chapter's ``values.json`` entries and CSVs, and :mod:`.summary` phrases it
-(``tests/unit/test_preferences_analysis.py`` counts the calls of every analysis function in a build, register and
+(``tests/preferences/test_preferences_analysis.py`` counts the calls of every analysis function in a build, register and
 summary pass: each runs once).
 
 Which parameters reach which section (:data:`REACHES`): the heavy sections, the active-sampling simulation

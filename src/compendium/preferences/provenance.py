@@ -6,9 +6,9 @@ The claims check links each claim to the entry of its longest matching prefix.
 """
 
 #: Claim-id prefix -> the function that computes it and its test (longest prefix wins in the claims engine).
-_T = "tests/unit/test_preferences_register.py"
+_T = "tests/preferences/test_preferences_register.py"
 
-_R = "tests/unit/test_preferences_rowlevel_fixture.py"
+_R = "tests/preferences/test_preferences_rowlevel_fixture.py"
 
 PROVENANCE: dict[str, str] = {
     "hitl.": f"compendium.preferences.register.register_values ({_T}::test_every_register_cell_is_a_key)",

@@ -27,7 +27,7 @@ bit for bit from the same generator, by doing what ``Generator.choice`` does und
    accumulated over dimensions in the authors' order with the authors' float expression.
 
 The equality with the reference loop is tested on a full-size synthetic fixture
-(``tests/unit/test_pwb_bootstrap.py``); ``benchmarks/pwb_bootstrap.py`` times both.
+(``tests/pwb/test_pwb_bootstrap.py``); ``benchmarks/pwb_bootstrap.py`` times both.
 """
 
 from __future__ import annotations

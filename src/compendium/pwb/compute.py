@@ -13,7 +13,7 @@ bootstraps and tests). Everything downstream only reads it:
 - :func:`compendium.pwb.summary.summary` phrases it (every ``{glue:text}`` of the chapter),
 - :mod:`compendium.pwb.outputs` maps it to ``values.json`` entries and the result tables.
 
-``tests/unit/test_pwb_compute.py`` counts the section functions' calls through one build + register +
+``tests/pwb/test_pwb_compute.py`` counts the section functions' calls through one build + register +
 summary pass, as the chapter runs it: each runs exactly once.
 """
 

@@ -11,7 +11,7 @@ and returns arrays. Conventions used throughout:
   name says ``theta`` (log-strength).
 
 What is hand-written and why (each is tested against an independent computation in
-``tests/unit/test_pairwise.py``):
+``tests/stats/test_pairwise.py``):
 
 * :func:`bradley_terry_mm` reproduces the *published* fitting procedure exactly (its start, rescaling
   and stopping rule decide the last digits of the published strengths); :func:`bradley_terry_choix`

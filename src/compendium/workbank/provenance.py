@@ -5,7 +5,7 @@ without importing the study, so linking the claims to their code costs milliseco
 The claims check links each claim to the entry of its longest matching prefix.
 """
 
-T = "tests/unit/test_workbank_register.py"
+T = "tests/workbank/test_workbank_register.py"
 
 #: id prefix -> "function (test)"; the claims engine links each claim to the longest matching prefix.
 PROVENANCE: dict[str, str] = {

@@ -191,7 +191,7 @@ def test_authors_example_selection_picks_published_kind(norm):
 
 
 # ----------------------------------------------------------------------------------------------
-# Rows consistent with every printed row-level number (tests/unit/fixtures/make_hitl_rows.py)
+# Rows consistent with every printed row-level number (tests/preferences/fixtures/make_hitl_rows.py)
 # ----------------------------------------------------------------------------------------------
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"

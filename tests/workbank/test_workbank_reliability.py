@@ -83,7 +83,7 @@ def test_mixed_model_data_counts_what_it_leaves_out():
 
 
 def test_mixed_model_fit_needs_its_method_and_is_deterministic():
-    """No remembered fits any more (the chapter fits once, tests/unit/test_workbank_build.py): two fits of the
+    """No remembered fits any more (the chapter fits once, tests/workbank/test_workbank_build.py): two fits of the
     same data agree exactly, and the optimiser is always the caller's (params.yaml's mixed_method)."""
     rng = np.random.default_rng(5)
     g, n = 30, 6

@@ -205,7 +205,7 @@ def test_design_constants_from_inputs(inputs, built):
 
 def test_provenance_points_at_real_functions_and_tests():
     for ref in register.PROVENANCE.values():
-        m = re.fullmatch(r"(compendium\.[\w.]+)\.(\w+) \((tests/unit/\w+\.py)::(\w+)\)", ref)
+        m = re.fullmatch(r"(compendium\.[\w.]+)\.(\w+) \((tests/\w+/\w+\.py)::(\w+)\)", ref)
         assert m, ref
         mod, fn, test_file, test_name = m.groups()
         assert hasattr(importlib.import_module(mod), fn), ref

@@ -390,7 +390,7 @@ def test_duplicate_ids_rejected(tmp_path):
 def test_provenance_takes_the_longest_prefix():
     prov = {
         "pwb.": "compendium.pwb.report.values (tests/unit/test_pwb.py::test_all)",
-        "pwb.table3.": "compendium.pwb.aggregates.table3 (tests/unit/test_pwb_aggregates.py::test_table3)",
+        "pwb.table3.": "compendium.pwb.aggregates.table3 (tests/pwb/test_pwb_aggregates.py::test_table3)",
         "pwb.table3.complementarity.": "compendium.pwb.aggregates.comp (tests/unit/test_c.py::test_c)",
     }
     assert claims.provenance_for("pwb.table3.anti_sycophancy.base", prov).startswith("compendium.pwb.aggregates.table3")
@@ -399,7 +399,7 @@ def test_provenance_takes_the_longest_prefix():
     assert claims.provenance_for("wb.x", prov) == ""
     assert claims.split_provenance(prov["pwb.table3."]) == (
         "compendium.pwb.aggregates.table3",
-        "tests/unit/test_pwb_aggregates.py::test_table3",
+        "tests/pwb/test_pwb_aggregates.py::test_table3",
     )
     assert claims.split_provenance("compendium.x.f") == ("compendium.x.f", "")
 
