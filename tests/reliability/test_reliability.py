@@ -327,7 +327,8 @@ def test_a_direct_stage_run_and_dvc_repro_of_it_at_once_do_not_collide(clone):
 
 _KILL_AFTER = """
 import os, pathlib, signal, sys
-from compendium import {module} as m
+import importlib
+m = importlib.import_module("compendium.{module}")
 real = pathlib.Path.rename
 def rename(self, target):
     out = real(self, target)
@@ -344,7 +345,9 @@ def test_a_kill_between_the_renames_of_a_stage_swap_is_recovered_at_the_next_sta
     its renames: the last good results wait in .datasheet.old, and the next start puts them back."""
     before = output_state(clone)
     dest, old = clone / "results" / "datasheet", clone / "results" / ".datasheet.old"
-    code = _KILL_AFTER.format(module="stage", cond="str(target).endswith('/.datasheet.old')", argv=["run", "datasheet"])
+    code = _KILL_AFTER.format(
+        module="pipeline.stage", cond="str(target).endswith('/.datasheet.old')", argv=["run", "datasheet"]
+    )
     p = run(clone, sys.executable, "-c", code, COMPENDIUM_SWAP="rename")
     assert p.returncode == -signal.SIGKILL
     assert not dest.exists() and old.is_dir()  # the state such a kill leaves
@@ -362,7 +365,7 @@ def test_the_stage_swap_is_one_atomic_exchange_on_linux(clone):
     """With renameat2(RENAME_EXCHANGE) there is no moment without results/datasheet: the runner never
     renames it to .old, and a kill right after the exchange leaves the new, complete results in place."""
     before = output_state(clone)
-    code = _KILL_AFTER.format(module="stage", cond="'.old' in str(target)", argv=["run", "datasheet"])
+    code = _KILL_AFTER.format(module="pipeline.stage", cond="'.old' in str(target)", argv=["run", "datasheet"])
     p = run(clone, sys.executable, "-c", code)  # would be killed if the swap renamed anything to .old
     assert p.returncode == 0, p.stderr[-2000:]
     assert not (clone / "results" / ".datasheet.old").exists()
@@ -383,7 +386,7 @@ def _complete_book(html: Path):
 def test_a_kill_between_the_renames_of_the_book_swap_is_recovered_by_the_next_build(clone):
     html, old = clone / "book" / "_build" / "html", clone / "book" / "_build" / ".html.old"
     before = _book_state(clone)
-    code = _KILL_AFTER.format(module="book", cond="str(target).endswith('/.html.old')", argv=["build"])
+    code = _KILL_AFTER.format(module="book.html", cond="str(target).endswith('/.html.old')", argv=["build"])
     p = run(clone, sys.executable, "-c", code, COMPENDIUM_SWAP="rename")
     assert p.returncode == -signal.SIGKILL
     assert not html.exists() and old.is_dir()
