@@ -441,3 +441,27 @@ def test_synthetic_snapshot_has_the_release_layout_and_its_anomalies(tmp_path):
     again = synthetic_pwb.write_snapshot(tmp_path / "again", seed=1, size="small")
     assert again["judge_values"] == s["judge_values"]
     assert (tmp_path / "again" / "results" / files[0].name).read_bytes() == files[0].read_bytes()  # seeded
+
+
+@pytest.mark.parametrize(
+    "mutate, field, words",
+    [
+        (lambda d: d["layer2"][0].update(scenario_id={"a": 1}), "layer2[0].scenario_id", "expected text, found dict"),
+        (lambda d: d["layer3"][0].update(prompt_id=[1]), "layer3[0].prompt_id", "expected text, found list"),
+        (lambda d: d.pop("model_name"), "model_name", "missing"),
+        (lambda d: d.update(variant="prompted"), "variant", "expected one of ['baseline', 'with_system_prompt']"),
+        (lambda d: d.update(variant=None), "variant", "missing"),
+    ],
+)
+def test_record_ids_and_the_file_key_of_the_wrong_type_are_refused_not_read_or_skipped(tmp_path, mutate, field, words):
+    """A record id of the wrong type was read as its repr, a file without a usable model_name / variant was
+    skipped silently (and the stage failed later in Cohen's d): both are refused naming file and field."""
+    data = _results_file("GLM 5.1", "baseline", "20260301_000000")
+    mutate(data)
+    _write(tmp_path, "bad.json", data)
+    _write(tmp_path, "ok.json", _results_file("GLM 5.1", "with_system_prompt", "20260301_000000"))
+    with pytest.raises(ValueError) as e:
+        I.load_hf_results(tmp_path)
+    msg = str(e.value)
+    assert msg.startswith(f"{tmp_path / 'bad.json'}: field {field}: ") and words in msg, msg
+    assert "\n" not in msg and msg.endswith(".")

@@ -224,6 +224,17 @@ def check_results_json(data, where: str) -> None:
     for k in ("model_name", "variant", "timestamp", "model_id"):
         if data.get(k) is not None and not isinstance(data[k], str):
             raise anomalies.refuse(where, k, f"expected text, found {type(data[k]).__name__} {data[k]!r:.40}")
+    if not data.get("model_name"):
+        raise anomalies.refuse(
+            where,
+            "model_name",
+            "missing, so the file cannot be assigned to a model (every results file of the runner names its "
+            "model; move other files out of the results folder)",
+        )
+    if data.get("variant") is None:
+        raise anomalies.refuse(where, "variant", f"missing; expected one of {list(CONDITIONS)}")
+    if data["variant"] not in CONDITIONS:
+        raise anomalies.refuse(where, "variant", f"expected one of {list(CONDITIONS)}, found {data['variant']!r:.40}")
     l1 = data.get("layer1")
     if l1 is not None and not isinstance(l1, Mapping):
         raise anomalies.refuse(where, "layer1", f"expected an object of dimensions, found {type(l1).__name__}")
@@ -237,7 +248,7 @@ def check_results_json(data, where: str) -> None:
             if not isinstance(p, Mapping):
                 raise anomalies.refuse(where, f, f"expected a prompt record (a JSON object), found {type(p).__name__}")
             if p.get("prompt_id") is not None and not isinstance(p["prompt_id"], str | int):
-                raise anomalies.refuse(where, f"{f}.prompt_id", "expected text")
+                raise anomalies.refuse(where, f"{f}.prompt_id", f"expected text, found {type(p['prompt_id']).__name__}")
             if "runs" in p:
                 if not isinstance(p["runs"], list):
                     raise anomalies.refuse(
@@ -254,6 +265,9 @@ def check_results_json(data, where: str) -> None:
             raise anomalies.refuse(where, key, f"expected a list of {kind} records, found {type(recs).__name__}")
         for i, r in enumerate(recs or []):
             f = f"{key}[{i}]"
+            rid = "scenario_id" if key == "layer2" else "prompt_id"
+            if isinstance(r, Mapping) and r.get(rid) is not None and not isinstance(r[rid], str | int):
+                raise anomalies.refuse(where, f"{f}.{rid}", f"expected text, found {type(r[rid]).__name__}")
             if key == "layer3":
                 _scored_record(r, where, f)
                 continue
@@ -368,9 +382,7 @@ def load_hf_results(results_dir: str | Path, models: Iterable[str] | None = tupl
         for f in files:
             data = anomalies.load_json(f)
             check_results_json(data, str(f))
-            name, variant = data.get("model_name"), data.get("variant")
-            if not name or variant not in CONDITIONS:
-                continue
+            name, variant = data["model_name"], data["variant"]
             if models is not None and name not in set(models):
                 continue
             lacking = [k for k in ("layer1", "layer2", "layer3") if k not in data]
