@@ -53,9 +53,10 @@ POLICY: tuple[Rule, ...] = (
     ),
     Rule(
         "PWB",
-        "results file without layer1, layer2 or layer3 (the runner's Layer-1 checkpoint)",
+        "results file without layer1, layer2 or layer3, or with one of them null (the runner's Layer-1 checkpoint)",
         "skipped",
-        "when a complete file for the same model and condition exists, as the authors' loader; refused otherwise",
+        "when a complete file for the same model and condition exists, as the authors' loader, and counted "
+        "(the loader's skipped_files); refused otherwise, naming the file and the missing layer",
     ),
     Rule("PWB", "Layer-2 scenario without an average_score", "skipped", "left out of the Layer-2 means"),
     Rule("all", "non-finite number (NaN, Infinity)", "refused", "file, record and field named"),
@@ -66,6 +67,12 @@ POLICY: tuple[Rule, ...] = (
         "wrong type (text, a list, true/false where a number or a record is expected)",
         "refused",
         "file, record and field named",
+    ),
+    Rule(
+        "PWB",
+        "results file without model_name, or with a variant other than baseline / with_system_prompt",
+        "refused",
+        "file and field named",
     ),
     Rule("all", "JSON nested too deep to parse, or not valid JSON", "refused", "file named"),
 )

@@ -360,6 +360,10 @@ def load_hf_results(results_dir: str | Path, models: Iterable[str] | None = tupl
     ``timestamp`` field (ties: the last file name), among files holding all three layers, as the
     authors' ``run_analysis.py`` keeps the latest complete file (it sorts by file mtime, which a copy
     does not preserve). ``models`` restricts to the paper's seven models (None: keep all).
+
+    A file without a layer (absent or null: the runner's Layer-1 checkpoint) is skipped when a complete
+    file for the same model and condition exists and refused otherwise (:mod:`compendium.data.anomalies`);
+    the skipped files are listed in ``attrs["skipped_files"]`` (``{"file": ..., "missing": "layer2"}``).
     """
     d = Path(results_dir)
     if not d.is_dir():
@@ -379,15 +383,17 @@ def load_hf_results(results_dir: str | Path, models: Iterable[str] | None = tupl
             raise FileNotFoundError(f"{d}: no *.json, *.parquet or *.csv result files")
         latest: dict[tuple[str, str], tuple[str, str, dict]] = {}
         incomplete: dict[tuple[str, str], tuple[Path, str]] = {}
+        skipped: list[dict[str, str]] = []
         for f in files:
             data = anomalies.load_json(f)
             check_results_json(data, str(f))
             name, variant = data["model_name"], data["variant"]
             if models is not None and name not in set(models):
                 continue
-            lacking = [k for k in ("layer1", "layer2", "layer3") if k not in data]
+            lacking = [k for k in ("layer1", "layer2", "layer3") if data.get(k) is None]  # absent or null
             if lacking:  # the runner's Layer-1 checkpoint: skipped, as the authors' loader skips it
                 incomplete.setdefault((name, variant), (f, lacking[0]))
+                skipped.append({"file": str(f), "missing": lacking[0]})
                 continue
             key = (name, variant)
             stamp = (str(data.get("timestamp", "")), f.name)
@@ -405,8 +411,9 @@ def load_hf_results(results_dir: str | Path, models: Iterable[str] | None = tupl
             raise ValueError(f"{d}: no complete (layer1 + layer2 + layer3) results file for the selected models")
         for (name, variant), (_, _, data) in sorted(latest.items()):
             frames.append(instances_from_results_json(data, name, variant))
-    out = pd.concat(frames, ignore_index=True)
-    return validate_instances(out, where=str(d))
+    out = validate_instances(pd.concat(frames, ignore_index=True), where=str(d))
+    out.attrs["skipped_files"] = [] if tables else skipped
+    return out
 
 
 # --------------------------------------------------------------------------------------------------
@@ -622,6 +629,12 @@ def d_pooled(runs: pd.DataFrame) -> pd.DataFrame:
     for model, t in runs.groupby("model", sort=True):
         b = t.loc[t["condition"] == "baseline", "panel"].to_numpy()
         p = t.loc[t["condition"] == "with_system_prompt", "panel"].to_numpy()
+        if b.size < 2 or p.size < 2:
+            cond, n = ("baseline", b.size) if b.size < 2 else ("with_system_prompt", p.size)
+            raise ValueError(
+                f"d_pooled: model {model!r} has {n} Layer-1 run score(s) in condition {cond}, and Cohen's d needs at least 2 "
+                f"per condition (is its {cond} results file missing, or without scored layer1 runs?)"
+            )
         rows.append(
             {
                 "model": model,
