@@ -8,6 +8,7 @@ import pytest
 from scipy import stats
 
 from compendium import preferences as pref
+from compendium.data.errors import DataValidationError
 from compendium.preferences import rowlevel
 
 # Each scenario (prompt-pair instance): pair (X, Y) in canonical order, prompt, canonical outcomes of its
@@ -336,3 +337,15 @@ def test_malformed_annotation_files_name_the_file(tmp_path):
     pq.write_bytes(b"not a parquet file")
     with pytest.raises(ValueError, match=rf"{pq}: cannot be read as parquet"):
         rowlevel.read_annotations(pq)
+
+
+def test_annotations_nested_too_deep_name_the_file_and_line_not_a_recursion_error(tmp_path):
+    deep = "[" * 100_000 + "]" * 100_000
+    jl = tmp_path / "a.jsonl"
+    jl.write_text('{"participant_id": "P1"}\n' + deep + "\n")
+    with pytest.raises(DataValidationError, match=rf"^{jl}: line 2: JSON nested too deep"):
+        rowlevel.read_annotations(jl)
+    js = tmp_path / "a.json"
+    js.write_text('[{"participant_id": ' + deep + "}]")
+    with pytest.raises(DataValidationError, match=rf"^{js}: JSON nested too deep"):
+        rowlevel.read_annotations(js)

@@ -105,6 +105,22 @@ def number(value, where: str, field: str, *, lo: float | None = None, hi: float 
     return x
 
 
+def parse_json(text: str, where: str, line: int | None = None, error: type[ValueError] = DataAnomalyError) -> object:
+    """Parse JSON ``text`` read from ``where`` (a file; ``line``: its line, for JSON lines); invalid or too
+    deeply nested JSON (Python's parser raises a bare RecursionError) raises ``error`` in one sentence naming
+    the file and the line or position."""
+    import json
+
+    at = f"{where}: line {line}" if line is not None else str(where)
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise error(f"{at}: JSON nested too deep to read; refused by the anomaly policy.") from None
+    except json.JSONDecodeError as exc:
+        pos = f"column {exc.colno}" if line is not None else f"line {exc.lineno}, column {exc.colno}"
+        raise error(f"{at}: not valid JSON ({exc.msg} at {pos}).") from None
+
+
 def load_json(path) -> object:
     """Parse a JSON file; invalid or too deeply nested JSON (Python's parser raises a bare RecursionError)
     is refused in one sentence naming the file."""

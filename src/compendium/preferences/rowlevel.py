@@ -35,7 +35,6 @@ aggregate to the published pair counts.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
@@ -44,6 +43,7 @@ from scipy import stats
 
 from compendium.pipeline import paths
 
+from ..data.anomalies import parse_json
 from ..data.errors import DataValidationError, require_columns
 from ..stats import pairwise as pw
 from .reproduce import COUNT_COLUMNS, MODELS, VAL_PREF_ACC, validate_pair_counts
@@ -161,10 +161,7 @@ def read_annotations(path: str | Path, verify: bool = True) -> pd.DataFrame:
         for i, line in enumerate(text.splitlines(), start=1):
             if not line.strip():
                 continue
-            try:
-                rec = json.loads(line)
-            except ValueError as exc:
-                raise DataValidationError(f"{p}: line {i}: not valid JSON ({exc})") from None
+            rec = parse_json(line, str(p), i, error=DataValidationError)
             if not isinstance(rec, dict):
                 raise DataValidationError(
                     f"{p}: line {i}: expected a JSON object (one annotation), got {type(rec).__name__}"
@@ -172,10 +169,7 @@ def read_annotations(path: str | Path, verify: bool = True) -> pd.DataFrame:
             rows.append(rec)
         return pd.DataFrame.from_records(rows)
     if p.suffix == ".json":
-        try:
-            obj = json.loads(text)
-        except (ValueError, RecursionError) as exc:
-            raise DataValidationError(f"{p}: not valid JSON ({' '.join(str(exc).split())[:200]})") from None
+        obj = parse_json(text, str(p), error=DataValidationError)
         if isinstance(obj, dict):  # {"annotations": [...]} or {"rows": [...]}
             obj = next((v for k, v in obj.items() if k in ("annotations", "rows", "data")), None)
         if not isinstance(obj, list):
