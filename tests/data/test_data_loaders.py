@@ -263,3 +263,16 @@ def test_json_nested_too_deep_names_the_file_and_line_not_a_recursion_error(data
     (root / rel).write_text(deep)
     with pytest.raises(d.DataValidationError, match=r"pilot_ground_truth\.json: JSON nested too deep"):
         d.load_pwb_pilot_ground_truth(root=root, verify=False)
+
+
+def test_a_json_record_that_is_not_an_object_names_the_file_and_record(data_copy):
+    rel = "pwb/pilot/pilot_ground_truth.json"
+    root = data_copy(rel)
+    (root / rel).write_text('[{"item_id": 1}, 3]')
+    with pytest.raises(d.DataValidationError, match=r"pilot_ground_truth\.json: record 2: expected a JSON object"):
+        d.load_pwb_pilot_ground_truth(root=root, verify=False)
+    rel = "pwb/pilot/fourth_judge_scores.jsonl"
+    root = data_copy(rel)
+    (root / rel).write_text('{"item_id": 1}\n\n[1, 2]\n')
+    with pytest.raises(d.DataValidationError, match=r"fourth_judge_scores\.jsonl: line 3: expected a JSON object"):
+        d.load_pwb_fourth_judge_scores(root=root, verify=False)

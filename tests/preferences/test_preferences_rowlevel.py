@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -186,7 +188,7 @@ def test_other_choice_encodings_give_the_same_result(style):
         (lambda d: d.assign(scenario_id="s1"), "different models or prompts"),
         (lambda d: d.drop(columns="choice_canonical"), "no choice column"),
         (lambda d: d.assign(choice_canonical="maybe"), "not A, B, tie"),
-        (lambda d: d.assign(a_model="recipe_z"), "unknown or missing model"),
+        (lambda d: d.assign(a_model="recipe_z"), "field a_model: unknown model id"),
         (lambda d: d.assign(b_model=d.a_model), "same model"),
     ],
 )
@@ -349,3 +351,40 @@ def test_annotations_nested_too_deep_name_the_file_and_line_not_a_recursion_erro
     js.write_text('[{"participant_id": ' + deep + "}]")
     with pytest.raises(DataValidationError, match=rf"^{js}: JSON nested too deep"):
         rowlevel.read_annotations(js)
+
+
+def _jsonl(path, rows, blank_after=None):
+    lines = [json.dumps(r) for r in rows.to_dict("records")]
+    if blank_after is not None:
+        lines.insert(blank_after, "")
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_bad_annotation_values_name_the_file_the_line_or_record_and_the_field(tmp_path):
+    """A value the normaliser refuses used to be reported as "annotations: column ..." with neither the
+    file nor the row; now the file, the line (JSON lines: blank lines counted) or record, and the field."""
+    rows = make_rows()
+    bad = rows.copy()
+    bad.loc[3, "a_model"] = "recipe_z"
+    jl = _jsonl(tmp_path / "a.jsonl", bad, blank_after=1)  # row 3 is on line 5
+    with pytest.raises(DataValidationError) as e:
+        rowlevel.normalise_annotations(rowlevel.read_annotations(jl))
+    msg = str(e.value)
+    assert msg.startswith(f"{jl}: line 5: field a_model: unknown model id 'recipe_z'"), msg
+    bad = rows.copy()
+    bad.loc[[2, 6], "choice_canonical"] = "maybe"
+    js = tmp_path / "a.json"
+    js.write_text(json.dumps(bad.to_dict("records")))
+    with pytest.raises(DataValidationError) as e:
+        rowlevel.normalise_annotations(rowlevel.read_annotations(js))
+    msg = str(e.value)
+    assert msg.startswith(f"{js}: record 3 (and 1 more row): field choice_canonical: value 'maybe'"), msg
+    # a frame not read from a file keeps the generic name, with the row
+    with pytest.raises(DataValidationError, match=r"^annotations: row 4: field a_model: unknown model id"):
+        rowlevel.normalise_annotations(rows.assign(a_model=rows["a_model"].where(rows.index != 3, "recipe_z")))
+    # valid rows read from a file give exactly what the frame gives
+    pd.testing.assert_frame_equal(
+        rowlevel.normalise_annotations(rowlevel.read_annotations(_jsonl(tmp_path / "ok.jsonl", rows))),
+        rowlevel.normalise_annotations(rows),
+    )

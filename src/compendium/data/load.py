@@ -75,10 +75,18 @@ def _read(spec: TableSpec, path: Path) -> pd.DataFrame:
             return pd.read_csv(path, **spec.read_kwargs)
         if spec.reader == "jsonl":
             lines = path.read_text(encoding="utf-8").splitlines()
-            rows = [_json(line, path, i) for i, line in enumerate(lines, start=1) if line.strip()]
-            return pd.DataFrame(rows)
+            rows = [(i, _json(line, path, i)) for i, line in enumerate(lines, start=1) if line.strip()]
+            bad = next((i for i, r in rows if not isinstance(r, dict)), None)
+            if bad is not None:
+                raise DataValidationError(f"{path}: line {bad}: expected a JSON object (one record)")
+            return pd.DataFrame([r for _, r in rows])
         if spec.reader == "json_records":
-            return pd.DataFrame(_json(path.read_text(encoding="utf-8"), path))
+            obj = _json(path.read_text(encoding="utf-8"), path)
+            if isinstance(obj, list):
+                bad = next((i for i, r in enumerate(obj, start=1) if not isinstance(r, dict)), None)
+                if bad is not None:
+                    raise DataValidationError(f"{path}: record {bad}: expected a JSON object (one record)")
+            return pd.DataFrame(obj)
         if spec.reader == "json_prompts":
             return pd.DataFrame(_json(path.read_text(encoding="utf-8"), path)["prompts"])
     except DataValidationError:
