@@ -388,3 +388,23 @@ def test_bad_annotation_values_name_the_file_the_line_or_record_and_the_field(tm
         rowlevel.normalise_annotations(rowlevel.read_annotations(_jsonl(tmp_path / "ok.jsonl", rows))),
         rowlevel.normalise_annotations(rows),
     )
+
+
+def test_duplicated_rows_name_the_file_the_key_and_the_rows_and_are_counted_per_the_policy(tmp_path):
+    """The study's row key is participant x scenario (one row is one participant's judgement of one
+    scenario); a repeated key is tolerated and counted, as the study's report counts every row (the anomaly
+    policy's HITL rule), and the warning names the file, the key and the lines."""
+    from compendium.data import anomalies
+
+    rows = make_rows()
+    jl = _jsonl(tmp_path / "a.jsonl", pd.concat([rows, rows.iloc[[4]]], ignore_index=True))
+    with pytest.warns(UserWarning) as w:
+        norm = rowlevel.normalise_annotations(rowlevel.read_annotations(jl))
+    msg = str(w[0].message)
+    assert msg.startswith(f"{jl}: 1 row(s) repeat a participant's judgement of a scenario"), msg
+    assert "key (participant_id, scenario_id)" in msg and "participant 'P005', scenario 's2' at lines 5 and 33" in msg
+    assert norm.attrs["duplicate_rows"] == [5, 33]
+    assert len(norm) == len(rows) + 1  # counted, as the report counts them
+    policy = anomalies.policy_table()
+    hitl = policy[(policy["dataset"] == "HITL") & policy["case"].str.contains("participant")]
+    assert list(hitl["action"]) == ["tolerated"], policy

@@ -74,7 +74,14 @@ POLICY: tuple[Rule, ...] = (
         "refused",
         "file and field named",
     ),
-    Rule("all", "JSON nested too deep to parse, or not valid JSON", "refused", "file named"),
+    Rule(
+        "HITL",
+        "the same participant judging the same scenario twice (row key participant_id x scenario_id)",
+        "tolerated",
+        "counted, as the study's report counts every row; a warning names the file, the key and the rows",
+    ),
+    Rule("HITL", "annotation row without a choice", "skipped", "as the study's report skips it; counted"),
+    Rule("all", "JSON nested too deep to parse, or not valid JSON", "refused", "file named (and the line)"),
 )
 
 

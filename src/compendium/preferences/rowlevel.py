@@ -86,6 +86,8 @@ DISPLAY_COLUMNS = ("displayed_first_model", "shown_first_model", "left_model", "
 #: Boolean columns: True when the grid's side B was displayed first (the display swapped the sides).
 SWAP_COLUMNS = ("display_swapped", "swapped")
 REQUIRED = ("scenario_id", "prompt_id", "a_model", "b_model")
+#: The row key of the study's schema: one row is one participant's judgement of one scenario.
+ROW_KEY = ("participant_id", "scenario_id")
 _A = {"a", "response a", "a better", "a is better", "option a", "left"}
 _B = {"b", "response b", "b better", "b is better", "option b", "right"}
 _TIE = {"tie", "about equal", "equal", "same", "draw", "t"}
@@ -252,8 +254,11 @@ def normalise_annotations(df: pd.DataFrame, prompts: pd.DataFrame | None = None)
 
     Rows without a choice (missing or empty) are skipped, as the study's report skips them; the frame's
     ``attrs`` say how many (``n_without_choice`` of ``n_rows_read``), how many rows repeat a participant's
-    judgement of the same scenario (``n_duplicate_rows``, counted as the report counts them, and warned
-    about), and the distinct participants over all rows read (``n_participants_all``, the report's count).
+    judgement of the same scenario (``n_duplicate_rows``: the row key :data:`ROW_KEY` repeated, counted as
+    the report counts them and warned about, naming the file and the rows of the first repeated key,
+    ``duplicate_rows``), and the distinct participants over all rows read (``n_participants_all``, the
+    report's count). A refused value is named by file (``attrs["source"]`` of :func:`read_annotations`, else
+    "annotations"), line / record / row and field.
     ``scenario_rank`` is the scenario's place of first appearance in the file (any row).
     """
     rows = _Rows(df)
@@ -359,26 +364,32 @@ def normalise_annotations(df: pd.DataFrame, prompts: pd.DataFrame | None = None)
                 "prompt list"
             )
         out.insert(3, "category", out["prompt_id"].map(cat))
-    dup = out.duplicated(["participant_id", "scenario_id"], keep=False)
+    dup = out.duplicated(list(ROW_KEY), keep=False).to_numpy()
+    first_key = out.loc[dup, list(ROW_KEY)].iloc[0] if dup.any() else None
+    same = (out[list(ROW_KEY)] == first_key).all(axis=1).to_numpy() if dup.any() else dup
     out.attrs.update(
         {
             "n_rows_read": n_rows,
             "n_without_choice": int(no_choice.sum()),
             "n_participants_all": n_participants_all,
-            "n_duplicate_rows": int(out.duplicated(["participant_id", "scenario_id"]).sum()),
+            "n_duplicate_rows": int(out.duplicated(list(ROW_KEY)).sum()),
             "first_duplicate": (
                 None if not dup.any() else {k: str(out.loc[dup, k].iloc[0]) for k in ("participant_id", "scenario_id")}
             ),
+            # the lines / records / rows of the file that share the first repeated key
+            "duplicate_rows": [int(n) for n in rows.numbers[same]],
         }
     )
     if out.attrs["n_duplicate_rows"]:
         import warnings
 
         d = out.attrs["first_duplicate"]
+        at = " and ".join(map(str, out.attrs["duplicate_rows"]))
         warnings.warn(
-            f"annotations: {out.attrs['n_duplicate_rows']} row(s) repeat a participant's judgement of a scenario "
-            f"(e.g. participant {d['participant_id']!r}, scenario {d['scenario_id']!r}); they are counted, as the "
-            "study's report counts every row",
+            f"{where}: {out.attrs['n_duplicate_rows']} row(s) repeat a participant's judgement of a scenario "
+            f"(key ({', '.join(ROW_KEY)}), e.g. participant {d['participant_id']!r}, scenario "
+            f"{d['scenario_id']!r} at {rows.label}s {at}); they are counted, as the study's report counts every "
+            "row (the anomaly policy tolerates them; remove the repeated rows to count each judgement once)",
             stacklevel=2,
         )
     return out
