@@ -364,35 +364,39 @@ def normalise_annotations(df: pd.DataFrame, prompts: pd.DataFrame | None = None)
                 "prompt list"
             )
         out.insert(3, "category", out["prompt_id"].map(cat))
-    dup = out.duplicated(list(ROW_KEY), keep=False).to_numpy()
-    first_key = out.loc[dup, list(ROW_KEY)].iloc[0] if dup.any() else None
-    same = (out[list(ROW_KEY)] == first_key).all(axis=1).to_numpy() if dup.any() else dup
     out.attrs.update(
         {
             "n_rows_read": n_rows,
             "n_without_choice": int(no_choice.sum()),
             "n_participants_all": n_participants_all,
-            "n_duplicate_rows": int(out.duplicated(list(ROW_KEY)).sum()),
-            "first_duplicate": (
-                None if not dup.any() else {k: str(out.loc[dup, k].iloc[0]) for k in ("participant_id", "scenario_id")}
-            ),
-            # the lines / records / rows of the file that share the first repeated key
-            "duplicate_rows": [int(n) for n in rows.numbers[same]],
+            **repeated_keys(out["participant_id"], out["scenario_id"], rows, stacklevel=3),
         }
     )
-    if out.attrs["n_duplicate_rows"]:
-        import warnings
-
-        d = out.attrs["first_duplicate"]
-        at = " and ".join(map(str, out.attrs["duplicate_rows"]))
-        warnings.warn(
-            f"{where}: {out.attrs['n_duplicate_rows']} row(s) repeat a participant's judgement of a scenario "
-            f"(key ({', '.join(ROW_KEY)}), e.g. participant {d['participant_id']!r}, scenario "
-            f"{d['scenario_id']!r} at {rows.label}s {at}); they are counted, as the study's report counts every "
-            "row (the anomaly policy tolerates them; remove the repeated rows to count each judgement once)",
-            stacklevel=2,
-        )
     return out
+
+
+def repeated_keys(participant: pd.Series, scenario: pd.Series, rows: _Rows, stacklevel: int = 2) -> dict:
+    """Rows repeating the row key :data:`ROW_KEY` (a participant judging a scenario twice): tolerated and
+    counted by the anomaly policy, as the study's report counts every row, and warned about naming the file,
+    the key and the lines / records / rows of the first repeated key. Returns ``n_duplicate_rows``,
+    ``first_duplicate`` ({participant_id, scenario_id} or None) and ``duplicate_rows`` (their numbers)."""
+    key = pd.DataFrame({"participant_id": participant.astype(str).to_numpy(), "scenario_id": scenario.astype(str)})
+    dup = key.duplicated(keep=False).to_numpy()
+    if not dup.any():
+        return {"n_duplicate_rows": 0, "first_duplicate": None, "duplicate_rows": []}
+    first = key[dup].iloc[0]
+    numbers = [int(n) for n in rows.numbers[(key == first).all(axis=1).to_numpy()]]
+    n = int(key.duplicated().sum())
+    import warnings
+
+    warnings.warn(
+        f"{rows.where}: {n} row(s) repeat a participant's judgement of a scenario (key ({', '.join(ROW_KEY)}), "
+        f"e.g. participant {first['participant_id']!r}, scenario {first['scenario_id']!r} at {rows.label}s "
+        f"{' and '.join(map(str, numbers))}); they are counted, as the study's report counts every row (the "
+        "anomaly policy tolerates them; remove the repeated rows to count each judgement once)",
+        stacklevel=stacklevel,
+    )
+    return {"n_duplicate_rows": n, "first_duplicate": dict(first.astype(str)), "duplicate_rows": numbers}
 
 
 def aggregate_pair_counts(norm: pd.DataFrame, by: tuple[str, ...] = ()) -> pd.DataFrame:
