@@ -169,7 +169,7 @@ def test_unparseable_json_is_reported(data_copy):
     rel = "pwb/pilot/fourth_judge_scores.jsonl"
     root = data_copy(rel)
     (root / rel).write_text('{"item_id": 1,\n')
-    with pytest.raises(d.DataValidationError, match="fourth_judge_scores.jsonl: cannot be parsed"):
+    with pytest.raises(d.DataValidationError, match=r"fourth_judge_scores\.jsonl: line 1: not valid JSON"):
         d.load_pwb_fourth_judge_scores(root=root, verify=False)
 
 
@@ -249,3 +249,30 @@ def test_several_problems_report_the_first_column_in_file_order():
     df.loc[0, "model_x"] = "recipe_z"
     with pytest.raises(d.DataValidationError, match=r"'model_x': expected one of"):
         validate(df, spec, where="f.csv")
+
+
+def test_json_nested_too_deep_names_the_file_and_line_not_a_recursion_error(data_copy):
+    deep = "[" * 100_000 + "]" * 100_000
+    rel = "pwb/pilot/fourth_judge_scores.jsonl"
+    root = data_copy(rel)
+    (root / rel).write_text('{"item_id": 1}\n' + deep + "\n")
+    with pytest.raises(d.DataValidationError, match=r"fourth_judge_scores\.jsonl: line 2: JSON nested too deep"):
+        d.load_pwb_fourth_judge_scores(root=root, verify=False)
+    rel = "pwb/pilot/pilot_ground_truth.json"
+    root = data_copy(rel)
+    (root / rel).write_text(deep)
+    with pytest.raises(d.DataValidationError, match=r"pilot_ground_truth\.json: JSON nested too deep"):
+        d.load_pwb_pilot_ground_truth(root=root, verify=False)
+
+
+def test_a_json_record_that_is_not_an_object_names_the_file_and_record(data_copy):
+    rel = "pwb/pilot/pilot_ground_truth.json"
+    root = data_copy(rel)
+    (root / rel).write_text('[{"item_id": 1}, 3]')
+    with pytest.raises(d.DataValidationError, match=r"pilot_ground_truth\.json: record 2: expected a JSON object"):
+        d.load_pwb_pilot_ground_truth(root=root, verify=False)
+    rel = "pwb/pilot/fourth_judge_scores.jsonl"
+    root = data_copy(rel)
+    (root / rel).write_text('{"item_id": 1}\n\n[1, 2]\n')
+    with pytest.raises(d.DataValidationError, match=r"fourth_judge_scores\.jsonl: line 3: expected a JSON object"):
+        d.load_pwb_fourth_judge_scores(root=root, verify=False)

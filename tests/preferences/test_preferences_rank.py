@@ -109,3 +109,19 @@ def test_rank_never_writes_under_results(tmp_path, capsys, monkeypatch):
     assert rank.main([str(f), "--out", str(paths.RESULTS / "mine")]) == 1
     assert "results/ are never written" in capsys.readouterr().err
     assert not (paths.RESULTS / "mine").exists()
+
+
+def test_rank_counts_and_names_repeated_participant_scenario_rows(tmp_path):
+    """A file with the study's row key (participant x scenario) that repeats a key was ranked silently; the
+    repeated rows are counted (each is a judgement, as the study's report counts them) and named."""
+    rows = make_study_rows(seed=1).head(40)
+    rows = pd.concat([rows, rows.iloc[[3]]], ignore_index=True)
+    f = tmp_path / "dup.csv"
+    rows.to_csv(f, index=False)
+    with pytest.warns(UserWarning) as w:
+        res = rank.rank(f, n_boot=50)
+    msg = str(w[0].message)
+    pid, sid = rows.iloc[3]["participant_id"], rows.iloc[3]["scenario_id"]
+    assert msg.startswith(f"{f}: 1 row(s) repeat a participant's judgement of a scenario"), msg
+    assert f"participant {pid!r}, scenario {sid!r} at rows 4 and 41" in msg
+    assert res["info"]["repeated_rows"] == 1 and res["info"]["judgements"] == 41

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats
 
 from compendium import preferences as pref
+from compendium.data.errors import DataValidationError
 from compendium.preferences import rowlevel
 
 # Each scenario (prompt-pair instance): pair (X, Y) in canonical order, prompt, canonical outcomes of its
@@ -185,7 +188,7 @@ def test_other_choice_encodings_give_the_same_result(style):
         (lambda d: d.assign(scenario_id="s1"), "different models or prompts"),
         (lambda d: d.drop(columns="choice_canonical"), "no choice column"),
         (lambda d: d.assign(choice_canonical="maybe"), "not A, B, tie"),
-        (lambda d: d.assign(a_model="recipe_z"), "unknown or missing model"),
+        (lambda d: d.assign(a_model="recipe_z"), "field a_model: unknown model id"),
         (lambda d: d.assign(b_model=d.a_model), "same model"),
     ],
 )
@@ -336,3 +339,72 @@ def test_malformed_annotation_files_name_the_file(tmp_path):
     pq.write_bytes(b"not a parquet file")
     with pytest.raises(ValueError, match=rf"{pq}: cannot be read as parquet"):
         rowlevel.read_annotations(pq)
+
+
+def test_annotations_nested_too_deep_name_the_file_and_line_not_a_recursion_error(tmp_path):
+    deep = "[" * 100_000 + "]" * 100_000
+    jl = tmp_path / "a.jsonl"
+    jl.write_text('{"participant_id": "P1"}\n' + deep + "\n")
+    with pytest.raises(DataValidationError, match=rf"^{jl}: line 2: JSON nested too deep"):
+        rowlevel.read_annotations(jl)
+    js = tmp_path / "a.json"
+    js.write_text('[{"participant_id": ' + deep + "}]")
+    with pytest.raises(DataValidationError, match=rf"^{js}: JSON nested too deep"):
+        rowlevel.read_annotations(js)
+
+
+def _jsonl(path, rows, blank_after=None):
+    lines = [json.dumps(r) for r in rows.to_dict("records")]
+    if blank_after is not None:
+        lines.insert(blank_after, "")
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_bad_annotation_values_name_the_file_the_line_or_record_and_the_field(tmp_path):
+    """A value the normaliser refuses used to be reported as "annotations: column ..." with neither the
+    file nor the row; now the file, the line (JSON lines: blank lines counted) or record, and the field."""
+    rows = make_rows()
+    bad = rows.copy()
+    bad.loc[3, "a_model"] = "recipe_z"
+    jl = _jsonl(tmp_path / "a.jsonl", bad, blank_after=1)  # row 3 is on line 5
+    with pytest.raises(DataValidationError) as e:
+        rowlevel.normalise_annotations(rowlevel.read_annotations(jl))
+    msg = str(e.value)
+    assert msg.startswith(f"{jl}: line 5: field a_model: unknown model id 'recipe_z'"), msg
+    bad = rows.copy()
+    bad.loc[[2, 6], "choice_canonical"] = "maybe"
+    js = tmp_path / "a.json"
+    js.write_text(json.dumps(bad.to_dict("records")))
+    with pytest.raises(DataValidationError) as e:
+        rowlevel.normalise_annotations(rowlevel.read_annotations(js))
+    msg = str(e.value)
+    assert msg.startswith(f"{js}: record 3 (and 1 more row): field choice_canonical: value 'maybe'"), msg
+    # a frame not read from a file keeps the generic name, with the row
+    with pytest.raises(DataValidationError, match=r"^annotations: row 4: field a_model: unknown model id"):
+        rowlevel.normalise_annotations(rows.assign(a_model=rows["a_model"].where(rows.index != 3, "recipe_z")))
+    # valid rows read from a file give exactly what the frame gives
+    pd.testing.assert_frame_equal(
+        rowlevel.normalise_annotations(rowlevel.read_annotations(_jsonl(tmp_path / "ok.jsonl", rows))),
+        rowlevel.normalise_annotations(rows),
+    )
+
+
+def test_duplicated_rows_name_the_file_the_key_and_the_rows_and_are_counted_per_the_policy(tmp_path):
+    """The study's row key is participant x scenario (one row is one participant's judgement of one
+    scenario); a repeated key is tolerated and counted, as the study's report counts every row (the anomaly
+    policy's HITL rule), and the warning names the file, the key and the lines."""
+    from compendium.data import anomalies
+
+    rows = make_rows()
+    jl = _jsonl(tmp_path / "a.jsonl", pd.concat([rows, rows.iloc[[4]]], ignore_index=True))
+    with pytest.warns(UserWarning) as w:
+        norm = rowlevel.normalise_annotations(rowlevel.read_annotations(jl))
+    msg = str(w[0].message)
+    assert msg.startswith(f"{jl}: 1 row(s) repeat a participant's judgement of a scenario"), msg
+    assert "key (participant_id, scenario_id)" in msg and "participant 'P005', scenario 's2' at lines 5 and 33" in msg
+    assert norm.attrs["duplicate_rows"] == [5, 33]
+    assert len(norm) == len(rows) + 1  # counted, as the report counts them
+    policy = anomalies.policy_table()
+    hitl = policy[(policy["dataset"] == "HITL") & policy["case"].str.contains("participant")]
+    assert list(hitl["action"]) == ["tolerated"], policy

@@ -441,3 +441,59 @@ def test_synthetic_snapshot_has_the_release_layout_and_its_anomalies(tmp_path):
     again = synthetic_pwb.write_snapshot(tmp_path / "again", seed=1, size="small")
     assert again["judge_values"] == s["judge_values"]
     assert (tmp_path / "again" / "results" / files[0].name).read_bytes() == files[0].read_bytes()  # seeded
+
+
+@pytest.mark.parametrize(
+    "mutate, field, words",
+    [
+        (lambda d: d["layer2"][0].update(scenario_id={"a": 1}), "layer2[0].scenario_id", "expected text, found dict"),
+        (lambda d: d["layer3"][0].update(prompt_id=[1]), "layer3[0].prompt_id", "expected text, found list"),
+        (lambda d: d.pop("model_name"), "model_name", "missing"),
+        (lambda d: d.update(variant="prompted"), "variant", "expected one of ['baseline', 'with_system_prompt']"),
+        (lambda d: d.update(variant=None), "variant", "missing"),
+    ],
+)
+def test_record_ids_and_the_file_key_of_the_wrong_type_are_refused_not_read_or_skipped(tmp_path, mutate, field, words):
+    """A record id of the wrong type was read as its repr, a file without a usable model_name / variant was
+    skipped silently (and the stage failed later in Cohen's d): both are refused naming file and field."""
+    data = _results_file("GLM 5.1", "baseline", "20260301_000000")
+    mutate(data)
+    _write(tmp_path, "bad.json", data)
+    _write(tmp_path, "ok.json", _results_file("GLM 5.1", "with_system_prompt", "20260301_000000"))
+    with pytest.raises(ValueError) as e:
+        I.load_hf_results(tmp_path)
+    msg = str(e.value)
+    assert msg.startswith(f"{tmp_path / 'bad.json'}: field {field}: ") and words in msg, msg
+    assert "\n" not in msg and msg.endswith(".")
+
+
+def test_a_null_layer_is_a_missing_layer_skipped_and_counted_beside_a_complete_file_refused_alone(tmp_path):
+    """``"layer2": null`` was read as a complete file with no scenarios (the Layer-2 effects came out NaN);
+    the anomaly policy's rule for a file without a layer now applies to it, and every file the rule skips
+    is counted in the table's ``attrs["skipped_files"]``."""
+    ckpt = _results_file("GLM 5.1", "baseline", "20260401_000000")
+    ckpt["layer2"] = None
+    _write(tmp_path, "a_ckpt.json", ckpt)
+    _write(tmp_path, "a_full.json", _results_file("GLM 5.1", "baseline", "20260301_000000"))
+    _write(tmp_path, "b.json", _results_file("GLM 5.1", "with_system_prompt", "20260301_000000"))
+    inst = I.load_hf_results(tmp_path)
+    assert inst.attrs["skipped_files"] == [{"file": str(tmp_path / "a_ckpt.json"), "missing": "layer2"}]
+    assert set(inst.loc[inst["layer"] == 2, "condition"]) == {"baseline", "with_system_prompt"}
+    (tmp_path / "a_full.json").unlink()
+    with pytest.raises(ValueError) as e:
+        I.load_hf_results(tmp_path)
+    assert str(e.value).startswith(f"{tmp_path / 'a_ckpt.json'}: field layer2: missing"), str(e.value)
+    (tmp_path / "a_ckpt.json").unlink()
+    _write(tmp_path, "a_full.json", _results_file("GLM 5.1", "baseline", "20260301_000000"))
+    assert I.load_hf_results(tmp_path).attrs["skipped_files"] == []
+
+
+def test_d_pooled_without_the_runs_of_a_condition_names_the_model_and_condition():
+    """A model whose Layer-1 runs of one condition are absent stopped the stage with a bare "Cohen's d
+    needs >= 2 scores per group, got 0 and 2"; the message now says which model and condition."""
+    runs = I.layer1_runs(I.panel_scores(_constant_model({"cognitive_forcing": 2}, model="GLM 5.1")))
+    with pytest.raises(ValueError) as e:
+        I.d_pooled(runs)
+    msg = str(e.value)
+    assert msg.startswith("d_pooled: model 'GLM 5.1' has 0 Layer-1 run score(s) in condition with_system_prompt"), msg
+    assert "results file" in msg and "\n" not in msg

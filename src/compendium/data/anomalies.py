@@ -53,9 +53,10 @@ POLICY: tuple[Rule, ...] = (
     ),
     Rule(
         "PWB",
-        "results file without layer1, layer2 or layer3 (the runner's Layer-1 checkpoint)",
+        "results file without layer1, layer2 or layer3, or with one of them null (the runner's Layer-1 checkpoint)",
         "skipped",
-        "when a complete file for the same model and condition exists, as the authors' loader; refused otherwise",
+        "when a complete file for the same model and condition exists, as the authors' loader, and counted "
+        "(the loader's skipped_files); refused otherwise, naming the file and the missing layer",
     ),
     Rule("PWB", "Layer-2 scenario without an average_score", "skipped", "left out of the Layer-2 means"),
     Rule("all", "non-finite number (NaN, Infinity)", "refused", "file, record and field named"),
@@ -67,7 +68,20 @@ POLICY: tuple[Rule, ...] = (
         "refused",
         "file, record and field named",
     ),
-    Rule("all", "JSON nested too deep to parse, or not valid JSON", "refused", "file named"),
+    Rule(
+        "PWB",
+        "results file without model_name, or with a variant other than baseline / with_system_prompt",
+        "refused",
+        "file and field named",
+    ),
+    Rule(
+        "HITL",
+        "the same participant judging the same scenario twice (row key participant_id x scenario_id)",
+        "tolerated",
+        "counted, as the study's report counts every row; a warning names the file, the key and the rows",
+    ),
+    Rule("HITL", "annotation row without a choice", "skipped", "as the study's report skips it; counted"),
+    Rule("all", "JSON nested too deep to parse, or not valid JSON", "refused", "file named (and the line)"),
 )
 
 
@@ -96,6 +110,22 @@ def number(value, where: str, field: str, *, lo: float | None = None, hi: float 
     if (lo is not None and x < lo) or (hi is not None and x > hi):
         raise refuse(where, field, f"value {value!r} outside [{lo:g}, {hi:g}] (refused by the anomaly policy)")
     return x
+
+
+def parse_json(text: str, where: str, line: int | None = None, error: type[ValueError] = DataAnomalyError) -> object:
+    """Parse JSON ``text`` read from ``where`` (a file; ``line``: its line, for JSON lines); invalid or too
+    deeply nested JSON (Python's parser raises a bare RecursionError) raises ``error`` in one sentence naming
+    the file and the line or position."""
+    import json
+
+    at = f"{where}: line {line}" if line is not None else str(where)
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise error(f"{at}: JSON nested too deep to read; refused by the anomaly policy.") from None
+    except json.JSONDecodeError as exc:
+        pos = f"column {exc.colno}" if line is not None else f"line {exc.lineno}, column {exc.colno}"
+        raise error(f"{at}: not valid JSON ({exc.msg} at {pos}).") from None
 
 
 def load_json(path) -> object:

@@ -74,15 +74,34 @@ def _read(spec: TableSpec, path: Path) -> pd.DataFrame:
         if spec.reader == "csv":
             return pd.read_csv(path, **spec.read_kwargs)
         if spec.reader == "jsonl":
-            rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-            return pd.DataFrame(rows)
+            lines = path.read_text(encoding="utf-8").splitlines()
+            rows = [(i, _json(line, path, i)) for i, line in enumerate(lines, start=1) if line.strip()]
+            bad = next((i for i, r in rows if not isinstance(r, dict)), None)
+            if bad is not None:
+                raise DataValidationError(f"{path}: line {bad}: expected a JSON object (one record)")
+            return pd.DataFrame([r for _, r in rows])
         if spec.reader == "json_records":
-            return pd.DataFrame(json.loads(path.read_text()))
+            obj = _json(path.read_text(encoding="utf-8"), path)
+            if isinstance(obj, list):
+                bad = next((i for i, r in enumerate(obj, start=1) if not isinstance(r, dict)), None)
+                if bad is not None:
+                    raise DataValidationError(f"{path}: record {bad}: expected a JSON object (one record)")
+            return pd.DataFrame(obj)
         if spec.reader == "json_prompts":
-            return pd.DataFrame(json.loads(path.read_text())["prompts"])
+            return pd.DataFrame(_json(path.read_text(encoding="utf-8"), path)["prompts"])
+    except DataValidationError:
+        raise
     except (ValueError, KeyError, UnicodeDecodeError, pd.errors.ParserError) as exc:
         raise DataValidationError(f"{path}: cannot be parsed as {spec.reader}: {exc}") from exc
     raise ValueError(f"unknown reader {spec.reader!r} for table {spec.name}")
+
+
+def _json(text: str, path: Path, line: int | None = None):
+    """One JSON value of ``path`` (its ``line``, for JSON lines); invalid or too deeply nested JSON raises
+    :class:`DataValidationError` naming the file and the line or position."""
+    from .anomalies import parse_json
+
+    return parse_json(text, str(path), line, error=DataValidationError)
 
 
 def _describe_bad(s: pd.Series, mask: np.ndarray) -> str:

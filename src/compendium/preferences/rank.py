@@ -42,6 +42,20 @@ def _bad(file: Path, i: int, field: str, why: str) -> DataValidationError:
     return DataValidationError(f"{file}: row {i + 1}: field {field!r}: {why}")
 
 
+def _repeated(df: pd.DataFrame) -> int | None:
+    """Rows with a choice that repeat the study's row key (participant x scenario), counted and warned
+    about (:func:`compendium.preferences.rowlevel.repeated_keys`); None when the file has no such key."""
+    pcol = next((c for c in rowlevel.PARTICIPANT_COLUMNS if c in df.columns), None)
+    col = next((c for c in rowlevel.CHOICE_COLUMNS if c in df.columns), None)
+    if pcol is None or "scenario_id" not in df.columns or col is None:
+        return None
+    where = rowlevel._Rows(df)
+    chosen = ~(df[col].isna() | (df[col].astype("string").str.strip() == "")).to_numpy(dtype=bool)
+    where.keep(chosen)
+    d = df[chosen]
+    return rowlevel.repeated_keys(d[pcol], d["scenario_id"], where, stacklevel=4)["n_duplicate_rows"]
+
+
 def judgements(df: pd.DataFrame, file: Path) -> tuple[pd.DataFrame, int]:
     """``(frame of model_a, model_b, outcome in {a, b, tie}, n_skipped)`` from the raw rows."""
     for c in ("a_model", "b_model"):
@@ -100,6 +114,7 @@ def rank(file: str | Path, n_boot: int = 2000, seed: int = 0, ci: float = 0.95) 
     file = Path(file)
     raw = rowlevel.read_annotations(file, verify=False)
     j, skipped = judgements(raw, file)
+    repeated = _repeated(raw)
     models, pc = pair_counts(j)
     K = len(models)
     if K < 2:
@@ -156,6 +171,7 @@ def rank(file: str | Path, n_boot: int = 2000, seed: int = 0, ci: float = 0.95) 
         "file": str(file),
         "judgements": len(j),
         "rows_without_choice": skipped,
+        "repeated_rows": repeated,
         "models": K,
         "pairs": len(pc),
         "n_boot": n_boot,

@@ -35,7 +35,6 @@ aggregate to the published pair counts.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
@@ -44,6 +43,7 @@ from scipy import stats
 
 from compendium.pipeline import paths
 
+from ..data.anomalies import parse_json
 from ..data.errors import DataValidationError, require_columns
 from ..stats import pairwise as pw
 from .reproduce import COUNT_COLUMNS, MODELS, VAL_PREF_ACC, validate_pair_counts
@@ -86,6 +86,8 @@ DISPLAY_COLUMNS = ("displayed_first_model", "shown_first_model", "left_model", "
 #: Boolean columns: True when the grid's side B was displayed first (the display swapped the sides).
 SWAP_COLUMNS = ("display_swapped", "swapped")
 REQUIRED = ("scenario_id", "prompt_id", "a_model", "b_model")
+#: The row key of the study's schema: one row is one participant's judgement of one scenario.
+ROW_KEY = ("participant_id", "scenario_id")
 _A = {"a", "response a", "a better", "a is better", "option a", "left"}
 _B = {"b", "response b", "b better", "b is better", "option b", "right"}
 _TIE = {"tie", "about equal", "equal", "same", "draw", "t"}
@@ -148,34 +150,29 @@ def read_annotations(path: str | Path, verify: bool = True) -> pd.DataFrame:
         _verify_acquired(p)
     try:
         if p.suffix == ".parquet":
-            return pd.read_parquet(p)
+            return _sourced(pd.read_parquet(p), p, "row")
         if p.suffix == ".csv":
-            return pd.read_csv(p)
+            return _sourced(pd.read_csv(p), p, "row")
         text = p.read_text(encoding="utf-8") if p.suffix in (".jsonl", ".json") else None
     except (OSError, ValueError, UnicodeDecodeError, pd.errors.ParserError) as exc:
         raise DataValidationError(
             f"{p}: cannot be read as {p.suffix[1:]}: {' '.join(str(exc).split())[:200]}"
         ) from None
     if p.suffix == ".jsonl":
-        rows = []
+        rows, numbers = [], []
         for i, line in enumerate(text.splitlines(), start=1):
             if not line.strip():
                 continue
-            try:
-                rec = json.loads(line)
-            except ValueError as exc:
-                raise DataValidationError(f"{p}: line {i}: not valid JSON ({exc})") from None
+            rec = parse_json(line, str(p), i, error=DataValidationError)
             if not isinstance(rec, dict):
                 raise DataValidationError(
                     f"{p}: line {i}: expected a JSON object (one annotation), got {type(rec).__name__}"
                 )
             rows.append(rec)
-        return pd.DataFrame.from_records(rows)
+            numbers.append(i)
+        return _sourced(pd.DataFrame.from_records(rows), p, "line", numbers)
     if p.suffix == ".json":
-        try:
-            obj = json.loads(text)
-        except (ValueError, RecursionError) as exc:
-            raise DataValidationError(f"{p}: not valid JSON ({' '.join(str(exc).split())[:200]})") from None
+        obj = parse_json(text, str(p), error=DataValidationError)
         if isinstance(obj, dict):  # {"annotations": [...]} or {"rows": [...]}
             obj = next((v for k, v in obj.items() if k in ("annotations", "rows", "data")), None)
         if not isinstance(obj, list):
@@ -183,20 +180,50 @@ def read_annotations(path: str | Path, verify: bool = True) -> pd.DataFrame:
         bad = next((i for i, r in enumerate(obj) if not isinstance(r, dict)), None)
         if bad is not None:
             raise DataValidationError(f"{p}: record {bad + 1}: expected a JSON object (one annotation)")
-        return pd.DataFrame.from_records(obj)
+        return _sourced(pd.DataFrame.from_records(obj), p, "record")
     raise DataValidationError(f"{p}: unsupported file type {p.suffix!r}; expected .parquet, .csv, .json or .jsonl")
 
 
-def _map_model_ids(s: pd.Series, col: str) -> pd.Series:
-    if s.isna().any():
-        raise DataValidationError(
-            f"annotations: column {col!r} has missing model id(s) in {int(s.isna().sum())} row(s)"
-        )
+def _sourced(df: pd.DataFrame, p: Path, label: str, numbers: list[int] | None = None) -> pd.DataFrame:
+    """``df`` with where its rows come from in ``attrs`` (file, "line" / "record" / "row" and each row's
+    number), so that :func:`normalise_annotations` names the file and the row of a value it refuses."""
+    df.attrs.update(source=str(p), row_label=label, row_numbers=numbers or list(range(1, len(df) + 1)))
+    return df
+
+
+class _Rows:
+    """Where the rows of a frame come from: the file (or "annotations") and each row's line / record / row."""
+
+    def __init__(self, df: pd.DataFrame):
+        self.where = str(df.attrs.get("source") or "annotations")
+        numbers = df.attrs.get("row_numbers")
+        if numbers is not None and len(numbers) == len(df):
+            self.label, self.numbers = str(df.attrs.get("row_label", "row")), np.asarray(numbers)
+        else:  # a frame built or filtered in memory: its rows in order
+            self.label, self.numbers = "row", np.arange(1, len(df) + 1)
+
+    def keep(self, mask) -> None:
+        self.numbers = self.numbers[np.asarray(mask, dtype=bool)]
+
+    def at(self, mask=None) -> str:
+        """``"<file>: line 5"`` for the first row of ``mask`` (``"(and n more rows)"`` when there are more)."""
+        if mask is None:
+            return self.where
+        idx = np.flatnonzero(np.asarray(mask, dtype=bool))
+        more = f" (and {len(idx) - 1} more row{'s' if len(idx) > 2 else ''})" if len(idx) > 1 else ""
+        return f"{self.where}: {self.label} {self.numbers[idx[0]]}{more}"
+
+
+def _map_model_ids(s: pd.Series, col: str, rows: _Rows | None = None) -> pd.Series:
+    rows = rows or _Rows(s.to_frame())
+    missing = s.isna().to_numpy()
+    if missing.any():
+        raise DataValidationError(f"{rows.at(missing)}: field {col}: missing model id")
     out = s.astype(str).map(lambda v: INTERNAL_MODEL_IDS.get(v, v))
-    bad = sorted(set(out) - set(MODELS))
-    if bad:
+    bad = ~out.isin(MODELS).to_numpy()
+    if bad.any():
         raise DataValidationError(
-            f"annotations: column {col!r} has unknown or missing model id(s) {bad}; expected "
+            f"{rows.at(bad)}: field {col}: unknown model id {out[bad].iloc[0]!r}; expected one of "
             f"{list(MODELS)} (HF ids) or {list(INTERNAL_MODEL_IDS)} (the study's internal ids)"
         )
     return out
@@ -227,21 +254,26 @@ def normalise_annotations(df: pd.DataFrame, prompts: pd.DataFrame | None = None)
 
     Rows without a choice (missing or empty) are skipped, as the study's report skips them; the frame's
     ``attrs`` say how many (``n_without_choice`` of ``n_rows_read``), how many rows repeat a participant's
-    judgement of the same scenario (``n_duplicate_rows``, counted as the report counts them, and warned
-    about), and the distinct participants over all rows read (``n_participants_all``, the report's count).
+    judgement of the same scenario (``n_duplicate_rows``: the row key :data:`ROW_KEY` repeated, counted as
+    the report counts them and warned about, naming the file and the rows of the first repeated key,
+    ``duplicate_rows``), and the distinct participants over all rows read (``n_participants_all``, the
+    report's count). A refused value is named by file (``attrs["source"]`` of :func:`read_annotations`, else
+    "annotations"), line / record / row and field.
     ``scenario_rank`` is the scenario's place of first appearance in the file (any row).
     """
+    rows = _Rows(df)
+    where = rows.where
     pcol = next((c for c in PARTICIPANT_COLUMNS if c in df.columns), None)
     if pcol is None:
         raise DataValidationError(
-            f"annotations: missing column: no participant column; expected one of "
+            f"{where}: missing column: no participant column; expected one of "
             f"{list(PARTICIPANT_COLUMNS)}, found columns {list(df.columns)[:12]}"
         )
-    require_columns(df, REQUIRED, "annotations", hint=f" plus a choice column (one of {list(CHOICE_COLUMNS)})")
+    require_columns(df, REQUIRED, where, hint=f" plus a choice column (one of {list(CHOICE_COLUMNS)})")
     col = next((c for c in CHOICE_COLUMNS if c in df.columns), None)
     if col is None:
         raise DataValidationError(
-            f"annotations: no choice column; expected one of {list(CHOICE_COLUMNS)}, found columns {list(df.columns)}"
+            f"{where}: no choice column; expected one of {list(CHOICE_COLUMNS)}, found columns {list(df.columns)}"
         )
     # the study's report skips rows without a choice (build_report.aggregate) and so do we, counting them;
     # a scenario keeps the place of its first row in the file, with or without a choice
@@ -250,12 +282,16 @@ def normalise_annotations(df: pd.DataFrame, prompts: pd.DataFrame | None = None)
     scenario_rank = pd.Series(pd.factorize(df["scenario_id"].astype(str))[0], index=df.index)
     no_choice = df[col].isna() | (df[col].astype("string").str.strip() == "")
     df = df[~no_choice.to_numpy(dtype=bool)]
+    rows.keep(~no_choice.to_numpy(dtype=bool))
     if df.empty:
-        raise DataValidationError(f"annotations: none of the {n_rows} row(s) has a choice in column {col!r}")
-    a_model = _map_model_ids(df["a_model"], "a_model")
-    b_model = _map_model_ids(df["b_model"], "b_model")
-    if (a_model == b_model).any():
-        raise DataValidationError("annotations: a row shows the same model on sides A and B (a_model == b_model)")
+        raise DataValidationError(f"{where}: none of the {n_rows} row(s) has a choice in column {col!r}")
+    a_model = _map_model_ids(df["a_model"], "a_model", rows)
+    b_model = _map_model_ids(df["b_model"], "b_model", rows)
+    same = (a_model == b_model).to_numpy()
+    if same.any():
+        raise DataValidationError(
+            f"{rows.at(same)}: field b_model: the same model {a_model[same].iloc[0]!r} as a_model on both sides"
+        )
     raw = df[col].astype("string").str.strip().str.lower().str.replace(r"[_\-]+", " ", regex=True)
     side = pd.Series(pd.NA, index=df.index, dtype="string")
     side[raw.isin(_A)] = "A"
@@ -267,10 +303,11 @@ def normalise_annotations(df: pd.DataFrame, prompts: pd.DataFrame | None = None)
     )
     side[side.isna() & (named == a_model)] = "A"
     side[side.isna() & (named == b_model)] = "B"
-    if side.isna().any():
-        bad = sorted(set(df.loc[side.isna(), col].astype(str)))[:10]
+    unread = side.isna().to_numpy()
+    if unread.any():
         raise DataValidationError(
-            f"annotations: column {col!r} has value(s) {bad} that are not A, B, tie or one of the two models shown"
+            f"{rows.at(unread)}: field {col}: value {str(df.loc[unread, col].iloc[0])!r} is not A, B, tie or one "
+            "of the two models shown"
         )
     order = {m: k for k, m in enumerate(MODELS)}
     a_first = (a_model.map(order) < b_model.map(order)).to_numpy(dtype=bool)
@@ -293,20 +330,23 @@ def normalise_annotations(df: pd.DataFrame, prompts: pd.DataFrame | None = None)
     bad = per[(per > 1).any(axis=1)]
     if len(bad):
         raise DataValidationError(
-            f"annotations: scenario_id {bad.index[0]!r} (and {len(bad) - 1} more) has rows with "
+            f"{where}: scenario_id {bad.index[0]!r} (and {len(bad) - 1} more) has rows with "
             "different models or prompts; one scenario is one prompt x pair instance"
         )
     dcol = next((c for c in DISPLAY_COLUMNS if c in df.columns), None)
     scol = next((c for c in SWAP_COLUMNS if c in df.columns), None)
     if dcol is not None:
-        shown = _map_model_ids(df[dcol], dcol).to_numpy()
-        if not ((shown == out["a_model"]) | (shown == out["b_model"])).all():
-            raise DataValidationError(f"annotations: column {dcol!r} names a model that is not one of the two compared")
+        shown = _map_model_ids(df[dcol], dcol, rows).to_numpy()
+        other = ~((shown == out["a_model"]) | (shown == out["b_model"])).to_numpy()
+        if other.any():
+            raise DataValidationError(
+                f"{rows.at(other)}: field {dcol}: names a model that is not one of the two compared"
+            )
         out["displayed_first"] = shown
     elif scol is not None:
         sw = df[scol]
         if sw.isna().any() or not set(sw.astype(str).str.lower()) <= {"true", "false", "1", "0"}:
-            raise DataValidationError(f"annotations: column {scol!r} must be boolean (True = side B displayed first)")
+            raise DataValidationError(f"{where}: column {scol!r} must be boolean (True = side B displayed first)")
         sw = sw.astype(str).str.lower().isin(["true", "1"]).to_numpy()
         out["displayed_first"] = np.where(sw, out["b_model"], out["a_model"])
     com = _comments(df)
@@ -317,35 +357,46 @@ def normalise_annotations(df: pd.DataFrame, prompts: pd.DataFrame | None = None)
         out["b_text"] = df["b_text"].fillna("").astype(str).to_numpy()
     if prompts is not None:
         cat = dict(zip(prompts["id"], prompts["category"]))
-        unknown = sorted(set(out["prompt_id"]) - set(cat))
-        if unknown:
+        unknown = ~out["prompt_id"].isin(list(cat)).to_numpy()
+        if unknown.any():
             raise DataValidationError(
-                f"annotations: column 'prompt_id' has id(s) {unknown[:10]} not in the prompt list"
+                f"{rows.at(unknown)}: field prompt_id: id {out.loc[unknown, 'prompt_id'].iloc[0]!r} is not in the "
+                "prompt list"
             )
         out.insert(3, "category", out["prompt_id"].map(cat))
-    dup = out.duplicated(["participant_id", "scenario_id"], keep=False)
     out.attrs.update(
         {
             "n_rows_read": n_rows,
             "n_without_choice": int(no_choice.sum()),
             "n_participants_all": n_participants_all,
-            "n_duplicate_rows": int(out.duplicated(["participant_id", "scenario_id"]).sum()),
-            "first_duplicate": (
-                None if not dup.any() else {k: str(out.loc[dup, k].iloc[0]) for k in ("participant_id", "scenario_id")}
-            ),
+            **repeated_keys(out["participant_id"], out["scenario_id"], rows, stacklevel=3),
         }
     )
-    if out.attrs["n_duplicate_rows"]:
-        import warnings
-
-        d = out.attrs["first_duplicate"]
-        warnings.warn(
-            f"annotations: {out.attrs['n_duplicate_rows']} row(s) repeat a participant's judgement of a scenario "
-            f"(e.g. participant {d['participant_id']!r}, scenario {d['scenario_id']!r}); they are counted, as the "
-            "study's report counts every row",
-            stacklevel=2,
-        )
     return out
+
+
+def repeated_keys(participant: pd.Series, scenario: pd.Series, rows: _Rows, stacklevel: int = 2) -> dict:
+    """Rows repeating the row key :data:`ROW_KEY` (a participant judging a scenario twice): tolerated and
+    counted by the anomaly policy, as the study's report counts every row, and warned about naming the file,
+    the key and the lines / records / rows of the first repeated key. Returns ``n_duplicate_rows``,
+    ``first_duplicate`` ({participant_id, scenario_id} or None) and ``duplicate_rows`` (their numbers)."""
+    key = pd.DataFrame({"participant_id": participant.astype(str).to_numpy(), "scenario_id": scenario.astype(str)})
+    dup = key.duplicated(keep=False).to_numpy()
+    if not dup.any():
+        return {"n_duplicate_rows": 0, "first_duplicate": None, "duplicate_rows": []}
+    first = key[dup].iloc[0]
+    numbers = [int(n) for n in rows.numbers[(key == first).all(axis=1).to_numpy()]]
+    n = int(key.duplicated().sum())
+    import warnings
+
+    warnings.warn(
+        f"{rows.where}: {n} row(s) repeat a participant's judgement of a scenario (key ({', '.join(ROW_KEY)}), "
+        f"e.g. participant {first['participant_id']!r}, scenario {first['scenario_id']!r} at {rows.label}s "
+        f"{' and '.join(map(str, numbers))}); they are counted, as the study's report counts every row (the "
+        "anomaly policy tolerates them; remove the repeated rows to count each judgement once)",
+        stacklevel=stacklevel,
+    )
+    return {"n_duplicate_rows": n, "first_duplicate": dict(first.astype(str)), "duplicate_rows": numbers}
 
 
 def aggregate_pair_counts(norm: pd.DataFrame, by: tuple[str, ...] = ()) -> pd.DataFrame:

@@ -224,6 +224,17 @@ def check_results_json(data, where: str) -> None:
     for k in ("model_name", "variant", "timestamp", "model_id"):
         if data.get(k) is not None and not isinstance(data[k], str):
             raise anomalies.refuse(where, k, f"expected text, found {type(data[k]).__name__} {data[k]!r:.40}")
+    if not data.get("model_name"):
+        raise anomalies.refuse(
+            where,
+            "model_name",
+            "missing, so the file cannot be assigned to a model (every results file of the runner names its "
+            "model; move other files out of the results folder)",
+        )
+    if data.get("variant") is None:
+        raise anomalies.refuse(where, "variant", f"missing; expected one of {list(CONDITIONS)}")
+    if data["variant"] not in CONDITIONS:
+        raise anomalies.refuse(where, "variant", f"expected one of {list(CONDITIONS)}, found {data['variant']!r:.40}")
     l1 = data.get("layer1")
     if l1 is not None and not isinstance(l1, Mapping):
         raise anomalies.refuse(where, "layer1", f"expected an object of dimensions, found {type(l1).__name__}")
@@ -237,7 +248,7 @@ def check_results_json(data, where: str) -> None:
             if not isinstance(p, Mapping):
                 raise anomalies.refuse(where, f, f"expected a prompt record (a JSON object), found {type(p).__name__}")
             if p.get("prompt_id") is not None and not isinstance(p["prompt_id"], str | int):
-                raise anomalies.refuse(where, f"{f}.prompt_id", "expected text")
+                raise anomalies.refuse(where, f"{f}.prompt_id", f"expected text, found {type(p['prompt_id']).__name__}")
             if "runs" in p:
                 if not isinstance(p["runs"], list):
                     raise anomalies.refuse(
@@ -254,6 +265,9 @@ def check_results_json(data, where: str) -> None:
             raise anomalies.refuse(where, key, f"expected a list of {kind} records, found {type(recs).__name__}")
         for i, r in enumerate(recs or []):
             f = f"{key}[{i}]"
+            rid = "scenario_id" if key == "layer2" else "prompt_id"
+            if isinstance(r, Mapping) and r.get(rid) is not None and not isinstance(r[rid], str | int):
+                raise anomalies.refuse(where, f"{f}.{rid}", f"expected text, found {type(r[rid]).__name__}")
             if key == "layer3":
                 _scored_record(r, where, f)
                 continue
@@ -346,6 +360,10 @@ def load_hf_results(results_dir: str | Path, models: Iterable[str] | None = tupl
     ``timestamp`` field (ties: the last file name), among files holding all three layers, as the
     authors' ``run_analysis.py`` keeps the latest complete file (it sorts by file mtime, which a copy
     does not preserve). ``models`` restricts to the paper's seven models (None: keep all).
+
+    A file without a layer (absent or null: the runner's Layer-1 checkpoint) is skipped when a complete
+    file for the same model and condition exists and refused otherwise (:mod:`compendium.data.anomalies`);
+    the skipped files are listed in ``attrs["skipped_files"]`` (``{"file": ..., "missing": "layer2"}``).
     """
     d = Path(results_dir)
     if not d.is_dir():
@@ -365,17 +383,17 @@ def load_hf_results(results_dir: str | Path, models: Iterable[str] | None = tupl
             raise FileNotFoundError(f"{d}: no *.json, *.parquet or *.csv result files")
         latest: dict[tuple[str, str], tuple[str, str, dict]] = {}
         incomplete: dict[tuple[str, str], tuple[Path, str]] = {}
+        skipped: list[dict[str, str]] = []
         for f in files:
             data = anomalies.load_json(f)
             check_results_json(data, str(f))
-            name, variant = data.get("model_name"), data.get("variant")
-            if not name or variant not in CONDITIONS:
-                continue
+            name, variant = data["model_name"], data["variant"]
             if models is not None and name not in set(models):
                 continue
-            lacking = [k for k in ("layer1", "layer2", "layer3") if k not in data]
+            lacking = [k for k in ("layer1", "layer2", "layer3") if data.get(k) is None]  # absent or null
             if lacking:  # the runner's Layer-1 checkpoint: skipped, as the authors' loader skips it
                 incomplete.setdefault((name, variant), (f, lacking[0]))
+                skipped.append({"file": str(f), "missing": lacking[0]})
                 continue
             key = (name, variant)
             stamp = (str(data.get("timestamp", "")), f.name)
@@ -393,8 +411,9 @@ def load_hf_results(results_dir: str | Path, models: Iterable[str] | None = tupl
             raise ValueError(f"{d}: no complete (layer1 + layer2 + layer3) results file for the selected models")
         for (name, variant), (_, _, data) in sorted(latest.items()):
             frames.append(instances_from_results_json(data, name, variant))
-    out = pd.concat(frames, ignore_index=True)
-    return validate_instances(out, where=str(d))
+    out = validate_instances(pd.concat(frames, ignore_index=True), where=str(d))
+    out.attrs["skipped_files"] = [] if tables else skipped
+    return out
 
 
 # --------------------------------------------------------------------------------------------------
@@ -610,6 +629,12 @@ def d_pooled(runs: pd.DataFrame) -> pd.DataFrame:
     for model, t in runs.groupby("model", sort=True):
         b = t.loc[t["condition"] == "baseline", "panel"].to_numpy()
         p = t.loc[t["condition"] == "with_system_prompt", "panel"].to_numpy()
+        if b.size < 2 or p.size < 2:
+            cond, n = ("baseline", b.size) if b.size < 2 else ("with_system_prompt", p.size)
+            raise ValueError(
+                f"d_pooled: model {model!r} has {n} Layer-1 run score(s) in condition {cond}, and Cohen's d needs at least 2 "
+                f"per condition (is its {cond} results file missing, or without scored layer1 runs?)"
+            )
         rows.append(
             {
                 "model": model,
