@@ -49,17 +49,24 @@ from .vocab import (
 # ------------------------------------------------------------------------------------------------ comparing
 
 
-def within_tolerance(published, reproduced, tol: float) -> bool:
-    """``|reproduced - published| <= tol`` for numbers, element-wise for (nested) lists of equal shape."""
-    if reproduced is None:
-        return False
+def _comparable(published, value) -> tuple[np.ndarray, np.ndarray] | None:
+    """Both as float arrays of one shape, the value without NaN; None when they cannot be compared as numbers."""
     try:
         a = np.asarray(published, dtype=float)
-        b = np.asarray(reproduced, dtype=float)
+        b = np.asarray(value, dtype=float)
     except (TypeError, ValueError):
-        return False
+        return None
     if a.shape != b.shape or np.isnan(b).any():
+        return None
+    return a, b
+
+
+def within_tolerance(published, reproduced, tol: float) -> bool:
+    """``|reproduced - published| <= tol`` for numbers, element-wise for (nested) lists of equal shape."""
+    pair = None if reproduced is None else _comparable(published, reproduced)
+    if pair is None:
         return False
+    a, b = pair
     return bool(np.all(np.abs(a - b) <= tol + _eps(a, b)))
 
 
@@ -159,13 +166,10 @@ def gap(published, value) -> float | None:
     """``max |value - published|`` over elements (None for labels, shape mismatches or no value)."""
     if value is None or isinstance(value, str) or isinstance(published, str):
         return None
-    try:
-        a = np.asarray(published, dtype=float)
-        b = np.asarray(value, dtype=float)
-    except (TypeError, ValueError):
+    pair = _comparable(published, value)
+    if pair is None:
         return None
-    if a.shape != b.shape or np.isnan(b).any():
-        return None
+    a, b = pair
     return float(np.max(np.abs(a - b))) if a.size else 0.0
 
 
