@@ -214,3 +214,13 @@ def test_prompt_domains_alt_text_counts_layer_one_only():
     assert "the 4 layer-1 prompts" in text and "law (3 prompts)" in text and "each dimension has 2 prompts" in text
     inv.loc[1, "dimension"] = "anti_sycophancy"
     assert "dimension totals range from 1 to 3" in alttext.prompt_domains(inv)
+
+
+def test_the_books_alt_text_extension_reads_pngs_without_pandas_or_ipython():
+    # every book build loads the extension; importing the chapter helpers (pandas, IPython) cost ~0.4 s there
+    import subprocess
+    import sys
+
+    code = "import sys, compendium.book.sphinx_alt; print(sorted(m for m in ('pandas', 'IPython') if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"

@@ -2,7 +2,7 @@
 
 myst-nb renders a glued image (``{glue:figure}``) without alt text (it drops the ``alt`` of an output's
 metadata), so the HTML would fall back to the file name (``alt="../_images/f55a….png"``), which a screen
-reader reads aloud. :func:`compendium.chapter.display.glue_figure` writes each figure's alt text, built from the
+reader reads aloud. :func:`compendium.chapter.display.glue_figure` writes each figure's alt text (:mod:`compendium.chapter.pngtext`), built from the
 same numbers as its caption, into the PNG as its "Description" text chunk; this extension sets every image
 node that has no alt of its own from that chunk. An image without a description keeps no alt, and the
 browser check (:mod:`compendium.book.browsercheck`) reports it.
@@ -16,6 +16,8 @@ import os
 from pathlib import Path
 
 from docutils import nodes
+
+from compendium.chapter.pngtext import png_description  # standard library only (no pandas, no IPython)
 
 
 def image_file(uri: str, srcdir: str | Path, docpath: str | Path) -> Path | None:
@@ -44,10 +46,6 @@ def fill_alt(app, doctree) -> int:
         f = image_file(node.get("uri", ""), app.srcdir, docpath)
         if f is None or f.suffix.lower() != ".png":
             continue
-        from compendium.chapter.display import (
-            png_description,  # here: compendium.chapter.display imports pandas (0.4 s), needed only for a PNG
-        )
-
         text = png_description(f.read_bytes())
         if text:
             node["alt"] = text
