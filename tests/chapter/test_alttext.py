@@ -216,11 +216,24 @@ def test_prompt_domains_alt_text_counts_layer_one_only():
     assert "dimension totals range from 1 to 3" in alttext.prompt_domains(inv)
 
 
-def test_the_books_alt_text_extension_reads_pngs_without_pandas_or_ipython():
-    # every book build loads the extension; importing the chapter helpers (pandas, IPython) cost ~0.4 s there
+
+def test_the_books_alt_text_extension_reads_pngs_without_pandas_or_ipython(tmp_path):
+    # every book build runs the extension on every figure; the chapter helpers (pandas, IPython) cost ~0.4 s there
     import subprocess
     import sys
 
-    code = "import sys, compendium.book.sphinx_alt; print(sorted(m for m in ('pandas', 'IPython') if m in sys.modules))"
+    png = tmp_path / "a.png"
+    png.write_bytes(display.png_with_description(_png(tmp_path), "Heatmap of 5 by 5 counts."))
+    code = f"""
+import sys
+from types import SimpleNamespace
+from docutils import nodes
+from compendium.book import sphinx_alt
+doc = nodes.document(None, None)
+doc += nodes.image(uri={str(png)!r})
+env = SimpleNamespace(docname="x", doc2path=lambda name: {str(tmp_path)!r} + "/x.ipynb")
+assert sphinx_alt.fill_alt(SimpleNamespace(env=env, srcdir={str(tmp_path)!r}), doc) == 1
+print(sorted(m for m in ("pandas", "IPython") if m in sys.modules))
+"""
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
