@@ -12,6 +12,7 @@ import math
 import re
 from collections.abc import Callable, Mapping, Sequence
 from numbers import Number
+from pathlib import Path
 
 import pandas as pd
 from IPython.display import Markdown
@@ -170,6 +171,29 @@ def figure_alt(fig) -> str | None:
     return getattr(fig, ALT_ATTR, None)
 
 
+def save_png(path: Path, fig, alt: str | None = None) -> Path:
+    """Save ``fig`` as the PNG ``path`` (as :func:`compendium.pipeline.results.save_figure` does: no
+    timestamp or software metadata), close it, and write its alt text (``alt``, else the one the figure
+    function attached with :func:`set_alt`) into the PNG as its "Description". Returns ``path``."""
+    import matplotlib.pyplot as plt
+
+    from compendium.pipeline.results import save_png as _save
+
+    alt = alt if alt is not None else figure_alt(fig)
+    _save(path, fig)
+    plt.close(fig)
+    if alt is not None:
+        path.write_bytes(png_with_description(path.read_bytes(), alt))
+    else:
+        import warnings
+
+        warnings.warn(
+            f"figure {path.stem!r} has no alt text: pass alt= or attach it with compendium.chapter.display.set_alt",
+            stacklevel=3,
+        )
+    return path
+
+
 def glue_figure(stage: str, name: str, fig, key: str, alt: str | None = None):
     """Save ``fig`` as ``results/<stage>/figures/<name>.png``, close it, and glue *that PNG* under ``key``.
 
@@ -179,24 +203,32 @@ def glue_figure(stage: str, name: str, fig, key: str, alt: str | None = None):
     into the ``<img alt>`` (myst-nb drops alt text from a glued image's metadata).
     Returns the PNG's path.
     """
-    import matplotlib.pyplot as plt
     from IPython.display import Image
     from myst_nb import glue
 
-    from compendium.pipeline.results import save_figure
+    from compendium.pipeline import paths
 
-    alt = alt if alt is not None else figure_alt(fig)
-    path = save_figure(stage, name, fig)
-    plt.close(fig)
-    if alt is not None:
-        path.write_bytes(png_with_description(path.read_bytes(), alt))
-    else:
-        import warnings
+    path = save_png(paths.stage_dir(stage) / "figures" / f"{name}.png", fig, alt)
+    glue(key, Image(filename=str(path)), display=False)
+    return path
 
-        warnings.warn(
-            f"figure {name!r} has no alt text: pass alt= or attach it with compendium.chapter.display.set_alt",
-            stacklevel=2,
-        )
+
+def glue_png(stage: str, name: str, source: Path, key: str) -> Path:
+    """A PNG another stage drew (e.g. :func:`compendium.workbank.models.figure`), alt text included:
+    copied to ``results/<stage>/figures/<name>.png`` and glued from there under ``key``, as
+    :func:`glue_figure` does with a figure it draws. Returns the copy's path."""
+    import shutil
+
+    from IPython.display import Image
+    from myst_nb import glue
+
+    from compendium.pipeline import paths
+
+    if not Path(source).is_file():
+        raise FileNotFoundError(f"{source}: missing (the figure {name!r} is drawn by an earlier stage; run `dvc repro`)")
+    path = paths.stage_dir(stage) / "figures" / f"{name}.png"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(source, path)
     glue(key, Image(filename=str(path)), display=False)
     return path
 

@@ -30,6 +30,11 @@ READS: dict[str, tuple[str, ...]] = {
         "src/compendium/workbank/provenance.py",
     ),
 }
+#: stages whose command is a module's ``main`` (no notebook): stage -> module; their deps are that module's closure
+MODULE_STAGES: dict[str, str] = {
+    "workbank_models": "compendium.workbank.models",
+    "preferences_mc": "compendium.preferences.montecarlo",
+}
 #: subpackages listed as a whole folder (a study's code, the data layer, the shared statistics)
 FOLDERS = (
     "compendium.claims",  # with its templates/ (read, not imported)
@@ -138,13 +143,16 @@ def dep_paths(modules: set[str]) -> list[str]:
 
 
 def stage_dep_paths() -> dict[str, list[str]]:
-    """For every notebook stage, the src/compendium paths its deps must list."""
+    """For every notebook stage and every :data:`MODULE_STAGES` stage, the src/compendium paths its deps must list."""
     from compendium.pipeline.stage import STAGES
 
-    return {
+    out = {
         name: sorted(set(dep_paths(notebook_modules(st.source))) | set(READS.get(name, ())))
         for name, st in STAGES.items()
     }
+    for name, module in MODULE_STAGES.items():
+        out[name] = sorted(set(dep_paths(closure({module}))) | set(READS.get(name, ())))
+    return out
 
 
 def rewrite_dvc_yaml(text: str, wanted: dict[str, list[str]]) -> str:
@@ -158,7 +166,9 @@ def rewrite_dvc_yaml(text: str, wanted: dict[str, list[str]]) -> str:
         if stage in wanted and line.startswith("      - src/compendium"):
             continue
         out.append(line)
-        if stage in wanted and line.startswith("      - notebooks/"):
+        if stage in wanted and (
+            line.startswith("      - notebooks/") or stage in MODULE_STAGES and line == "    deps:"
+        ):
             out += [f"      - {d}" for d in wanted[stage]]
     return "\n".join(out) + "\n"
 

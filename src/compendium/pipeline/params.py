@@ -9,7 +9,8 @@ written in ``params.yaml``::
     params.yaml: workbank.cutoff: 9 is invalid: must be at most 5 (the zone cut-off on the 1-5 rating scale)
 
 The ``params`` stage writes the validated sections to ``results/params/<section>.json``; each study stage
-depends on its own section's file (so changing one study's parameter re-runs only that study), and on
+depends on its own section's file (so changing one study's parameter re-runs only that study; a stage that
+reads only some keys of a section has a record of its own, :data:`PARTIAL_RECORDS`), and on
 ``results/params/valid.json``, whose content never changes (so every stage waits for the check).
 
 The values are checked strictly: a boolean is not a number (``n_boot: true`` is refused, not read as 1)
@@ -516,13 +517,30 @@ def load(path: Path | None = None) -> dict[str, dict]:
 
 
 def load_section(section: str, path: Path | None = None) -> dict:
-    """The validated values of one section (what the stage's notebook receives as parameters)."""
+    """The validated values of one section (what the stage's notebook receives as parameters), or of a
+    :data:`PARTIAL_RECORDS` entry (its keys of its section only)."""
+    if section in PARTIAL_RECORDS:
+        of, keys = PARTIAL_RECORDS[section]
+        values = load(path)[of]
+        return {k: values[k] for k in keys}
     return load(path)[section]
 
 
+#: Stages that read only some keys of a section, each recorded by the ``params`` stage in a file of its own,
+#: ``results/params/<stage>.json`` (its DVC dependency), so that a change of any other key of the section
+#: leaves the stage up to date: ``workbank_models`` computes what no zone cut-off, sweep or zone-bootstrap
+#: setting reaches (:mod:`compendium.workbank.models`), and ``dvc exp run -S workbank.cutoff=3.5`` skips it.
+PARTIAL_RECORDS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "workbank_models": (
+        "workbank",
+        ("has_tie_rule", "seed", "n_tie_draws", "mixed_method", "n_boot_groups", "raking_max_iter", "raking_tol"),
+    ),
+}
+
+
 def stage_section(section: str) -> dict:
-    """The parameters a study stage runs with: its section as the ``params`` stage recorded it in
-    ``results/params/<section>.json``, the file ``dvc.yaml`` tracks as the stage's dependency, so the stage
+    """The parameters a study stage runs with: its section (or :data:`PARTIAL_RECORDS` entry) as the ``params``
+    stage recorded it in ``results/params/<section>.json``, the file ``dvc.yaml`` tracks as the stage's dependency, so the stage
     runs with exactly what DVC hashed. A run outside DVC (``python -m compendium.pipeline.stage run workbank`` after an
     edit of ``params.yaml``) finds the record missing or different; it then validates and records again
     first, as ``dvc repro`` would (and ``dvc status`` shows the ``params`` stage changed, which it has)."""
@@ -540,6 +558,9 @@ def check(out_dir: Path | None = None) -> Path:
     out_dir.mkdir(parents=True, exist_ok=True)
     for name, values in sections.items():
         (out_dir / f"{name}.json").write_text(json.dumps(values, indent=1, sort_keys=True) + "\n")
+    for name, (of, keys) in PARTIAL_RECORDS.items():
+        part = {k: sections[of][k] for k in keys}
+        (out_dir / f"{name}.json").write_text(json.dumps(part, indent=1, sort_keys=True) + "\n")
     (out_dir / "valid.json").write_text(json.dumps({"params.yaml": "valid"}) + "\n")
     return out_dir
 

@@ -121,7 +121,11 @@ def write_table(stage: str, name: str, df: pd.DataFrame, index: bool = False, ro
 
 def save_figure(stage: str, name: str, fig, root: Path | None = None, dpi: int = 120) -> Path:
     """Save ``results/<stage>/figures/<name>.png`` without timestamps/software metadata."""
-    out = (root or paths.stage_dir(stage)) / "figures" / f"{name}.png"
+    return save_png((root or paths.stage_dir(stage)) / "figures" / f"{name}.png", fig, dpi=dpi)
+
+
+def save_png(out: Path, fig, dpi: int = 120) -> Path:
+    """Save ``fig`` as the PNG ``out`` without timestamps/software metadata (byte-stable)."""
     out.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(out, dpi=dpi, bbox_inches="tight", metadata={"Software": None})
     return out

@@ -395,6 +395,37 @@ def _run_locked(st: Stage, quiet: bool, executed_dir: Path | None) -> float:
     return seconds
 
 
+@contextlib.contextmanager
+def python_stage(name: str):
+    """A stage without a notebook (a module's ``main``, e.g. ``python -m compendium.workbank.models``), run
+    like the notebook stages: the block writes into a staging folder of its own
+    (``results/.staging/<name>.<random>/``, which :func:`compendium.pipeline.paths.stage_dir` returns inside
+    the block), swapped in place of ``results/<name>/`` in one atomic exchange only if the block ends
+    without an error; otherwise the staging folder is removed and the last good results stay. Holds the
+    stage's lock (:func:`exclusive`) throughout. Yields the staging folder."""
+    with exclusive(name, lock_file(name)):
+        dest = paths.RESULTS / name
+        recover(dest)
+        root = paths.RESULTS / ".staging"
+        _stale_staging(root, name)
+        root.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f"{name}.", dir=root))
+        before = os.environ.get(STAGING_ENV)
+        os.environ[STAGING_ENV] = f"{name}={staging}"
+        try:
+            yield staging
+        except BaseException:
+            _remove(staging)
+            raise
+        finally:
+            if before is None:
+                os.environ.pop(STAGING_ENV, None)
+            else:
+                os.environ[STAGING_ENV] = before
+        with signals_deferred():
+            _swap(staging, dest)
+
+
 def _execute(st: Stage, parameters: dict, staging_nb: Path, kernel: _Kernel) -> float:
     """Execute the stage's notebook on ``kernel`` into ``staging_nb``; return the seconds it took."""
     import jupytext

@@ -14,6 +14,7 @@ paper's definition it implements (METHODS.md, section WORKBank). Themes:
 * :mod:`.authors` - the authors' notebook constructions behind the register's tables;
 * :mod:`.analysis` - one function per chapter section (a :class:`.analysis.Section`);
 * :mod:`.result` - :func:`build`, every section once, as one read-only :class:`WorkbankResult`;
+* :mod:`.models` - the ``workbank_models`` stage: the sections no zone setting reaches, computed once;
 * :mod:`.register` - the result mapped to the register's claim ids (nothing computed);
 * :mod:`.summary` - the words of the chapter, each a function of the result;
 * :mod:`.figures` - the chapter's figures.
@@ -32,4 +33,4 @@ from . import (  # noqa: F401
     skills,
     slips,
 )
-from .result import Inputs, WorkbankResult, build  # noqa: F401
+from .result import Inputs, WorkbankResult, build, build_models  # noqa: F401

@@ -22,13 +22,13 @@ from types import MappingProxyType
 
 import pandas as pd
 
-from compendium.pipeline.params import Workbank
+from compendium.pipeline.params import PARTIAL_RECORDS, Workbank
 from compendium.pipeline.progress import step
 
 from . import analysis
 from .analysis import Section
 
-__all__ = ["Inputs", "WorkbankResult", "SECTIONS", "build"]
+__all__ = ["Inputs", "WorkbankResult", "SECTIONS", "MODEL_SECTIONS", "build", "build_models", "model_params"]
 
 STAGE = "workbank"
 #: the sections of :class:`WorkbankResult`, in the order :func:`build` computes them
@@ -141,14 +141,20 @@ def _check_disjoint(sections: Mapping[str, Section]) -> None:
                 seen[k] = name
 
 
-def build(params: Workbank, inputs: Inputs, stage: str = STAGE) -> WorkbankResult:
-    """Run every section of the WORKBank chapter once, with ``params`` (:func:`compendium.pipeline.params.workbank_params`
-    or the validated ``params.yaml`` section), on ``inputs``; progress of the long steps goes to the
-    pipeline's terminal (:mod:`compendium.pipeline.progress`, prefixed ``[stage]``)."""
-    p, i = params, inputs
-    out: dict[str, Section] = {}
-    seconds: dict[str, float] = {}
+#: the sections that no zone cut-off, cut-off sweep or zone-bootstrap setting reaches (only the keys of
+#: ``PARTIAL_RECORDS["workbank_models"]``): the ``workbank_models`` stage computes them once
+#: (:func:`build_models`, :mod:`.models`) and :func:`build` takes them from there, so an exercise on the
+#: cut-off does not fit the mixed model or re-rake the sample again
+MODEL_SECTIONS = ("agency", "skills", "reliability", "demographics")
+MODEL_KEYS = PARTIAL_RECORDS["workbank_models"][1]
 
+
+def model_params(params: Workbank) -> dict:
+    """The values of the keys :data:`MODEL_SECTIONS` read (what the ``workbank_models`` stage records)."""
+    return {k: getattr(params, k) for k in MODEL_KEYS}
+
+
+def _runner(stage: str, out: dict, seconds: dict):
     def run(name, fn, *args, what=None, n=None, unit="", **kw):
         t0 = time.perf_counter()
         if what is None:
@@ -158,6 +164,88 @@ def build(params: Workbank, inputs: Inputs, stage: str = STAGE) -> WorkbankResul
                 out[name] = fn(*args, **kw)
         seconds[name] = time.perf_counter() - t0
         return out[name]
+
+    return run
+
+
+def _model_sections(run, p: Workbank, i: Inputs, name: str) -> None:
+    """Run the section ``name`` of :data:`MODEL_SECTIONS` (each reads only the raw inputs and :data:`MODEL_KEYS`)."""
+    if name == "agency":
+        run(
+            "agency",
+            analysis.agency_section,
+            i.desires,
+            i.experts,
+            tie_rule=p.has_tie_rule,
+            seed=p.seed,
+            n_random=p.n_tie_draws,
+            what="Human Agency Scale and tie-rule sensitivity",
+            n=p.n_tie_draws,
+            unit="random tie-breaks",
+        )
+    elif name == "skills":
+        run("skills", analysis.skills_section, i.experts, i.task_metadata)
+    elif name == "reliability":
+        run(
+            "reliability",
+            analysis.reliability_section,
+            i.desires,
+            i.experts,
+            i.metadata,
+            method=p.mixed_method,
+            what=f"Krippendorff's alpha and the mixed model ({p.mixed_method})",
+        )
+    elif name == "demographics":
+        run(
+            "demographics",
+            analysis.demographics_section,
+            i.desires,
+            i.metadata,
+            i.bls_age,
+            i.bls_race_gender,
+            n_boot=p.n_boot_groups,
+            seed=p.seed,
+            max_iter=p.raking_max_iter,
+            tol=p.raking_tol,
+            what="demographic groups (worker bootstrap) and raking",
+            n=p.n_boot_groups,
+            unit="draws",
+        )
+    else:
+        raise ValueError(f"{name!r} is not one of the model sections {MODEL_SECTIONS}")
+
+
+def build_models(params: Workbank, inputs: Inputs, stage: str = STAGE) -> dict[str, Section]:
+    """The sections of :data:`MODEL_SECTIONS`, computed once with ``params`` (only :data:`MODEL_KEYS` are read)."""
+    out: dict[str, Section] = {}
+    run = _runner(stage, out, {})
+    for name in MODEL_SECTIONS:
+        _model_sections(run, params, inputs, name)
+    return out
+
+
+def build(
+    params: Workbank, inputs: Inputs, stage: str = STAGE, models: Mapping[str, Section] | None = None
+) -> WorkbankResult:
+    """Run every section of the WORKBank chapter once, with ``params`` (:func:`compendium.pipeline.params.workbank_params`
+    or the validated ``params.yaml`` section), on ``inputs``; progress of the long steps goes to the
+    pipeline's terminal (:mod:`compendium.pipeline.progress`, prefixed ``[stage]``).
+
+    ``models``: the sections of :data:`MODEL_SECTIONS` as the ``workbank_models`` stage computed them
+    (:func:`compendium.workbank.models.load`); they are used as they are, not computed again, and must have
+    been computed with this run's values of :data:`MODEL_KEYS` (the loader checks it)."""
+    p, i = params, inputs
+    out: dict[str, Section] = {}
+    seconds: dict[str, float] = {}
+    run = _runner(stage, out, seconds)
+    if models is not None and set(models) != set(MODEL_SECTIONS):
+        raise ValueError(f"build: models must hold the sections {MODEL_SECTIONS}, got {tuple(models)}")
+
+    def model(name):
+        if models is None:
+            _model_sections(run, p, i, name)
+        else:
+            out[name] = models[name]
 
     run("counts", analysis.counts_section, i.desires, i.metadata, i.experts)
     des = run("desire", analysis.desire_section, i.desires, i.task_metadata, i.bls_wages, cutoff=p.cutoff)
@@ -177,45 +265,12 @@ def build(params: Workbank, inputs: Inputs, stage: str = STAGE) -> WorkbankResul
         n=p.n_boot,
         unit="draws",
     ).extra["landscape"]
-    run(
-        "agency",
-        analysis.agency_section,
-        i.desires,
-        i.experts,
-        tie_rule=p.has_tie_rule,
-        seed=p.seed,
-        n_random=p.n_tie_draws,
-        what="Human Agency Scale and tie-rule sensitivity",
-        n=p.n_tie_draws,
-        unit="random tie-breaks",
-    )
-    run("skills", analysis.skills_section, i.experts, i.task_metadata)
-    run(
-        "reliability",
-        analysis.reliability_section,
-        i.desires,
-        i.experts,
-        i.metadata,
-        method=p.mixed_method,
-        what=f"Krippendorff's alpha and the mixed model ({p.mixed_method})",
-    )
+    model("agency")
+    model("skills")
+    model("reliability")
     args = (des.extra["tasks"], land, i.usage, i.yc, i.papers, i.metadata, sectors, i.bls_wages)
     ext = run("external", analysis.external_section, *args)
-    run(
-        "demographics",
-        analysis.demographics_section,
-        i.desires,
-        i.metadata,
-        i.bls_age,
-        i.bls_race_gender,
-        n_boot=p.n_boot_groups,
-        seed=p.seed,
-        max_iter=p.raking_max_iter,
-        tol=p.raking_tol,
-        what="demographic groups (worker bootstrap) and raking",
-        n=p.n_boot_groups,
-        unit="draws",
-    )
+    model("demographics")
     so_far = {k: x for s in out.values() for k, x in s.values.items()}
     run(
         "slips",
