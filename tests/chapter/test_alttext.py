@@ -216,7 +216,6 @@ def test_prompt_domains_alt_text_counts_layer_one_only():
     assert "dimension totals range from 1 to 3" in alttext.prompt_domains(inv)
 
 
-
 def test_the_books_alt_text_extension_reads_pngs_without_pandas_or_ipython(tmp_path):
     # every book build runs the extension on every figure; the chapter helpers (pandas, IPython) cost ~0.4 s there
     import subprocess

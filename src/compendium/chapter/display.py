@@ -225,7 +225,9 @@ def glue_png(stage: str, name: str, source: Path, key: str) -> Path:
     from compendium.pipeline import paths
 
     if not Path(source).is_file():
-        raise FileNotFoundError(f"{source}: missing (the figure {name!r} is drawn by an earlier stage; run `dvc repro`)")
+        raise FileNotFoundError(
+            f"{source}: missing (the figure {name!r} is drawn by an earlier stage; run `dvc repro`)"
+        )
     path = paths.stage_dir(stage) / "figures" / f"{name}.png"
     path.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(source, path)

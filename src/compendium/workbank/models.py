@@ -42,7 +42,9 @@ def _figures() -> dict[str, Callable[[Mapping[str, Section]], object]]:
 
     return {
         "has_heatmap": lambda s: figures.has_heatmap(
-            s["agency"].extra["matrix"], s["agency"].values["wb.has.diagonal"], s["agency"].values["wb.has.workers_more"]
+            s["agency"].extra["matrix"],
+            s["agency"].values["wb.has.diagonal"],
+            s["agency"].values["wb.has.workers_more"],
         ),
         "h5_radar": lambda s: figures.h5_radar(s["agency"].tables["h5_profiles"]),
         "skill_shift": lambda s: figures.skill_shift(s["skills"].tables["skill_ranks"]),
