@@ -205,6 +205,14 @@ def test_summary_covers_every_glued_name_of_the_chapter(res):
     assert used - provided == set()
 
 
+def test_the_category_bootstrap_is_read_as_new_categories_not_new_prompts():
+    """Resampling the 8 categories answers what prompts from *new categories* would give, not new prompts of
+    these categories (those would resample prompts within a category, which the published counts cannot)."""
+    text = NOTEBOOK.read_text()
+    assert not re.search(r"new prompts(?! from new categories)", text), "the category bootstrap read as 'new prompts'"
+    assert text.count("new categories") >= 2  # the prose and the cluster table's caption
+
+
 @pytest.mark.parametrize("section", summary.SECTIONS, ids=lambda f: f.__name__)
 def test_each_section_is_a_pure_function_of_the_result(res, section):
     """Each section gives prose values (numbers or text) under pref_ names, the same twice, without

@@ -71,6 +71,8 @@ ONCE = {
     (external, "mapping_density"): 4,  # YC and arXiv, joined on task and on task + occupation
     (demographics, "demographic_groups"): 1,
     (demographics, "raked_headline"): 1,
+    (demographics, "raked_sector_mix"): 1,
+    (demographics, "raking_bootstrap"): 1,
     (authors, "occupation_pools"): 1,
     (authors, "occupation_has"): 1,
     (authors, "merged_task_means"): 1,

@@ -160,3 +160,82 @@ def test_unconditional_icc_matches_anova_on_balanced_data_and_statsmodels():
     fit = sm.MixedLM(y[keep], np.ones((keep.sum(), 1)), groups=g[keep]).fit(reml=True, method="powell")
     su2, se2 = float(np.asarray(fit.cov_re)[0, 0]), float(fit.scale)
     assert icc_reml_intercept_only(y[keep], g[keep])["icc"] == pytest.approx(su2 / (su2 + se2), abs=1e-4)
+
+
+# ------------------------------------------------------------------------ the raked share's sampling interval
+
+
+@pytest.fixture(scope="module")
+def wb_inputs():
+    from compendium.workbank import Inputs
+
+    return Inputs.load()
+
+
+def _plain_rake(cells: pd.DataFrame, targets: dict, sweeps: int = 200) -> np.ndarray:
+    """Raking by plain iteration with pandas groupby, one margin after the other (no package code)."""
+    w = np.ones(len(cells))
+    for _ in range(sweeps):
+        for col, t in targets.items():
+            cur = pd.Series(w).groupby(cells[col].to_numpy()).sum() / w.sum()
+            w = w * cells[col].map(lambda c, t=t, cur=cur: t[c] / cur[c]).to_numpy()
+    return w
+
+
+def test_one_raking_bootstrap_draw_recomputed_from_its_resampled_workers(wb_inputs, monkeypatch):
+    """Draw 0 of the re-raked bootstrap, recomputed independently: the resampled workers written out one row per
+    draw of a worker, raked by plain iteration to the BLS targets (the undisclosed gender at its share in the
+    replicate), every task's weighted mean over the ratings of those rows, and the strict / ties-half shares."""
+    i = wb_inputs
+    seen = {}
+    orig = demographics.cluster_counts
+
+    def spy(strata, n_draws, rng):
+        seen["counts"], seen["strata"] = orig(strata, n_draws, rng), np.asarray(strata)
+        return seen["counts"]
+
+    monkeypatch.setattr(demographics, "cluster_counts", spy)
+    boot = demographics.raking_bootstrap(
+        i.desires, i.metadata, i.bls_age, i.bls_race_gender, 3.0, n_draws=3, seed=99, max_iter=1000, tol=1e-12
+    )
+    counts = seen["counts"][0]
+    workers = i.desires[[USER, OCC]].drop_duplicates().sort_values([USER, OCC]).reset_index(drop=True)
+    assert len(workers) == len(counts)
+    # within-occupation resampling: every occupation keeps its number of workers
+    per_occ = pd.Series(counts).groupby(workers[OCC].to_numpy()).sum()
+    assert (per_occ == workers[OCC].value_counts().reindex(per_occ.index)).all()
+    rows = workers.loc[np.repeat(np.arange(len(workers)), counts)].reset_index(drop=True)
+    rows["copy"] = np.arange(len(rows))
+    meta = rows.merge(i.metadata, on=[USER, OCC], how="left")
+    frame = demographics.raking_frame(meta)
+    targets = demographics.raking_margins(frame, i.bls_age, i.bls_race_gender, ("age_band", "gender", "race"))
+    # raking_margins on the expanded rows gives the undisclosed their share in the replicate (by hand, too)
+    other = float((frame["gender"] == "other_or_undisclosed").mean())
+    assert targets["gender"]["other_or_undisclosed"] == pytest.approx(other)
+    rows["w"] = _plain_rake(frame, targets)
+    r = rows.merge(i.desires[[USER, OCC, TASK, DESIRE]], on=[USER, OCC])
+    means = (r["w"] * r[DESIRE]).groupby(r[TASK]).sum() / r["w"].groupby(r[TASK]).sum()
+    u = r.groupby(TASK)[DESIRE].mean()
+    at, above = np.isclose(means, 3.0, atol=1e-9, rtol=0), (means > 3.0) & ~np.isclose(means, 3.0, atol=1e-9, rtol=0)
+    assert boot.loc[0, "n_tasks"] == len(means) < i.desires[TASK].nunique()  # a task without a rater is left out
+    assert boot.loc[0, "share_gt"] == pytest.approx(100 * above.mean(), abs=1e-9)
+    assert boot.loc[0, "share_mid"] == pytest.approx(100 * (above.mean() + 0.5 * at.mean()), abs=1e-9)
+    assert boot.loc[0, "unweighted_gt"] == pytest.approx(100 * (u > 3).mean(), abs=1e-9)
+    assert boot.loc[0, "unweighted_mid"] == pytest.approx(100 * ((u > 3).mean() + 0.5 * (u == 3).mean()), abs=1e-9)
+
+
+def test_raking_bootstrap_with_every_worker_once_is_the_raked_headline(wb_inputs, monkeypatch):
+    """A replicate that draws every worker once is the sample itself: its shares are raked_headline's primary row."""
+    i = wb_inputs
+    monkeypatch.setattr(demographics, "cluster_counts", lambda strata, n, rng: np.ones((n, len(strata)), dtype=int))
+    boot = demographics.raking_bootstrap(
+        i.desires, i.metadata, i.bls_age, i.bls_race_gender, 3.0, n_draws=2, seed=1, max_iter=1000, tol=1e-10
+    )
+    raked, _ = demographics.raked_headline(
+        i.desires, i.metadata, i.bls_age, i.bls_race_gender, 3.0, max_iter=1000, tol=1e-10
+    )
+    unw, prim = raked.iloc[0], raked.set_index("variant").loc["age + gender + race (Hispanic as White)"]
+    assert boot.loc[1, "share_gt"] == pytest.approx(prim["share_gt_cutoff"]) and boot.loc[1, "n_tasks"] == 844
+    assert boot.loc[1, "share_mid"] == pytest.approx(prim["share_mid"])
+    assert boot.loc[1, "unweighted_gt"] == pytest.approx(unw["share_gt_cutoff"])
+    assert boot.loc[1, "unweighted_mid"] == pytest.approx(unw["share_mid"])

@@ -32,6 +32,8 @@ MODEL_FUNCTIONS = {  # (module name, function) of ONCE that belong to the model 
     ("compendium.workbank.icc", "icc_reml_intercept_only"),
     ("compendium.workbank.demographics", "demographic_groups"),
     ("compendium.workbank.demographics", "raked_headline"),
+    ("compendium.workbank.demographics", "raked_sector_mix"),
+    ("compendium.workbank.demographics", "raking_bootstrap"),
 }
 
 

@@ -258,3 +258,38 @@ def test_the_headline_verdict_follows_the_claims_statuses():
     assert v["wb_headline_verdict"] == "The headline numbers reproduce."
     moved = at_paper | {"wb.zones.green": 125.0, "wb.zones.red": 317.0}
     assert S.verdicts(moved)["wb_headline_verdict"] == "4 of the 6 headline numbers reproduce."
+
+
+def test_mc_decimals_and_intervals_print_the_digits_the_error_supports():
+    assert [S.mc_decimals(x) for x in (0.19, 0.1, 0.099, 1.3, 12.0, 0.04)] == [1, 1, 2, 0, 0, 2]
+    assert S.mc_interval([47.14, 54.12], 0.19) == "47.1-54.1"
+    assert S.mc_interval([47.14, 54.12], 1.3) == "47-54"
+    assert S.mc_interval([-2.49, 1.68], 0.19, signed=True) == "-2.5 to +1.7"
+    for bad in (0.0, -1.0, float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="positive finite"):
+            S.mc_decimals(bad)
+
+
+def test_raking_sampling_phrases_by_hand():
+    v = Values(
+        {
+            "wb.raking.boot.mc_se": 0.19,
+            "wb.raking.boot.share_mid_ci": [47.14, 54.12],
+            "wb.raking.boot.share_gt_ci": [45.84, 52.85],
+            "wb.raking.boot.unweighted_mid_ci": [47.5, 54.22],
+            "wb.raking.boot.diff_mid_ci": [-2.49, 1.68],
+            "wb.raking.boot.n_draws": 1000,
+        }
+    )
+    g = S.raking_sampling_phrases(_result(v))
+    assert (g["wb_rboot_mid_ci"], g["wb_rboot_gt_ci"], g["wb_rboot_unw_mid_ci"]) == (
+        "47.1-54.1",
+        "45.8-52.9",
+        "47.5-54.2",
+    )
+    assert g["wb_rboot_diff_ci"] == "-2.5 to +1.7" and g["wb_rboot_diff_zero"] == "contains 0"
+    assert g["wb_rboot_mc_se"] == "0.2" and g["wb_rboot_n"] == 1000
+    v["wb.raking.boot.diff_mid_ci"] = [0.3, 1.68]
+    assert S.raking_sampling_phrases(_result(v))["wb_rboot_diff_zero"] == "does not contain 0"
+    v["wb.raking.boot.mc_se"] = 1.4  # a larger error: whole points
+    assert S.raking_sampling_phrases(_result(v))["wb_rboot_mid_ci"] == "47-54"

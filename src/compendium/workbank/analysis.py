@@ -18,6 +18,7 @@ import pandas as pd
 
 from compendium.pipeline.params import WORKBANK_PAPER_CUTOFF as PAPER_CUTOFF
 
+from ..stats.resampling import percentile_interval
 from . import agency, authors, demographics, desire, external, icc, landscape, reliability, skills, slips
 from .common import HAS, OCC, TASK, TASK_CHARACTERISTICS, USER, drop_repeated_rows
 
@@ -455,10 +456,14 @@ def demographics_section(
     seed: int,
     max_iter: int,
     tol: float,
+    sectors: pd.DataFrame,
+    bls_wages: pd.DataFrame,
     null_spread: float = NULL_SPREAD,
 ) -> Section:
     """Desire/agency by demographic group; the 46.1% raked to BLS CPS 2024 margins, read against a
-    random-weights null (weights unrelated to demographics move the strict share by breaking ties)."""
+    random-weights null (weights unrelated to demographics move the strict share by breaking ties), with
+    the occupation mix the raking leaves (``sectors``: occupation -> SOC major group; ``bls_wages``: OEWS
+    employment) and a sampling interval (workers resampled within occupation, every replicate re-raked)."""
     groups = demographics.demographic_groups(desires, metadata, n_draws=n_boot, seed=seed)
     raked, weights = demographics.raked_headline(
         desires, metadata, bls_age, bls_race_gender, PAPER_CUTOFF, max_iter=max_iter, tol=tol
@@ -493,6 +498,14 @@ def demographics_section(
     ess = demographics.task_effective_sizes(desires, weights[primary])  # per task, under the primary raking
     v["wb.raking.task_ess_median"] = float(ess.median())
     v["wb.raking.task_ess_share_below_3"] = 100 * float((ess < 3).mean())
+    mix = demographics.raked_sector_mix(weights[primary], sectors, bls_wages)
+    v.update(_sector_mix_values(mix))
+    variables, race_map, _ = demographics.RAKING_VARIANTS[primary]
+    boot = demographics.raking_bootstrap(
+        desires, metadata, bls_age, bls_race_gender, PAPER_CUTOFF, variables, race_map,
+        n_draws=n_boot, seed=seed + 9, max_iter=max_iter, tol=tol,
+    )  # fmt: skip
+    v.update(_raking_bootstrap_values(boot))
     null = demographics.random_weights_null(desires, workers, n_boot, seed + 7, PAPER_CUTOFF, spread=null_spread)
     perm = demographics.random_weights_null(desires, workers, n_boot, seed + 8, PAPER_CUTOFF, template=weights[primary])
     for name, nd in (("random", null), ("permuted", perm)):
@@ -518,10 +531,56 @@ def demographics_section(
             "raking_variants": raked,
             "sample_vs_bls_demographics": comp,
             "raking_category_map": demographics.category_mapping_table(),
+            "raking_sector_mix": mix,
         },
         extra={"weights": weights, "primary": primary},
         facts=_response_means(desires, metadata),
     )
+
+
+#: the largest SOC major groups of the raked sample that the prose sums
+SECTOR_TOP = 4
+
+
+def _sector_mix_values(mix: pd.DataFrame, top: int = SECTOR_TOP) -> dict:
+    """What the raked sample's sector mix says (:func:`.demographics.raked_sector_mix`, largest raked first):
+    the ``top`` largest groups' share raked, unweighted and of US employment; the largest move of one group's
+    share under raking (points); the dissimilarity index against employment (half the summed absolute gaps)
+    raked and unweighted; the number of groups without a worker and their share of employment."""
+    head = mix.iloc[:top]
+    return {
+        "wb.raking.sector_top_n": top,
+        "wb.raking.sector_top_raked_pct": float(head["raked_pct"].sum()),
+        "wb.raking.sector_top_sample_pct": float(head["sample_pct"].sum()),
+        "wb.raking.sector_top_bls_pct": float(head["bls_pct"].sum()),
+        "wb.raking.sector_max_shift": float((mix["raked_pct"] - mix["sample_pct"]).abs().max()),
+        "wb.raking.sector_gap_raked": float(0.5 * (mix["raked_pct"] - mix["bls_pct"]).abs().sum()),
+        "wb.raking.sector_gap_unweighted": float(0.5 * (mix["sample_pct"] - mix["bls_pct"]).abs().sum()),
+        "wb.raking.sector_groups_without_workers": int((mix["n_workers"] == 0).sum()),
+        "wb.raking.sector_bls_pct_without_workers": float(mix.loc[mix["n_workers"] == 0, "bls_pct"].sum()),
+    }
+
+
+def _raking_bootstrap_values(boot: pd.DataFrame, level: float = 0.95) -> dict:
+    """95% percentile intervals of the re-raked bootstrap (:func:`.demographics.raking_bootstrap`): the raked
+    strict and ties-half shares, the unweighted ties-half share and the paired difference raked minus
+    unweighted (ties half), each ``[lo, hi]``; the largest Monte-Carlo standard error of these eight
+    endpoints (:func:`.demographics.quantile_mc_se`); the draws and the mean number of tasks with a mean."""
+    a = (1 - level) / 2
+    series = {
+        "share_gt": boot["share_gt"],
+        "share_mid": boot["share_mid"],
+        "unweighted_mid": boot["unweighted_mid"],
+        "diff_mid": boot["share_mid"] - boot["unweighted_mid"],
+    }
+    v: dict = {"wb.raking.boot.n_draws": len(boot), "wb.raking.boot.mean_tasks": float(boot["n_tasks"].mean())}
+    se = []
+    for name, x in series.items():
+        lo, hi = percentile_interval(x.to_numpy(), level)
+        v[f"wb.raking.boot.{name}_ci"] = [float(lo), float(hi)]
+        se.extend(demographics.quantile_mc_se(x.to_numpy(), [a, 1 - a]))
+    v["wb.raking.boot.mc_se"] = float(max(se))
+    return v
 
 
 def _response_means(desires: pd.DataFrame, metadata: pd.DataFrame) -> dict[str, float]:

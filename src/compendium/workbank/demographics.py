@@ -15,7 +15,8 @@ import pandas as pd
 from ..stats.resampling import percentile_interval, stratified_resample_sums
 from ..stats.weighting import rake
 from .common import DESIRE, HAS, OCC, TASK, USER, pct, require_columns
-from .external import AGE_BANDS, bls_age_shares, bls_race_gender_shares
+from .external import AGE_BANDS, bls_age_shares, bls_race_gender_shares, bls_sector_employment
+from .landscape import cluster_counts
 
 __all__ = [
     "DEMOGRAPHIC_VARIABLES",
@@ -32,6 +33,9 @@ __all__ = [
     "sample_vs_bls_demographics",
     "tie_robust_share",
     "random_weights_null",
+    "raked_sector_mix",
+    "raking_bootstrap",
+    "quantile_mc_se",
     "MIN_GROUP_WORKERS",
 ]
 
@@ -457,3 +461,155 @@ def category_mapping_table() -> pd.DataFrame:
         )
     ]
     return pd.DataFrame(rows, columns=["margin", "survey category", "BLS category", "note"])
+
+
+# ------------------------------------------------------------------- what the raking does not reach
+
+
+def raked_sector_mix(worker_weights: pd.Series, sectors: pd.DataFrame, bls_wages: pd.DataFrame) -> pd.DataFrame:
+    """The occupation composition behind the raked shares: per SOC major group (every group of BLS OEWS May
+    2024), the workers who rated tasks (``n_workers``; weights keyed by (User ID, occupation)), their share
+    unweighted (``sample_pct``) and under ``worker_weights`` (``raked_pct``: the group's sum of weights over
+    the total), and the group's share of US employment (``bls_pct``). Raking to national age, gender and race
+    margins re-weights people, not occupations; this table shows how little that moves the sample's sector
+    mix. Sorted by ``raked_pct`` (largest first), then by ``bls_pct``."""
+    if OCC not in worker_weights.index.names:
+        raise ValueError(
+            f"raked_sector_mix: the weights must be indexed by (User ID, occupation), got {worker_weights.index.names}"
+        )
+    occ = pd.Series(worker_weights.index.get_level_values(OCC))
+    code = occ.map(sectors["sector_code"])
+    if code.isna().any():
+        raise ValueError(
+            f"raked_sector_mix: occupation {occ[code.isna()].iloc[0]!r} has no SOC sector in the task metadata"
+        )
+    w = worker_weights.to_numpy(float)
+    if (w < 0).any() or not np.isfinite(w).all() or w.sum() <= 0:
+        raise ValueError("raked_sector_mix: weights must be finite, >= 0 and not all 0")
+    emp = bls_sector_employment(bls_wages)
+    n = code.value_counts()
+    ws = pd.Series(w).groupby(code.to_numpy()).sum()
+    out = emp[["sector_code", "sector"]].copy()
+    out["n_workers"] = out["sector_code"].map(n).fillna(0).astype(int)
+    out["sample_pct"] = 100 * out["n_workers"] / len(w)
+    out["raked_pct"] = 100 * out["sector_code"].map(ws).fillna(0.0) / w.sum()
+    out["bls_pct"] = emp["share"].to_numpy()
+    return out.sort_values(["raked_pct", "bls_pct"], ascending=False, kind="stable").reset_index(drop=True)
+
+
+def _rake_columns(codes, targets, base: np.ndarray, *, max_iter: int, tol: float) -> tuple[np.ndarray, int]:
+    """Rake every column of ``base`` (units x draws; 0 = unit not in that draw) at once: the iterative
+    proportional fitting of :func:`compendium.stats.weighting.rake`, vectorised over the draws. ``codes``:
+    one integer array per margin (a unit's category); ``targets``: one array per margin, ``(categories,)``
+    or ``(categories, draws)`` (shares summing to 1). Returns ``(weights, sweeps)``; raises if a column has
+    not reached every target within ``tol`` after ``max_iter`` sweeps."""
+    from scipy import sparse
+
+    w = np.array(base, dtype=float)
+    n = w.shape[0]
+    onehot = [sparse.csr_matrix((np.ones(n), (c, np.arange(n))), shape=(t.shape[0], n)) for c, t in zip(codes, targets)]
+    tg = [t if t.ndim == 2 else t[:, None] for t in targets]
+
+    def gaps(w):
+        total = w.sum(0)
+        return max(float(np.max(np.abs(m @ w / total - t))) for m, t in zip(onehot, tg))
+
+    it, err = 0, gaps(w)
+    while err > tol and it < max_iter:
+        for m, c, t in zip(onehot, codes, tg):
+            cur = (m @ w) / w.sum(0)
+            factor = np.divide(t, cur, out=np.zeros(cur.shape), where=cur > 0)
+            w = w * factor[c]
+        it += 1
+        err = gaps(w)
+    if err > tol:
+        raise RuntimeError(
+            f"raking_bootstrap: a replicate did not converge in {max_iter} sweeps (largest margin gap {err:.3g} > "
+            f"tol {tol:.3g}); a category with a target may have no worker in that replicate"
+        )
+    return w, it
+
+
+def raking_bootstrap(
+    desires: pd.DataFrame,
+    metadata: pd.DataFrame,
+    bls_age: pd.DataFrame,
+    bls_race_gender: pd.DataFrame,
+    cutoff: float,
+    variables=("age_band", "gender", "race"),
+    race_map: str = "hispanic_as_white",
+    *,
+    n_draws: int,
+    seed: int,
+    max_iter: int,
+    tol: float,
+) -> pd.DataFrame:
+    """Sampling distribution of the raked share: a bootstrap over workers that re-rakes every replicate.
+
+    Each draw resamples the workers who rated tasks with replacement *within their occupation* (the survey
+    recruited by occupation; :func:`.landscape.cluster_counts`), rakes the replicate to the same BLS CPS
+    2024 margins as :func:`raked_headline` (the "other or undisclosed" gender target is the replicate's own
+    share), and recomputes every task's weighted mean over its resampled raters (a worker drawn k times
+    counts k times with their raked weight). The tasks are held fixed; a task that lost all its raters in a
+    draw is left out of that draw's shares. Returns one row per draw: the raked ``share_gt``,
+    ``share_mid`` (ties at the cut-off half; :func:`tie_robust_share`), the *unweighted* ``unweighted_gt``
+    and ``unweighted_mid`` of the same replicate, and ``n_tasks`` (tasks with a mean). Seeded, vectorised.
+    """
+    if n_draws < 1:
+        raise ValueError(f"raking_bootstrap: n_draws must be >= 1, got {n_draws}")
+    w = _worker_frame(desires, metadata).set_index([USER, OCC])
+    frame = raking_frame(w, race_map)
+    margins = raking_margins(frame, bls_age, bls_race_gender, variables)
+    counts = cluster_counts(w.index.get_level_values(OCC), n_draws, np.random.default_rng(seed)).T.astype(float)
+    codes, targets = [], []
+    for v in variables:
+        t = pd.Series(margins[v], dtype=float)
+        t = t / t.sum()
+        c = pd.Categorical(frame[v], categories=t.index).codes.astype(np.intp)
+        if (c < 0).any():
+            raise ValueError(f"raking_bootstrap: column {v!r} has a category without a target")
+        tt = t.to_numpy()
+        if v == "gender":  # the undisclosed keep the replicate's own share; women and men split the rest as BLS
+            other = t.index == "other_or_undisclosed"
+            share = counts[other[c]].sum(0) / counts.sum(0)
+            tt = np.where(other, 0.0, tt / tt[~other].sum())[:, None] * (1 - share) + other[:, None] * share
+        codes.append(c)
+        targets.append(tt)
+    raked, _ = _rake_columns(codes, targets, counts, max_iter=max_iter, tol=tol)
+    _, num, den = _rating_matrices(desires, w.index)
+
+    def shares(weights):
+        s, n = np.asarray(num @ weights), np.asarray(den @ weights)
+        ok = n > 0
+        m = np.divide(s, n, out=np.full(s.shape, np.nan), where=ok)
+        at = ok & (np.abs(m - cutoff) <= 1e-9)
+        above = ok & (m > cutoff) & ~at
+        k = ok.sum(0)
+        return 100 * above.sum(0) / k, 100 * (above.sum(0) + 0.5 * at.sum(0)) / k, k
+
+    gt, mid, k = shares(raked)
+    ugt, umid, _ = shares(counts)
+    return pd.DataFrame({"share_gt": gt, "share_mid": mid, "unweighted_gt": ugt, "unweighted_mid": umid, "n_tasks": k})
+
+
+def quantile_mc_se(draws, q) -> np.ndarray:
+    """Monte-Carlo standard error of the sample ``q``-quantiles of ``draws`` (Maritz-Jarrett,
+    :func:`scipy.stats.mstats.mjci`): how far an interval endpoint read off these draws would move with
+    another set of as many draws. ``q`` in (0, 1), one or several. Where too few draws lie beyond a quantile
+    for Maritz-Jarrett (e.g. the 2.5% quantile of fewer than about 60 draws), the asymptotic
+    ``sqrt(q(1-q)/n) / f(x_q)`` with the density of a normal fit to the draws is given instead."""
+    from scipy import stats
+    from scipy.stats import mstats
+
+    x = np.asarray(draws, dtype=float)
+    if x.ndim != 1 or x.size < 2 or np.isnan(x).any():
+        raise ValueError("quantile_mc_se: need a 1-D array of at least 2 draws without NaN")
+    q = np.atleast_1d(np.asarray(q, dtype=float))
+    if ((q <= 0) | (q >= 1)).any():
+        raise ValueError(f"quantile_mc_se: quantiles must be in (0, 1), got {q.tolist()}")
+    se = np.asarray(mstats.mjci(x, prob=q), dtype=float)
+    if np.isnan(se).any():
+        sd = float(np.std(x, ddof=1))
+        normal = np.sqrt(q * (1 - q) / x.size) * sd / stats.norm.pdf(stats.norm.ppf(q))
+        se = np.where(np.isnan(se), normal, se)
+    return se

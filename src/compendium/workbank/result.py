@@ -168,8 +168,9 @@ def _runner(stage: str, out: dict, seconds: dict):
     return run
 
 
-def _model_sections(run, p: Workbank, i: Inputs, name: str) -> None:
-    """Run the section ``name`` of :data:`MODEL_SECTIONS` (each reads only the raw inputs and :data:`MODEL_KEYS`)."""
+def _model_sections(run, p: Workbank, i: Inputs, name: str, sectors: pd.DataFrame) -> None:
+    """Run the section ``name`` of :data:`MODEL_SECTIONS` (each reads only the raw inputs, the occupations'
+    SOC sectors and :data:`MODEL_KEYS`)."""
     if name == "agency":
         run(
             "agency",
@@ -207,6 +208,8 @@ def _model_sections(run, p: Workbank, i: Inputs, name: str) -> None:
             seed=p.seed,
             max_iter=p.raking_max_iter,
             tol=p.raking_tol,
+            sectors=sectors,
+            bls_wages=i.bls_wages,
             what="demographic groups (worker bootstrap) and raking",
             n=p.n_boot_groups,
             unit="draws",
@@ -217,10 +220,15 @@ def _model_sections(run, p: Workbank, i: Inputs, name: str) -> None:
 
 def build_models(params: Workbank, inputs: Inputs, stage: str = STAGE) -> dict[str, Section]:
     """The sections of :data:`MODEL_SECTIONS`, computed once with ``params`` (only :data:`MODEL_KEYS` are read)."""
+    from . import desire
+
     out: dict[str, Section] = {}
     run = _runner(stage, out, {})
+    # the occupations' SOC sectors (O*NET codes joined to the BLS groups), which the desire section of the
+    # workbank stage also derives: a lookup table read by the raking's sector mix, no published number
+    sectors = desire.occupation_sectors(inputs.task_metadata, inputs.bls_wages)
     for name in MODEL_SECTIONS:
-        _model_sections(run, params, inputs, name)
+        _model_sections(run, params, inputs, name, sectors)
     return out
 
 
@@ -243,7 +251,7 @@ def build(
 
     def model(name):
         if models is None:
-            _model_sections(run, p, i, name)
+            _model_sections(run, p, i, name, sectors)
         else:
             out[name] = models[name]
 

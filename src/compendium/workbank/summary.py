@@ -13,6 +13,7 @@ Nothing here changes a result: these are the words and tables of the page.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 
 import pandas as pd
@@ -20,7 +21,7 @@ from IPython.display import Markdown
 
 from compendium.chapter.safetext import code
 
-__all__ = ["summary", "display_table", "FORMATS", "published_value", "PHRASES"]
+__all__ = ["summary", "display_table", "FORMATS", "published_value", "PHRASES", "mc_decimals", "mc_interval"]
 
 ZONES = ("green", "red", "rnd", "low")
 REASONS = ("free_time", "repetitive", "human_error", "stress", "difficulty", "scale")
@@ -319,6 +320,52 @@ def raking_phrases(r) -> dict:
     return g
 
 
+def mc_decimals(se: float) -> int:
+    """The decimals a Monte-Carlo standard error supports: down to the power of ten of its leading digit
+    (an SE of 0.19 points supports tenths, one of 1.3 whole points, one of 0.04 hundredths)."""
+    if not (se > 0 and math.isfinite(se)):
+        raise ValueError(f"mc_decimals: need a positive finite standard error, got {se}")
+    return max(0, -math.floor(math.log10(se)))
+
+
+def mc_interval(pair, se: float, signed: bool = False) -> str:
+    """``"47.1-54.1"`` (or, ``signed``, ``"-2.5 to +1.7"``): an interval's endpoints to the decimals ``se``
+    supports (:func:`mc_decimals`)."""
+    d = mc_decimals(se)
+    lo, hi = pair
+    if signed:
+        return f"{lo:+.{d}f} to {hi:+.{d}f}"
+    return f"{lo:.{d}f}-{hi:.{d}f}"
+
+
+def raking_sampling_phrases(r) -> dict:
+    """Who is the sample: the occupation mix behind the raking, and the raked share's sampling interval
+    (a bootstrap over workers, every replicate re-raked), printed to the digits its Monte-Carlo error supports."""
+    v = r.values
+    se = v["wb.raking.boot.mc_se"]
+    g = {
+        "wb_rsec_top_n": v["wb.raking.sector_top_n"],
+        "wb_rsec_top_raked": v["wb.raking.sector_top_raked_pct"],
+        "wb_rsec_top_sample": v["wb.raking.sector_top_sample_pct"],
+        "wb_rsec_top_bls": v["wb.raking.sector_top_bls_pct"],
+        "wb_rsec_max_shift": v["wb.raking.sector_max_shift"],
+        "wb_rsec_gap_raked": v["wb.raking.sector_gap_raked"],
+        "wb_rsec_gap_unw": v["wb.raking.sector_gap_unweighted"],
+        "wb_rsec_n_missing": v["wb.raking.sector_groups_without_workers"],
+        "wb_rsec_missing_bls": v["wb.raking.sector_bls_pct_without_workers"],
+        "wb_rboot_n": v["wb.raking.boot.n_draws"],
+        "wb_rboot_tasks": v["wb.raking.boot.mean_tasks"],
+        "wb_rboot_mid_ci": mc_interval(v["wb.raking.boot.share_mid_ci"], se),
+        "wb_rboot_gt_ci": mc_interval(v["wb.raking.boot.share_gt_ci"], se),
+        "wb_rboot_unw_mid_ci": mc_interval(v["wb.raking.boot.unweighted_mid_ci"], se),
+        "wb_rboot_diff_ci": mc_interval(v["wb.raking.boot.diff_mid_ci"], se, signed=True),
+        "wb_rboot_mc_se": f"{se:.1g}",
+    }
+    lo, hi = v["wb.raking.boot.diff_mid_ci"]
+    g["wb_rboot_diff_zero"] = "contains 0" if lo <= 0 <= hi else "does not contain 0"
+    return g
+
+
 def register_phrases(register_values: Mapping, register_summary: pd.DataFrame) -> dict:
     """Every number the paper prints: the register's size, and the expert-SD reading."""
     return {
@@ -343,6 +390,7 @@ PHRASES: tuple[Callable, ...] = (
     zone_phrases,
     sample_phrases,
     raking_phrases,
+    raking_sampling_phrases,
 )
 
 
@@ -382,6 +430,7 @@ FORMATS: dict[str, dict[str, str]] = {
     "wb_tbl_alpha": {"α (authors: every row)": "{:.3f}", "α (repeated rows dropped)": "{:.3f}"},
     "wb_tbl_density": {"total": "{:,.0f}", "density": "{:.2f}", "share_of_total": "{:.1f}"},
     "wb_tbl_claude": {"mean_desire": "{:.2f}", "usage_pct": "{:.3f}"},
+    "wb_tbl_raking_sectors": {c: "{:.1f}" for c in ("% of the workers", "% raked", "% of US employment")},
     "wb_tbl_raking": {
         "% tasks desire > 3": "{:.1f}",
         "% ≥ 3": "{:.1f}",
@@ -404,6 +453,13 @@ RAKING_COLUMNS = {
     "effective_n": "effective n",
     "max_weight": "max weight",
     "min_weight": "min weight",
+}
+
+SECTOR_MIX_COLUMNS = {
+    "n_workers": "workers",
+    "sample_pct": "% of the workers",
+    "raked_pct": "% raked",
+    "bls_pct": "% of US employment",
 }
 
 
@@ -450,6 +506,9 @@ DISPLAY: dict[str, Callable] = {
     "wb_tbl_slips": _copy("paper_slips"),
     "wb_tbl_raking": lambda t, v: t["raking_variants"][["variant", *RAKING_COLUMNS]].rename(columns=RAKING_COLUMNS),
     "wb_tbl_mapping": _copy("raking_category_map"),
+    "wb_tbl_raking_sectors": lambda t, v: t["raking_sector_mix"][["sector", *SECTOR_MIX_COLUMNS]].rename(
+        columns=SECTOR_MIX_COLUMNS
+    ),
     "wb_tbl_register": _copy("register_summary"),
 }
 
