@@ -497,3 +497,91 @@ def test_d_pooled_without_the_runs_of_a_condition_names_the_model_and_condition(
     msg = str(e.value)
     assert msg.startswith("d_pooled: model 'GLM 5.1' has 0 Layer-1 run score(s) in condition with_system_prompt"), msg
     assert "results file" in msg and "\n" not in msg
+
+
+def _small_release(tmp_path, seed=1):
+    from compendium.data import synthetic_pwb
+
+    synthetic_pwb.write_snapshot(tmp_path, seed=seed, size="small")
+    return tmp_path / "results"
+
+
+def _one_line(msg: str) -> None:
+    assert "\n" not in msg and msg.endswith("."), msg
+
+
+def test_a_release_missing_a_cell_stops_at_loading_naming_model_condition_and_folder(tmp_path):
+    """A release without one model's baseline file went through loading and the 10,000-draw bootstrap and
+    stopped in d_pooled ("model 'GLM 5.1' has 0 Layer-1 run score(s) in condition baseline ... is its baseline
+    results file missing?"), without the whole model in the register (a bare KeyError ('GLM 5.1',
+    'baseline')). The stage's loader now refuses it first, in one sentence naming the folder, the model and
+    the condition, the file of the other condition, and the recovery (anomaly policy)."""
+    from compendium import pwb
+    from compendium.data.anomalies import DataAnomalyError, policy_table
+    from compendium.pwb import compute
+
+    d = _small_release(tmp_path)
+    (base,) = d.glob("*GLM-5.1*_baseline_*.json")
+    (prompted,) = d.glob("*GLM-5.1*_with_system_prompt_*.json")
+    base.unlink()
+    assert set(I.load_hf_results(d)["model"]) >= {"GLM 5.1"}  # the loader alone reads what is there
+    params = pwb.PwbParams(n_boot=20, diag_n_boot=20, instances_dir=str(d))
+    with pytest.raises(DataAnomalyError) as e:
+        compute.load_inputs(params)  # the stage: refused before any computation
+    msg = str(e.value)
+    assert msg.startswith(f"{d}: no results file for GLM 5.1 / baseline (its with_system_prompt file, "), msg
+    assert prompted.name in msg and "both conditions of all 7 models" in msg and "pwb.instances_dir" in msg
+    _one_line(msg)
+    prompted.unlink()  # the whole model
+    with pytest.raises(DataAnomalyError, match=r"no results file for GLM 5\.1 / baseline, GLM 5\.1 / with_system"):
+        I.load_hf_results(d, complete=True)
+    pol = policy_table()
+    assert list(pol.loc[pol["case"].str.contains("without any results file"), "action"]) == ["refused"]
+
+
+def test_a_missing_cell_under_data_names_the_acquisition_as_the_recovery(tmp_path, monkeypatch):
+    from compendium.data.anomalies import DataAnomalyError
+    from compendium.pipeline import paths
+
+    monkeypatch.setattr(paths, "DATA", tmp_path / "data")
+    d = _small_release(tmp_path / "data" / "pwb")
+    next(d.glob("*gpt-oss*_with_system_prompt_*.json")).unlink()
+    with pytest.raises(DataAnomalyError) as e:
+        I.load_hf_results(d, complete=True, verify=False)
+    msg = str(e.value)
+    assert msg.startswith(f"{d}: no results file for GPT-oss 120B / with_system_prompt"), msg
+    assert "`python -m compendium.data.acquire pwb`" in msg and "acquired/pwb/manifest.json" in msg
+    _one_line(msg)
+
+
+def test_files_of_other_models_are_skipped_and_counted(tmp_path):
+    """The authors' results folder also holds their earlier (v1) models; their loader keeps its seven
+    (V2_MODELS). Skipped as before, and now counted (attrs["other_model_files"])."""
+    _write(tmp_path, "a.json", _results_file("GLM 5.1", "baseline", "20260301_000000"))
+    _write(tmp_path, "b.json", _results_file("GLM 5.1", "with_system_prompt", "20260301_000000"))
+    _write(tmp_path, "v1.json", _results_file("Llama 3.1 70B", "baseline", "20260201_000000"))
+    inst = I.load_hf_results(tmp_path)
+    assert set(inst["model"]) == {"GLM 5.1"}
+    assert inst.attrs["other_model_files"] == [{"file": str(tmp_path / "v1.json"), "model": "Llama 3.1 70B"}]
+    assert set(I.load_hf_results(tmp_path, models=None)["model"]) == {"GLM 5.1", "Llama 3.1 70B"}
+
+
+@pytest.mark.parametrize(
+    "stray",
+    [
+        {"models": ["GLM 5.1"], "generated": "20260419"},  # a summary-like JSON
+        {"settings": {"runs_per_prompt": 5}, "judges": []},  # a config-like JSON
+        [{"model_name": "GLM 5.1"}],  # a list
+    ],
+)
+def test_a_json_file_that_is_not_a_results_file_is_refused_not_skipped(tmp_path, stray):
+    """The hub's results/ and the authors' runner hold results files only (compendium.data.pwbresults), so
+    a stray JSON file in the folder is refused, naming it, rather than skipped out of sight."""
+    _write(tmp_path, "a.json", _results_file("GLM 5.1", "baseline", "20260301_000000"))
+    _write(tmp_path, "b.json", _results_file("GLM 5.1", "with_system_prompt", "20260301_000000"))
+    _write(tmp_path, "summary.json", stray)
+    with pytest.raises(ValueError) as e:
+        I.load_hf_results(tmp_path)
+    msg = str(e.value)
+    assert msg.startswith(f"{tmp_path / 'summary.json'}: field "), msg
+    _one_line(msg)

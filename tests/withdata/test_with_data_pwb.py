@@ -78,3 +78,14 @@ def test_the_book_renders_the_per_instance_sections(clone):
     for name in ("tbl-pwb-inst-wilcoxon", "tbl-pwb-inst-ttest", "tbl-pwb-inst-layer2", "tbl-pwb-inst-layer3"):
         assert name in html, name
     assert "No per-instance results in this build" not in html
+
+
+def test_the_data_chapter_counts_what_the_per_instance_reader_reads_and_skips(clone):
+    """The datasheet stage depends on acquired/pwb too: with the snapshot it reports the reader's files (14
+    read, no checkpoint skipped in the synthetic release) in values.json and in a sentence of the chapter."""
+    v = json.loads((clone["dir"] / "results" / "datasheet" / "values.json").read_text())
+    vals = v.get("values", v)
+    assert (vals["data.pwb.results.files"], vals["data.pwb.results.read"]) == (14, 14)
+    assert (vals["data.pwb.results.skipped_checkpoints"], vals["data.pwb.results.other_models"]) == (0, 0)
+    html = (clone["dir"] / "book" / "_build" / "html" / "executed" / "00_data.html").read_text(encoding="utf-8")
+    assert "skips 0 Layer-1 checkpoint files beside a complete file" in html

@@ -83,6 +83,19 @@ def write_record(dataset: str, record: dict, acquired_root: Path | None = None) 
 
 
 def accept_hint(dataset: str, path: Path | str) -> str:
+    """The accept step for ``path`` (a file under ``data/``). A dataset acquired as a folder (PWB: the hub's
+    ``results/`` -> ``data/pwb/results/``) is accepted as a folder laid out as the hub dataset, the one that
+    holds ``results/`` (``--from`` refuses a single PWB file); a file dataset (HITL) file by file."""
+    p = Path(path)
+    for hub_dir, target in DATASETS[dataset].get("hf_dirs", {}).items():
+        parts, tparts = p.parts, Path(target).parts
+        for i in range(len(parts) - len(tparts) + 1):
+            if parts[i : i + len(tparts)] == tparts:
+                base = Path(*parts[:i], *tparts[: len(tparts) - len(Path(hub_dir).parts)])
+                return (
+                    f"accept the folder as it is with `python -m compendium.data.acquire {dataset} --from {base}` "
+                    f"(a folder holding {hub_dir}/, as the hub dataset)"
+                )
     return f"accept it with `python -m compendium.data.acquire {dataset} --from {path}`"
 
 

@@ -72,7 +72,28 @@ POLICY: tuple[Rule, ...] = (
         "PWB",
         "results file without model_name, or with a variant other than baseline / with_system_prompt",
         "refused",
-        "file and field named",
+        "file and field named (the hub's results/ and the runner's output hold results files only, so a JSON "
+        "file without a model is a stray file: refused, not skipped)",
+    ),
+    Rule(
+        "PWB",
+        "results file of a model outside the paper's seven (the authors' earlier models)",
+        "skipped",
+        "as the authors' loader (its V2_MODELS) skips it; counted (the loader's other_model_files)",
+    ),
+    Rule(
+        "PWB",
+        "a model x condition of the release without any results file (one model's baseline, or a whole model)",
+        "refused",
+        "before any computation, naming the folder, the model and the condition: the per-instance path "
+        "needs both conditions of all seven models",
+    ),
+    Rule(
+        "all",
+        "acquired file changed, added or removed after its acquisition (sha256 or list differs from "
+        "acquired/<dataset>/manifest.json)",
+        "refused",
+        "file named, with the two ways on: re-acquire, or accept the copy with the acquire command's --from",
     ),
     Rule(
         "HITL",

@@ -66,14 +66,21 @@ def table_rows(root: Path | None = None) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def overview_values(files: pd.DataFrame, tables: pd.DataFrame) -> dict[str, float]:
-    """Named numbers for values.json: file counts and bytes per dataset, rows per table."""
+def overview_values(files: pd.DataFrame, tables: pd.DataFrame, pwb_results: dict | None = None) -> dict[str, float]:
+    """Named numbers for values.json: file counts and bytes per dataset, rows per table, and with the
+    per-instance PWB results present (``pwb_results``: :func:`pwb_results_files`) what the reader does with
+    their files."""
     values: dict[str, float] = {"data.files": len(files), "data.bytes": int(files["bytes"].sum())}
     for ds, g in files.groupby("dataset"):
         values[f"data.{ds}.files"] = len(g)
         values[f"data.{ds}.bytes"] = int(g["bytes"].sum())
     for r in tables.itertuples():
         values[f"data.rows.{r.table}"] = int(r.rows)
+    if pwb_results is not None:
+        values["data.pwb.results.files"] = pwb_results["files"]
+        values["data.pwb.results.read"] = pwb_results["read"]
+        values["data.pwb.results.skipped_checkpoints"] = len(pwb_results["skipped"])
+        values["data.pwb.results.other_models"] = len(pwb_results["other_models"])
     return values
 
 
@@ -146,3 +153,54 @@ def quirks(root: Path | None = None) -> pd.DataFrame:
         ),
     ]
     return pd.DataFrame(rows, columns=["dataset", "file", "quirk", "count"])
+
+
+def pwb_results_files(root: Path | None = None) -> dict | None:
+    """What the per-instance PWB reader does with the files of ``data/pwb/results/`` when they are present
+    (None otherwise): ``files`` (``*.json`` read), ``read`` (the latest complete file per model and
+    condition), ``skipped`` (the names of the Layer-1 checkpoint files skipped beside a complete file: the
+    reader's ``attrs["skipped_files"]``) and ``other_models`` (files of models outside the paper's seven),
+    from :func:`compendium.data.pwbresults.select_files`, the rule the reader applies (the folder verified
+    against ``acquired/pwb/manifest.json`` first)."""
+    from compendium.pipeline import paths
+
+    from . import pwbresults
+
+    folder = (Path(root) if root is not None else paths.DATA) / "pwb" / "results"
+    if not folder.is_dir():
+        return None
+    sel = pwbresults.select_files(folder, keep_data=False, verify=root is None)
+    return {
+        "folder": folder,
+        "files": sel.n_files,
+        "read": len(sel.chosen),
+        "skipped": [Path(s["file"]).name for s in sel.skipped],
+        "other_models": [Path(s["file"]).name for s in sel.other_models],
+    }
+
+
+def pwb_results_sentence(info: dict | None):
+    """One Markdown sentence for the Data chapter on :func:`pwb_results_files` (file names as escaped code
+    spans, :mod:`compendium.chapter.safetext`)."""
+    from IPython.display import Markdown
+
+    from compendium.chapter.safetext import code
+
+    if info is None:
+        return Markdown(
+            "In this build the per-instance PWB results are not present (`python -m compendium.data.acquire pwb` "
+            "puts them under `data/pwb/results/`), so the reader skips no file."
+        )
+
+    def names(xs: list[str]) -> str:
+        shown = ", ".join(str(code(x)) for x in xs[:5]) + (f" and {len(xs) - 5} more" if len(xs) > 5 else "")
+        return f" ({shown})" if xs else ""
+
+    n_skip, n_other = len(info["skipped"]), len(info["other_models"])
+    return Markdown(
+        f"In this build `data/pwb/results/` holds {info['files']:,} results files: the per-instance reader reads "
+        f"{info['read']:,} (the latest complete file of each model and condition), skips {n_skip:,} Layer-1 "
+        f"checkpoint file{'' if n_skip == 1 else 's'} beside a complete file{names(info['skipped'])} and "
+        f"{n_other:,} file{'' if n_other == 1 else 's'} of models outside the paper's seven"
+        f"{names(info['other_models'])}."
+    )

@@ -141,7 +141,8 @@ def load_inputs(params: PwbParams | None = None) -> PwbInputs:
         notes=yamlfile.load(paths.PUBLISHED / "notes" / "pwb.yaml") or {},
         register=register,
         results_dir=results_dir,
-        instances=inst.load_hf_results(results_dir) if results_dir.is_dir() else None,
+        # the stage's release check: every model x condition has its results file (refused before any work)
+        instances=inst.load_hf_results(results_dir, complete=True) if results_dir.is_dir() else None,
     )
 
 

@@ -36,8 +36,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ..data import anomalies
+from ..data import pwbresults
 from ..data.errors import require_columns
+from ..data.pwbresults import check_results_json  # re-exported: the results-file check lives with the data
 from ..stats.agreement import panel_agreement
 from .constants import CONDITIONS, DIMENSIONS, MODEL_KEYS
 from .weights import MAX_SCORE, pwi_matrix
@@ -58,6 +59,7 @@ __all__ = [
     "SCHEMA",
     "RUN_KEYS",
     "validate_instances",
+    "check_results_json",
     "instances_from_results_json",
     "load_hf_results",
     "panel_scores",
@@ -184,102 +186,6 @@ def _judge_rows(base: dict, run: Mapping) -> list[dict]:
     return rows
 
 
-def _judge_list(values, where: str, field: str) -> None:
-    if values is None:
-        return
-    if not isinstance(values, list):
-        raise anomalies.refuse(where, field, f"expected a list of judge values, found {type(values).__name__}")
-    for j, x in enumerate(values):
-        if isinstance(x, Mapping):  # individual_results: {"score": ..., "judge_model": ...}
-            if "score" in x and x["score"] is not None:
-                anomalies.number(x["score"], where, f"{field}[{j}].score")
-            if x.get("judge_model") is not None and not isinstance(x["judge_model"], str):
-                raise anomalies.refuse(where, f"{field}[{j}].judge_model", "expected text")
-        elif x is not None:
-            anomalies.number(x, where, f"{field}[{j}]")  # a 4 or a 2.5 is tolerated (and listed)
-
-
-def _scored_record(rec, where: str, field: str) -> None:
-    """A run (or Layer-3 prompt) record: an object with a stored score in [-1, 3] and judge value lists."""
-    if not isinstance(rec, Mapping):
-        raise anomalies.refuse(where, field, f"expected a record (a JSON object), found {type(rec).__name__}")
-    if rec.get("score") is not None:
-        anomalies.number(
-            rec["score"],
-            where,
-            f"{field}.score",
-            lo=anomalies.STORED_SCORE_RANGE[0],
-            hi=anomalies.STORED_SCORE_RANGE[1],
-        )
-    for k in ("individual_scores", "individual_results"):
-        _judge_list(rec.get(k), where, f"{field}.{k}")
-
-
-def check_results_json(data, where: str) -> None:
-    """Refuse a results file the anomaly policy (:mod:`compendium.data.anomalies`) refuses: wrong types,
-    non-finite or absurd numbers, stored scores outside [-1, 3] -- one sentence naming the file, the
-    record (its JSON path) and the field. Judge values of 4 or 2.5 pass (they are listed later)."""
-    if not isinstance(data, Mapping):
-        raise anomalies.refuse(where, "(top level)", f"expected a results object, found {type(data).__name__}")
-    for k in ("model_name", "variant", "timestamp", "model_id"):
-        if data.get(k) is not None and not isinstance(data[k], str):
-            raise anomalies.refuse(where, k, f"expected text, found {type(data[k]).__name__} {data[k]!r:.40}")
-    if not data.get("model_name"):
-        raise anomalies.refuse(
-            where,
-            "model_name",
-            "missing, so the file cannot be assigned to a model (every results file of the runner names its "
-            "model; move other files out of the results folder)",
-        )
-    if data.get("variant") is None:
-        raise anomalies.refuse(where, "variant", f"missing; expected one of {list(CONDITIONS)}")
-    if data["variant"] not in CONDITIONS:
-        raise anomalies.refuse(where, "variant", f"expected one of {list(CONDITIONS)}, found {data['variant']!r:.40}")
-    l1 = data.get("layer1")
-    if l1 is not None and not isinstance(l1, Mapping):
-        raise anomalies.refuse(where, "layer1", f"expected an object of dimensions, found {type(l1).__name__}")
-    for dim, prompts in (l1 or {}).items():
-        if not isinstance(prompts, list):
-            raise anomalies.refuse(
-                where, f"layer1.{dim}", f"expected a list of prompts, found {type(prompts).__name__}"
-            )
-        for i, p in enumerate(prompts):
-            f = f"layer1.{dim}[{i}]"
-            if not isinstance(p, Mapping):
-                raise anomalies.refuse(where, f, f"expected a prompt record (a JSON object), found {type(p).__name__}")
-            if p.get("prompt_id") is not None and not isinstance(p["prompt_id"], str | int):
-                raise anomalies.refuse(where, f"{f}.prompt_id", f"expected text, found {type(p['prompt_id']).__name__}")
-            if "runs" in p:
-                if not isinstance(p["runs"], list):
-                    raise anomalies.refuse(
-                        where, f"{f}.runs", f"expected a list of runs, found {type(p['runs']).__name__}"
-                    )
-                for k, r in enumerate(p["runs"]):
-                    _scored_record(r, where, f"{f}.runs[{k}]")
-                _judge_list(p.get("individual_scores"), where, f"{f}.individual_scores")
-            else:
-                _scored_record(p, where, f)
-    for key, kind in (("layer2", "scenario"), ("layer3", "prompt")):
-        recs = data.get(key)
-        if recs is not None and not isinstance(recs, list):
-            raise anomalies.refuse(where, key, f"expected a list of {kind} records, found {type(recs).__name__}")
-        for i, r in enumerate(recs or []):
-            f = f"{key}[{i}]"
-            rid = "scenario_id" if key == "layer2" else "prompt_id"
-            if isinstance(r, Mapping) and r.get(rid) is not None and not isinstance(r[rid], str | int):
-                raise anomalies.refuse(where, f"{f}.{rid}", f"expected text, found {type(r[rid]).__name__}")
-            if key == "layer3":
-                _scored_record(r, where, f)
-                continue
-            if not isinstance(r, Mapping):
-                raise anomalies.refuse(
-                    where, f, f"expected a scenario record (a JSON object), found {type(r).__name__}"
-                )
-            for fld, hi in (("average_score", float(MAX_SCORE)), ("behavior_pass_rate", 1.0)):
-                if r.get(fld) is not None:
-                    anomalies.number(r[fld], where, f"{f}.{fld}", lo=0.0, hi=hi)
-
-
 def instances_from_results_json(data: Mapping, model: str | None = None, condition: str | None = None) -> pd.DataFrame:
     """Tidy rows of one results file of the HF release (one model x condition, all three layers).
 
@@ -351,19 +257,27 @@ def instances_from_results_json(data: Mapping, model: str | None = None, conditi
     return pd.DataFrame(rows, columns=cols)
 
 
-def load_hf_results(results_dir: str | Path, models: Iterable[str] | None = tuple(MODEL_KEYS)) -> pd.DataFrame:
+def load_hf_results(
+    results_dir: str | Path,
+    models: Iterable[str] | None = tuple(MODEL_KEYS),
+    complete: bool = False,
+    verify: bool = True,
+) -> pd.DataFrame:
     """Load the per-instance release from ``results_dir`` into the tidy schema (validated).
 
     Accepts either tidy tables (``*.parquet`` / ``*.csv`` with the schema columns) or the authors'
-    results JSON files (``*.json``, one model x condition each, as written by their ``runner.py``).
-    Several JSON files for the same (model, variant) -- reruns -- resolve to the one with the latest
-    ``timestamp`` field (ties: the last file name), among files holding all three layers, as the
-    authors' ``run_analysis.py`` keeps the latest complete file (it sorts by file mtime, which a copy
-    does not preserve). ``models`` restricts to the paper's seven models (None: keep all).
+    results JSON files (``*.json``, one model x condition each, as written by their ``runner.py``), of
+    which :func:`compendium.data.pwbresults.select_files` picks the ones the analysis reads (per model and
+    condition the latest file holding all three layers, as the authors' ``run_analysis.py``).
+    ``models`` restricts to the paper's seven models (None: keep all).
 
     A file without a layer (absent or null: the runner's Layer-1 checkpoint) is skipped when a complete
     file for the same model and condition exists and refused otherwise (:mod:`compendium.data.anomalies`);
-    the skipped files are listed in ``attrs["skipped_files"]`` (``{"file": ..., "missing": "layer2"}``).
+    the skipped files are listed in ``attrs["skipped_files"]`` (``{"file": ..., "missing": "layer2"}``),
+    the files of other models in ``attrs["other_model_files"]``. ``complete``: refuse a release in which a
+    model x condition of ``models`` has no file (:func:`compendium.data.pwbresults.require_cells`; the
+    stage's check). ``verify``: first check an acquired folder (``data/pwb/results``) against its local
+    manifest, ``acquired/pwb/manifest.json`` (off for an acquisition's own staging copy).
     """
     d = Path(results_dir)
     if not d.is_dir():
@@ -371,48 +285,29 @@ def load_hf_results(results_dir: str | Path, models: Iterable[str] | None = tupl
             f"{d}: per-instance results folder not found (acquire it with "
             f"`python -m compendium.data.acquire pwb` when the hub is reachable)"
         )
+    if verify:
+        pwbresults.verify_folder(d)
     tables = sorted(d.glob("*.parquet")) + sorted(d.glob("*.csv"))
     frames: list[pd.DataFrame] = []
+    skipped: list[dict[str, str]] = []
+    others: list[dict[str, str]] = []
+    files: dict[tuple[str, str], Path] = {}
     if tables:
         for f in tables:
             t = pd.read_parquet(f) if f.suffix == ".parquet" else pd.read_csv(f)
             frames.append(validate_instances(t, where=str(f)))
     else:
-        files = sorted(d.glob("*.json"))
-        if not files:
-            raise FileNotFoundError(f"{d}: no *.json, *.parquet or *.csv result files")
-        latest: dict[tuple[str, str], tuple[str, str, dict]] = {}
-        incomplete: dict[tuple[str, str], tuple[Path, str]] = {}
-        skipped: list[dict[str, str]] = []
-        for f in files:
-            data = anomalies.load_json(f)
-            check_results_json(data, str(f))
-            name, variant = data["model_name"], data["variant"]
-            if models is not None and name not in set(models):
-                continue
-            lacking = [k for k in ("layer1", "layer2", "layer3") if data.get(k) is None]  # absent or null
-            if lacking:  # the runner's Layer-1 checkpoint: skipped, as the authors' loader skips it
-                incomplete.setdefault((name, variant), (f, lacking[0]))
-                skipped.append({"file": str(f), "missing": lacking[0]})
-                continue
-            key = (name, variant)
-            stamp = (str(data.get("timestamp", "")), f.name)
-            if key not in latest or stamp >= latest[key][:2]:
-                latest[key] = (*stamp, data)
-        for key, (f, lacking) in sorted(incomplete.items()):
-            if key not in latest:
-                raise anomalies.refuse(
-                    str(f),
-                    lacking,
-                    f"missing, and no other file for {key[0]} / {key[1]} has all of layer1, layer2 and layer3 "
-                    "(a file without them is the runner's Layer-1 checkpoint; add the complete results file)",
-                )
-        if not latest:
-            raise ValueError(f"{d}: no complete (layer1 + layer2 + layer3) results file for the selected models")
-        for (name, variant), (_, _, data) in sorted(latest.items()):
+        sel = pwbresults.select_files(d, models, verify=False)
+        skipped, others = sel.skipped, sel.other_models
+        for (name, variant), (f, data) in sel.chosen.items():
+            files[(name, variant)] = f
             frames.append(instances_from_results_json(data, name, variant))
     out = validate_instances(pd.concat(frames, ignore_index=True), where=str(d))
-    out.attrs["skipped_files"] = [] if tables else skipped
+    if complete:
+        pairs = out[["model", "condition"]].drop_duplicates().itertuples(index=False, name=None)
+        pwbresults.require_cells(pairs, d, MODEL_KEYS if models is None else models, files)
+    out.attrs["skipped_files"] = skipped
+    out.attrs["other_model_files"] = others
     return out
 
 

@@ -91,7 +91,7 @@ def released_models(n_boot: int = N_BOOT) -> tuple[pd.DataFrame, str]:
     """The seven released models' PWI and interval per condition, and where they come from."""
     rdir = paths.PWB / "results"
     if rdir.is_dir():
-        runs = inst.layer1_runs(inst.panel_scores(inst.load_hf_results(rdir)))
+        runs = inst.layer1_runs(inst.panel_scores(inst.load_hf_results(rdir, complete=True)))
         t = inst.pwi_bootstrap(runs, _weights(), n_boot=n_boot, seed=SEED, ci=CI)
         t = t[["model", "condition", "pwi", "ci_lower", "ci_upper"]]
         return t, f"computed from the per-instance results in {rdir.relative_to(paths.ROOT)}/ (paper's bootstrap)"
