@@ -34,6 +34,18 @@ def test_weighted_task_share_hand_worked():
     assert share_eq == 50.0  # t1 mean 3 is not > 3
 
 
+def test_a_weighted_mean_equal_to_the_cutoff_is_a_tie_not_above_whatever_the_rounding():
+    # two raters of one raking cell (weight 0.1 each) rating 2 and 4: exactly 3, but the floating-point mean is
+    # 3.0000000000000004; with weight 0.7 it is 2.9999999999999996. Neither is above 3.
+    d = pd.DataFrame({USER: ["a", "b", "c", "d"], OCC: ["o"] * 4, TASK: ["t1", "t1", "t2", "t2"], DESIRE: [2, 4, 2, 4]})
+    idx = pd.MultiIndex.from_tuples([(u, "o") for u in "abcd"], names=[USER, OCC])
+    w = pd.Series([0.1, 0.1, 0.7, 0.7], index=idx)
+    share, m = demographics.weighted_task_share(d, w, 3.0)
+    assert m["t1"] > 3.0 and m["t2"] < 3.0  # the rounding this test is about
+    assert share == 0.0
+    assert demographics.tie_robust_share(m, 3.0)["share_at"] == 100.0
+
+
 def test_raking_frame_mapping_and_errors():
     workers = pd.DataFrame({"Age": [30, 18], "Gender": ["Female", "Other"], "Race": ["Hispanic", "Black"]})
     f = demographics.raking_frame(workers, "hispanic_as_white")

@@ -293,3 +293,29 @@ def test_raking_sampling_phrases_by_hand():
     assert S.raking_sampling_phrases(_result(v))["wb_rboot_diff_zero"] == "does not contain 0"
     v["wb.raking.boot.mc_se"] = 1.4  # a larger error: whole points
     assert S.raking_sampling_phrases(_result(v))["wb_rboot_mid_ci"] == "47-54"
+
+
+def test_the_variance_by_source_says_per_zone_which_source_moves_the_totals_more():
+    """The sentence follows each zone's standard deviations (an independent re-run found the workers move Green
+    and Red more than the experts, R&D about as much and Low Priority less; "more" for every zone was wrong)."""
+    from compendium.workbank.summary import source_comparison
+
+    sds = {
+        "experts": {"green": 6.05, "red": 6.99, "rnd": 6.05, "low": 6.99},
+        "workers": {"green": 12.15, "red": 12.15, "rnd": 6.23, "low": 6.23},
+        "tasks": {"green": 14.39, "red": 13.51, "rnd": 9.67, "low": 9.63},
+    }
+    assert source_comparison(sds) == (
+        "a new draw of as many tasks would move every zone total more than a different expert panel; "
+        "a new draw of workers would move Green and Red more than a different expert panel, "
+        "R&D about as much and Low Priority less"
+    )
+    same = {
+        "experts": sds["experts"],
+        "workers": sds["experts"],
+        "tasks": {z: 0.5 * x for z, x in sds["experts"].items()},
+    }
+    assert source_comparison(same) == (
+        "a new draw of as many tasks would move every zone total less than a different expert panel; "
+        "a new draw of workers would move every zone total about as much as a different expert panel"
+    )

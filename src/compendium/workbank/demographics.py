@@ -42,6 +42,9 @@ __all__ = [
 #: groups with fewer workers than this get no bootstrap interval: a percentile bootstrap over a
 #: handful of people cannot show its own uncertainty (2 workers give at most 3 distinct means)
 MIN_GROUP_WORKERS = 10
+#: a (weighted) task mean within this of the cut-off is *at* it: floating-point sums of weights put an exact
+#: tie one unit in the last place above or below (every share of this module counts ties this way)
+TIE_ATOL = 1e-9
 
 DEMOGRAPHIC_VARIABLES = ("age_band", "Gender", "Education", "Political Affiliation", "LLM Familiarity")
 
@@ -230,7 +233,10 @@ def weighted_task_share(desires: pd.DataFrame, worker_weights: pd.Series, cutoff
     num = (d["w"] * d[DESIRE]).groupby(d[TASK]).sum()
     den = d["w"].groupby(d[TASK]).sum()
     m = (num / den)[den > 0]
-    return pct(m > cutoff), m
+    # a weighted mean that equals the cut-off exactly (two raters of one raking cell rating 2 and 4) can come
+    # out one unit in the last place above it (0.1*2 + 0.1*4)/0.2 = 3.0000000000000004: it is a tie, not
+    # above, as in tie_robust_share (under race-only raking 25 task means are exactly 3 and 5 of them came out above)
+    return pct((m > cutoff) & ~(np.abs(m - cutoff) <= TIE_ATOL)), m
 
 
 def task_effective_sizes(desires: pd.DataFrame, worker_weights: pd.Series) -> pd.Series:
@@ -244,7 +250,7 @@ def task_effective_sizes(desires: pd.DataFrame, worker_weights: pd.Series) -> pd
     return (g.sum() ** 2 / (d["w"] ** 2).groupby(d[TASK]).sum()).rename("effective_n")
 
 
-def tie_robust_share(task_means: pd.Series, cutoff: float, atol: float = 1e-9) -> dict[str, float]:
+def tie_robust_share(task_means: pd.Series, cutoff: float, atol: float | None = None) -> dict[str, float]:
     """Shares of tasks (%) above / at / at-or-above ``cutoff`` and the *mid* share (above + half of at).
 
     Task means of a handful of integer ratings sit exactly on the cut-off often (82 WORKBank tasks at
@@ -256,7 +262,7 @@ def tie_robust_share(task_means: pd.Series, cutoff: float, atol: float = 1e-9) -
     m = np.asarray(task_means, dtype=float)
     if m.size == 0 or np.isnan(m).any():
         raise ValueError("tie_robust_share: task means must be non-empty and free of NaN")
-    at = np.abs(m - cutoff) <= atol
+    at = np.abs(m - cutoff) <= (TIE_ATOL if atol is None else atol)
     above = (m > cutoff) & ~at
     return {
         "share_gt": 100 * float(above.mean()),
@@ -315,7 +321,7 @@ def random_weights_null(
             raise ValueError("random_weights_null: the template has no weight for some workers")
         W = t[np.argsort(rng.random((n_draws, len(workers))), axis=1)].T
     m = np.asarray(num @ W) / np.asarray(den @ W)  # (tasks, draws)
-    at = np.abs(m - cutoff) <= 1e-9
+    at = np.abs(m - cutoff) <= TIE_ATOL
     above = (m > cutoff) & ~at
     return pd.DataFrame(
         {
@@ -582,7 +588,7 @@ def raking_bootstrap(
         s, n = np.asarray(num @ weights), np.asarray(den @ weights)
         ok = n > 0
         m = np.divide(s, n, out=np.full(s.shape, np.nan), where=ok)
-        at = ok & (np.abs(m - cutoff) <= 1e-9)
+        at = ok & (np.abs(m - cutoff) <= TIE_ATOL)
         above = ok & (m > cutoff) & ~at
         k = ok.sum(0)
         return 100 * above.sum(0) / k, 100 * (above.sum(0) + 0.5 * at.sum(0)) / k, k

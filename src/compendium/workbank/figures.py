@@ -273,7 +273,7 @@ def demographic_groups(groups: pd.DataFrame, overall_desire: float, overall_has:
     ]
     fig, axes = plt.subplots(1, 3, figsize=(7.6, 0.3 * len(order) + 1.4), sharey=True)
     for ax, (col, lab, ref) in zip(axes, specs):
-        d = g.assign(lo=g[f"{col}_lo"].where(~small, g[col]), hi=g[f"{col}_hi"].where(~small, g[col]))
+        d = g[~small].rename(columns={f"{col}_lo": "lo", f"{col}_hi": "hi"})
         point_ranges(
             ax,
             d,
@@ -281,16 +281,16 @@ def demographic_groups(groups: pd.DataFrame, overall_desire: float, overall_has:
             col,
             "lo",
             "hi",
-            hue="kind",
             order=order,
-            hue_order=[ok, few],
-            palette=[CATEGORICAL[0], GREY],
-            markers=["o", "x"],
-            legend=False,
+            color=CATEGORICAL[0],
+            markers="o",
             markersize=4,
             err_kws={"linewidth": 1.5},
             capsize=0.3,
         )
+        # the small groups: a grey x alone (an interval of zero width drawn with caps would cover the x)
+        ys = [order.index(k) for k in g.loc[small, "key"]]
+        ax.plot(g.loc[small, col], ys, linestyle="none", marker="x", color=GREY, markersize=5, markeredgewidth=1.5)
         ax.axvline(ref, color="k", ls="--", lw=0.8)
         ax.set_xlabel(lab, fontsize=9)
         ax.tick_params(axis="x", labelsize=8)
