@@ -663,12 +663,18 @@ def test_rendered_tables_show_symbol_and_word_and_link_every_reason(tmp_path):
     ids = {t["id"] for t in soup.find_all(id=True)}
     hrefs = [a["href"] for a in soup.find_all("a", href=True) if a["href"].startswith("#")]
     assert hrefs and all(h[1:] in ids for h in hrefs)
-    assert f"#{claims.anchor('pwb.t2.m1.delta')}" in hrefs and f"#{claims.anchor('pwb.bad')}" in hrefs
-    li = soup.find(id=claims.anchor("pwb.t2.m1.delta")).parent
-    assert "paper slip" in li.get_text() and "13.87" in li.get_text()
+    row = {r["claim_id"]: r for r in ev.table.to_dict("records")}
+    to_delta, to_bad = claims.why_anchor(row["pwb.t2.m1.delta"]), claims.why_anchor(row["pwb.bad"])
+    assert f"#{to_delta}" in hrefs and f"#{to_bad}" in hrefs and to_delta != to_bad
+    # the link lands on the reason's own element (the item of the list), not on a claim id inside it
+    li = soup.find(id=to_delta)
+    assert li.name == "li" and "paper slip" in li.get_text() and "13.87" in li.get_text()
     assert li.find("a", href="20_workbank.html#wb-slips")
-    assert "caveat" in soup.find(id=claims.anchor("pwb.pwi.m1")).parent.get_text()
-    assert "variant point: 40.50" in text
+    assert soup.find(id=claims.anchor("pwb.t2.m1.delta")).find_parent("li") is li
+    caveat = soup.find(id=claims.why_anchor(row["pwb.pwi.m1"]))
+    assert caveat.name == "li" and "caveat" in caveat.get_text()
+    assert "li:target" in claims.style_html()  # the target is highlighted
+    assert "variant Point: 40.50" in text  # the variant slug as a label
     assert "10-37" in text.replace(" ", "") and soup.find("sup")
     assert "5 <b>" in text  # printed text is escaped, never markup
     assert "compendium.pwb.f" in text

@@ -39,7 +39,7 @@ The package, by job: :mod:`.vocab` (the fixed words: studies, statuses, levels, 
 merging value dicts), :mod:`.register` (reading the register, notes, values, missing inputs and
 provenance), :mod:`.compare` (tolerances, relations, statuses, one evaluation), :mod:`.output` (the stage's
 files and the chapter's prose numbers), :mod:`.html` (the chapter's HTML, from ``templates/``),
-:mod:`.abstract` (the landing page's abstract) and :mod:`.diff` (``python -m compendium.claims diff REV``).
+:mod:`.links` (where the chapter's links to code and data point), :mod:`.abstract` (the landing page's abstract) and :mod:`.diff` (``python -m compendium.claims diff REV``).
 """
 
 from __future__ import annotations
@@ -73,8 +73,10 @@ from .html import (
     fmt_number,
     legend_html,
     paper_html,
+    readable_text,
     reason_rows,
     section_id,
+    sphinx_label_titles,
     sphinx_labels,
     study_html,
     style_html,
@@ -82,11 +84,16 @@ from .html import (
     table_html,
     table_provenance_html,
     text_claims_html,
+    tolerance_decimals,
+    trail,
+    why_anchor,
     why_html,
 )
 from .output import prose_values, write_outputs
 from .register import (
     RegisterTable,
+    data_for,
+    load_data_files,
     load_missing,
     load_notes,
     load_provenance,
@@ -103,11 +110,15 @@ from .register import (
 from .vocab import (
     APPROX_DECADES,
     APPROX_REL,
+    BOOLEAN_COLS,
     COLUMNS,
+    LABELS,
+    LEVEL_NAME,
     LEVELS,
     MARK,
     MC_SE,
     MC_SIGMAS,
+    MODEL_NAMES,
     NO_CLAIM,
     NOTE_KEYS,
     NOTE_KINDS,
@@ -121,10 +132,15 @@ from .vocab import (
     STUDY_STAGE,
     VARIANT,
     RegisterError,
+    readable,
 )
 
 __all__ = [
     "APPROX_DECADES",
+    "BOOLEAN_COLS",
+    "LABELS",
+    "LEVEL_NAME",
+    "MODEL_NAMES",
     "APPROX_REL",
     "COLUMNS",
     "LEVELS",
@@ -161,6 +177,8 @@ __all__ = [
     "fmt_number",
     "gap",
     "legend_html",
+    "data_for",
+    "load_data_files",
     "load_missing",
     "load_notes",
     "load_provenance",
@@ -178,13 +196,17 @@ __all__ = [
     "previous_claims_csv",
     "prose_values",
     "read_statuses",
+    "readable",
     "reason_rows",
     "register_levels",
     "relation_holds",
     "same_label",
     "same_value",
     "section_id",
+    "readable_text",
+    "sphinx_label_titles",
     "sphinx_labels",
+    "tolerance_decimals",
     "split_provenance",
     "status_changes",
     "study_html",
@@ -196,6 +218,8 @@ __all__ = [
     "text_claims_html",
     "validate_note",
     "verdict",
+    "trail",
+    "why_anchor",
     "why_html",
     "within_tolerance",
     "write_outputs",

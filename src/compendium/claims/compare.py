@@ -17,6 +17,8 @@ from compendium.pipeline import paths
 
 from .register import (
     RegisterTable,
+    data_for,
+    load_data_files,
     load_missing,
     load_notes,
     load_provenance,
@@ -302,6 +304,7 @@ def check(
     tables: list[RegisterTable] | None = None,
     levels: dict[str, dict[str, str]] | None = None,
     off_paper: dict[str, list[str]] | None = None,
+    data_files: dict[str, dict[str, tuple[str, ...]]] | None = None,
 ) -> pd.DataFrame:
     """One row per claim with its status (see :mod:`compendium.claims`); columns :data:`COLUMNS`.
 
@@ -309,10 +312,11 @@ def check(
     ``{study: PROVENANCE}``; ``tables``: to mark which claims are table cells; ``levels``: the register's
     level descriptions (the text shown for a needs-data claim when ``missing.json`` names nothing);
     ``off_paper``: ``{study: ["section.key=value (reference ...)", ...]}`` for the studies run off the paper's
-    settings (:func:`off_paper_studies`): their computed claims that miss get ``off_paper``.
+    settings (:func:`off_paper_studies`): their computed claims that miss get ``off_paper``; ``data_files``:
+    ``{study: DATA}`` (:func:`load_data_files`), the raw files of each claim (column ``data``, "; "-separated).
     The raw published and computed values are kept in the columns ``_published`` and ``_ours``.
     """
-    missing, provenance, levels = missing or {}, provenance or {}, levels or {}
+    missing, provenance, levels, data_files = missing or {}, provenance or {}, levels or {}, data_files or {}
     where_cell = _table_positions(tables)
     index = {stage: _index_suffixed(v) for stage, v in values.items()}
     rows = []
@@ -356,6 +360,7 @@ def check(
                 "mc_se": _fmt(mcs.get(cid)),
                 "variants": json.dumps(var, sort_keys=True, ensure_ascii=False) if var else "",
                 "provenance": provenance_for(cid, provenance.get(c.study, {})),
+                "data": "; ".join(data_for(cid, data_files.get(c.study, {}))),
                 "register_note": getattr(c, "register_note", "") or "",
                 "table": t_slug,
                 "row": t_row,
@@ -482,6 +487,7 @@ class Evaluation:
     changes: pd.DataFrame
     missing_cells: dict[str, list[str]]
     provenance: dict[str, dict[str, str]] = field(default_factory=dict)
+    data_files: dict[str, dict[str, tuple[str, ...]]] = field(default_factory=dict)
 
     def __repr__(self) -> str:
         return f"Evaluation({len(self.table)} claims: {self.counts})"
@@ -556,9 +562,19 @@ def evaluate(
     tables = load_tables(published_dir)
     values = load_values(results_dir)
     missing = load_missing(results_dir)
-    prov, prov_problems = load_provenance(sorted(set(published["study"])))
+    studies = sorted(set(published["study"]))
+    prov, prov_problems = load_provenance(studies)
+    data_files = load_data_files(studies)
     table = check(
-        published, values, notes, missing, prov, tables, register_levels(published_dir), off_paper_studies(results_dir)
+        published,
+        values,
+        notes,
+        missing,
+        prov,
+        tables,
+        register_levels(published_dir),
+        off_paper_studies(results_dir),
+        data_files,
     )
     if previous_csv is True:
         previous_csv = previous_claims_csv(results_dir)
@@ -574,4 +590,5 @@ def evaluate(
         changes=status_changes(previous, table),
         missing_cells=missing_cell_ids(tables, values),
         provenance=prov,
+        data_files=data_files,
     )

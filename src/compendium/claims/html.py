@@ -12,9 +12,11 @@ cell as a symbol and a word, and every 'differs' linked to its reason (``#why-<i
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import re
+from collections.abc import Mapping, Sequence
 from functools import cache
 from pathlib import Path
 
@@ -25,9 +27,22 @@ from markupsafe import Markup
 from compendium.chapter import safetext
 from compendium.pipeline import paths
 
+from . import links
 from .compare import Evaluation, summary
-from .register import RegisterTable, provenance_for, split_provenance
-from .vocab import MARK, NO_CLAIM, REASONS, STALE, STATUSES, STUDIES, STUDY_NAME, STUDY_STAGE
+from .register import RegisterTable, data_for, provenance_for, split_provenance
+from .vocab import (
+    BOOLEAN_COLS,
+    LEVEL_NAME,
+    MARK,
+    NO_CLAIM,
+    REASONS,
+    STALE,
+    STATUSES,
+    STUDIES,
+    STUDY_NAME,
+    STUDY_STAGE,
+    readable,
+)
 
 
 def _finalize(value):
@@ -59,8 +74,29 @@ def _h(text) -> Markup:
 
 
 def anchor(claim_id: str) -> str:
-    """The HTML id of a claim's entry in the list of reasons."""
+    """The HTML id of a claim id in the list of reasons (its paper value and ours)."""
     return "why-" + re.sub(r"[^A-Za-z0-9_.-]", "-", claim_id)
+
+
+def why_anchor(claim: Mapping) -> str:
+    """The HTML id of the reason a claim's status links to: the item of the reasons list that holds its
+    (status, reason, note, evidence), shared by every claim with the same explanation (a digest of those
+    four, so that it stays the same from build to build while the explanation does)."""
+    key = "\0".join(str(claim.get(k) or "") for k in ("status", "reason", "note", "evidence"))
+    slug = re.sub(r"[^a-z0-9]+", "-", str(claim.get("reason") or claim.get("status") or "").lower()).strip("-")
+    return f"why-{slug}-{hashlib.sha256(key.encode()).hexdigest()[:10]}"
+
+
+def trail(provenance: str, data: Sequence[str] = ()) -> dict:
+    """The links of one claim (or one table) to its code, its test and its raw data, from the claims page:
+    ``{"fns": [(name, href)], "test": (name, href) | None, "data": [(label, href)]}`` (an href is None when
+    the named file does not exist: the name is shown unlinked, and the link test fails)."""
+    fns, test = split_provenance(provenance) if provenance else ("", "")
+    return {
+        "fns": [(f, links.code_href(f)) for f in links.split_functions(fns)],
+        "test": (test, links.code_href(test)) if test else None,
+        "data": [links.data_link(f) for f in dict.fromkeys(data)],
+    }
 
 
 def section_id(study: str, slug: str) -> str:
@@ -90,6 +126,30 @@ def clean_printed(token: str) -> Markup:
     return Markup(t.replace("{", "").replace("}", "").strip())
 
 
+_TEX = (
+    ("{,}", ","),
+    ("\\times", "×"),
+    ("\\%", "%"),
+    ("\\approx", "≈"),
+    ("\\leq", "≤"),
+    ("\\geq", "≥"),
+    ("\\le ", "≤ "),
+    ("\\ge ", "≥ "),
+    ("\\pm", "±"),
+    ("$", ""),
+    ("`", ""),
+)
+
+
+def readable_text(text) -> str:
+    """Register and note text as a reader reads it: the LaTeX of a quoted number (``4{,}096``, ``$3 \\times
+    5$``) and Markdown backticks written plainly. Plain text: the template escapes it."""
+    t = str(text or "")
+    for a, b in _TEX:
+        t = t.replace(a, b)
+    return t
+
+
 def _decimals(v) -> int:
     if isinstance(v, float):
         s = repr(v)
@@ -102,43 +162,59 @@ def _decimals(v) -> int:
 _NUMBER_TOKEN = re.compile(r"[~≈<>≤≥+\-−\s$]*\d[\d,{}]*(?:\.(\d+))?\s*(?:\\?%)?\s*\$?")
 
 
+def tolerance_decimals(tol) -> int | None:
+    """The decimals a tolerance implies: the fewest with half a unit of the last one within it (0.05 -> 1,
+    0.0005 -> 3, 0.01 -> 2, 1e-06 -> 6, 0.5 or more -> 0); None for no tolerance (0: an exact count or label)."""
+    try:
+        tol = float(tol or 0)
+    except (TypeError, ValueError):
+        return None
+    if not math.isfinite(tol) or tol <= 0:
+        return None
+    return max(math.ceil(-math.log10(2 * tol) - 1e-9), 0)
+
+
 def claim_decimals(row) -> int:
-    """How many decimals the paper printed: from the printed token if it is a plain number ("+44.0" -> 1),
-    else from the tolerance when it is half a unit of a decimal place (0.05 -> 1), else from the value."""
+    """How many decimals the paper's number has: from the printed token if it is a plain number ("+44.0"
+    -> 1), else from the tolerance (:func:`tolerance_decimals`), else from the value (6 at most)."""
     m = _NUMBER_TOKEN.fullmatch(str(row.get("printed") or ""))
     if m:
         return len(m.group(1) or "")
-    try:
-        tol = float(row.get("tolerance") or 0)
-    except (TypeError, ValueError):
-        tol = 0.0
-    if 0 < tol < 1:
-        d = round(-math.log10(2 * tol))
-        if math.isclose(0.5 * 10**-d, tol, rel_tol=1e-9):
-            return d
-    return max(_decimals(row.get("_published")), 0)
+    d = tolerance_decimals(row.get("tolerance"))
+    if d is not None:
+        return min(d, 6)
+    return min(max(_decimals(row.get("_published")), 0), 6)
 
 
-def fmt_number(v, decimals: int | None = None) -> str:
-    """A computed value for the page, as text: one decimal more than the printed number (6 at most); tiny
-    or huge numbers in 3 significant digits; integers as integers. The CSV keeps every digit."""
+def fmt_number(v, decimals: int | None = None, boolean: bool = False) -> str:
+    """A value for the page, as text: the paper's decimals (``decimals``, :func:`claim_decimals`) and one
+    more while they are fewer than three (so a reader sees which side of the rounding ours is on); tiny or
+    huge numbers in 3 significant digits; integers as integers; thousands separated by commas; booleans
+    (and, with ``boolean``, 0 and 1) as yes/no. The CSV keeps every digit."""
     if v is None:
         return "—"
     if isinstance(v, str):
         return v
     if isinstance(v, (list, tuple)):
-        return "[" + ", ".join(fmt_number(x, decimals) for x in v) + "]"
-    if isinstance(v, bool):
-        return str(v)
+        return "[" + ", ".join(fmt_number(x, decimals, boolean) for x in v) + "]"
+    if isinstance(v, bool) or (boolean and v in (0, 1)):
+        return "yes" if v else "no"
     x = float(v)
     if not math.isfinite(x):
         return str(x)
     if x != 0 and (abs(x) < 1e-3 or abs(x) >= 1e7):
         return f"{x:.3g}".replace("e-0", "e-").replace("e+0", "e+")
     if float(x).is_integer() and (decimals is None or decimals <= 0):
-        return f"{int(x)}"
-    d = 4 if decimals is None or decimals < 0 else min(decimals + 1, 6)
-    return f"{x:.{d}f}"
+        return f"{int(x):,}"
+    d = 4 if decimals is None or decimals < 0 else (decimals + 1 if decimals < 3 else decimals)
+    return f"{x:,.{min(d, 6)}f}"
+
+
+def _fixed(v, decimals: int) -> str:
+    """A number of the paper's, with exactly its decimals (thousands separated); else :func:`fmt_number`."""
+    if isinstance(v, float) and math.isfinite(v) and not (v != 0 and abs(v) < 1e-3) and abs(v) < 1e7:
+        return f"{v:,.{min(decimals, 6)}f}"
+    return fmt_number(v, 0)
 
 
 def paper_html(row) -> Markup:
@@ -148,10 +224,8 @@ def paper_html(row) -> Markup:
     pub = row["_published"]
     if row["printed"]:
         txt = clean_printed(row["printed"])
-    elif isinstance(pub, float) and math.isfinite(pub) and not (pub != 0 and abs(pub) < 1e-3):
-        txt = _h(f"{pub:.{min(claim_decimals(row), 6)}f}")
     else:
-        txt = _h(fmt_number(pub, 0))
+        txt = _h(_fixed(pub, claim_decimals(row)))
     return (_h(rel) + " " if rel else Markup("")) + txt
 
 
@@ -165,37 +239,39 @@ def _cell_value(v, index):
 
 
 def _variants(variants_json: str, decimals: int | None) -> list[tuple[str, str]]:
-    return [(k, fmt_number(v, decimals)) for k, v in json.loads(variants_json).items()] if variants_json else []
+    return (
+        [(readable(k), fmt_number(v, decimals)) for k, v in json.loads(variants_json).items()] if variants_json else []
+    )
 
 
 def _status(claim: dict, dagger: bool = False) -> dict:
     """A claim's status mark: symbol, word, the reason it links to (differs, unexplained) and, with
     ``dagger``, the caveat of a reproduced number."""
-    st, cid = claim["status"], claim["claim_id"]
+    st = claim["status"]
     sym, word = MARK[st]
     return {
         "sym": sym,
         "word": word,
-        "href": anchor(cid) if st in ("differs", "unexplained") else None,
-        "dagger": anchor(cid) if dagger and st == "reproduced" and claim["note"] else None,
+        "href": why_anchor(claim) if st in ("differs", "unexplained") else None,
+        "dagger": why_anchor(claim) if dagger and st == "reproduced" and claim["note"] else None,
     }
 
 
-def _prov(provenance: str) -> tuple[str, str] | None:
-    return split_provenance(provenance) if provenance else None
+def _data_files(row: Mapping) -> list[str]:
+    return [f for f in str(row.get("data") or "").split("; ") if f]
 
 
 # ------------------------------------------------------------------------------------------- the tables
 
 
-def _claim_cell(claim: dict, index: tuple[int, int] | None) -> dict:
+def _claim_cell(claim: dict, index: tuple[int, int] | None, boolean: bool = False) -> dict:
     """One table cell with a claim: paper's value, ours (bold), status mark, variants."""
     dec = claim_decimals(claim)
     if index is None:
-        paper, ours = paper_html(claim), fmt_number(claim["_ours"], dec)
+        paper, ours = paper_html(claim), fmt_number(claim["_ours"], dec, boolean)
     else:
         pv = _cell_value(claim["_published"], index)
-        paper, ours = fmt_number(pv, _decimals(pv) - 1), fmt_number(_cell_value(claim["_ours"], index), _decimals(pv))
+        paper, ours = _fixed(pv, dec), fmt_number(_cell_value(claim["_ours"], index), dec, boolean)
     return {
         "claim": True,
         "status": claim["status"],
@@ -220,13 +296,15 @@ def _table_rows(t: RegisterTable, claims_by_id: dict[str, dict], values: dict) -
             claim = claims_by_id.get(cell.id) or (claims_by_id.get(cell.same_as) if cell.same_as else None)
             if claim is None:
                 ours = values.get(cell.id, values.get(cell.same_as) if cell.same_as else None)
-                cells.append({"claim": False, "ours": fmt_number(_cell_value(ours, cell.index))})
+                cells.append(
+                    {"claim": False, "ours": fmt_number(_cell_value(ours, cell.index), None, col in BOOLEAN_COLS)}
+                )
                 continue
             if claim["status"] == "needs_data" and claim["claim_id"] not in counted:
                 counted.add(claim["claim_id"])
                 needs[claim["note"]] = needs.get(claim["note"], 0) + 1
-            cells.append(_claim_cell(claim, cell.index))
-        rows.append({"label": t.row_labels.get(r, r), "cells": cells})
+            cells.append(_claim_cell(claim, cell.index, col in BOOLEAN_COLS))
+        rows.append({"label": t.row_labels.get(r) or readable(r), "cells": cells})
     return rows, needs
 
 
@@ -235,14 +313,18 @@ def table_html(t: RegisterTable, claims_by_id: dict[str, dict], values: dict) ->
     ('differs' and 'unexplained' link to the reason, a caveat to its note: † ). A cell the register has no
     claim for shows our value only ("· no claim"); a blank cell of the paper stays empty."""
     rows, needs = _table_rows(t, claims_by_id, values)
-    heads = [t.col_labels.get(c, c) for c in t.cols]
+    heads = [t.col_labels.get(c) or readable(c) for c in t.cols]
     return render("table.html", heads=heads, rows=rows, needs=list(needs.items()), no_claim=NO_CLAIM)
 
 
-def table_provenance_html(t: RegisterTable, provenance: dict[str, str]) -> Markup:
-    """The functions (and tests) that compute a table's cells, each listed once."""
+def table_provenance_html(
+    t: RegisterTable, provenance: dict[str, str], data: Mapping[str, tuple[str, ...]] | None = None
+) -> Markup:
+    """The functions (and tests) that compute a table's cells, each listed once, linked to their source in
+    the book, and the raw files they read (``data``: the study's ``DATA``), linked to the data chapter."""
     seen = [s for s in dict.fromkeys(provenance_for(c.id, provenance) for c in t.cells) if s]
-    return render("provenance.html", provs=[split_provenance(s) for s in seen])
+    files = list(dict.fromkeys(f for c in t.cells for f in data_for(c.id, data or {})))
+    return render("provenance.html", provs=[trail(s) for s in seen], data=trail("", files)["data"])
 
 
 def text_claims_html(rows: pd.DataFrame) -> Markup:
@@ -257,18 +339,18 @@ def text_claims_html(rows: pd.DataFrame) -> Markup:
                 "status": st,
                 "mark": _status(r),
                 "claim_id": r["claim_id"],
-                "what": r["what"],
-                "source": r["source"],
-                "prov": _prov(r["provenance"]),
+                "what": readable_text(r["what"]),
+                "source": readable_text(r["source"]),
+                "trail": trail(r["provenance"], _data_files(r)),
                 "paper": paper_html(r),
                 "ours": fmt_number(r["_ours"], dec),
                 "variants": _variants(r["variants"], dec),
                 # differs: the kind of reason, linked; else the status's own note (missing input, caveat,
                 # what is wrong), else the register's note
-                "note_href": anchor(r["claim_id"]) if st == "differs" else None,
+                "note_href": why_anchor(r) if st == "differs" else None,
                 "note": REASONS[r["reason"]].split(" (")[0]
                 if st == "differs"
-                else (r["note"] if st != "quoted" and r["note"] else r["register_note"]),
+                else readable_text(r["note"] if st != "quoted" and r["note"] else r["register_note"]),
             }
         )
     return render("text_claims.html", rows=out)
@@ -277,12 +359,23 @@ def text_claims_html(rows: pd.DataFrame) -> Markup:
 # ----------------------------------------------------------------------------------------------- reasons
 
 
+def _se(text: str) -> str:
+    """A Monte-Carlo standard error (a number or a JSON list of them) in two significant digits."""
+    try:
+        v = json.loads(text) if text else None
+    except ValueError:
+        return str(text)
+    if isinstance(v, list):
+        return "[" + ", ".join(_se(json.dumps(x)) for x in v) + "]"
+    return f"{v:.2g}" if isinstance(v, (int, float)) and not isinstance(v, bool) else ("" if v is None else str(v))
+
+
 def _why_id(r: dict) -> dict:
     """A claim id in the reasons list (the anchor its cell links to) with the paper's value, ours and the
     Monte-Carlo standard error where one was published."""
     out = {"id": r["claim_id"], "anchor": anchor(r["claim_id"]), "ours": None}
     if r["_ours"] is not None:
-        out.update(paper=paper_html(r), ours=fmt_number(r["_ours"], claim_decimals(r)), mc_se=r["mc_se"])
+        out.update(paper=paper_html(r), ours=fmt_number(r["_ours"], claim_decimals(r)), mc_se=_se(r["mc_se"]))
     return out
 
 
@@ -294,22 +387,24 @@ def _why_head(status: str, reason: str, note: str) -> str:
     return ""
 
 
-def why_html(rows: pd.DataFrame, labels: dict[str, str]) -> Markup:
+def why_html(rows: pd.DataFrame, labels: dict[str, str], titles: dict[str, str] | None = None) -> Markup:
     """The reasons, grouped by (status, reason, note, evidence): every differs (the kind of reason, the note
     with its numbers, the evidence), every unexplained claim (what is wrong) and every caveat. Each claim id
     carries the anchor its cell links to, with the paper's value and ours. ``labels``:
-    :func:`sphinx_labels` (evidence naming a label becomes a link)."""
+    :func:`sphinx_labels` (evidence naming a label becomes a link); ``titles``: :func:`sphinx_label_titles` (the
+    link reads the section's title, not the label)."""
     groups: dict[tuple, list[dict]] = {}
     for r in rows.to_dict("records"):
         groups.setdefault((r["status"], r["reason"], r["note"], r["evidence"]), []).append(r)
     out = [
         {
+            "anchor": why_anchor(grp[0]),
             "sym": MARK[st][0],
             "word": MARK[st][1],
             "head": _why_head(st, reason, note),
-            "note": note,
-            "evidence": evidence,
-            "evidence_href": labels.get(evidence),
+            "note": readable_text(note),
+            "evidence": (titles or {}).get(evidence, evidence),
+            "evidence_href": labels.get(evidence) or links.code_href(evidence),
             "ids": [_why_id(r) for r in grp],
         }
         for (st, reason, note, evidence), grp in groups.items()
@@ -345,6 +440,22 @@ def sphinx_labels(notebooks_dir: Path | None = None, book_dir: Path | None = Non
     return out
 
 
+_TITLED_LABEL = re.compile(r"^\(([A-Za-z0-9_.:-]+)\)=\s*\n#+\s+(.+?)\s*$", re.MULTILINE)
+
+
+def sphinx_label_titles(notebooks_dir: Path | None = None, book_dir: Path | None = None) -> dict[str, str]:
+    """``{label: the title of the section it names}`` for the chapters' ``(label)=`` targets on a heading (the
+    evidence of a reason reads "Printed numbers that the released files contradict", not its label)."""
+    files = sorted(Path(notebooks_dir or paths.NOTEBOOKS).glob("*.md")) + sorted(
+        Path(book_dir or paths.BOOK).glob("*.md")
+    )
+    out = {}
+    for p in files:
+        for m in _TITLED_LABEL.finditer(p.read_text(errors="replace")):
+            out.setdefault(m.group(1), re.sub(r"\{[a-z:]+\}`([^`]*)`", r"\1", m.group(2)).replace("`", ""))
+    return out
+
+
 # ----------------------------------------------------------------------------------------------- chapter
 
 
@@ -359,7 +470,9 @@ def _sections(ev: Evaluation, provenance: dict[str, dict[str, str]], study: str)
     out = []
     for t in [t for t in ev.tables if t.study == study]:
         head = t.caption or t.label
-        body = table_html(t, by_id, vals) + table_provenance_html(t, provenance.get(study, {}))
+        body = table_html(t, by_id, vals) + table_provenance_html(
+            t, provenance.get(study, {}), ev.data_files.get(study, {})
+        )
         first = t.cells[0].id if t.cells else ""
         out.append({"id": section_id(study, t.slug), "heading": head, "table": t, "first_id": first, "body": body})
     text = ev.table[(ev.table["study"] == study) & ~ev.table["claim_id"].isin(in_tables)]
@@ -391,4 +504,7 @@ def summary_display(table: pd.DataFrame) -> pd.DataFrame:
     """:func:`~compendium.claims.compare.summary` with the status columns headed by symbol and word (for
     the chapter)."""
     s = summary(table)
+    s = s.assign(
+        study=s["study"].map(lambda v: STUDY_NAME.get(v, v)), level=s["level"].map(lambda v: LEVEL_NAME.get(v, v))
+    )
     return s.rename(columns={st: f"{MARK[st][0]} {MARK[st][1]}" for st in STATUSES})

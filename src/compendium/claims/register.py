@@ -303,6 +303,21 @@ def _provenance_file(pkg: str) -> Path:
     return Path(__file__).resolve().parents[1] / pkg / "provenance.py"
 
 
+def _study_module(pkg: str):
+    """(the study's plain-data ``provenance.py`` loaded on its own, '') or (None, the problem)."""
+    name = f"compendium.{pkg}.provenance"
+    f = _provenance_file(pkg)
+    if not f.is_file():
+        return None, f"{name} does not exist yet"
+    try:
+        spec = importlib.util.spec_from_file_location(f"_claims_provenance_{pkg}", f)
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+    except Exception as exc:  # noqa: BLE001 - a broken study file must not stop the claims stage
+        return None, f"{name} failed to load: {type(exc).__name__}: {exc}"
+    return mod, ""
+
+
 def load_provenance(studies=STUDIES) -> tuple[dict[str, dict[str, str]], dict[str, str]]:
     """``({study: PROVENANCE}, {study: problem})``: the ``PROVENANCE`` dict of each study's
     ``compendium/<pkg>/provenance.py``, a plain-data module loaded on its own (not as part of its package,
@@ -314,25 +329,38 @@ def load_provenance(studies=STUDIES) -> tuple[dict[str, dict[str, str]], dict[st
         pkg = STUDY_PKG.get(study)
         if pkg is None:
             continue
-        name = f"compendium.{pkg}.provenance"
         prov[study] = {}
-        f = _provenance_file(pkg)
-        if not f.is_file():
-            problems[study] = f"{name} does not exist yet"
-            continue
-        try:
-            spec = importlib.util.spec_from_file_location(f"_claims_provenance_{pkg}", f)
-            mod = importlib.util.module_from_spec(spec)
-            spec.loader.exec_module(mod)
-        except Exception as exc:  # noqa: BLE001 - a broken study file must not stop the claims stage
-            problems[study] = f"{name} failed to load: {type(exc).__name__}: {exc}"
+        mod, problem = _study_module(pkg)
+        if mod is None:
+            problems[study] = problem
             continue
         p = getattr(mod, "PROVENANCE", None)
         if not isinstance(p, dict):
-            problems[study] = f"{name} has no PROVENANCE dict"
+            problems[study] = f"compendium.{pkg}.provenance has no PROVENANCE dict"
             continue
         prov[study] = {str(k): str(v) for k, v in p.items()}
     return prov, problems
+
+
+def load_data_files(studies=STUDIES) -> dict[str, dict[str, tuple[str, ...]]]:
+    """``{study: DATA}``: the ``DATA`` dict of each study's ``provenance.py`` (id prefix -> the raw files,
+    named under data/, that the claims are computed from); ``{}`` for a study whose file or dict is missing
+    (:func:`load_provenance` reports the file)."""
+    out = {}
+    for study in studies:
+        pkg = STUDY_PKG.get(study)
+        if pkg is None:
+            continue
+        mod, _ = _study_module(pkg)
+        d = getattr(mod, "DATA", None) if mod is not None else None
+        out[study] = {str(k): tuple(str(f) for f in v) for k, v in d.items()} if isinstance(d, dict) else {}
+    return out
+
+
+def data_for(claim_id: str, data: dict[str, tuple[str, ...]]) -> tuple[str, ...]:
+    """The raw files of the longest id prefix of ``claim_id`` in ``data`` (() if none)."""
+    best = max((p for p in data if claim_id.startswith(p)), key=len, default=None)
+    return data[best] if best is not None else ()
 
 
 def provenance_for(claim_id: str, provenance: dict[str, str]) -> str:

@@ -36,3 +36,27 @@ PROVENANCE: dict[str, str] = {
     "hitl.recipe.": f"compendium.preferences.register.design_claims ({_T}::test_design_constants_from_inputs)",
     "hitl.gen.": f"compendium.preferences.register.design_claims ({_T}::test_design_constants_from_inputs)",
 }
+
+_P = "hitl/published_pair_counts.csv"
+_C = "hitl/published_pair_counts_by_category.csv"
+#: the row-level annotations, on the Hugging Face hub only
+_ROWS = "hitl/annotations.parquet"
+#: id prefix -> the raw files (names under data/, as the data chapter lists them) the claims are computed from
+#: (empty: a design constant or a number measured on the models, with no released file behind it); the claims
+#: chapter links each claim to the files of its longest matching prefix.
+DATA: dict[str, tuple[str, ...]] = {
+    "hitl.": (_P,),
+    "hitl.recipes.": (),
+    "hitl.cat_": (_C,),
+    "hitl.themes.": ("hitl/comment_themes_llm.json",),
+    "hitl.comments.": ("hitl/comment_themes_llm.json",),
+    "hitl.fleiss.": (_ROWS,),
+    "hitl.disagree.": (_ROWS,),
+    "hitl.length.": (_ROWS,),
+    "hitl.n_participants": (_ROWS,),
+    "hitl.examples.": (_ROWS, "hitl/report_scenario_vote_examples.csv"),
+    "hitl.design.": (_P, "hitl/prolific_prompts.json"),
+    "hitl.agent.": (),
+    "hitl.recipe.": (),
+    "hitl.gen.": (),
+}
