@@ -65,3 +65,35 @@ def test_a_study_without_values_gets_no_headline_and_the_citation_line_is_read_f
     )
     assert "Human preferences" not in text
     assert "**Cite as:** The team (2026). *A compendium*. Version 0.1.0." in text
+
+
+def test_the_beyond_the_papers_headline_follows_the_robustness_findings():
+    findings = pd.DataFrame(
+        [
+            ("Green Light is the largest of the four zones", "zone cut-off × boundary", 10, 6, False),
+            ("Every model gains from the pro-worker prompt", "named weight schemes", 10, 10, True),
+            ("Every model gains from the pro-worker prompt", "500 random weight schemes", 500, 500, True),
+            ("… the same, under any combination of tie rules", "workers' × experts' tie rule", 16, 13, False),
+            ("GLM 5.1 has the highest <b>prompted</b> PWI", "named weight schemes", 10, 8, False),
+            ("GLM 5.1 has the highest <b>prompted</b> PWI", "500 random weight schemes", 500, 485, False),
+        ],
+        columns=["finding", "settings", "n_settings", "n_hold", "holds_all"],
+    )
+    text = abstract.beyond_sentence(findings, {"rob.sampling.bt.p_c_beats_d_judgements": 0.705})
+    assert (
+        "1 of the 3 headline findings hold under every choice tried (Every model gains from the pro\\-worker prompt)"
+        in text
+    )
+    assert (
+        "2 depend on the choice: Green Light is the largest of the four zones (holds in 6 of 10 (zone cut\\-off × boundary))"
+        in text
+    )
+    assert "(holds in 8 of 10 (named weight schemes); 485 of 500 (500 random weight schemes))" in text
+    assert "<b>" not in text and "\\<b\\>" in text  # the package's phrases are escaped all the same
+    assert "any combination" not in text  # a continuation row belongs to the finding before it
+    assert text.endswith(
+        "Recipe C beats Recipe D in only 70% of replicates: the data do not settle which of the two is preferred."
+    )
+    assert abstract.beyond_sentence(None) is None
+    body = abstract.abstract_markdown(_claims(), findings=findings)
+    assert "**Beyond the papers.**" in body and "beats Recipe D" not in body

@@ -3,13 +3,14 @@
 The claims stage writes ``results/claims/abstract.md``; the landing page (``book/intro.md``) includes it.
 Every number is read from the claims table: how many printed numbers reproduce, how many differ and why
 (the papers' own slips among them), how many wait for data, and one headline result per study with its
-status, so that a re-run (or a run off the paper's parameters) changes the sentence with the number. The
+status; and the headline beyond the papers from the robustness stage's findings (:func:`beyond_sentence`), so that a re-run (or a run off the paper's parameters) changes the sentence with the number. The
 text holds no data text: only numbers, the fixed study names and the status words, so it is safe to render
 as MyST.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -104,8 +105,51 @@ def headline_sentences(claims: pd.DataFrame) -> list[str]:
     return out
 
 
-def abstract_markdown(claims: pd.DataFrame, citation: Mapping | None = None) -> str:
-    """The abstract (MyST Markdown) from the claims table (``results/claims/claims.csv``) and ``CITATION.cff``."""
+def beyond_sentence(findings: pd.DataFrame | None, sampling: Mapping | None = None) -> str | None:
+    """The headline of the work beyond the papers, from the robustness stage's findings table
+    (``results/robustness/tables/summary.csv``: each finding, the family of analysis choices it was re-run
+    under, and in how many it holds) and its values (``sampling``: ``results/robustness/values.json``, for the
+    resampling share of the preferences' top pair). None without the table. A finding re-run under two
+    families (named and random weight schemes) is one finding; a continuation row ("… the same, under any
+    combination …") belongs to the finding before it and is left out. The finding texts are the package's
+    own fixed phrases (no data text), escaped all the same."""
+    from compendium.chapter.safetext import myst
+
+    if findings is None or findings.empty:
+        return None
+    rows = findings[~findings["finding"].astype(str).str.startswith("…")]
+    holds, depends = [], []
+    for finding, g in rows.groupby("finding", sort=False):
+        if bool(g["holds_all"].all()):
+            holds.append(myst(finding))
+        else:
+            where = "; ".join(f"{int(r.n_hold):,} of {int(r.n_settings):,} ({myst(r.settings)})" for r in g.itertuples())
+            depends.append(f"{myst(finding)} (holds in {where})")
+    text = (
+        "**Beyond the papers.** Re-run under the analysis choices the papers leave open (zone cut-offs, tie "
+        "rules, index weightings, tie conventions: the robustness chapter), "
+        f"{len(holds)} of the {len(holds) + len(depends)} headline findings hold under every choice tried"
+        + (f" ({'; '.join(holds)})" if holds else "")
+        + (f", and {len(depends)} depend on the choice: {'; '.join(depends)}" if depends else "")
+        + "."
+    )
+    p = (sampling or {}).get("rob.sampling.bt.p_c_beats_d_judgements")
+    if p is not None:
+        text += (
+            f" Resampling the human judgements, Recipe C beats Recipe D in only {float(p):.0%} of replicates: the "
+            "data do not settle which of the two is preferred."
+        )
+    return text
+
+
+def abstract_markdown(
+    claims: pd.DataFrame,
+    citation: Mapping | None = None,
+    findings: pd.DataFrame | None = None,
+    sampling: Mapping | None = None,
+) -> str:
+    """The abstract (MyST Markdown) from the claims table (``results/claims/claims.csv``), ``CITATION.cff`` and
+    the robustness stage's findings (:func:`beyond_sentence`)."""
     counts = claims["status"].value_counts()
     n = len(claims)
     differs = claims[claims["status"] == "differs"]
@@ -132,7 +176,15 @@ def abstract_markdown(claims: pd.DataFrame, citation: Mapping | None = None) -> 
             )
             + ": see the claims chapter."
         )
-    body = "\n\n".join(["```{admonition} Abstract\n:class: abstract", " ".join(parts), *headline_sentences(claims)])
+    beyond = beyond_sentence(findings, sampling)
+    body = "\n\n".join(
+        [
+            "```{admonition} Abstract\n:class: abstract",
+            " ".join(parts),
+            *headline_sentences(claims),
+            *([beyond] if beyond else []),
+        ]
+    )
     body += "\n```\n"
     if citation:
         authors = ", ".join(
@@ -152,6 +204,9 @@ def write_abstract(claims: pd.DataFrame, out: Path | None = None, citation_file:
     out = Path(out) if out else paths.stage_dir("claims") / "abstract.md"
     cff = citation_file or paths.ROOT / "CITATION.cff"
     citation = load(cff) if Path(cff).exists() else None
+    rob = paths.RESULTS / "robustness"
+    findings = pd.read_csv(rob / "tables" / "summary.csv") if (rob / "tables" / "summary.csv").exists() else None
+    sampling = json.loads((rob / "values.json").read_text()) if (rob / "values.json").exists() else None
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(abstract_markdown(claims, citation), encoding="utf-8")
+    out.write_text(abstract_markdown(claims, citation, findings, sampling), encoding="utf-8")
     return out
