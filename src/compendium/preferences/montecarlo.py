@@ -17,9 +17,9 @@
 The chapter prints each number to the digits its Monte Carlo error supports (:func:`mc_round`,
 :func:`mc_text`). The settings are constants here, not ``params.yaml`` keys: these numbers depend on the
 data alone, so an exercise that changes a ``preferences`` parameter (``dvc exp run -S preferences.seed=1``)
-does not re-run them. Cost on the 2-core machine the compendium is built on: about 8 s for the
-simulations (5 crossings, about 1.5 s each) and 6 s for the two bootstraps, 14 s in all (it was 6 s
-before the top model, the independent-studies main pass and the widening were added).
+does not re-run them. Cost on the 2-core machine the compendium is built on: about 12 s (10 s of CPU: the
+5 crossings about 1 s each, the two bootstraps about 4 s); it was 6 s before the top model, the
+independent-studies main pass and the widening were added.
 """
 
 from __future__ import annotations
