@@ -16,7 +16,8 @@ from compendium import claims, preferences as pref
 from compendium.chapter import display
 from compendium.pipeline import paths
 from compendium.pipeline.params import Preferences
-from compendium.preferences import analysis, outputs, register, summary
+from compendium.preferences import analysis, montecarlo, outputs, register, summary
+from compendium.preferences.montecarlo import mc_round
 from compendium.preferences.reproduce import spearman_bt_vs_val_ci
 
 NOTEBOOK = paths.ROOT / "notebooks" / "30_preferences.md"
@@ -152,14 +153,25 @@ def cheap_mc(counts: pd.DataFrame) -> dict:
         truth, (2.0, 1.0, 0.5, 0.25), cd_pair, repetitions=300, seed=1, pilot_repetitions=200, ratio=1.06, half_width=4
     )
     at1 = gap[gap["factor"] == 1.0].iloc[0]
+    top = pref.uniform_needed(truth, repetitions=300, seed=2, pilot_repetitions=200, what="top")
     values = {
         "pref_mc.target": 0.95,
         "pref_mc.repetitions": 300,
+        "pref_mc.checkpoints": 9,
         "pref_mc.uniform.n_for_ranking": at1["n_needed"],
         "pref_mc.uniform.n_for_ranking_mc_lo": at1["n_mc_lo"],
         "pref_mc.uniform.n_for_ranking_mc_hi": at1["n_mc_hi"],
         "pref_mc.uniform.n_for_ranking_mc_se": at1["n_mc_se"],
+        "pref_mc.uniform.n_for_top": top["n"],
+        "pref_mc.uniform.n_for_top_mc_lo": top["mc_lo"],
+        "pref_mc.uniform.n_for_top_mc_hi": top["mc_hi"],
+        "pref_mc.uniform.n_for_top_mc_se": top["mc_se"],
     }
+    w = montecarlo.widening(counts, data.load_hitl_pair_counts_by_category(), 400, 3)
+    values["pref_mc.cluster_widen.replicates"] = 400
+    for r in w.itertuples():
+        values[f"pref_mc.cluster_widen.{r.model}"] = r.ratio
+        values[f"pref_mc.cluster_widen.{r.model}_mc_se"] = r.mc_se
     return {"values": values, "gap": gap}
 
 
@@ -354,10 +366,12 @@ def test_gap_table_keeps_only_gaps_where_c_d_stays_the_closest_pair(res):
     assert list(g.table["ratio_to_estimate"]) == [1.0, 0.5, 0.25]
     for shown, n, se in zip(g.table["n_needed"], g.kept["n_needed"], g.kept["n_mc_se"], strict=True):
         unit = 10 ** np.floor(np.log10(se))
-        assert shown % unit == 0 and abs(shown - n) <= unit / 2  # rounded to the digits its MC error supports
+        assert shown % unit == 0 and abs(shown - n) <= se  # rounded to the digits its MC error supports
     s = summary.summary(res)
     v = res.inputs.mc["values"]
-    assert s["pref_sim_ratio"] == pytest.approx(v["pref_mc.uniform.n_for_ranking"] / s["pref_n_decisive"])
+    printed = mc_round(v["pref_mc.uniform.n_for_ranking"], v["pref_mc.uniform.n_for_ranking_mc_se"])
+    assert s["pref_mc_uniform_rank"] == printed
+    assert s["pref_sim_ratio"] == round(printed / s["pref_n_decisive"])  # the ratio follows the printed number
     assert "90 % Monte Carlo interval" in s["pref_mc_uniform_rank_txt"]
     assert s["pref_gap_adjacent"].startswith("C–D 0.064, D–B 0.079, B–A 0.232, A–")
     p, n = s["pref_cd_p"], res.params.n_bootstrap
@@ -371,3 +385,38 @@ def test_category_bootstrap_widening_is_given_per_model(res):
     ratios = [cl[m] / jb[m] for m in pref.MODELS]
     assert s["pref_cl_widen_min"] == pytest.approx(min(ratios)) and s["pref_cl_widen_max"] == pytest.approx(max(ratios))
     assert s["pref_cl_widen_min"] <= s["pref_cl_widen"] <= s["pref_cl_widen_max"]
+    v = res.inputs.mc["values"]
+    assert s["pref_cl_widen_reps"] == v["pref_mc.cluster_widen.replicates"]
+    assert s["pref_cl_widen_se"] == max(v[f"pref_mc.cluster_widen.{m}_mc_se"] for m in pref.MODELS)
+
+
+def test_widening_range_prints_each_end_to_the_digits_its_error_supports():
+    """Hand-worked: the old 5,000-replicate run's 1.62 +- 0.023 and 3.05 +- 0.043 printed "1.6- to 3.1-fold";
+    to its error the upper end is 3.05 (3.1 would move it by more than 0.043); the 50,000-replicate ratios
+    1.6552 +- 0.0072 and 3.0007 +- 0.0135 give 1.66 and 3.0."""
+    old = pd.DataFrame({"model": list("ab"), "ratio": [1.6205, 3.052], "mc_se": [0.023, 0.043]})
+    assert summary.widen_range_text(old) == "about 1.6- to 3.05-fold"
+    new = pd.DataFrame({"model": list("abc"), "ratio": [1.9, 3.0007, 1.6552], "mc_se": [0.01, 0.0135, 0.0072]})
+    assert summary.widen_range_text(new) == "about 1.66- to 3.0-fold"
+
+
+def test_widening_ratio_and_its_error_against_repeated_bootstraps():
+    """The delta-method SE of sd_ratio against brute force: the SD of the ratio over 200 pairs of
+    independent synthetic bootstraps with known SDs (within 20 %); the ratio itself is unbiased to 1 %."""
+    rng = np.random.default_rng(0)
+    sd_wide = np.array([0.2, 0.3, 0.1, 0.25, 0.15])
+    got, ses = [], []
+    for _ in range(200):
+
+        def boot(sd):
+            return pref.BootstrapBT(strengths=np.exp(rng.standard_t(8, (2000, 5)) * sd), point=np.ones(5))
+
+        r = pref.sd_ratio(boot(sd_wide), boot(np.full(5, 0.1)))
+        got.append(r["ratio"].to_numpy())
+        ses.append(r["mc_se"].to_numpy())
+    got, ses = np.array(got), np.array(ses)
+    # centring over the 5 models changes the SDs; the reference is the ratio of the centred population SDs
+    C = np.eye(5) - 1 / 5
+    ref = np.sqrt((C**2 @ sd_wide**2) / (C**2 @ np.full(5, 0.01)))
+    assert got.mean(0) == pytest.approx(ref, rel=0.01)
+    assert ses.mean(0) == pytest.approx(got.std(0, ddof=1), rel=0.2)

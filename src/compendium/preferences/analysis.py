@@ -403,7 +403,7 @@ def simulation(params: Preferences, report: Report, dav: Davidson) -> Simulation
     needed = sim.judgements_needed(target=p.sim_target, seed=p.seed)
     nd = report.n_decisive
     at_study = uniform_recovery_at(truth, nd, repetitions=p.sim_repetitions, seed=p.seed, prior_sd=p.sim_prior_sd)
-    v = needed.set_index("strategy").loc["uniform", "n_for_ranking"]
+    v = needed.set_index("strategy").loc["uniform", "first_checkpoint_ranking"]  # where the curve itself gets there
     n_cmp = int(v) if np.isfinite(v) else int(p.sim_budget)
     return Simulation(
         sim=sim,
@@ -431,7 +431,7 @@ class Gap:
 
 
 def c_d_gap(inputs: Inputs, dav: Davidson, boot: Bootstrap) -> Gap:
-    from .montecarlo import mc_round
+    from .montecarlo import mc_interval, mc_round
 
     if inputs.mc is None:
         raise ValueError("build: inputs.mc is None; the gap section needs the preferences_mc stage's outputs")
@@ -452,8 +452,7 @@ def c_d_gap(inputs: Inputs, dav: Davidson, boot: Bootstrap) -> Gap:
             "log_gap": kept["log_gap"].to_numpy(float),
             "n_needed": [mc_round(n, e) for n, e in zip(kept["n_needed"], se, strict=True)],
             "n_mc_interval": [
-                f"{mc_round(lo, e):,.0f}–{mc_round(hi, e):,.0f}"
-                for lo, hi, e in zip(kept["n_mc_lo"], kept["n_mc_hi"], se, strict=True)
+                mc_interval(lo, hi, e) for lo, hi, e in zip(kept["n_mc_lo"], kept["n_mc_hi"], se, strict=True)
             ],
             "share_of_bootstrap_gaps_below": [
                 float((cd_draws * gap_hat / cd["log_ratio"] < g).mean()) for g in kept["log_gap"]

@@ -2,18 +2,24 @@
 
     python -m compendium.preferences.montecarlo   # writes results/preferences_mc/ (values.json, tables/)
 
-How many decisive judgements a uniform design needs to recover the full Bradley-Terry ranking with
-probability :data:`TARGET`, if the Davidson strengths were the truth, and how that number changes if
-only the Recipe C-Recipe D gap were larger or smaller (:func:`compendium.preferences.simulation.needed_by_gap`,
-simulated at every gap, never scaled). Each number comes with a 90 % Monte Carlo interval and a
-bootstrap standard error over the simulated studies, and the chapter prints it to the digits that
-error supports (:func:`mc_text`).
+* How many decisive judgements a uniform design needs to recover the full Bradley-Terry ranking, and the
+  true top model, with probability :data:`TARGET`, if the Davidson strengths were the truth
+  (:func:`compendium.preferences.simulation.uniform_needed`), and how the first number changes if only
+  the Recipe C-Recipe D gap were larger or smaller
+  (:func:`compendium.preferences.simulation.needed_by_gap`, simulated at every gap, never scaled). A pilot
+  locates each crossing; the main pass puts :data:`REPETITIONS` independent simulated studies at each of
+  9 checkpoints around it and fits the crossing to all of them
+  (:func:`~compendium.preferences.simulation.probit_crossing`), with a 90 % Monte Carlo interval and
+  standard error.
+* How many times wider the category-cluster bootstrap is than the judgement bootstrap, per model
+  (:func:`compendium.preferences.uncertainty.sd_ratio`), over :data:`WIDEN_REPLICATES` replicates of each.
 
-The settings are constants here, not ``params.yaml`` keys: these numbers depend on the data alone, so
-an exercise that changes a ``preferences`` parameter (``dvc exp run -S preferences.seed=1``) does not
-re-run them. Cost: about 6 s on the 2-core machine the compendium is built on (a pilot of
-:data:`PILOT_REPETITIONS` and a main pass of :data:`REPETITIONS` simulated studies per gap,
-each observed at 9 checkpoints).
+The chapter prints each number to the digits its Monte Carlo error supports (:func:`mc_round`,
+:func:`mc_text`). The settings are constants here, not ``params.yaml`` keys: these numbers depend on the
+data alone, so an exercise that changes a ``preferences`` parameter (``dvc exp run -S preferences.seed=1``)
+does not re-run them. Cost on the 2-core machine the compendium is built on: about 12 s (10 s of CPU: the
+5 crossings about 1 s each, the two bootstraps about 4 s); it was 6 s before the top model, the
+independent-studies main pass and the widening were added.
 """
 
 from __future__ import annotations
@@ -28,64 +34,123 @@ STAGE = "preferences_mc"
 SEED = 20260513
 TARGET = 0.95
 PRIOR_SD = 1.0
-REPETITIONS = 3_000
+#: independent simulated studies at each of the main pass's checkpoints
+REPETITIONS = 20_000
 PILOT_REPETITIONS = 1_000
+RATIO, HALF_WIDTH = 1.06, 4  # the main pass's checkpoints: 9, spaced by 6 %
 #: the C-D gap as a multiple of its estimate; rows where C-D would not be the closest pair are not simulated
 GAP_FACTORS = (2.0, 1.5, 1.0, 0.75, 0.5, 0.25)
 PAIR = ("recipe_c", "recipe_d")
+#: replicates of each bootstrap (judgements; categories as clusters) behind the widening ratios
+WIDEN_REPLICATES = 50_000
 
 
-def build(counts: pd.DataFrame) -> tuple[dict, pd.DataFrame]:
-    """``(values, needed_by_gap table)`` from the published pair counts (Davidson truth)."""
-    from .simulation import decisive_truth, needed_by_gap
+def _needed_kwargs() -> dict:
+    return dict(
+        target=TARGET,
+        repetitions=REPETITIONS,
+        prior_sd=PRIOR_SD,
+        pilot_repetitions=PILOT_REPETITIONS,
+        ratio=RATIO,
+        half_width=HALF_WIDTH,
+    )
+
+
+def widening(counts: pd.DataFrame, by_category: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFrame:
+    """Per model, the category-cluster bootstrap's SD of the centred log-strength over the judgement
+    bootstrap's (:func:`compendium.preferences.uncertainty.sd_ratio`), ``n_boot`` replicates of each."""
+    import numpy as np
+
+    from .uncertainty import bootstrap_bradley_terry, bootstrap_bradley_terry_clustered, sd_ratio
+
+    s_j, s_c = np.random.SeedSequence(seed).spawn(2)
+    judgements = bootstrap_bradley_terry(counts, n_boot, int(s_j.generate_state(1)[0]))
+    categories = bootstrap_bradley_terry_clustered(by_category, n_boot, int(s_c.generate_state(1)[0]))
+    return sd_ratio(categories, judgements)
+
+
+def build(counts: pd.DataFrame, by_category: pd.DataFrame | None = None) -> tuple[dict, pd.DataFrame]:
+    """``(values, needed_by_gap table)`` from the published pair counts (Davidson truth) and, when given,
+    the per-category counts (the widening ratios)."""
+    import numpy as np
+
+    from .simulation import decisive_truth, needed_by_gap, uniform_needed
 
     truth = decisive_truth(counts, "davidson")
     pair = (MODELS.index(PAIR[0]), MODELS.index(PAIR[1]))
-    tbl = needed_by_gap(
-        truth,
-        GAP_FACTORS,
-        pair,
-        target=TARGET,
-        repetitions=REPETITIONS,
-        seed=SEED,
-        prior_sd=PRIOR_SD,
-        pilot_repetitions=PILOT_REPETITIONS,
-        ratio=1.06,
-        half_width=4,
-    )
+    s_gap, s_top, s_widen = np.random.SeedSequence(SEED).spawn(3)
+    tbl = needed_by_gap(truth, GAP_FACTORS, pair, seed=int(s_gap.generate_state(1)[0]), **_needed_kwargs())
+    top = uniform_needed(truth, seed=s_top, what="top", **_needed_kwargs())
     at1 = tbl[tbl["factor"] == 1.0].iloc[0]
     values = {
         "pref_mc.target": TARGET,
         "pref_mc.repetitions": REPETITIONS,
+        "pref_mc.checkpoints": 2 * HALF_WIDTH + 1,
         "pref_mc.seed": SEED,
         "pref_mc.prior_sd": PRIOR_SD,
         "pref_mc.uniform.n_for_ranking": float(at1["n_needed"]),
         "pref_mc.uniform.n_for_ranking_mc_lo": float(at1["n_mc_lo"]),
         "pref_mc.uniform.n_for_ranking_mc_hi": float(at1["n_mc_hi"]),
         "pref_mc.uniform.n_for_ranking_mc_se": float(at1["n_mc_se"]),
+        "pref_mc.uniform.n_for_top": top["n"],
+        "pref_mc.uniform.n_for_top_mc_lo": top["mc_lo"],
+        "pref_mc.uniform.n_for_top_mc_hi": top["mc_hi"],
+        "pref_mc.uniform.n_for_top_mc_se": top["mc_se"],
     }
     for r in tbl.itertuples():
         values[f"pref_mc.needed_by_gap.x{r.factor:g}"] = float(r.n_needed) if r.closest_pair else None
+    if by_category is not None:
+        w = widening(counts, by_category, WIDEN_REPLICATES, int(s_widen.generate_state(1)[0]))
+        values["pref_mc.cluster_widen.replicates"] = WIDEN_REPLICATES
+        for r in w.itertuples():
+            values[f"pref_mc.cluster_widen.{r.model}"] = float(r.ratio)
+            values[f"pref_mc.cluster_widen.{r.model}_mc_se"] = float(r.mc_se)
     return values, tbl
 
 
 def mc_unit(se: float) -> float:
-    """The rounding unit a Monte Carlo standard error supports: the power of ten of its leading digit
-    (an SE of 430 supports hundreds, one of 1,900 thousands)."""
+    """The finest rounding unit a Monte Carlo standard error supports: the power of ten of its leading
+    digit (an SE of 430 supports hundreds, one of 1,900 thousands). Interval ends are printed to it."""
     if not (se > 0 and math.isfinite(se)):
         raise ValueError(f"mc_unit: need a positive finite standard error, got {se}")
     return 10.0 ** math.floor(math.log10(se))
 
 
+def _estimate_unit(x: float, se: float) -> float:
+    fine = mc_unit(se)
+    coarse = fine if se == fine else 10 * fine  # the smallest power of ten at least as large as the SE
+    return coarse if abs(round(x / coarse) * coarse - x) <= se else fine
+
+
 def mc_round(x: float, se: float) -> float:
-    """``x`` rounded to :func:`mc_unit` of ``se``."""
-    u = mc_unit(se)
+    """``x`` as the shortest number within one standard error of it: rounded to the smallest power of ten
+    at least as large as ``se`` if that moves it by no more than ``se``, otherwise to :func:`mc_unit`
+    (which moves it by at most ``se / 2``). So no digit is printed that the error leaves undetermined, and
+    the rounding never moves the number by more than its error (14,297 ± 423 prints 14,000; 17,793 ±
+    1,063 prints 18,000, not 20,000)."""
+    u = _estimate_unit(x, se)
     return round(x / u) * u
 
 
+def mc_decimals(x: float, se: float) -> int:
+    """Decimal places of :func:`mc_round` ``(x, se)`` (0 for units of 1 or more)."""
+    return max(0, -round(math.log10(_estimate_unit(x, se))))
+
+
+def mc_interval(lo: float, hi: float, se: float) -> str:
+    """``"13,700–14,200"``: a Monte Carlo interval's ends to the leading digit of ``se`` (they describe the
+    error itself, so they keep one digit more than the estimate may)."""
+    if not (se > 0 and math.isfinite(se)):
+        raise ValueError(f"mc_interval: need a positive finite standard error, got {se}")
+    u = 10.0 ** math.floor(math.log10(se))
+    d = max(0, -round(math.log10(u)))
+    return f"{round(lo / u) * u:,.{d}f}–{round(hi / u) * u:,.{d}f}"
+
+
 def mc_text(n: float, lo: float, hi: float, se: float) -> str:
-    """``"14,000 (90 % Monte Carlo interval 13,500–14,800)"``, every number to the digits ``se`` supports."""
-    return f"{mc_round(n, se):,.0f} (90 % Monte Carlo interval {mc_round(lo, se):,.0f}–{mc_round(hi, se):,.0f})"
+    """``"14,000 (90 % Monte Carlo interval 13,700–14,200)"``: the estimate by :func:`mc_round`, the
+    interval by :func:`mc_interval`."""
+    return f"{mc_round(n, se):,.{mc_decimals(n, se)}f} (90 % Monte Carlo interval {mc_interval(lo, hi, se)})"
 
 
 def load() -> dict:
@@ -115,14 +180,17 @@ def main() -> int:
     from .. import data
 
     t0 = time.perf_counter()
-    values, tbl = build(data.load_hitl_pair_counts())
+    values, tbl = build(data.load_hitl_pair_counts(), data.load_hitl_pair_counts_by_category())
     write_table(STAGE, "needed_by_gap", tbl)
     write_values(STAGE, values)
     seconds = time.perf_counter() - t0
     timing = timing_file(STAGE)  # for the Reproducibility page's stage times, as the notebook stages do
     timing.parent.mkdir(parents=True, exist_ok=True)
     timing.write_text(json.dumps({"stage": STAGE, "notebook": None, "seconds": round(seconds, 2)}) + "\n")
-    print(f"{STAGE}: {len(tbl)} gaps, {REPETITIONS:,} simulated studies each, {seconds:.1f} s")
+    print(
+        f"{STAGE}: {len(tbl)} gaps and the top model, {REPETITIONS:,} simulated studies a checkpoint; "
+        f"{WIDEN_REPLICATES:,} replicates of each bootstrap; {seconds:.1f} s"
+    )
     return 0
 
 

@@ -101,26 +101,52 @@ def _map_theta_chord(
     raise RuntimeError(f"uniform_needed: the MAP iteration did not converge in {max_iter} steps")
 
 
-def uniform_recovery_curve(true_strengths, checkpoints, repetitions: int, seed, prior_sd: float = 1.0) -> np.ndarray:
-    """Exact-ranking recovery (boolean, ``(repetitions, len(checkpoints))``) of simulated studies with
-    uniform pairs, each observed at every checkpoint (nested: a study's judgements up to one checkpoint
-    are part of the next), scored with the simulation's estimator (MAP Bradley-Terry, ``N(0, prior_sd^2)``
-    prior). ``checkpoints``: increasing numbers of decisive judgements; ``seed``: int or SeedSequence."""
+RECOVERY = ("ranking", "top")
+
+
+def uniform_recovery_curve(
+    true_strengths,
+    checkpoints,
+    repetitions: int,
+    seed,
+    prior_sd: float = 1.0,
+    what: str = "ranking",
+    nested: bool = True,
+) -> np.ndarray:
+    """Recovery (boolean, ``(repetitions, len(checkpoints))``) of simulated studies with uniform pairs,
+    scored with the simulation's estimator (MAP Bradley-Terry, ``N(0, prior_sd^2)`` prior): the exact
+    ranking (``what="ranking"``) or only the true top model (``what="top"``).
+
+    ``nested=True``: each study is observed at every checkpoint (its judgements up to one checkpoint
+    are part of the next), so a column is a recovery curve; ``nested=False``: every checkpoint has its
+    own ``repetitions`` independent studies, so the columns are independent binomial samples (what a
+    fitted crossing needs, :func:`probit_crossing`). ``checkpoints``: increasing numbers of decisive
+    judgements; ``seed``: int or SeedSequence."""
     pi = np.asarray(true_strengths, dtype=float)
     ck = np.asarray(checkpoints, dtype=np.int64)
     if pi.ndim != 1 or np.any(pi <= 0):
         raise ValueError("uniform_recovery_curve: true_strengths must be a vector of positive strengths")
     if ck.ndim != 1 or ck.size == 0 or ck[0] < 1 or np.any(np.diff(ck) <= 0):
         raise ValueError("uniform_recovery_curve: checkpoints must be increasing positive numbers of judgements")
+    if what not in RECOVERY:
+        raise ValueError(f"uniform_recovery_curve: what must be one of {RECOVERY}, got {what!r}")
     K = pi.size
     theta_true = np.log(pi)
     i, j = pw.pair_index(K)
     p_win = special.expit(theta_true[i] - theta_true[j])
     rng = np.random.default_rng(seed)
-    inc = np.diff(ck, prepend=0)
-    n_inc = np.stack([rng.multinomial(m, np.full(i.size, 1.0 / i.size), size=repetitions) for m in inc], 1)
-    w_inc = rng.binomial(n_inc, p_win)
-    theta = _map_theta_chord(w_inc.cumsum(1).astype(float), n_inc.cumsum(1).astype(float), theta_true, ck, prior_sd)
+    uniform = np.full(i.size, 1.0 / i.size)
+    if nested:
+        inc = np.diff(ck, prepend=0)
+        n_inc = np.stack([rng.multinomial(m, uniform, size=repetitions) for m in inc], 1)
+        w_inc = rng.binomial(n_inc, p_win)
+        wins, n = w_inc.cumsum(1), n_inc.cumsum(1)
+    else:
+        n = np.stack([rng.multinomial(m, uniform, size=repetitions) for m in ck], 1)
+        wins = rng.binomial(n, p_win)
+    theta = _map_theta_chord(wins.astype(float), n.astype(float), theta_true, ck, prior_sd)
+    if what == "top":
+        return theta.argmax(-1) == int(np.argmax(theta_true))
     return (np.argsort(-theta, axis=-1) == np.argsort(-theta_true)).all(-1)
 
 
@@ -141,55 +167,126 @@ def recovery_crossing(p, checkpoints, target: float) -> np.ndarray:
     return out
 
 
+def probit_crossing(successes, trials, checkpoints, target: float, level: float = 0.90) -> dict[str, float]:
+    """Where a recovery probability reaches ``target``, from *independent* binomial counts
+    (``successes`` of ``trials`` studies at each of ``checkpoints`` judgements): a binomial GLM with
+    probit link, ``Phi^-1(P) = b0 + b1 log n`` (:mod:`statsmodels`), solved for ``P = target``, with the
+    delta-method standard error of ``log n`` from the fit's covariance. Every checkpoint is used, so the
+    estimate does not hang on the two checkpoints around a noisy first crossing.
+
+    Returns ``n``, ``se_log``, ``mc_se`` (``n * se_log``), ``mc_lo``/``mc_hi`` (a ``level`` interval,
+    symmetric in log n) and ``inside`` (whether ``n`` lies within the checkpoints, where the local
+    probit line is a good description of the curve)."""
+    import statsmodels.api as sm
+    from scipy import stats
+
+    k = np.asarray(successes, dtype=float)
+    m = np.broadcast_to(np.asarray(trials, dtype=float), k.shape)
+    ck = np.asarray(checkpoints, dtype=float)
+    if not (k.ndim == 1 and k.shape == ck.shape and k.size >= 3 and np.all((0 <= k) & (k <= m))):
+        raise ValueError("probit_crossing: need at least 3 checkpoints with 0 <= successes <= trials each")
+    if not 0 < target < 1:
+        raise ValueError(f"probit_crossing: target must be between 0 and 1, got {target}")
+    X = sm.add_constant(np.log(ck))
+    fit = sm.GLM(np.column_stack([k, m - k]), X, family=sm.families.Binomial(sm.families.links.Probit())).fit()
+    b0, b1 = fit.params
+    if not b1 > 0:
+        raise ValueError("probit_crossing: the recovery probability does not rise over these checkpoints")
+    g = (stats.norm.ppf(target) - b0) / b1
+    jac = np.array([-1.0 / b1, -g / b1])
+    se_log = float(np.sqrt(jac @ np.asarray(fit.cov_params()) @ jac))
+    z = stats.norm.ppf(0.5 + level / 2)
+    n = float(np.exp(g))
+    return {
+        "n": n,
+        "se_log": se_log,
+        "mc_se": n * se_log,
+        "mc_lo": float(np.exp(g - z * se_log)),
+        "mc_hi": float(np.exp(g + z * se_log)),
+        "inside": bool(ck[0] <= n <= ck[-1]),
+    }
+
+
+def curve_crossing(p, checkpoints, target: float, repetitions: int, window: float = 0.25, window_from=None):
+    """Where a recovery curve reaches ``target``, from a probit line fitted to it near the crossing: the
+    weighted least-squares line of ``Phi^-1(p)`` on ``log n`` over the checkpoints within ``window`` (in
+    log n) of the curve's interpolated first crossing (:func:`recovery_crossing`), weights
+    ``repetitions * phi(z)^2 / (p (1 - p))`` (the inverse binomial variance of ``z``). Less noisy than
+    the first checkpoint past the target, which hangs on one or two noisy checkpoints where the curve is
+    flat. ``p``: a curve or rows of curves (e.g. bootstrap resamples); ``window_from``: the curve that
+    fixes the window and the weights for every row (default: ``p`` itself, which must then be one
+    curve). A float for one curve, an array for rows; NaN where the curve does not reach the target, or
+    fewer than 3 checkpoints fall in the window."""
+    from scipy import stats
+
+    one = np.ndim(p) == 1
+    p = np.atleast_2d(np.asarray(p, dtype=float))
+    ck = np.asarray(checkpoints, dtype=float)
+    if window_from is None and not one:
+        raise ValueError("curve_crossing: rows of curves need window_from, the curve that fixes the window")
+    ref = np.asarray(p[0] if window_from is None else window_from, dtype=float)
+
+    def result(g):
+        out = np.exp(g)
+        return float(out[0]) if one else out
+
+    n1 = recovery_crossing(ref, ck, target)[0]
+    x = np.log(ck)
+    sel = np.abs(x - np.log(n1)) <= window if np.isfinite(n1) else np.zeros(ck.size, bool)
+    if sel.sum() < 3:
+        return result(np.full(p.shape[0], np.nan))
+    lo_clip = 0.5 / repetitions
+    pr = np.clip(ref[sel], lo_clip, 1 - lo_clip)
+    w = repetitions * stats.norm.pdf(stats.norm.ppf(pr)) ** 2 / (pr * (1 - pr))
+    z = stats.norm.ppf(np.clip(p[:, sel], lo_clip, 1 - lo_clip))  # (B, S)
+    xs = x[sel]
+    xm = (w * xs).sum() / w.sum()
+    zm = (z * w).sum(1) / w.sum()
+    slope = ((w * (xs - xm)) * (z - zm[:, None])).sum(1) / (w * (xs - xm) ** 2).sum()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        g = np.where(slope > 0, xm + (stats.norm.ppf(target) - zm) / slope, np.nan)
+    return result(g)
+
+
 def uniform_needed(
     true_strengths,
     target: float = 0.95,
-    repetitions: int = 20_000,
+    repetitions: int = 4_000,
     seed: int = 0,
     prior_sd: float = 1.0,
     pilot_repetitions: int = 250,
-    n_boot: int = 400,
     ratio: float = 1.06,
-    half_width: int = 3,
+    half_width: int = 4,
+    what: str = "ranking",
 ) -> dict[str, float]:
-    """Decisive judgements with uniform pairs at which the exact ranking is recovered with probability
-    ``target``, with a 90 % Monte Carlo interval (bootstrap over the simulated studies).
+    """Decisive judgements with uniform pairs at which the exact ranking (``what="ranking"``) or the
+    true top model (``what="top"``) is recovered with probability ``target``, with a 90 % Monte Carlo
+    interval.
 
-    Two passes of :func:`uniform_recovery_curve`: a pilot (``pilot_repetitions`` studies on a coarse
-    grid, ratio 1.3 from 1,000 judgements) locates the crossing; the main pass (``repetitions`` studies)
-    observes new studies at ``2 * half_width + 1`` checkpoints spaced by ``ratio`` around it, and the
-    estimate is where its recovery curve crosses ``target`` (:func:`recovery_crossing`). If the grid
-    does not bracket the crossing in every bootstrap resample it is widened and the pass re-run.
-    Returns ``n``, ``mc_lo``, ``mc_hi`` (5 % and 95 % bootstrap quantiles), ``mc_se`` (bootstrap SD)
-    and ``repetitions``."""
+    A pilot (``pilot_repetitions`` nested studies on a coarse grid, ratio 1.3 from 1,000 judgements)
+    locates the crossing; the main pass puts ``repetitions`` *independent* studies at each of
+    ``2 * half_width + 1`` checkpoints spaced by ``ratio`` around it, and :func:`probit_crossing` fits
+    the crossing to all of them. If the estimate falls outside the checkpoints (a pilot that missed),
+    the grid is centred on it and the pass re-run (up to 3 times). Returns ``n``, ``mc_lo``, ``mc_hi``,
+    ``mc_se`` and ``repetitions`` (studies per checkpoint)."""
     if not 0 < target < 1:
         raise ValueError(f"uniform_needed: target must be between 0 and 1, got {target}")
-    seeds = (seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)).spawn(10)
+    seeds = (seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)).spawn(4)
     coarse = np.unique(np.round(1000 * 1.3 ** np.arange(28)).astype(np.int64))
-    pilot = uniform_recovery_curve(true_strengths, coarse, pilot_repetitions, seeds[0], prior_sd)
+    pilot = uniform_recovery_curve(true_strengths, coarse, pilot_repetitions, seeds[0], prior_sd, what)
     n0 = recovery_crossing(pilot.mean(0), coarse, target)[0]
     if not np.isfinite(n0):
         raise ValueError(
             "uniform_needed: the pilot did not bracket the target between 1,000 and 1.2 million judgements"
         )
-    for widen in range(4):
-        h = half_width * 2**widen
-        ck = np.unique(np.round(n0 * ratio ** np.arange(-h, h + 1)).astype(np.int64))
-        rec = uniform_recovery_curve(true_strengths, ck, repetitions, seeds[1 + 2 * widen], prior_sd)
-        n = recovery_crossing(rec.mean(0), ck, target)[0]
-        boot_rng = np.random.default_rng(seeds[2 + 2 * widen])
-        R = rec.shape[0]
-        nb = recovery_crossing(np.stack([rec[boot_rng.integers(0, R, R)].mean(0) for _ in range(n_boot)]), ck, target)
-        if np.isfinite(n) and np.isfinite(nb).all():
-            lo, hi = np.quantile(nb, [0.05, 0.95])
-            return {
-                "n": float(n),
-                "mc_lo": float(lo),
-                "mc_hi": float(hi),
-                "mc_se": float(nb.std(ddof=1)),
-                "repetitions": int(repetitions),
-            }
-    raise RuntimeError("uniform_needed: the checkpoint grid never bracketed the crossing")
+    for attempt in range(3):
+        ck = np.unique(np.round(n0 * ratio ** np.arange(-half_width, half_width + 1)).astype(np.int64))
+        rec = uniform_recovery_curve(true_strengths, ck, repetitions, seeds[1 + attempt], prior_sd, what, nested=False)
+        res = probit_crossing(rec.sum(0), repetitions, ck, target)
+        if res["inside"]:
+            return {k: res[k] for k in ("n", "mc_lo", "mc_hi", "mc_se")} | {"repetitions": int(repetitions)}
+        n0 = res["n"]
+    raise RuntimeError("uniform_needed: the fitted crossing never fell inside the checkpoint grid")
 
 
 def needed_by_gap(
@@ -285,11 +382,13 @@ class SimulationResult:
     params: dict
 
     def judgements_needed(self, target: float = 0.95, n_boot: int = 200, seed: int = 0) -> pd.DataFrame:
-        """Per strategy: the first checkpoint at which P(exact ranking) and P(true top model) reach
-        ``target`` (NaN when not within the budget), a 90 % Monte Carlo interval for it (bootstrap over
-        repetitions; NaN bounds when some resamples never reach the target), and the probabilities
-        at the budget."""
-        ck = self.curves["n_judgements"].unique()
+        """Per strategy: where P(exact ranking) and P(true top model) reach ``target``, from a probit line
+        fitted to the recovery curve near the crossing (:func:`curve_crossing`; NaN when the curve does
+        not reach the target within the budget), a 90 % Monte Carlo interval and standard error for it
+        (the same fit on ``n_boot`` bootstrap resamples of the repetitions; NaN when some resample never
+        reaches the target), ``first_checkpoint_{ranking,top}`` (the first checkpoint at which the curve
+        itself reaches the target) and the probabilities at the budget."""
+        ck = np.sort(self.curves["n_judgements"].unique())
         rng = np.random.default_rng(seed)
         rows = []
         for s in self.curves["strategy"].unique():
@@ -299,17 +398,15 @@ class SimulationResult:
                 R = rec.shape[0]
                 p = rec.mean(0)
                 hit = np.nonzero(p >= target)[0]
-                row[f"n_for_{name}"] = float(ck[hit[0]]) if hit.size else np.nan
                 pb = rec[rng.integers(0, R, size=(n_boot, R))].mean(1)  # (B, C)
-                reached = pb >= target
-                first = np.where(reached.any(1), ck[reached.argmax(1)], np.nan)
-                lo, hi = (
-                    np.quantile(first, [0.05, 0.95], method="inverted_cdf")
-                    if np.isfinite(first).all()
-                    else (np.nan, np.nan)
-                )
+                n, nb = curve_crossing(p, ck, target, R), curve_crossing(pb, ck, target, R, window_from=p)
+                ok = np.isfinite(n) and np.isfinite(nb).all()
+                lo, hi = np.quantile(nb, [0.05, 0.95]) if ok else (np.nan, np.nan)
+                row[f"n_for_{name}"] = float(n)
                 row[f"n_for_{name}_mc_lo"] = float(lo)
                 row[f"n_for_{name}_mc_hi"] = float(hi)
+                row[f"n_for_{name}_mc_se"] = float(nb.std(ddof=1)) if ok and n_boot > 1 else np.nan
+                row[f"first_checkpoint_{name}"] = float(ck[hit[0]]) if hit.size else np.nan
                 row[f"p_{name}_at_budget"] = float(p[-1])
             rows.append(row)
         return pd.DataFrame(rows)

@@ -18,7 +18,7 @@ import pandas as pd
 
 from . import register
 from .analysis import PreferencesResult
-from .montecarlo import mc_round, mc_text
+from .montecarlo import mc_decimals, mc_round, mc_text
 from .reproduce import MODEL_LABELS, MODELS
 from .simulation import STRATEGIES
 
@@ -277,11 +277,47 @@ def cluster_numbers(r: PreferencesResult) -> dict[str, Any]:
         pref_cl_widen=float(cl["sd_log_strength"].mean() / bs["sd_log_strength"].mean()),
         pref_cl_widen_min=float(widen.min()),
         pref_cl_widen_max=float(widen.max()),
+        **widen_numbers(r),
         pref_cl_p_best_c=float(cl.set_index("model").loc["recipe_c", "p_best"]),
         pref_cl_cd_p=cd_cl["p_greater"],
         pref_cl_cd_p_se=_mc_se_points(cd_cl["p_greater"], r.params.n_bootstrap),
         pref_cl_cd_lo=cd_cl["ci_lo"],
         pref_cl_cd_hi=cd_cl["ci_hi"],
+    )
+
+
+def widen_range_text(ratios: pd.DataFrame) -> str:
+    """``"about 1.65- to 3.0-fold"``: the smallest and largest per-model widening (``ratios``: columns
+    ``model, ratio, mc_se``, :func:`compendium.preferences.uncertainty.sd_ratio`), each to the digits its
+    own Monte Carlo error supports."""
+    lo, hi = ratios.loc[ratios["ratio"].idxmin()], ratios.loc[ratios["ratio"].idxmax()]
+
+    def one(row) -> str:
+        return f"{mc_round(row['ratio'], row['mc_se']):.{mc_decimals(row['ratio'], row['mc_se'])}f}"
+
+    return f"about {one(lo)}- to {one(hi)}-fold"
+
+
+def widen_numbers(r: PreferencesResult) -> dict[str, Any]:
+    """The widening the category-cluster bootstrap brings, per model, from the ``preferences_mc`` stage's
+    many-replicate run (the chapter's own replicates give the same ratios within their larger Monte Carlo
+    error): the range as printed, its replicates and the largest standard error."""
+    v = r.inputs.mc["values"]
+    if "pref_mc.cluster_widen.replicates" not in v:
+        raise ValueError(
+            "results/preferences_mc/values.json lacks the widening ratios; re-run `dvc repro preferences_mc`"
+        )
+    ratios = pd.DataFrame(
+        {
+            "model": list(MODELS),
+            "ratio": [v[f"pref_mc.cluster_widen.{m}"] for m in MODELS],
+            "mc_se": [v[f"pref_mc.cluster_widen.{m}_mc_se"] for m in MODELS],
+        }
+    )
+    return dict(
+        pref_cl_widen_txt=widen_range_text(ratios),
+        pref_cl_widen_reps=int(v["pref_mc.cluster_widen.replicates"]),
+        pref_cl_widen_se=float(ratios["mc_se"].max()),
     )
 
 
@@ -391,10 +427,14 @@ def dropped_text(r: PreferencesResult) -> str:
     return " and ".join(r.gap.dropped) or "none"
 
 
-def _needed_text(v: float, lo: float, hi: float, budget: int) -> str:
+def _needed_text(v: float, lo: float, hi: float, se: float, budget: int) -> str:
+    """A simulated number of judgements with its 90 % Monte Carlo interval, to the digits its standard
+    error ``se`` supports (:func:`~compendium.preferences.montecarlo.mc_text`)."""
     if not np.isfinite(v):
         return f"more than {budget:,}"
-    return f"{v:,.0f} ({lo:,.0f}–{hi:,.0f})" if np.isfinite(lo) else f"{v:,.0f}"
+    if not (np.isfinite(se) and se > 0):
+        return f"about {v:,.0f} (Monte Carlo error not estimable)"
+    return mc_text(v, lo, hi, se)
 
 
 def simulation_numbers(r: PreferencesResult) -> dict[str, Any]:
@@ -414,9 +454,9 @@ def simulation_numbers(r: PreferencesResult) -> dict[str, Any]:
     for s in STRATEGIES:
         short = {"uniform": "uniform", "information_gain": "ig", "arena": "arena"}[s]
         for k, col in (("rank", "n_for_ranking"), ("top", "n_for_top")):
-            v, lo, hi = nd.loc[s, col], nd.loc[s, f"{col}_mc_lo"], nd.loc[s, f"{col}_mc_hi"]
+            v, lo, hi, se = (nd.loc[s, f"{col}{x}"] for x in ("", "_mc_lo", "_mc_hi", "_mc_se"))
             out[f"pref_sim_{short}_{k}"] = float(v) if np.isfinite(v) else float(budget)
-            out[f"pref_sim_{short}_{k}_txt"] = _needed_text(v, lo, hi, budget)
+            out[f"pref_sim_{short}_{k}_txt"] = _needed_text(v, lo, hi, se, budget)
     return out
 
 
@@ -462,8 +502,10 @@ def comparison_numbers(r: PreferencesResult) -> dict[str, Any]:
 
 
 def mc_numbers(r: PreferencesResult) -> dict[str, Any]:
-    """The ``preferences_mc`` numbers the prose quotes: judgements needed at the estimated gap and at half
-    and a quarter of it, each to the digits its Monte Carlo error supports."""
+    """The ``preferences_mc`` numbers the prose quotes: judgements needed for the full ranking and the top
+    model at the estimated gap, and for the full ranking at half and a quarter of it, each to the digits
+    its Monte Carlo error supports; how many times the study's decisive judgements that is (from the
+    rounded number, as printed)."""
     v, kept = r.inputs.mc["values"], r.gap.kept.set_index("factor")
 
     def txt(f: float) -> str:
@@ -472,18 +514,27 @@ def mc_numbers(r: PreferencesResult) -> dict[str, Any]:
         row = kept.loc[f]
         return mc_text(row["n_needed"], row["n_mc_lo"], row["n_mc_hi"], row["n_mc_se"])
 
-    n1, se1 = v["pref_mc.uniform.n_for_ranking"], v["pref_mc.uniform.n_for_ranking_mc_se"]
-    return dict(
-        pref_mc_uniform_rank=mc_round(n1, se1),
-        pref_mc_uniform_rank_txt=mc_text(
-            n1, v["pref_mc.uniform.n_for_ranking_mc_lo"], v["pref_mc.uniform.n_for_ranking_mc_hi"], se1
-        ),
+    def needed(what: str) -> tuple[float, str]:
+        key = f"pref_mc.uniform.n_for_{what}"
+        n, se = v[key], v[f"{key}_mc_se"]
+        return mc_round(n, se), mc_text(n, v[f"{key}_mc_lo"], v[f"{key}_mc_hi"], se)
+
+    missing = [k for k in ("pref_mc.uniform.n_for_top", "pref_mc.checkpoints") if k not in v]
+    if missing:
+        raise ValueError(f"results/preferences_mc/values.json lacks {missing}; re-run `dvc repro preferences_mc`")
+    n1, n1_txt = needed("ranking")
+    out = dict(
+        pref_mc_uniform_rank=n1,
+        pref_mc_uniform_rank_txt=n1_txt,
         pref_mc_gap_half_txt=txt(0.5),
         pref_mc_gap_quarter_txt=txt(0.25),
         pref_mc_reps=int(v["pref_mc.repetitions"]),
+        pref_mc_checkpoints=int(v["pref_mc.checkpoints"]),
         pref_mc_target=float(v["pref_mc.target"]),
-        pref_sim_ratio=float(n1 / r.report.n_decisive),
+        pref_sim_ratio=round(n1 / r.report.n_decisive),
     )
+    out["pref_mc_uniform_top"], out["pref_mc_uniform_top_txt"] = needed("top")
+    return out
 
 
 #: the chapter's sections, in its order: each a pure function of the result

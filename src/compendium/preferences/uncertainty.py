@@ -350,6 +350,30 @@ def bootstrap_bradley_terry_clustered(
     return BootstrapBT(strengths=res.strengths, point=np.asarray(point))
 
 
+def sd_ratio(wide: BootstrapBT, narrow: BootstrapBT) -> pd.DataFrame:
+    """Per model, how many times wider one bootstrap is than another: the ratio of the SDs of the centred
+    log-strengths (the ``sd_log_strength`` of :meth:`BootstrapBT.summary`), ``ratio = sqrt(V_wide / V_narrow)``,
+    with its Monte Carlo standard error. The replicates of each bootstrap are independent draws, so each
+    variance is a mean of independent squared deviations with SE ``sd(d^2) / sqrt(B)``, and the delta
+    method gives ``se(ratio) = ratio / 2 * sqrt((se_w / V_w)^2 + (se_n / V_n)^2)`` (the two bootstraps
+    use independent streams). Columns: ``model, ratio, mc_se``."""
+
+    def var_and_se(b: BootstrapBT) -> tuple[np.ndarray, np.ndarray]:
+        logc = np.log(b.strengths) - np.log(b.strengths).mean(1, keepdims=True)
+        d2 = (logc - logc.mean(0)) ** 2
+        B = d2.shape[0]
+        if B < 2:
+            raise ValueError("sd_ratio: each bootstrap needs at least 2 replicates")
+        return d2.sum(0) / (B - 1), d2.std(0, ddof=1) / np.sqrt(B)
+
+    vw, sw = var_and_se(wide)
+    vn, sn = var_and_se(narrow)
+    ratio = np.sqrt(vw / vn)
+    return pd.DataFrame(
+        {"model": list(MODELS), "ratio": ratio, "mc_se": ratio / 2 * np.sqrt((sw / vw) ** 2 + (sn / vn) ** 2)}
+    )
+
+
 def holm_pair_tests(pairs: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
     """The report's per-pair "beyond chance" calls as a family of tests, with Holm's adjustment.
 

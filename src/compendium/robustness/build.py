@@ -215,13 +215,16 @@ def _pwb(params: Params, inputs: Inputs, grids: Grids) -> Pwb:
 
 
 def _sampling(params: Params, inputs: Inputs) -> tuple[dict, dict]:
-    """The "how sure?" checks at the paper's setting: (zone check, preference check with P(C beats D))."""
+    """The "how sure?" checks at the paper's setting: (zone check, preference check with P(C beats D)). The
+    preference checks run :data:`.sampling.BT_FACTOR` times ``n_sampling`` replicates (they are cheap)."""
     what = "how-sure resampling checks (WORKBank raters, preference judgements and categories)"
     with step(STAGE, what, n=params.n_sampling, unit="replicates"):
         zs = sampling.zone_sampling_check(
             inputs.desires, inputs.experts, sweeps.PAPER_CUTOFF, params.n_sampling, params.seed
         )
-        bs = sampling.bt_sampling_check(inputs.counts, inputs.by_category, params.n_sampling, params.seed)
+        bs = sampling.bt_sampling_check(
+            inputs.counts, inputs.by_category, sampling.BT_FACTOR * params.n_sampling, params.seed
+        )
     # P(C beats D): the preferences chapter's one computation of it
     return zs, bs | sampling.c_beats_d_shares(inputs.pref_values)
 

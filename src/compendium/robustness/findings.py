@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 import pandas as pd
 
+from .sampling import share_text
 from .sweeps import DEFAULT_SCHEME
 
 __all__ = ["TOP_MODEL", "finding_row", "split_has", "split_pwb", "untied_flags", "how_sure_notes", "findings"]
@@ -99,14 +100,22 @@ def how_sure_notes(has: pd.DataFrame, pwb: pd.DataFrame, zs: Mapping, bs: Mappin
     ref_h = split_has(has)[2]
     named, _, ref_p = split_pwb(pwb)
     pct = "{:.0%}".format
+    nz, nb = int(zs["n_draws"]), int(bs["n_boot"])
+
+    def zshare(key: str) -> str:  # a share of the rater resamples, to the digits its Monte Carlo error supports
+        return share_text(zs[key], nz)
+
+    def bshare(key: str) -> str:  # a share of the preference resamples, likewise
+        return share_text(bs[key], nb)
+
     ties = f"{bs['ties_per_model_min']}-{bs['ties_per_model_max']}"
     weightings = "Random weights around v2.1; shares are over weightings, not a sampling interval."
     return {
         "wb_green_largest": f"Fragile to the cut-off, not to sampling: at 3.0 Green is largest in "
-        f"{pct(zs['p_green_largest'])} of rater-cluster resamples, and in "
-        f"{pct(zs['p_green_largest_experts_only'])} when only the expert panel is resampled. Overturned by a "
+        f"{zshare('p_green_largest')} of rater-cluster resamples, and in "
+        f"{zshare('p_green_largest_experts_only')} when only the expert panel is resampled. Overturned by a "
         "cut-off above 3.",
-        "wb_red_gt_rnd": f"Holds at every cut-off and in {pct(zs['p_red_gt_rnd'])} of rater-cluster resamples at 3.0. "
+        "wb_red_gt_rnd": f"Holds at every cut-off and in {zshare('p_red_gt_rnd')} of rater-cluster resamples at 3.0. "
         "Overturned by a sweep setting or resample with R&D ≥ Red; none found.",
         "wb_workers_more_same_rule": "Direction holds for every symmetric tie rule and on untied tasks; the size (the "
         f"paper's {ref_h['workers_more']:.1f} %) is the top of the symmetric range. No "
@@ -136,10 +145,10 @@ def how_sure_notes(has: pd.DataFrame, pwb: pd.DataFrame, zs: Mapping, bs: Mappin
         "on the other side.",
         "bt_ranking": f"Holds at every tie credit because each model has a similar number of ties ({ties}). "
         "The exact order recurs in "
-        f"{pct(bs['p_same_ranking_judgements'])} of judgement resamples "
-        f"({pct(bs['p_same_ranking_categories'])} with categories).",
-        "bt_rho": f"ρ = 0.8 recurs in {pct(bs['p_same_rho_judgements'])} of judgement resamples "
-        f"({pct(bs['p_same_rho_categories'])} with categories); with four recipes ρ moves in steps of 0.2.",
+        f"{bshare('p_same_ranking_judgements')} of {nb:,} judgement resamples "
+        f"({bshare('p_same_ranking_categories')} with categories).",
+        "bt_rho": f"ρ = 0.8 recurs in {bshare('p_same_rho_judgements')} of {nb:,} judgement resamples "
+        f"({bshare('p_same_rho_categories')} with categories); with four recipes ρ moves in steps of 0.2.",
     }
 
 

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from .findings import TOP_MODEL, split_has, split_pwb, untied_flags
+from .sampling import share_text
 from .sweeps import PAPER_CUTOFF, ZONE_LABELS
 
 if TYPE_CHECKING:
@@ -207,6 +208,10 @@ def how_sure_phrases(r: RobustnessResult) -> dict:
         rob_bs_cd_se=100 * max(bs["p_c_beats_d_judgements_mc_se"], bs["p_c_beats_d_categories_mc_se"]),
         rob_bs_rank_j=bs["p_same_ranking_judgements"],
         rob_bs_rank_c=bs["p_same_ranking_categories"],
+        rob_bs_rank_j_txt=share_text(bs["p_same_ranking_judgements"], int(bs["n_boot"])),
+        rob_bs_rank_c_txt=share_text(bs["p_same_ranking_categories"], int(bs["n_boot"])),
+        rob_bs_rank_se=100 * max(bs["p_same_ranking_judgements_mc_se"], bs["p_same_ranking_categories_mc_se"]),
+        rob_bs_n=int(bs["n_boot"]),
         rob_n_findings=int(len(found)),
         rob_n_hold_all=int(found["holds_all"].sum()),
     )
