@@ -123,7 +123,9 @@ def beyond_sentence(findings: pd.DataFrame | None, sampling: Mapping | None = No
         if bool(g["holds_all"].all()):
             holds.append(myst(finding))
         else:
-            where = "; ".join(f"{int(r.n_hold):,} of {int(r.n_settings):,} ({myst(r.settings)})" for r in g.itertuples())
+            where = "; ".join(
+                f"{int(r.n_hold):,} of {int(r.n_settings):,} ({myst(r.settings)})" for r in g.itertuples()
+            )
             depends.append(f"{myst(finding)} (holds in {where})")
     text = (
         "**Beyond the papers.** Re-run under the analysis choices the papers leave open (zone cut-offs, tie "
