@@ -83,12 +83,19 @@ def fmt_saving(est: float, lo: float, hi: float, s_min: float = np.nan, s_max: f
     ends = [v for v in (lo, hi) if np.isfinite(v)]
     centre = est if np.isfinite(est) else (np.mean(ends) if ends else 0.0)
     hw = _halfwidth(centre, lo, hi) * 100 if ends else np.nan
-    step = step_for(hw) if np.isfinite(hw) else 1.0
+    if np.isfinite(hw):
+        step = step_for(hw)
+    else:  # only a bound: two significant digits of it
+        bound = s_min if np.isfinite(s_min) else s_max
+        step = 10.0 ** max(0, int(np.floor(np.log10(max(abs(bound) * 100, 1.0)))) - 1) if np.isfinite(bound) else 1.0
 
     def signed(x, how="nearest"):
         if x == -np.inf:
             return "−∞"
-        t = _rounded(x * 100, step, how)
+        t, fine = _rounded(x * 100, step, how), step
+        while float(t.replace(",", "")) == 0 and x != 0 and fine > step / 100:  # keep a small end's sign
+            fine /= 10
+            t = _rounded(x * 100, fine, how)
         if float(t.replace(",", "")) == 0:
             return "0 %"
         return (f"−{t[1:]}" if t.startswith("-") else f"+{t}") + " %"
@@ -230,6 +237,7 @@ def summary(need: pd.DataFrame, sav: pd.DataFrame, cal: pd.DataFrame, cons: pd.D
     for n in sorted(ig["n_models"].unique()):
         for design in ("ig_trueskill", "ig_davidson"):
             t = ig[(ig["n_models"] == n) & (ig["design"] == design)]
+            t = t[[_censored_both(r) == "" for r in t.itertuples()]]  # the settings the budget can resolve
             vd = verdicts(t)
             v[f"h_ig_{n}_{design}_n"] = len(t)
             v[f"h_ig_{n}_{design}_n_saving"] = vd.count("a saving")
@@ -256,25 +264,31 @@ def _setting(r) -> str:
 TARGETS = {"top": "the top model", "rank": "the full ranking"}
 
 
-def _listing(t: pd.DataFrame) -> dict[str, list[str]]:
-    """Settings by verdict, each with its saving and interval."""
-    out: dict[str, list[str]] = {}
-    for r, vd in zip(t.itertuples(), verdicts(t)):
-        out.setdefault(vd, []).append(
-            f"{TARGETS[r.target]} at {_setting(r)} ({fmt_saving(r.saving, r.saving_lo, r.saving_hi, r.saving_min, r.saving_max)})"
-        )
-    return out
+def _censored_both(r) -> str:
+    """``floor`` if both designs are at 95 % by the first checkpoint, ``never`` if neither gets there, else ''."""
+    if r.n_design_min == 0 and r.n_uniform_min == 0:
+        return "floor"
+    if not np.isfinite(r.n_design) and not np.isfinite(r.n_uniform):
+        return "never"
+    return ""
+
+
+def _items(t: pd.DataFrame) -> str:
+    return "; ".join(f"{TARGETS[r.target]} at {_setting(r)} "
+                     f"({fmt_saving(r.saving, r.saving_lo, r.saving_hi, r.saving_min, r.saving_max)})"
+                     for r in t.itertuples()) or "none"  # fmt: skip
 
 
 def _design_sentence(t: pd.DataFrame, name: str) -> str:
-    by = _listing(t)
-    parts = []
-    for vd, phrase in (("a saving", "saves judgements for"), ("a loss", "needs more judgements than uniform pairs for"),
-                       ("no detectable difference", "is not detectably different from uniform pairs for"),
-                       ("not resolved within the budget", "is not resolved within the budget for")):  # fmt: skip
-        if by.get(vd):
-            parts.append(f"{phrase} " + "; ".join(by[vd]))
-    return f"{name} " + ", ".join(parts) + "."
+    t = t[[_censored_both(r) == "" for r in t.itertuples()]]
+    vd = np.array(verdicts(t), dtype=object)
+    out = f"{name} pays off (a saving whose interval excludes zero) for: {_items(t[vd == 'a saving'])}."
+    for v, phrase in (("no detectable difference", "It is not detectably different from uniform pairs for"),
+                      ("not resolved within the budget", "The budget leaves it open for"),
+                      ("a loss", "It needs more judgements than uniform pairs for")):  # fmt: skip
+        if (vd == v).any():
+            out += f" {phrase}: {_items(t[vd == v])}."
+    return out
 
 
 def answer(sav: pd.DataFrame, need: pd.DataFrame) -> str:
@@ -283,14 +297,17 @@ def answer(sav: pd.DataFrame, need: pd.DataFrame) -> str:
     paras = []
     for n in sorted(sav["n_models"].unique()):
         s = sav[(sav["n_models"] == n) & sav["design"].isin(["ig_trueskill", "ig_davidson"])]
-        lines = [_design_sentence(s[s["design"] == d], DESIGN_NAMES[d][0].upper() + DESIGN_NAMES[d][1:])
+        lines = [_design_sentence(s[s["design"] == d], f"*{DESIGN_NAMES[d][0].upper() + DESIGN_NAMES[d][1:]}*")
                  for d in ("ig_trueskill", "ig_davidson") if (s["design"] == d).any()]  # fmt: skip
-        floor = need[(need["n_models"] == n) & (need["n_groups"] == 1) & (need["n_top"] <= need["n_first"])]
-        if len(floor):
-            spreads = sorted(set(floor["spread"]))
-            lines.append(f"Where every design has the top model by the first checkpoint ({', '.join(spreads)} "
-                         f"spread: ≤ {floor['n_first'].max():,.0f} decisive judgements), there is nothing for "
-                         "the choice of pairs to save on it.")  # fmt: skip
+        one = need[(need["n_models"] == n) & (need["n_groups"] == 1)]
+        for kind, phrase in (("floor", "every design is at 95 % by the first checkpoint, so there is nothing to save"),
+                             ("never", "no design reaches 95 % within the budget")):  # fmt: skip
+            cases = sorted(
+                {f"{TARGETS[r.target]} at {r.spread} spread" for r in s.itertuples() if _censored_both(r) == kind}
+            )
+            if cases:
+                first = f" (≤ {one['n_first'].max():,.0f} decisive judgements)" if kind == "floor" else ""
+                lines.append(f"For {', '.join(cases)}, {phrase}{first}.")
         paras.append(f"**At {n} models.** " + " ".join(lines))
     return "\n\n".join(paras)
 
@@ -302,14 +319,16 @@ def claims_text(sav: pd.DataFrame, cal: pd.DataFrame, cons: pd.DataFrame) -> str
     for design, claim in (("ig_trueskill", "Choosing pairs by information gain (TrueSkill, HUMANE's rule) needs "
                            "fewer judgements than uniform pairs"),
                           ("ig_davidson", "... and so does information gain under a Bradley–Terry–Davidson posterior"),
-                          ("arena", "Uneven, arena-like sampling costs an open arena its accuracy")):  # fmt: skip
+                          ("arena", "Uneven, arena-like sampling harms an open arena's board (here: it needs more "
+                           "judgements than uniform pairs; with a Bradley–Terry fit it cannot bias the board)")):  # fmt: skip
         per = []
         for n in sorted(sav["n_models"].unique()):
             t = sav[(sav["design"] == design) & (sav["n_models"] == n)]
+            t = t[[_censored_both(r) == "" for r in t.itertuples()]]  # the settings the budget can resolve
             vd = verdicts(t)
             good = "a saving" if design != "arena" else "a loss"
             per.append(f"at {n} models {'supported' if vd.count(good) else 'not supported'} "
-                       f"({vd.count('a saving')} of {len(t)} settings a saving, {vd.count('a loss')} a loss)")  # fmt: skip
+                       f"({vd.count('a saving')} of {len(t)} resolvable settings a saving, {vd.count('a loss')} a loss)")  # fmt: skip
         lines.append(f"- *{claim}*: " + "; ".join(per) + ".")
     per = []
     for n in sorted(cal["n_models"].unique()):
@@ -317,8 +336,13 @@ def claims_text(sav: pd.DataFrame, cal: pd.DataFrame, cons: pd.DataFrame) -> str
         if not len(hi):
             per.append(f"at {n} models no board reports 95 % or more")
             continue
-        ok = all(r.observed_lo <= r.mean_reported <= r.observed_hi for r in hi.itertuples())
-        per.append(f"at {n} models {'calibrated within the Monte Carlo interval' if ok else 'not calibrated'} "
+        if all(r.observed_lo <= r.mean_reported <= r.observed_hi for r in hi.itertuples()):
+            word = "calibrated within the Monte Carlo interval"
+        elif all(r.observed_lo > r.mean_reported or r.observed_hi >= r.mean_reported for r in hi.itertuples()):
+            word = "conservative (the leader is truly best more often than reported)"
+        else:
+            word = "over-confident (the leader is truly best less often than reported)"
+        per.append(f"at {n} models {word} "
                    f"(reported {', '.join(f'{r.mean_reported:.3f}' for r in hi.itertuples())}; observed "
                    + ", ".join(f"{r.observed:.3f} [{r.observed_lo:.3f}, {r.observed_hi:.3f}]" for r in hi.itertuples())
                    + ")")  # fmt: skip
