@@ -299,6 +299,14 @@ def answer(sav: pd.DataFrame, need: pd.DataFrame) -> str:
         s = sav[(sav["n_models"] == n) & sav["design"].isin(["ig_trueskill", "ig_davidson"])]
         lines = [_design_sentence(s[s["design"] == d], f"*{DESIGN_NAMES[d][0].upper() + DESIGN_NAMES[d][1:]}*")
                  for d in ("ig_trueskill", "ig_davidson") if (s["design"] == d).any()]  # fmt: skip
+        for d in ("ig_trueskill", "ig_davidson"):
+            t = s[(s["design"] == d) & np.array([_censored_both(r) == "" for r in s.itertuples()], bool)]
+            vd = np.array(verdicts(t), dtype=object)
+            pays = sorted(set(t["spread"][vd == "a saving"]))
+            costs = sorted(set(t["spread"][vd == "a loss"]))
+            lines.append(f"In short, {DESIGN_NAMES[d]} pays off here "
+                         + (f"with the {' and the '.join(pays)} spread" if pays else "nowhere")
+                         + (f" and costs judgements with the {' and the '.join(costs)} spread" if costs else "") + ".")  # fmt: skip
         one = need[(need["n_models"] == n) & (need["n_groups"] == 1)]
         for kind, phrase in (("floor", "every design is at 95 % by the first checkpoint, so there is nothing to save"),
                              ("never", "no design reaches 95 % within the budget")):  # fmt: skip
@@ -326,8 +334,9 @@ def claims_text(sav: pd.DataFrame, cal: pd.DataFrame, cons: pd.DataFrame) -> str
             t = sav[(sav["design"] == design) & (sav["n_models"] == n)]
             t = t[[_censored_both(r) == "" for r in t.itertuples()]]  # the settings the budget can resolve
             vd = verdicts(t)
-            good = "a saving" if design != "arena" else "a loss"
-            per.append(f"at {n} models {'supported' if vd.count(good) else 'not supported'} "
+            good, bad = ("a saving", "a loss") if design != "arena" else ("a loss", "a saving")
+            word = ("mixed" if vd.count(bad) else "supported") if vd.count(good) else "not supported"
+            per.append(f"at {n} models {word} "
                        f"({vd.count('a saving')} of {len(t)} resolvable settings a saving, {vd.count('a loss')} a loss)")  # fmt: skip
         lines.append(f"- *{claim}*: " + "; ".join(per) + ".")
     per = []
