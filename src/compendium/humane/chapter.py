@@ -20,29 +20,113 @@ DESIGN_NAMES = {
 COLOURS = dict(zip(DESIGNS, ("#4d4d4d", CATEGORICAL[1], CATEGORICAL[2], CATEGORICAL[4])))
 
 
-def fmt_n(n: float, lo: float, hi: float, budget: float) -> str:
-    """``12,300 (10,100–15,000)``; ``> 40,960`` where the budget was not enough."""
+def step_for(halfwidth: float) -> float:
+    """The last digit a Monte Carlo interval of this half-width supports (the Particle Data Group's rule):
+    two significant digits of the half-width if its three leading digits are 100-354, else one."""
+    if not np.isfinite(halfwidth) or halfwidth <= 0:
+        raise ValueError(f"a half-width must be positive and finite, not {halfwidth!r}")
+    e = int(np.floor(np.log10(halfwidth)))
+    lead = halfwidth / 10.0 ** (e - 2)
+    return 10.0 ** (e - 1) if lead < 355 else 10.0**e
 
-    def one(x):
-        return f"> {budget:,.0f}" if not np.isfinite(x) else f"{x:,.0f}"
 
-    return one(n) if not np.isfinite(n) else f"{one(n)} ({one(lo)}–{one(hi)})"
+def _halfwidth(x: float, lo: float, hi: float) -> float:
+    w = [abs(v) for v in (x - lo, hi - x) if np.isfinite(v) and v != 0]
+    return max(w) if w else np.nan
+
+
+def _rounded(x: float, step: float, how: str = "nearest") -> str:
+    """``x`` to a multiple of ``step``: nearest, or ``down`` / ``up`` (an interval's ends, a bound: outwards)."""
+    d = max(0, -int(np.floor(np.log10(step) + 1e-9)))
+    q = x / step
+    q = np.floor(q + 1e-9) if how == "down" else np.ceil(q - 1e-9) if how == "up" else np.round(q)
+    return f"{q * step:,.{d}f}"
+
+
+def fmt_n(n: float, lo: float, hi: float, budget: float, first: float = 0.0) -> str:
+    """Decisive judgements with their Monte Carlo interval, rounded to the digits it supports:
+    ``12,000 (10,000–15,000)``; ``> 28,000`` where the budget was not enough; ``≤ 530`` where the first
+    checkpoint already had it (the grid says nothing finer there)."""
+    hw = _halfwidth(n, lo, hi)
+    if np.isfinite(hw):
+        step = step_for(hw)
+    else:  # a degenerate interval (every resample the same): two significant digits
+        step = 10.0 ** max(0, int(np.floor(np.log10(max(n, 1.0)))) - 1) if np.isfinite(n) else 1.0
+
+    def one(x, how="nearest"):
+        if not np.isfinite(x):
+            return f"> {budget:,.0f}"
+        if x <= first * (1 + 1e-12):
+            return f"≤ {first:,.0f}"
+        return _rounded(x, step, how)
+
+    if not np.isfinite(n) or n <= first * (1 + 1e-12):
+        return one(n)
+    return f"{one(n)} ({one(lo, 'down')} to {one(hi, 'up')})"
+
+
+def fmt_share(k: float, n: float) -> str:
+    """A recovery probability ``k / n`` over ``n`` simulated studies with its Wilson 95 % interval, rounded to
+    the digits the interval supports: ``0.97 (0.95–0.98)``."""
+    from ..stats.pairwise import wilson_interval
+
+    lo, hi = wilson_interval(k, n)
+    x = k / n
+    step = min(step_for(_halfwidth(x, lo, hi)), 0.01)
+    return f"{_rounded(x, step)} ({_rounded(lo, step, 'down')} to {_rounded(hi, step, 'up')})"
+
+
+def fmt_saving(est: float, lo: float, hi: float, s_min: float = np.nan, s_max: float = np.nan) -> str:
+    """A saving (share of judgements) as percentages with its Monte Carlo interval, to the digits the interval
+    supports: ``+31 % [+17 %, +48 %]``; a censored estimate as its bound (``≥ +16 %``), an end that censoring
+    leaves open as ``−∞`` or ``+100 %`` (the budget or the first checkpoint cannot bound it)."""
+    ends = [v for v in (lo, hi) if np.isfinite(v)]
+    centre = est if np.isfinite(est) else (np.mean(ends) if ends else 0.0)
+    hw = _halfwidth(centre, lo, hi) * 100 if ends else np.nan
+    if np.isfinite(hw):
+        step = step_for(hw)
+    else:  # only a bound: two significant digits of it
+        bound = s_min if np.isfinite(s_min) else s_max
+        step = 10.0 ** max(0, int(np.floor(np.log10(max(abs(bound) * 100, 1.0)))) - 1) if np.isfinite(bound) else 1.0
+
+    def signed(x, how="nearest"):
+        if x == -np.inf:
+            return "−∞"
+        t, fine = _rounded(x * 100, step, how), step
+        while float(t.replace(",", "")) == 0 and x != 0 and fine > step / 100:  # keep a small end's sign
+            fine /= 10
+            t = _rounded(x * 100, fine, how)
+        if float(t.replace(",", "")) == 0:
+            return "0 %"
+        return (f"−{t[1:]}" if t.startswith("-") else f"+{t}") + " %"
+
+    if np.isfinite(est):
+        head = signed(est)
+    elif np.isfinite(s_min) and s_max >= 1:
+        head = f"≥ {signed(s_min, 'down')}"
+    elif np.isfinite(s_max) and s_min == -np.inf and s_max < 1:
+        head = f"≤ {signed(s_max, 'up')}"
+    else:
+        head = "not resolved"
+    return f"{head} [{signed(lo, 'down')}, {signed(hi, 'up')}]"
 
 
 def needed_table(need: pd.DataFrame) -> pd.DataFrame:
     """One row per single-group point: decisive judgements for 95 % full ranking and top model."""
     d = need[need["n_groups"] == 1].copy()
     b = d["budget"] * d["decisive_share"]
+    R = d["repetitions"]
     return pd.DataFrame(
         {
             "models": d["n_models"],
             "spread": d["spread"],
             "ties": np.where(d["nu"] > 0, "study ν", "none"),
             "design": d["design"].map(DESIGN_NAMES),
-            "full ranking": [fmt_n(*v) for v in zip(d["n_rank"], d["n_rank_lo"], d["n_rank_hi"], b)],
-            "top model": [fmt_n(*v) for v in zip(d["n_top"], d["n_top_lo"], d["n_top_hi"], b)],
-            "P(ranking) at budget": d["p_rank_budget"],
-            "P(top) at budget": d["p_top_budget"],
+            "studies": R,
+            "full ranking": [fmt_n(*v) for v in zip(d["n_rank"], d["n_rank_lo"], d["n_rank_hi"], b, d["n_first"])],
+            "top model": [fmt_n(*v) for v in zip(d["n_top"], d["n_top_lo"], d["n_top_hi"], b, d["n_first"])],
+            "P(ranking) at budget": [fmt_share(round(p * r), r) for p, r in zip(d["p_rank_budget"], R)],
+            "P(top) at budget": [fmt_share(round(p * r), r) for p, r in zip(d["p_top_budget"], R)],
         }
     ).sort_values(["models", "spread", "ties", "design"], kind="stable")
 
@@ -108,40 +192,62 @@ def plot_curves(cv: pd.DataFrame):
     return fig
 
 
-def _verdict(lo: float, hi: float) -> str:
-    if not (np.isfinite(lo) and np.isfinite(hi)):
-        return "not resolved within the budget"
+def _verdict(lo: float, hi: float, est: float = 0.0) -> str:
+    """``a saving`` (the interval above zero), ``a loss`` (below), ``no detectable difference``, or, where
+    censoring leaves the estimate open and the interval straddles zero, ``not resolved within the budget``."""
     if lo > 0:
         return "a saving"
     if hi < 0:
         return "a loss"
+    if not np.isfinite(est):
+        return "not resolved within the budget"
     return "no detectable difference"
 
 
+def verdicts(sav: pd.DataFrame) -> list[str]:
+    return [_verdict(r.saving_lo, r.saving_hi, r.saving) for r in sav.itertuples()]
+
+
+def _tag(r) -> str:
+    return f"{r.n_models}_{r.spread}_{'ties' if r.nu > 0 else 'noties'}_{r.design}"
+
+
 def summary(need: pd.DataFrame, sav: pd.DataFrame, cal: pd.DataFrame, cons: pd.DataFrame) -> dict:
-    """Every number and phrase the chapter's prose quotes, by name."""
+    """Every number and phrase the chapter's prose quotes, by name (``*_txt``: rounded to the digits the
+    Monte Carlo interval supports, with it)."""
     v: dict[str, object] = {}
     one = need[need["n_groups"] == 1]
     for r in one.itertuples():
-        tag = f"{r.n_models}_{r.spread}_{'ties' if r.nu > 0 else 'noties'}_{r.design}"
+        tag = _tag(r)
+        b = r.budget * r.decisive_share
         v[f"h_top_{tag}"] = r.n_top if np.isfinite(r.n_top) else -1.0
         v[f"h_rank_{tag}"] = r.n_rank if np.isfinite(r.n_rank) else -1.0
+        v[f"h_top_{tag}_txt"] = fmt_n(r.n_top, r.n_top_lo, r.n_top_hi, b, r.n_first)
+        v[f"h_rank_{tag}_txt"] = fmt_n(r.n_rank, r.n_rank_lo, r.n_rank_hi, b, r.n_first)
         v[f"h_ptop_{tag}"] = r.p_top_budget
         v[f"h_prank_{tag}"] = r.p_rank_budget
-    for r in sav.itertuples():
-        tag = f"{r.target}_{r.n_models}_{r.spread}_{'ties' if r.nu > 0 else 'noties'}_{r.design}"
+    for r, verdict in zip(sav.itertuples(), verdicts(sav)):
+        tag = f"{r.target}_{_tag(r)}"
         v[f"h_sav_{tag}"] = r.saving if np.isfinite(r.saving) else -9.0
         v[f"h_sav_{tag}_lo"] = r.saving_lo if np.isfinite(r.saving_lo) else -9.0
         v[f"h_sav_{tag}_hi"] = r.saving_hi if np.isfinite(r.saving_hi) else -9.0
-        v[f"h_sav_{tag}_verdict"] = _verdict(r.saving_lo, r.saving_hi)
-    ts = sav[(sav["design"] == "ig_trueskill") & (sav["target"] == "top")]
-    v["h_ig_top_n_saving"] = int(sum(_verdict(a, b) == "a saving" for a, b in zip(ts["saving_lo"], ts["saving_hi"])))
-    v["h_ig_top_n_loss"] = int(sum(_verdict(a, b) == "a loss" for a, b in zip(ts["saving_lo"], ts["saving_hi"])))
-    v["h_ig_top_n"] = len(ts)
-    hi = cal[cal["reported_lo"] >= 0.95]
-    v["h_cal_hi_reported"] = float((hi["mean_reported"] * hi["n"]).sum() / hi["n"].sum()) if len(hi) else -1.0
-    v["h_cal_hi_observed"] = float((hi["observed"] * hi["n"]).sum() / hi["n"].sum()) if len(hi) else -1.0
-    v["h_cal_hi_n"] = int(hi["n"].sum())
+        v[f"h_sav_{tag}_txt"] = fmt_saving(r.saving, r.saving_lo, r.saving_hi, r.saving_min, r.saving_max)
+        v[f"h_sav_{tag}_verdict"] = verdict
+    ig = sav[sav["design"].isin(["ig_trueskill", "ig_davidson"])]
+    for n in sorted(ig["n_models"].unique()):
+        for design in ("ig_trueskill", "ig_davidson"):
+            t = ig[(ig["n_models"] == n) & (ig["design"] == design)]
+            t = t[[_censored_both(r) == "" for r in t.itertuples()]]  # the settings the budget can resolve
+            vd = verdicts(t)
+            v[f"h_ig_{n}_{design}_n"] = len(t)
+            v[f"h_ig_{n}_{design}_n_saving"] = vd.count("a saving")
+            v[f"h_ig_{n}_{design}_n_loss"] = vd.count("a loss")
+    for n in sorted(cal["n_models"].unique()):
+        hi = cal[(cal["n_models"] == n) & (cal["reported_lo"] >= 0.95)]
+        v[f"h_cal_{n}_hi_n"] = int(hi["n"].sum())
+        if len(hi):
+            v[f"h_cal_{n}_hi_reported"] = float((hi["mean_reported"] * hi["n"]).sum() / hi["n"].sum())
+            v[f"h_cal_{n}_hi_observed"] = float((hi["observed"] * hi["n"]).sum() / hi["n"].sum())
     v["h_cal_max_gap"] = float((cal["mean_reported"] - cal["observed"]).abs().max())
     v["h_cons_ratio_min"] = float(cons["ratio"].min())
     v["h_cons_ratio_max"] = float(cons["ratio"].max())
@@ -152,63 +258,125 @@ def summary(need: pd.DataFrame, sav: pd.DataFrame, cal: pd.DataFrame, cons: pd.D
 
 
 def _setting(r) -> str:
-    return f"{r.n_models} models, {r.spread} spread, {'study ties' if r.nu > 0 else 'no ties'}"
+    return f"{r.spread} spread, {'study ties' if r.nu > 0 else 'no ties'}"
 
 
-def claims_text(sav: pd.DataFrame, cal: pd.DataFrame, cons: pd.DataFrame) -> tuple[str, str]:
-    """The chapter's closing verdicts as Markdown, built from the tables (no free text from data)."""
+TARGETS = {"top": "the top model", "rank": "the full ranking"}
+
+
+def _censored_both(r) -> str:
+    """``floor`` if both designs are at 95 % by the first checkpoint, ``never`` if neither gets there, else ''."""
+    if r.n_design_min == 0 and r.n_uniform_min == 0:
+        return "floor"
+    if not np.isfinite(r.n_design) and not np.isfinite(r.n_uniform):
+        return "never"
+    return ""
+
+
+def _items(t: pd.DataFrame) -> str:
+    return "; ".join(f"{TARGETS[r.target]} at {_setting(r)} "
+                     f"({fmt_saving(r.saving, r.saving_lo, r.saving_hi, r.saving_min, r.saving_max)})"
+                     for r in t.itertuples()) or "none"  # fmt: skip
+
+
+def _design_sentence(t: pd.DataFrame, name: str) -> str:
+    t = t[[_censored_both(r) == "" for r in t.itertuples()]]
+    vd = np.array(verdicts(t), dtype=object)
+    out = f"{name} pays off (a saving whose interval excludes zero) for: {_items(t[vd == 'a saving'])}."
+    for v, phrase in (("no detectable difference", "It is not detectably different from uniform pairs for"),
+                      ("not resolved within the budget", "The budget leaves it open for"),
+                      ("a loss", "It needs more judgements than uniform pairs for")):  # fmt: skip
+        if (vd == v).any():
+            out += f" {phrase}: {_items(t[vd == v])}."
+    return out
+
+
+def answer(sav: pd.DataFrame, need: pd.DataFrame) -> str:
+    """The chapter's answer to "when does information gain pay off?", one paragraph per number of models,
+    built from the saving table (no free text from data)."""
+    paras = []
+    for n in sorted(sav["n_models"].unique()):
+        s = sav[(sav["n_models"] == n) & sav["design"].isin(["ig_trueskill", "ig_davidson"])]
+        lines = [_design_sentence(s[s["design"] == d], f"*{DESIGN_NAMES[d][0].upper() + DESIGN_NAMES[d][1:]}*")
+                 for d in ("ig_trueskill", "ig_davidson") if (s["design"] == d).any()]  # fmt: skip
+        for d in ("ig_trueskill", "ig_davidson"):
+            t = s[(s["design"] == d) & np.array([_censored_both(r) == "" for r in s.itertuples()], bool)]
+            vd = np.array(verdicts(t), dtype=object)
+            pays = sorted(set(t["spread"][vd == "a saving"]))
+            costs = sorted(set(t["spread"][vd == "a loss"]))
+            lines.append(f"In short, {DESIGN_NAMES[d]} pays off here "
+                         + (f"with the {' and the '.join(pays)} spread" if pays else "nowhere")
+                         + (f" and costs judgements with the {' and the '.join(costs)} spread" if costs else "") + ".")  # fmt: skip
+        one = need[(need["n_models"] == n) & (need["n_groups"] == 1)]
+        for kind, phrase in (("floor", "every design is at 95 % by the first checkpoint, so there is nothing to save"),
+                             ("never", "no design reaches 95 % within the budget")):  # fmt: skip
+            cases = sorted(
+                {f"{TARGETS[r.target]} at {r.spread} spread" for r in s.itertuples() if _censored_both(r) == kind}
+            )
+            if cases:
+                first = f" (≤ {one['n_first'].max():,.0f} decisive judgements)" if kind == "floor" else ""
+                lines.append(f"For {', '.join(cases)}, {phrase}{first}.")
+        paras.append(f"**At {n} models.** " + " ".join(lines))
+    return "\n\n".join(paras)
+
+
+def claims_text(sav: pd.DataFrame, cal: pd.DataFrame, cons: pd.DataFrame) -> str:
+    """The talk's claims, one line each, with what the simulation says at each number of models
+    (Markdown built from the tables; no free text from data)."""
     lines = []
-    for design in ("ig_trueskill", "ig_davidson"):
-        for target, what in (("top", "the top model"), ("rank", "the full ranking")):
-            s = sav[(sav["design"] == design) & (sav["target"] == target)]
-            for n in sorted(s["n_models"].unique()):
-                t = s[s["n_models"] == n]
-                verdicts = [f"{_verdict(r.saving_lo, r.saving_hi)} ({r.spread}, "
-                            f"{'ties' if r.nu > 0 else 'no ties'}"
-                            + (f": {r.saving:+.0%} [{r.saving_lo:+.0%}, {r.saving_hi:+.0%}])" if np.isfinite(r.saving_lo) else ")")
-                            for r in t.itertuples()]  # fmt: skip
-                lines.append(f"- *{DESIGN_NAMES[design]}, {what}, {n} models*: " + "; ".join(verdicts) + ".")
-    hi = cal[cal["reported_lo"] >= 0.95]
-    ok = bool(len(hi)) and all(r.observed_lo <= r.mean_reported <= r.observed_hi for r in hi.itertuples())
-    lines.append(
-        "- *P(best) of 95 % or more*: "
-        + (
-            "calibrated within the Monte Carlo intervals."
-            if ok
-            else "not calibrated: the observed share falls outside its interval in at least one bin."
-        )  # fmt: skip
-    )
-    below = (cons["ratio"] < 1).all()
-    lines.append(
-        f"- *Pooled board less uncertain than any group's*: {'supported' if below else 'not supported'} at every "
-        f"tested setting (posterior SD ratio {cons['ratio'].min():.2f}-{cons['ratio'].max():.2f}; "
-        f"√(1/G) would be {cons['sqrt_1_over_g'].min():.2f}-{cons['sqrt_1_over_g'].max():.2f})."
-    )
-    ts = sav[(sav["design"] == "ig_trueskill")]
-    pays = [f"{r.target} at {_setting(r)}" for r in ts.itertuples() if _verdict(r.saving_lo, r.saving_hi) == "a saving"]
-    costs = [f"{r.target} at {_setting(r)}" for r in ts.itertuples() if _verdict(r.saving_lo, r.saving_hi) == "a loss"]
-    when = (
-        ("HUMANE's TrueSkill information gain saves judgements, with an interval excluding zero, for: "
-         + "; ".join(pays) + ". " if pays else "In no tested setting does HUMANE's TrueSkill information gain save "
-         "judgements with an interval excluding zero. ")
-        + ("It needs more judgements than uniform pairs for: " + "; ".join(costs) + ". " if costs else "")
-        + "Everywhere else the simulation cannot tell it from uniform pairs at its number of repetitions."
-    )  # fmt: skip
-    return "\n".join(lines), when
+    for design, claim in (("ig_trueskill", "Choosing pairs by information gain (TrueSkill, HUMANE's rule) needs "
+                           "fewer judgements than uniform pairs"),
+                          ("ig_davidson", "... and so does information gain under a Bradley–Terry–Davidson posterior"),
+                          ("arena", "Uneven, arena-like sampling harms an open arena's board (here: it needs more "
+                           "judgements than uniform pairs; with a Bradley–Terry fit it cannot bias the board)")):  # fmt: skip
+        per = []
+        for n in sorted(sav["n_models"].unique()):
+            t = sav[(sav["design"] == design) & (sav["n_models"] == n)]
+            t = t[[_censored_both(r) == "" for r in t.itertuples()]]  # the settings the budget can resolve
+            vd = verdicts(t)
+            good, bad = ("a saving", "a loss") if design != "arena" else ("a loss", "a saving")
+            word = ("mixed" if vd.count(bad) else "supported") if vd.count(good) else "not supported"
+            per.append(f"at {n} models {word} "
+                       f"({vd.count('a saving')} of {len(t)} resolvable settings a saving, {vd.count('a loss')} a loss)")  # fmt: skip
+        lines.append(f"- *{claim}*: " + "; ".join(per) + ".")
+    per = []
+    for n in sorted(cal["n_models"].unique()):
+        hi = cal[(cal["n_models"] == n) & (cal["reported_lo"] >= 0.95)]
+        if not len(hi):
+            per.append(f"at {n} models no board reports 95 % or more")
+            continue
+        if all(r.observed_lo <= r.mean_reported <= r.observed_hi for r in hi.itertuples()):
+            word = "calibrated within the Monte Carlo interval"
+        elif all(r.observed_lo > r.mean_reported or r.observed_hi >= r.mean_reported for r in hi.itertuples()):
+            word = "conservative (the leader is truly best more often than reported)"
+        else:
+            word = "over-confident (the leader is truly best less often than reported)"
+        per.append(f"at {n} models {word} "
+                   f"(reported {', '.join(f'{r.mean_reported:.3f}' for r in hi.itertuples())}; observed "
+                   + ", ".join(f"{r.observed:.3f} [{r.observed_lo:.3f}, {r.observed_hi:.3f}]" for r in hi.itertuples())
+                   + ")")  # fmt: skip
+    lines.append("- *A reported P(best) of 95 % or more means what it says*: " + "; ".join(per) + ".")
+    per = []
+    for n in sorted(cons["n_models"].unique()):
+        c = cons[cons["n_models"] == n]
+        below = bool((c["ratio"] < 1).all())
+        per.append(f"at {n} models {'supported' if below else 'not supported'} (posterior SD ratio "
+                   f"{c['ratio'].min():.2f} to {c['ratio'].max():.2f}; √(1/G) would be "
+                   f"{c['sqrt_1_over_g'].min():.2f} to {c['sqrt_1_over_g'].max():.2f})")  # fmt: skip
+    lines.append("- *The consolidated board is less uncertain than any group's board*: " + "; ".join(per) + ".")
+    return "\n".join(lines)
 
 
 def saving_table(sav: pd.DataFrame, budget: int) -> pd.DataFrame:
-    """The saving rows for display: judgements as text (``> budget`` where 95 % is not reached) and the
-    saving with its interval as percentages (``n/a`` where either design does not reach 95 %)."""
+    """The saving rows for display: judgements as text (``> budget`` where 95 % is not reached, ``≤ first
+    checkpoint`` where it is reached there) and the saving with its Monte Carlo interval as percentages."""
 
-    def n(x):
-        return f"{x:,.0f}" if np.isfinite(x) else f"> {budget:,}"
-
-    def pct(r):
-        if not np.isfinite(r.saving):
-            return "n/a"
-        iv = f" [{r.saving_lo:+.0%}, {r.saving_hi:+.0%}]" if np.isfinite(r.saving_lo) else " [not resolved]"
-        return f"{r.saving:+.0%}{iv}"
+    def n(hi, lo):
+        if not np.isfinite(hi):
+            return f"> {lo:,.0f}"
+        if lo == 0:
+            return f"≤ {hi:,.0f}"
+        return f"{float(f'{hi:.2g}'):,.0f}"  # two significant digits: the needed table gives the intervals
 
     return pd.DataFrame(
         {
@@ -217,9 +385,11 @@ def saving_table(sav: pd.DataFrame, budget: int) -> pd.DataFrame:
             "spread": sav["spread"],
             "ties": np.where(sav["nu"] > 0, "study ν", "none"),
             "design": sav["design"].map(DESIGN_NAMES),
-            "judgements, design": [n(x) for x in sav["n_design"]],
-            "judgements, uniform": [n(x) for x in sav["n_uniform"]],
-            "saving [95 % MC interval]": [pct(r) for r in sav.itertuples()],
-            "verdict": [_verdict(a, b) for a, b in zip(sav["saving_lo"], sav["saving_hi"])],
+            "judgements, design": [n(h, lo) for h, lo in zip(sav["n_design"], sav["n_design_min"])],
+            "judgements, uniform": [n(h, lo) for h, lo in zip(sav["n_uniform"], sav["n_uniform_min"])],
+            "saving [95 % MC interval]": [
+                fmt_saving(r.saving, r.saving_lo, r.saving_hi, r.saving_min, r.saving_max) for r in sav.itertuples()
+            ],  # fmt: skip
+            "verdict": verdicts(sav),
         }
     )

@@ -27,21 +27,20 @@ DAVIDSON_TABLE = Path("results") / "preferences" / "tables" / "davidson.csv"
 DAVIDSON_VALUES = Path("results") / "preferences" / "values.json"
 
 BUDGET = 40960  # judgements shown per simulated study, both sizes
-#: the book's grid as blocks of (models, designs, spreads, ties, groups, repetitions). Information-gain
-#: selection costs 10-50 times a non-adaptive design (benchmarks/humane_scale.py), so it has fewer
-#: repetitions; at 20 models the BT-Davidson design was affordable at two settings only on the shared
-#: 2-core machine. Every other block is complete; the chapter's Monte Carlo intervals show what fewer cost.
+#: the book's grid as blocks of (models, designs, spreads, ties, groups, repetitions): for 5 and 20 models
+#: every design x spread x ties with one group, and uniform pairs with 5 and 22 groups (study ties). The
+#: repetitions follow the cost per repetition (`python benchmarks/humane_scale.py`, CPU seconds per repetition
+#: at these points in blocks of 50: 5 models 0.01 non-adaptive, 0.03-0.07 information gain, 0.02 with 22
+#: groups; 20 models 0.016, 0.11 TrueSkill and 0.25 BT-Davidson information gain, 0.09-0.38 with 5-22
+#: groups): about 18 minutes of one core for the whole grid. The chapter's Monte Carlo intervals show what
+#: the repetitions buy.
 BOOK = (
-    (5, ("ig_trueskill", "ig_davidson"), ("study", "wide"), ("study", "none"), (1,), 100),
-    (5, ("uniform", "arena"), ("study",), ("study", "none"), (1,), 400),
-    (5, ("uniform", "arena"), ("wide",), ("study", "none"), (1,), 100),
-    (5, ("uniform",), ("study",), ("study",), (5, 22), 400),
-    (5, ("uniform",), ("wide",), ("study",), (5, 22), 200),
-    (20, ("ig_trueskill",), ("study", "wide"), ("study", "none"), (1,), 10),
-    (20, ("ig_davidson",), ("study",), ("study",), (1,), 10),
-    (20, ("ig_davidson",), ("wide",), ("none",), (1,), 10),
-    (20, ("uniform", "arena"), ("study", "wide"), ("study", "none"), (1,), 30),
-    (20, ("uniform",), ("study", "wide"), ("study",), (5, 22), 30),
+    (5, ("ig_trueskill", "ig_davidson"), ("study", "wide"), ("study", "none"), (1,), 1000),
+    (5, ("uniform", "arena"), ("study", "wide"), ("study", "none"), (1,), 1000),
+    (5, ("uniform",), ("study", "wide"), ("study",), (5, 22), 1000),
+    (20, ("ig_trueskill", "ig_davidson"), ("study", "wide"), ("study", "none"), (1,), 300),
+    (20, ("uniform", "arena"), ("study", "wide"), ("study", "none"), (1,), 1000),
+    (20, ("uniform",), ("study", "wide"), ("study",), (5, 22), 100),
 )
 N_CHECKPOINTS = 13  # geometric, factor sqrt(2), from budget / 64 to the budget
 

@@ -37,6 +37,17 @@ def first_reach(ck: np.ndarray, p: np.ndarray, target: float = TARGET) -> np.nda
     return out
 
 
+def reach_bounds(ck: np.ndarray, p: np.ndarray, target: float = TARGET) -> tuple[np.ndarray, np.ndarray]:
+    """What the checkpoints say about the judgements needed, as ``(low, high)``: the interpolated value
+    (:func:`first_reach`) for both where the curve crosses ``target`` between two checkpoints; ``(0, first
+    checkpoint)`` where it is already there at the first (the grid cannot tell how much earlier); ``(budget,
+    inf)`` where it never gets there."""
+    n = first_reach(ck, p, target)
+    ck = np.asarray(ck, dtype=float)
+    low = np.where(n == ck[0], 0.0, np.where(np.isinf(n), ck[-1], n))
+    return low, n
+
+
 def _bootstrap_idx(n_reps: int, n_boot: int, seed: int) -> np.ndarray:
     return np.random.default_rng(seed).integers(0, n_reps, size=(n_boot, n_reps))
 
@@ -50,7 +61,7 @@ def needed(rows: pd.DataFrame, points: list[Point], n_boot: int = 500, seed: int
         R, C = r["repetition"].nunique(), len(p.checkpoints)
         ck = np.asarray(p.checkpoints, dtype=float)
         share = r["n_decisive"].sum() / r["n_judgements"].sum()  # decisive share of all judgements shown
-        row = p.label() | {"repetitions": R, "decisive_share": share}
+        row = p.label() | {"repetitions": R, "decisive_share": share, "n_first": ck[0] * share}
         idx = _bootstrap_idx(R, n_boot, seed)
         for what in ("rank", "top"):
             rec = r[f"{what}_pooled"].to_numpy().reshape(R, C).astype(float)
@@ -63,9 +74,16 @@ def needed(rows: pd.DataFrame, points: list[Point], n_boot: int = 500, seed: int
 
 
 def saving(rows: pd.DataFrame, points: list[Point], what: str = "rank", n_boot: int = 500, seed: int = 0):
-    """Per information-gain point: the share of decisive judgements it saves against the uniform design at
-    the same setting, ``1 - n_design / n_uniform``, with a Monte Carlo interval (independent bootstrap of
-    each design's repetitions); NaN where either never reaches 95 % within the budget."""
+    """Per information-gain or arena point: the share of decisive judgements it saves against the uniform
+    design at the same setting, ``1 - n_design / n_uniform``, with a Monte Carlo interval (independent
+    bootstrap of each design's repetitions).
+
+    Censoring: a design that never reaches 95 % within the budget needs more than the budget; one that is
+    there at the first checkpoint needs at most that (:func:`reach_bounds`). Each resample's saving is then
+    an interval ``[1 - high_d / low_u, 1 - low_d / high_u]``; the Monte Carlo interval is the 2.5 % quantile
+    of the lower ends and the 97.5 % quantile of the upper ends (conservative: an end that censoring leaves
+    open is -inf or +1). ``saving`` is the point estimate where neither design is censored (else NaN,
+    with its bounds in ``saving_min`` and ``saving_max``)."""
     by = {}
     for p in points:
         if p.n_groups == 1:
@@ -82,30 +100,39 @@ def saving(rows: pd.DataFrame, points: list[Point], what: str = "rank", n_boot: 
             rec = r[f"{what}_pooled"].to_numpy().reshape(R, C).astype(float)
             sh = r["n_decisive"].sum() / r["n_judgements"].sum()
             ck = np.asarray(q.checkpoints, float)
-            draws.append(
-                (first_reach(ck, rec.mean(0))[0] * sh, first_reach(ck, rec[_bootstrap_idx(R, n_boot, s)].mean(1)) * sh)
-            )
-        (nd, bd), (nu_, bu) = draws
+            full = [b[0] * sh for b in reach_bounds(ck, rec.mean(0))]
+            boot = [b * sh for b in reach_bounds(ck, rec[_bootstrap_idx(R, n_boot, s)].mean(1))]
+            draws.append((full, boot))
+        ((d_lo, d_hi), (bd_lo, bd_hi)), ((u_lo, u_hi), (bu_lo, bu_hi)) = draws
         with np.errstate(invalid="ignore", divide="ignore"):
-            est = 1 - nd / nu_ if np.isfinite(nd) and np.isfinite(nu_) else np.nan
-            sb = 1 - bd / bu
-        sb = sb[np.isfinite(sb)]
-        ok = sb.size == n_boot
-        lo, hi = np.quantile(sb, [0.025, 0.975], method="inverted_cdf") if ok else (np.nan, np.nan)
+            s_min, s_max = 1 - d_hi / u_lo, 1 - d_lo / u_hi
+            b_min, b_max = 1 - bd_hi / bu_lo, 1 - bd_lo / bu_hi
+        lo = np.quantile(b_min, 0.025, method="inverted_cdf")
+        hi = np.quantile(b_max, 0.975, method="inverted_cdf")
+        exact = s_min == s_max
         out.append({"n_models": n, "spread": spread, "nu": nu, "design": design, "target": what,
-                    "n_design": nd, "n_uniform": nu_, "saving": est, "saving_lo": lo, "saving_hi": hi})  # fmt: skip
+                    "n_design": d_hi, "n_uniform": u_hi, "n_design_min": d_lo, "n_uniform_min": u_lo,
+                    "saving": s_min if exact else np.nan, "saving_min": s_min, "saving_max": s_max,
+                    "saving_lo": float(lo), "saving_hi": float(hi)})  # fmt: skip
     return pd.DataFrame(out)
 
 
 def calibration(rows: pd.DataFrame, bins=CAL_BINS) -> pd.DataFrame:
     """Reported P(best) of the pooled leader against how often that leader is truly best, in bins of the
-    reported value, over every repetition and checkpoint given; Wilson 95 % intervals."""
+    reported value, over every repetition and checkpoint given; Wilson 95 % intervals.
+
+    The boards of one simulated study (its checkpoints) are correlated, so where ``rows`` name the study
+    (``point_key``, ``repetition``) the interval is the Wilson interval of ``k / m`` successes in ``n / m``
+    trials, ``m`` the most boards one study puts into the bin: the design effect of clusters of at most
+    ``m`` is at most ``m``, so the interval is conservative (``m = 1``: the plain Wilson interval)."""
     b = pd.cut(rows["pbest"], bins=list(bins), include_lowest=True, right=True)
+    clustered = {"point_key", "repetition"} <= set(rows.columns)
     out = []
     for interval, g in rows.groupby(b, observed=True):
         k, n = int(g["leader_is_best"].sum()), len(g)
-        lo, hi = wilson_interval(k, n)
-        out.append({"reported_lo": interval.left, "reported_hi": interval.right, "n": n,
+        m = int(g.groupby(["point_key", "repetition"]).size().max()) if clustered else 1
+        lo, hi = wilson_interval(k / m, n / m)
+        out.append({"reported_lo": interval.left, "reported_hi": interval.right, "n": n, "max_per_study": m,
                     "mean_reported": g["pbest"].mean(), "observed": k / n, "observed_lo": lo, "observed_hi": hi})  # fmt: skip
     return pd.DataFrame(out)
 

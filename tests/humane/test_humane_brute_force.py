@@ -1,0 +1,261 @@
+"""The scale chapter's quantities recomputed by brute force: a tiny grid point simulated judgement by judgement
+in plain Python and fitted with scipy, and the chapter's numbers recomputed from the committed blocks by
+plain loops (the blocks found by the point's key computed here with hashlib, read with pandas)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import optimize
+
+from compendium.humane import chapter, grid, report, simulate as sim
+
+ROOT = Path(__file__).resolve().parents[2]
+SEED = 20260701  # params.yaml's humane.seed, the seed of the committed blocks
+
+
+def key_by_hand(point) -> int:
+    """BLAKE2b of the point's canonical JSON (floats with 17 significant digits), top 63 bits."""
+    d = {}
+    for k, v in vars(point).items():
+        if isinstance(v, float):
+            v = format(v, ".17g")
+        elif isinstance(v, tuple):
+            v = [format(x, ".17g") if isinstance(x, float) else x for x in v]
+        d[k] = v
+    text = json.dumps(d, sort_keys=True, separators=(",", ":"))
+    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big") >> 1
+
+
+def map_fit(K, wins, prior_sd):
+    """MAP Bradley-Terry log-strengths (wins[a][b]: a over b, ties as half wins), by scipy's BFGS on the
+    objective written out, and the Laplace covariance from the Hessian written out, inverted by numpy."""
+
+    def negpost(t):
+        f = sum(t[a] ** 2 for a in range(K)) / (2 * prior_sd**2)
+        for a in range(K):
+            for b in range(K):
+                if a != b and wins[a][b]:
+                    f -= wins[a][b] * -math.log1p(math.exp(-(t[a] - t[b])))
+        return f
+
+    t = optimize.minimize(negpost, np.zeros(K), method="BFGS", options={"gtol": 1e-10}).x
+    H = np.eye(K) / prior_sd**2
+    for a in range(K):
+        for b in range(K):
+            if a != b:
+                n = wins[a][b] + wins[b][a]
+                p = 1 / (1 + math.exp(-(t[a] - t[b])))
+                H[a, b] -= n * p * (1 - p)
+                H[a, a] += n * p * (1 - p)
+    return t, np.linalg.inv(H)
+
+
+def one_study_by_hand(point, seed, rep):
+    """One repetition of a uniform or arena point, judgement by judgement."""
+    K, G, T = point.n_models, point.n_groups, point.budget
+    rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(key_by_hand(point), rep)))
+    u_pair, u_out, u_grp = rng.random(T), rng.random(T), rng.random(T)
+    z = rng.standard_normal((G, K))
+    z = z - z.mean(0) if G > 1 else np.zeros((G, K))
+    popularity = np.argsort(rng.random(K))  # the arena's release order (drawn for every design)
+    z_post = rng.standard_normal((point.pbest_draws, K))
+    pairs = [(a, b) for a in range(K) for b in range(a + 1, K)]
+    w = [(popularity[k] + 1.0) ** -point.arena_skew for k in range(K)]
+    pw_ = [w[a] * w[b] for a, b in pairs]
+    pw_ = [x / sum(pw_) for x in pw_]
+    wins = [[0.0] * K for _ in range(K)]
+    decisive, out = 0, []
+    truth = sorted(range(K), key=lambda k: -point.theta[k])
+    for t in range(T):
+        if point.design == "uniform":
+            k = min(int(u_pair[t] * len(pairs)), len(pairs) - 1)
+        else:
+            acc, k = 0.0, len(pairs) - 1
+            for m, x in enumerate(pw_[:-1]):
+                acc += x
+                if u_pair[t] < acc:
+                    k = m
+                    break
+        a, b = pairs[k]
+        g = min(int(u_grp[t] * G), G - 1)
+        ta, tb = (point.theta[x] + point.group_sd * z[g, x] for x in (a, b))
+        D = math.exp(ta) + math.exp(tb) + point.nu * math.exp((ta + tb) / 2)
+        p_a, p_tie = math.exp(ta) / D, point.nu * math.exp((ta + tb) / 2) / D
+        if u_out[t] < p_a:
+            wins[a][b] += 1
+            decisive += 1
+        elif u_out[t] < p_a + p_tie:
+            wins[a][b] += 0.5
+            wins[b][a] += 0.5
+        else:
+            wins[b][a] += 1
+            decisive += 1
+        if t + 1 in point.checkpoints:
+            th, cov = map_fit(K, wins, point.prior_sd)
+            order = sorted(range(K), key=lambda k: -th[k])
+            sample = th + z_post @ np.linalg.cholesky(cov).T
+            out.append({"n_decisive": decisive, "rank_pooled": order == truth, "top_pooled": order[0] == truth[0],
+                        "pbest": float(np.mean(sample.argmax(1) == order[0]))})  # fmt: skip
+    return out
+
+
+@pytest.mark.parametrize("design,G", [("uniform", 1), ("uniform", 3), ("arena", 1)])
+def test_a_tiny_point_simulated_judgement_by_judgement_gives_the_same_boards(design, G):
+    th = tuple(float(x) for x in sim.strengths(4, "wide", np.array([1.2, 1.1, 1.0, 0.85]), 0.6))
+    point = sim.Point(4, "wide", th, 0.4, G, 0.2 if G > 1 else 0.0, design, (40, 100, 200))
+    assert key_by_hand(point) == sim.point_key(point)
+    rows = sim.simulate_block(point, range(4), 11)
+    for rep in range(4):
+        want = one_study_by_hand(point, 11, rep)
+        got = rows[rows["repetition"] == rep].reset_index(drop=True)
+        assert got["n_decisive"].tolist() == [w["n_decisive"] for w in want]
+        assert got["rank_pooled"].tolist() == [w["rank_pooled"] for w in want]
+        assert got["top_pooled"].tolist() == [w["top_pooled"] for w in want]
+        np.testing.assert_allclose(got["pbest"], [w["pbest"] for w in want], atol=1.01 / point.pbest_draws)
+
+
+# ----------------------------------------------------------------------------------------------
+# the chapter's numbers, from the committed blocks
+# ----------------------------------------------------------------------------------------------
+
+
+def committed(point) -> pd.DataFrame:
+    files = sorted((ROOT / "sweeps" / "humane" / "blocks").glob(f"{key_by_hand(point):016x}-{SEED}-*.parquet"))
+    assert files, f"no committed block for {point.label()}"
+    return pd.concat([pd.read_parquet(f) for f in files], ignore_index=True)
+
+
+def needed_by_hand(rows, checkpoints, what, target=0.95):
+    """Decisive judgements at which P(recovered) first reaches the target: a plain loop over checkpoints,
+    linear in log2(judgements) between the two that bracket it, times the decisive share."""
+    share = rows["n_decisive"].sum() / rows["n_judgements"].sum()
+    p = [rows.loc[rows["checkpoint"] == c, f"{what}_pooled"].mean() for c in range(len(checkpoints))]
+    for c, pc in enumerate(p):
+        if pc >= target:
+            if c == 0:
+                return checkpoints[0] * share
+            f = (target - p[c - 1]) / (pc - p[c - 1])
+            return (
+                2 ** (math.log2(checkpoints[c - 1]) + f * (math.log2(checkpoints[c]) - math.log2(checkpoints[c - 1])))
+                * share
+            )
+    return math.inf
+
+
+@pytest.fixture(scope="module")
+def book_points():
+    try:
+        pi, nu = grid.study_truth(ROOT)
+    except FileNotFoundError as e:
+        pytest.skip(str(e))
+    p = {"wide_sd": 0.6, "group_sd": 0.2}  # params.yaml's humane section
+    return {(q.n_models, q.spread, q.nu > 0, q.n_groups, q.design): (reps, q)
+            for reps, pts in grid.book_grid(p, pi, nu) for q in pts}  # fmt: skip
+
+
+@pytest.mark.parametrize("n,spread", [(5, "study"), (20, "wide")])
+def test_judgements_needed_and_the_saving_recomputed_from_the_committed_blocks(book_points, n, spread):
+    (reps_u, u), (reps_g, g) = (book_points[(n, spread, True, 1, d)] for d in ("uniform", "ig_trueskill"))
+    ru, rg = committed(u), committed(g)
+    assert ru["repetition"].nunique() >= reps_u and rg["repetition"].nunique() >= reps_g
+    ru, rg = ru[ru["repetition"] < reps_u], rg[rg["repetition"] < reps_g]
+    both = pd.concat([ru, rg], ignore_index=True)
+    need = report.needed(both, [u, g], n_boot=20).set_index("design")
+    sav = report.saving(both, [u, g], "top", n_boot=200, seed=7).iloc[0]
+    for what in ("top", "rank"):
+        for q, r in ((u, ru), (g, rg)):
+            want = needed_by_hand(r, q.checkpoints, what)
+            assert need.loc[q.design, f"n_{what}"] == pytest.approx(want, rel=1e-12)
+            assert need.loc[q.design, f"p_{what}_budget"] == r.loc[r["checkpoint"] == 12, f"{what}_pooled"].mean()
+    nd, nu_ = needed_by_hand(rg, g.checkpoints, "top"), needed_by_hand(ru, u.checkpoints, "top")
+    if math.isfinite(nd) and math.isfinite(nu_) and nd > g.checkpoints[0] * 0.5 and nu_ > u.checkpoints[0] * 0.5:
+        assert sav["saving"] == pytest.approx(1 - nd / nu_, rel=1e-12)
+    # the saving's Monte Carlo interval: 200 resamples of each design's studies, by a plain loop
+    draws = []
+    for q, r, s in ((g, rg, 7), (u, ru, 8)):
+        R = r["repetition"].nunique()
+        idx = np.random.default_rng(s).integers(0, R, size=(200, R))
+        mat = r.sort_values(["repetition", "checkpoint"])["top_pooled"].to_numpy().reshape(R, -1)
+        share = r["n_decisive"].sum() / r["n_judgements"].sum()
+        one = []
+        for b in range(200):
+            sub = pd.DataFrame({"checkpoint": np.tile(np.arange(mat.shape[1]), R),
+                                "top_pooled": mat[idx[b]].ravel(), "n_decisive": share, "n_judgements": 1.0})  # fmt: skip
+            x = needed_by_hand(sub, q.checkpoints, "top")
+            first = q.checkpoints[0] * share
+            one.append((0.0 if x == first else x, x) if math.isfinite(x) else (q.checkpoints[-1] * share, math.inf))
+        draws.append(one)
+    with np.errstate(divide="ignore"):
+        lows = [1 - dh / ul if ul > 0 else -math.inf for (_, dh), (ul, _) in zip(*draws)]
+        highs = [1 - dl / uh for (dl, _), (_, uh) in zip(*draws)]
+    assert sav["saving_lo"] == pytest.approx(sorted(lows)[math.ceil(0.025 * 200) - 1], rel=1e-12)
+    assert sav["saving_hi"] == pytest.approx(sorted(highs)[math.ceil(0.975 * 200) - 1], rel=1e-12)
+
+
+def test_a_censored_saving_is_a_bound_and_its_verdict_follows_the_bound():
+    ck = (100, 200, 400, 800)
+    th = (1.0, 0.5, 0.0, -0.5, -1.0)
+    u = sim.Point(5, "x", th, 0.0, 1, 0.0, "uniform", ck)
+    g = sim.Point(5, "x", th, 0.0, 1, 0.0, "ig_trueskill", ck)
+    a = sim.Point(5, "x", th, 0.0, 1, 0.0, "arena", ck)
+
+    def rows(point, rec):
+        R, C = rec.shape
+        return pd.DataFrame({"point_key": sim.point_key(point), "repetition": np.repeat(np.arange(R), C),
+                             "checkpoint": np.tile(np.arange(C), R), "n_judgements": np.tile(ck, R),
+                             "n_decisive": np.tile(ck, R), "rank_pooled": rec.ravel(), "top_pooled": rec.ravel()})  # fmt: skip
+
+    never = np.zeros((40, 4), bool)
+    at_400 = np.tile([False, False, True, True], (40, 1))
+    at_first = np.ones((40, 4), bool)
+    n_400 = 200 * 2**0.95  # 95 % between 200 (none) and 400 (all), linear in log2
+    # uniform never gets there, the design at n_400: a saving of at least 1 - n_400/800, and a saving
+    s = report.saving(pd.concat([rows(u, never), rows(g, at_400)]), [u, g], "top", n_boot=50).iloc[0]
+    assert np.isnan(s["saving"]) and s["saving_min"] == pytest.approx(1 - n_400 / 800) and s["saving_max"] == 1.0
+    assert s["saving_lo"] == pytest.approx(1 - n_400 / 800)
+    assert chapter._verdict(s["saving_lo"], s["saving_hi"], s["saving"]) == "a saving"
+    assert chapter.fmt_saving(s["saving"], s["saving_lo"], s["saving_hi"], s["saving_min"], s["saving_max"]).startswith(
+        "≥ +"
+    )
+    # the other way round: a loss, bounded above by 1 - 800/n_400
+    s = report.saving(pd.concat([rows(u, at_400), rows(a, never)]), [u, a], "top", n_boot=50).iloc[0]
+    assert s["saving_hi"] == pytest.approx(1 - 800 / n_400) and s["saving_lo"] == -np.inf
+    assert chapter._verdict(s["saving_lo"], s["saving_hi"], s["saving"]) == "a loss"
+    # both at the first checkpoint: nothing to tell
+    s = report.saving(pd.concat([rows(u, at_first), rows(g, at_first)]), [u, g], "top", n_boot=50).iloc[0]
+    assert s["saving_lo"] == -np.inf and s["saving_hi"] == 1.0
+    assert chapter._verdict(s["saving_lo"], s["saving_hi"], s["saving"]) == "not resolved within the budget"
+
+
+def test_printed_digits_follow_the_monte_carlo_interval():
+    # the PDG rule: leading digits 100-354 of the half-width keep two significant digits, 355-999 one
+    assert chapter.step_for(2450) == 100 and chapter.step_for(3540) == 100 and chapter.step_for(3560) == 1000
+    assert chapter.step_for(0.0105) == 0.001 and chapter.step_for(0.4) == 0.1
+    assert chapter.fmt_n(12482.3, 8000, 16500, 28000, 530) == "12,000 (8,000 to 17,000)"
+    assert chapter.fmt_n(12482.3, 10100, 15000, 28000, 530) == "12,500 (10,100 to 15,000)"
+    assert chapter.fmt_n(500.0, 500.0, 700, 28000, 500.0) == "≤ 500"
+    assert chapter.fmt_n(np.inf, 20000, np.inf, 28000, 530) == "> 28,000"
+    assert chapter.fmt_saving(0.3108, 0.165, 0.479) == "+31 % [+16 %, +48 %]"
+    assert chapter.fmt_saving(-0.004, -0.02, 0.013) == "−0.4 % [−2.0 %, +1.3 %]"
+    # a share over 1,000 studies: Wilson interval 0.957-0.979, two digits of its half-width
+    assert chapter.fmt_share(970, 1000) == "0.970 (0.957 to 0.979)"
+    with pytest.raises(ValueError, match="half-width must be positive"):
+        chapter.step_for(0.0)
+
+
+def test_calibration_intervals_allow_for_the_correlated_boards_of_one_study():
+    from compendium.stats.pairwise import wilson_interval
+
+    rows = pd.DataFrame({"point_key": 1, "repetition": np.repeat(np.arange(50), 4), "pbest": 0.97,
+                         "leader_is_best": np.tile([1, 1, 1, 0], 50)})  # fmt: skip
+    cal = report.calibration(rows).iloc[0]
+    assert cal["max_per_study"] == 4 and cal["n"] == 200 and cal["observed"] == 0.75
+    lo, hi = wilson_interval(150 / 4, 200 / 4)
+    assert (cal["observed_lo"], cal["observed_hi"]) == pytest.approx((lo, hi))
