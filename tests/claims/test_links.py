@@ -38,18 +38,23 @@ def test_data_links_go_to_the_file_row_a_folder_first_file_or_the_hub_row(tmp_pa
     (tmp_path / "src/compendium/data/manifest.json").write_text(
         '{"files": {"pwb/config.yaml": {}, "pwb/prompts/b.yaml": {}, "pwb/prompts/a.yaml": {}}}'
     )
-    assert links.data_link("pwb/config.yaml", tmp_path) == ("pwb/config.yaml", "00_data.html#data-file-pwb-config-yaml")
+    anchor = links.data_anchor
+    assert links.data_link("pwb/config.yaml", tmp_path) == (
+        "pwb/config.yaml",
+        f"00_data.html#{anchor('pwb/config.yaml')}",
+    )
     assert links.data_link("pwb/prompts/", tmp_path) == (
         "pwb/prompts/ (2 files)",
-        "00_data.html#data-file-pwb-prompts-a-yaml",
+        f"00_data.html#{anchor('pwb/prompts/a.yaml')}",
     )
     assert links.data_link("pwb/results/", tmp_path) == (
         "pwb/results/ (Hugging Face hub only)",
-        "00_data.html#data-hub-pwb",
+        f"00_data.html#{links.hub_anchor('pwb')}",
     )
-    assert links.data_anchor("workbank/external/M2024_bls_wage_data.csv") == (
-        "data-file-workbank-external-m2024_bls_wage_data-csv"
-    )
+    import hashlib
+
+    digest = hashlib.sha256(b"workbank/external/M2024_bls_wage_data.csv").hexdigest()[:16]
+    assert links.data_anchor("workbank/external/M2024_bls_wage_data.csv") == f"data-file-{digest}"
 
 
 def test_objects_give_qualified_names_from_the_first_decorator_to_the_end():
@@ -99,3 +104,12 @@ def test_no_dispatcher_is_named_for_a_claim_that_needs_data():
     assert not nd["provenance"].str.contains(r"\.register_values ").any(), sorted(
         nd.loc[nd["provenance"].str.contains("register_values"), "claim_id"]
     )[:5]
+
+
+def test_row_anchors_carry_no_text_of_the_file_name():
+    from compendium.claims import links
+
+    a = links.data_anchor("hitl/<img src=x onerror=pwn()>.csv")
+    assert a.startswith("data-file-") and "pwn" not in a and "img" not in a
+    assert a == links.data_anchor("hitl/<img src=x onerror=pwn()>.csv") != links.data_anchor("hitl/other.csv")
+    assert "pwb" not in links.hub_anchor("pwb")

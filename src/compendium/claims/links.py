@@ -37,18 +37,24 @@ MANIFEST = Path("src") / "compendium" / "data" / "manifest.json"
 _TEST = re.compile(r"^(tests/[A-Za-z0-9_/.-]+\.py)(?:::([A-Za-z0-9_:.\[\]-]+))?$")
 
 
-def _slug(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_-]+", "-", text).strip("-").lower()
+def _digest(text: str) -> str:
+    import hashlib
+
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
 def data_anchor(file: str) -> str:
-    """The HTML id of a raw file's row in the data chapter's file table (``file`` as it names it, under data/)."""
-    return "data-file-" + _slug(file)
+    """The HTML id of a raw file's row in the data chapter's file table (``file`` as it names it, under data/).
+
+    A digest of the name, not the name: a file name is data, and no text from data reaches an HTML attribute
+    (a file named ``<img src=x onerror=...>.csv`` would otherwise put its words in the row's id)."""
+    return "data-file-" + _digest(file)
 
 
 def hub_anchor(dataset: str) -> str:
-    """The HTML id of a dataset's row in the data chapter's table of what is here and what only the hub has."""
-    return "data-hub-" + _slug(dataset)
+    """The HTML id of a dataset's row in the data chapter's table of what is here and what only the hub has
+    (a digest of the dataset's name, as :func:`data_anchor`)."""
+    return "data-hub-" + _digest(dataset)
 
 
 def _root(root: Path | None) -> Path:
