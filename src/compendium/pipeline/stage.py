@@ -66,6 +66,7 @@ STAGES: dict[str, Stage] = {
         Stage("claims", "05_claims", None),
         Stage("pwb", "10_pwb", "pwb"),
         Stage("pwb_benchmark", "11_pwb_benchmark", None),
+        Stage("evaluate", "12_evaluate", None),
         Stage("workbank", "20_workbank", "workbank"),
         Stage("preferences", "30_preferences", "preferences"),
         Stage("humane", "35_humane_scale", "humane"),

@@ -184,6 +184,59 @@ def rank(file: str | Path, n_boot: int = 2000, seed: int = 0, ci: float = 0.95) 
     return {"table": table, "info": info}
 
 
+#: the columns of :func:`rank`'s table published per model by :func:`flat_values`
+VALUE_COLUMNS = (
+    "wins",
+    "losses",
+    "ties",
+    "win_rate",
+    "wilson_lo",
+    "wilson_hi",
+    "bt_strength",
+    "bt_lo",
+    "bt_hi",
+    "p_best",
+    "davidson_strength",
+    "bt_rank",
+)
+
+
+def flat_values(res: dict, prefix: str = "eval.rank") -> dict:
+    """:func:`rank`'s result as flat ``values.json`` entries: the counts and settings of ``info`` (not the
+    file's path) and ``<prefix>.<model>.<column>`` for every model. The Davidson fit (BFGS) is rounded to 8
+    significant digits, whose last digits would otherwise depend on the BLAS kernel
+    (:func:`compendium.pipeline.results.significant`)."""
+    from compendium.pipeline.results import significant
+
+    info = res["info"]
+    out = {f"{prefix}.{k}": v for k, v in info.items() if k != "file" and v is not None}
+    out[f"{prefix}.davidson_nu"] = significant(info["davidson_nu"])
+    for _, r in res["table"].iterrows():
+        for c in VALUE_COLUMNS:
+            v = r[c]
+            out[f"{prefix}.{r['model']}.{c}"] = significant(v) if c == "davidson_strength" else v
+    return out
+
+
+def top_sentence(table: pd.DataFrame) -> str:
+    """One MyST sentence on :func:`rank`'s table: the strongest model, the share of bootstrap replicates in
+    which it is strongest, and the models whose Bradley-Terry interval overlaps its own (model names escaped
+    with :func:`compendium.chapter.safetext.myst`)."""
+    from compendium.chapter.safetext import myst
+
+    t = table.sort_values(["bt_rank", "model"], kind="stable")
+    top, rest = t.iloc[0], t.iloc[1:]
+    close = [str(myst(m)) for m in rest.loc[rest["bt_hi"] >= top["bt_lo"], "model"]]
+    s = f"{myst(top['model'])} is strongest in {top['p_best']:.0%} of the bootstrap replicates"
+    if close:
+        names = close[0] if len(close) == 1 else f"{', '.join(close[:-1])} and {close[-1]}"
+        return s + (
+            f"; its interval overlaps {'that' if len(close) == 1 else 'those'} of {names}, so the bootstrap does "
+            "not settle which of them is strongest."
+        )
+    return s + "; its interval lies above every other model's."
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("file", type=Path)

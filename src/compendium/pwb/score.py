@@ -168,6 +168,35 @@ def statement(new: dict, place: pd.DataFrame) -> list[str]:
     return out
 
 
+def evaluate(results_dir: str | Path, name: str | None = None, n_boot: int = N_BOOT) -> dict:
+    """Everything the command prints and writes to ``score.json``: :func:`score_model`'s values, the released
+    models' source, the :func:`placement` table (a DataFrame) and the :func:`statement` sentences. The book's
+    page "Evaluate your own model" calls it, so its numbers are the command's."""
+    new = score_model(Path(results_dir), name, n_boot=n_boot)
+    released, source = released_models(n_boot=n_boot)
+    released = released[released["model"] != new["model"]]
+    place = placement(new, released)
+    return {**new, "released_source": source, "placement": place, "statement": statement(new, place)}
+
+
+def flat_values(result: dict, prefix: str = "eval.score") -> dict:
+    """:func:`evaluate`'s result as flat ``values.json`` entries (``<prefix>.<condition>.pwi``, ...): the
+    new model's PWI and interval per condition, ΔPWI, d_pooled, its rank and how many released models the
+    intervals place above it, below it, or do not distinguish from it."""
+    out = {f"{prefix}.{k}": result[k] for k in ("model", "n_judge_values", "n_layer1_runs", "delta_pwi", "d_pooled")}
+    out[f"{prefix}.released_source"] = result["released_source"]
+    place = result["placement"]
+    for lab in ("baseline", "prompted"):
+        for k in ("pwi", "ci_lower", "ci_upper"):
+            out[f"{prefix}.{lab}.{k}"] = result[lab][k]
+        p = place[place["condition"] == lab]
+        out[f"{prefix}.{lab}.rank"] = int(p.loc[p["new"], "rank"].iloc[0])
+        out[f"{prefix}.{lab}.n_models"] = len(p)
+        for key, start in (("n_higher", "higher"), ("n_lower", "lower"), ("n_not_distinguished", "not distinguished")):
+            out[f"{prefix}.{lab}.{key}"] = int(p["versus_new_model"].str.startswith(start).sum())
+    return out
+
+
 def _out_dir(out: str | None, name: str) -> Path:
     d = Path(out) if out else Path.cwd() / f"pwb-score-{_slug(name)}"
     res = (paths.ROOT / "results").resolve()
@@ -189,11 +218,9 @@ def main(argv: list[str] | None = None) -> int:
             raise ValueError(f"{d}: not a folder (give the folder that holds the results *.json files)")
         if args.out:
             _out_dir(args.out, "x")
-        new = score_model(d, args.name, n_boot=args.n_boot)
-        released, source = released_models(n_boot=args.n_boot)
-        released = released[released["model"] != new["model"]]
-        place = placement(new, released)
-        text = statement(new, place)
+        res = evaluate(d, args.name, n_boot=args.n_boot)
+        new = {k: v for k, v in res.items() if k not in ("released_source", "placement", "statement")}
+        source, place, text = res["released_source"], res["placement"], res["statement"]
         out = _out_dir(args.out, new["model"])
     except (DataAnomalyError, ValueError, FileNotFoundError) as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -1,0 +1,165 @@
+"""The page "Evaluate your own model" (notebooks/12_evaluate.md, stage ``evaluate``): its numbers are what
+``python -m compendium.pwb.score RESULTS_DIR --name NAME`` and ``python -m compendium.preferences.rank FILE``
+print on the same synthetic files, generated afresh here, and the stage is byte-stable and leaves no
+temporary path in the executed chapter."""
+
+import json
+import os
+import re
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+import yaml
+
+from compendium.chapter.safetext import myst
+from compendium.data import synthetic_pwb
+from compendium.pipeline import paths
+from compendium.preferences import rank
+
+NAME = "My model"  # the page's new model (notebooks/12_evaluate.md)
+ENV = {**os.environ, "PYTHONPATH": str(paths.ROOT / "src")}
+
+
+def _py(*args, cwd, env=None):
+    return subprocess.run(
+        [sys.executable, *map(str, args)], cwd=cwd, env=env or ENV, capture_output=True, text=True, timeout=300
+    )
+
+
+def _files(d):
+    return {p.relative_to(d).as_posix(): p.read_bytes() for p in sorted(d.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    """Two runs of the stage, each into results and executed folders of its own (COMPENDIUM_RESULTS)."""
+    out = []
+    for k in range(2):
+        d = tmp_path_factory.mktemp(f"evaluate{k}")
+        env = {**ENV, "COMPENDIUM_RESULTS": str(d / "results")}
+        p = _py(
+            "-m",
+            "compendium.pipeline.stage",
+            "run",
+            "evaluate",
+            "--executed-dir",
+            d / "executed",
+            cwd=paths.ROOT,
+            env=env,
+        )
+        assert p.returncode == 0, p.stderr[-3000:]
+        out.append(d)
+    return out
+
+
+@pytest.fixture(scope="module")
+def values(runs):
+    return json.loads((runs[0] / "results" / "evaluate" / "values.json").read_text())
+
+
+def test_the_stage_is_byte_stable_and_leaves_no_temporary_path(runs):
+    a, b = (_files(d / "results" / "evaluate") for d in runs)
+    assert set(a) == {"values.json", "tables/score_placement.csv", "tables/rank.csv"}
+    assert a == b
+    nb = [(d / "executed" / "12_evaluate.ipynb").read_bytes() for d in runs]
+    assert nb[0] == nb[1]
+    text = nb[0].decode()
+    assert not re.search(r"compendium-evaluate-[A-Za-z0-9_]{4,}", text), "a temporary folder's name reached the chapter"
+    cells = json.loads(text)["cells"]
+    outputs = [o for c in cells if c["cell_type"] == "code" for o in c.get("outputs", [])]
+    assert not [o for o in outputs if o["output_type"] in ("error", "stream")], "an error or a warning in the chapter"
+
+
+@pytest.fixture(scope="module")
+def score_cmd(tmp_path_factory):
+    """The score command on the page's new model, generated afresh: (stdout, score.json, score.csv)."""
+    d = tmp_path_factory.mktemp("score")
+    synthetic_pwb.write_model(d / "my-model", NAME)  # the page's files: seed 0, full size
+    p = _py("-m", "compendium.pwb.score", d / "my-model", "--name", NAME, "--out", d / "out", cwd=d)
+    assert p.returncode == 0, p.stderr
+    return p.stdout, json.loads((d / "out" / "score.json").read_text()), pd.read_csv(d / "out" / "score.csv")
+
+
+def test_the_score_numbers_are_what_the_command_prints(values, score_cmd):
+    stdout, j, _ = score_cmd
+    assert values["eval.score.model"] == j["model"] == NAME
+    for k in ("n_judge_values", "n_layer1_runs"):
+        assert values[f"eval.score.{k}"] == j[k]
+    for k in ("delta_pwi", "d_pooled"):
+        assert values[f"eval.score.{k}"] == pytest.approx(j[k], rel=1e-11)
+    for lab in ("baseline", "prompted"):
+        for k in ("pwi", "ci_lower", "ci_upper"):
+            assert values[f"eval.score.{lab}.{k}"] == pytest.approx(j[lab][k], rel=1e-11)
+        v = {k: values[f"eval.score.{lab}.{k}"] for k in ("pwi", "ci_lower", "ci_upper")}
+        assert f"PWI {lab:9s} {v['pwi']:6.2f}  95% CI [{v['ci_lower']:.2f}, {v['ci_upper']:.2f}]" in stdout
+    assert f"ΔPWI {values['eval.score.delta_pwi']:+.2f}   d_pooled {values['eval.score.d_pooled']:.3f}" in stdout
+    assert values["eval.score.released_source"] == j["released_source"]
+    place = pd.DataFrame(j["placement"])
+    for lab in ("baseline", "prompted"):
+        p = place[place["condition"] == lab]
+        assert values[f"eval.score.{lab}.rank"] == int(p.loc[p["new"], "rank"].iloc[0])
+        assert values[f"eval.score.{lab}.n_models"] == len(p) == 8
+        for key, start in (("n_higher", "higher"), ("n_lower", "lower"), ("n_not_distinguished", "not dist")):
+            assert values[f"eval.score.{lab}.{key}"] == int(p["versus_new_model"].str.startswith(start).sum())
+
+
+def test_the_page_shows_the_commands_placement_and_statement(runs, score_cmd):
+    _, j, cmd = score_cmd
+    page = pd.read_csv(runs[0] / "results" / "evaluate" / "tables" / "score_placement.csv")
+    cols = ["condition", "rank", "model", "new", "versus_new_model"]
+    assert len(page) == 16 and page[cols].equals(cmd[cols])
+    for c in ("pwi", "ci_lower", "ci_upper"):
+        assert (page[c] - cmd[c]).abs().max() <= 5e-5  # score.csv keeps 4 decimals
+    executed = (runs[0] / "executed" / "12_evaluate.ipynb").read_text()
+    for s in j["statement"]:  # the honest statement, word for word (escaped for MyST)
+        assert json.dumps(str(myst(s)), ensure_ascii=False)[1:-1] in executed, s
+
+
+def test_the_rank_numbers_are_what_the_command_prints(values, tmp_path):
+    p = _py("-m", "compendium.data.synthetic_hitl", tmp_path / "hitl", cwd=tmp_path)  # seed 1, parquet
+    assert p.returncode == 0, p.stderr
+    f = tmp_path / "hitl" / "data" / "annotations-00000-of-00001.parquet"
+    assert values["eval.rank.file"] == f.relative_to(tmp_path / "hitl").as_posix()
+    out = tmp_path / "out"
+    p = _py("-m", "compendium.preferences.rank", f, "--out", out, cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    j = json.loads((out / "rank.json").read_text())
+    for k in ("judgements", "rows_without_choice", "models", "pairs", "n_boot", "seed", "boot_left_out"):
+        assert values[f"eval.rank.{k}"] == j["info"][k]
+    assert values["eval.rank.davidson_nu"] == pytest.approx(j["info"]["davidson_nu"], rel=1e-7)
+    assert f"Davidson tie parameter nu = {values['eval.rank.davidson_nu']:.3f}" in p.stdout
+    for m in j["models"]:
+        for c in rank.VALUE_COLUMNS:
+            rel = 1e-7 if c == "davidson_strength" else 1e-11  # the page rounds the BFGS fit to 8 digits
+            assert values[f"eval.rank.{m['model']}.{c}"] == pytest.approx(m[c], rel=rel, abs=1e-15), (m["model"], c)
+        assert f"{m['bt_strength']:.3f}" in p.stdout
+
+
+def test_the_synthetic_rows_give_the_published_bradley_terry_strengths(values):
+    """The synthetic HITL rows add up to the published pair counts (the page says so): the page's
+    Bradley-Terry strengths are then the report's, as the register prints them."""
+    reg = {c["id"]: c for c in yaml.safe_load((paths.PUBLISHED / "hitl.yaml").read_text())["claims"]}
+    for m in ("untrained", "recipe_a", "recipe_b", "recipe_c", "recipe_d"):
+        c = reg[f"hitl.bt.{m}"]
+        assert values[f"eval.rank.{m}.bt_strength"] == pytest.approx(c["published"], abs=c["tol"])
+
+
+def test_top_sentence_names_the_models_whose_interval_overlaps_the_top_ones():
+    t = pd.DataFrame(
+        {
+            "model": ["a", "b_1", "c", "d"],
+            "bt_rank": [1, 2, 3, 4],
+            "bt_lo": [1.0, 0.9, 0.8, 0.5],
+            "bt_hi": [1.4, 1.05, 1.0, 0.99],
+            "p_best": [0.8, 0.2, 0.0, 0.0],
+        }
+    )
+    head = "a is strongest in 80% of the bootstrap replicates; its interval "
+    tail = ", so the bootstrap does not settle which of them is strongest."
+    assert rank.top_sentence(t) == head + "overlaps those of b\\_1 and c" + tail  # c's upper end touches a's lower
+    t.loc[2, "bt_hi"] = 0.99
+    assert rank.top_sentence(t) == head + "overlaps that of b\\_1" + tail
+    t.loc[1, "bt_hi"] = 0.99
+    assert rank.top_sentence(t) == head + "lies above every other model's."
