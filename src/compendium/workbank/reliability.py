@@ -175,8 +175,11 @@ def _fit_mixed_model(data: pd.DataFrame, covariates, method: str):
 
 
 def group_var_se(res) -> float:
-    """Standard error of the random-intercept variance as statsmodels' summary prints it ("Group Var")."""
-    return float(np.asarray(res.bse_re)[0])
+    """Standard error of the random-intercept variance as statsmodels' summary prints it ("Group Var"),
+    rounded to 8 significant digits as the fit's other outputs are (:func:`significant`): its last digits
+    follow the BLAS kernel (seen: 0.013881887393862553 with Haswell, ...861767 with SkylakeX), and unrounded
+    it made the ``workbank_models`` stage's output, and so ``dvc.lock``, differ between machines."""
+    return significant(float(np.asarray(res.bse_re)[0]))
 
 
 def alpha_authors(ratings: pd.DataFrame, value: str, unit: str = TASK) -> float:
