@@ -259,3 +259,80 @@ def test_calibration_intervals_allow_for_the_correlated_boards_of_one_study():
     assert cal["max_per_study"] == 4 and cal["n"] == 200 and cal["observed"] == 0.75
     lo, hi = wilson_interval(150 / 4, 200 / 4)
     assert (cal["observed_lo"], cal["observed_hi"]) == pytest.approx((lo, hi))
+
+
+# --- issue 25, the referee's findings -------------------------------------------------------------------
+
+
+def test_bootstrap_curves_from_counts_equal_the_resampled_rows_averaged():
+    rec = (np.random.default_rng(3).random((37, 5)) < 0.7).astype(float)
+    idx = np.random.default_rng(11).integers(0, 37, size=(64, 37))
+    want = np.array([rec[i].mean(0) for i in idx])  # plain resampling, row by row
+    assert np.array_equal(report._bootstrap_means(rec, 64, 11), want)
+
+
+def test_a_saving_whose_interval_rounds_to_zero_is_no_detectable_difference():
+    # the referee's cases: lower ends of +0.5 % and +0.4 % on intervals that support whole percents
+    assert chapter.fmt_saving(0.139, 0.0055, 0.2995) == "+14 % [0 %, +30 %]"
+    assert chapter._verdict(0.0055, 0.2995, 0.139, chapter._saving_step(0.139, 0.0055, 0.2995)) == (
+        "no detectable difference"
+    )
+    assert chapter.fmt_saving(0.1246, 0.0047, 0.2353) == "+12 % [0 %, +24 %]"
+    # an estimate of -0.3 % on an interval of +-17 points is about 0 %: no tenths
+    assert chapter.fmt_saving(-0.0032, -0.1866, 0.1401) == "0 % [−19 %, +15 %]"
+    # verdicts never claim more than the printed digits, whatever the values
+    rng = np.random.default_rng(0)
+    for est, a, b in rng.normal(0, 0.2, size=(2000, 3)):
+        lo, hi = min(est, a, b), max(est, a, b)
+        text = chapter.fmt_saving(est, lo, hi)
+        verdict = chapter.verdicts(pd.DataFrame([{"saving": est, "saving_lo": lo, "saving_hi": hi,
+                                                  "saving_min": est, "saving_max": est}]))[0]  # fmt: skip
+        low_end, high_end = text.split("[")[1].rstrip("]").split(", ")
+        assert (verdict == "a saving") == low_end.startswith("+"), text
+        assert (verdict == "a loss") == high_end.startswith("−"), text
+
+
+def test_an_estimate_whose_interval_is_open_is_shown_as_its_bound():
+    # arena at 20 models: the design's curve only touches 95 % at the budget, so some resamples never get there
+    assert chapter.fmt_saving(-0.643, -np.inf, -0.386) == "≤ −38 % [−∞, −38 %]"
+    assert chapter.fmt_n(40960.0, 35111.0, np.inf, 40960, 640) == "≥ 35,000 (35,000 to > 40,960)"
+    assert chapter.fmt_n(24930.5, 22000.0, 27700.0, 40960, 640) == "24,900 (22,000 to 27,700)"
+
+
+def test_the_saving_table_prints_the_judgements_as_the_needed_table_does():
+    ck = (100, 200, 400, 800)
+    th = (1.0, 0.5, 0.0, -0.5, -1.0)
+    u = sim.Point(5, "x", th, 0.0, 1, 0.0, "uniform", ck)
+    g = sim.Point(5, "x", th, 0.0, 1, 0.0, "ig_trueskill", ck)
+    rng = np.random.default_rng(5)
+
+    def rows(point, p):
+        rec = rng.random((200, 4)) < np.asarray(p)
+        return pd.DataFrame({"point_key": sim.point_key(point), "repetition": np.repeat(np.arange(200), 4),
+                             "checkpoint": np.tile(np.arange(4), 200), "n_judgements": np.tile(ck, 200),
+                             "n_decisive": np.tile(ck, 200), "rank_pooled": rec.ravel(), "top_pooled": rec.ravel()})  # fmt: skip
+
+    r = pd.concat([rows(u, [0.3, 0.8, 0.97, 1.0]), rows(g, [0.5, 0.96, 1.0, 1.0])], ignore_index=True)
+    need = report.needed(r, [u, g], n_boot=300)
+    sav = report.saving(r, [u, g], "top", n_boot=300)
+    shown = chapter.saving_table(sav, need).iloc[0]
+    by_design = chapter.needed_table(need).set_index("design")["top model"]
+    assert shown["judgements, design"] == by_design[chapter.DESIGN_NAMES["ig_trueskill"]].split(" (")[0]
+    assert shown["judgements, uniform"] == by_design[chapter.DESIGN_NAMES["uniform"]].split(" (")[0]
+
+
+def test_consolidation_gaps_carry_their_paired_monte_carlo_error():
+    ck = (100, 200)
+    p = sim.Point(5, "x", (1.0, 0.5, 0.0, -0.5, -1.0), 0.0, 5, 0.2, "uniform", ck)
+    pooled = np.array([1, 1, 0, 1, 0, 1, 1, 1], float)
+    cons = np.array([1, 0, 0, 1, 1, 1, 0, 1], float)
+    r = pd.DataFrame({"point_key": sim.point_key(p), "repetition": np.arange(8), "checkpoint": 1,
+                      "sd_pooled": 1.0, "sd_min_group": 2.0, "rank_pooled": pooled, "rank_consolidated": cons,
+                      "top_pooled": pooled, "top_consolidated": pooled})  # fmt: skip
+    c = report.consolidation(r, [p]).iloc[0]
+    d = pooled - cons
+    assert c["studies"] == 8 and c["rank_gap"] == pytest.approx(d.mean())
+    assert c["rank_gap_se"] == pytest.approx(np.sqrt(((d - d.mean()) ** 2).sum() / 7 / 8))
+    assert c["top_gap"] == 0 and c["top_gap_se"] == 0
+    v = chapter.consolidation_values(report.consolidation(r, [p]))
+    assert v["h_cons_gap_phrase"].startswith("no gap exceeds twice its Monte Carlo standard error")

@@ -46,7 +46,9 @@ def _rounded(x: float, step: float, how: str = "nearest") -> str:
 def fmt_n(n: float, lo: float, hi: float, budget: float, first: float = 0.0) -> str:
     """Decisive judgements with their Monte Carlo interval, rounded to the digits it supports:
     ``12,000 (10,000–15,000)``; ``> 28,000`` where the budget was not enough; ``≤ 530`` where the first
-    checkpoint already had it (the grid says nothing finer there)."""
+    checkpoint already had it (the grid says nothing finer there); ``≥ 35,000 (35,000 to > 40,960)`` where
+    some resamples do not get there within the budget (the estimate itself, on a curve that only touches
+    95 % near the budget, could round above it)."""
     hw = _halfwidth(n, lo, hi)
     if np.isfinite(hw):
         step = step_for(hw)
@@ -62,6 +64,8 @@ def fmt_n(n: float, lo: float, hi: float, budget: float, first: float = 0.0) -> 
 
     if not np.isfinite(n) or n <= first * (1 + 1e-12):
         return one(n)
+    if not np.isfinite(hi):  # the interval is open above: the estimate rests on a curve touching 95 %
+        return f"≥ {one(lo, 'down')} ({one(lo, 'down')} to {one(hi, 'up')})"
     return f"{one(n)} ({one(lo, 'down')} to {one(hi, 'up')})"
 
 
@@ -76,39 +80,61 @@ def fmt_share(k: float, n: float) -> str:
     return f"{_rounded(x, step)} ({_rounded(lo, step, 'down')} to {_rounded(hi, step, 'up')})"
 
 
-def fmt_saving(est: float, lo: float, hi: float, s_min: float = np.nan, s_max: float = np.nan) -> str:
-    """A saving (share of judgements) as percentages with its Monte Carlo interval, to the digits the interval
-    supports: ``+31 % [+17 %, +48 %]``; a censored estimate as its bound (``≥ +16 %``), an end that censoring
-    leaves open as ``−∞`` or ``+100 %`` (the budget or the first checkpoint cannot bound it)."""
+def _saving_step(est: float, lo: float, hi: float, s_min: float = np.nan, s_max: float = np.nan) -> float:
+    """The step, in percentage points, that a saving's Monte Carlo interval supports (:func:`step_for`)."""
     ends = [v for v in (lo, hi) if np.isfinite(v)]
     centre = est if np.isfinite(est) else (np.mean(ends) if ends else 0.0)
     hw = _halfwidth(centre, lo, hi) * 100 if ends else np.nan
     if np.isfinite(hw):
-        step = step_for(hw)
-    else:  # only a bound: two significant digits of it
-        bound = s_min if np.isfinite(s_min) else s_max
-        step = 10.0 ** max(0, int(np.floor(np.log10(max(abs(bound) * 100, 1.0)))) - 1) if np.isfinite(bound) else 1.0
+        return step_for(hw)
+    bound = s_min if np.isfinite(s_min) else s_max  # only a bound: two significant digits of it
+    return 10.0 ** max(0, int(np.floor(np.log10(max(abs(bound) * 100, 1.0)))) - 1) if np.isfinite(bound) else 1.0
 
-    def signed(x, how="nearest"):
-        if x == -np.inf:
+
+def saving_ends(lo: float, hi: float, step: float) -> tuple[float, float]:
+    """A saving's Monte Carlo interval as printed, in percent: each end rounded outwards to ``step`` (an end
+    that censoring leaves open stays ``-inf`` or 100). The verdict is read from these, so that the words
+    never claim more than the digits: an interval printed as reaching 0 % is no detectable difference."""
+
+    def out(x, how):
+        if not np.isfinite(x):
+            return x
+        return float(_rounded(x * 100, step, how).replace(",", ""))
+
+    return out(lo, "down"), out(hi, "up")
+
+
+def fmt_saving(est: float, lo: float, hi: float, s_min: float = np.nan, s_max: float = np.nan) -> str:
+    """A saving (share of judgements) as percentages with its Monte Carlo interval, to the digits the interval
+    supports: ``+31 % [+17 %, +48 %]``; ``0 %`` where it rounds to zero there (no finer digit for a small
+    value: the interval does not support one). A censored estimate is shown as its bound (``≥ +16 %``), and
+    so is an estimate whose interval censoring leaves open on one side (``≤ −38 %``: the point estimate then
+    rests on where one curve touches 95 %, which a single simulated study can move); an open end is ``−∞``
+    or ``+100 %`` (the budget or the first checkpoint cannot bound it)."""
+    step = _saving_step(est, lo, hi, s_min, s_max)
+    lo_r, hi_r = saving_ends(lo, hi, step)
+
+    def signed(x_pct: float) -> str:
+        if x_pct == -np.inf:
             return "−∞"
-        t, fine = _rounded(x * 100, step, how), step
-        while float(t.replace(",", "")) == 0 and x != 0 and fine > step / 100:  # keep a small end's sign
-            fine /= 10
-            t = _rounded(x * 100, fine, how)
+        t = _rounded(x_pct, step)
         if float(t.replace(",", "")) == 0:
             return "0 %"
         return (f"−{t[1:]}" if t.startswith("-") else f"+{t}") + " %"
 
-    if np.isfinite(est):
-        head = signed(est)
+    if np.isfinite(est) and lo > -np.inf and hi < 1:
+        head = signed(est * 100)
+    elif np.isfinite(est) and lo == -np.inf and hi < 1:
+        head = f"≤ {signed(hi_r)}"
+    elif np.isfinite(est) and hi >= 1 and lo > -np.inf:
+        head = f"≥ {signed(lo_r)}"
     elif np.isfinite(s_min) and s_max >= 1:
-        head = f"≥ {signed(s_min, 'down')}"
+        head = f"≥ {signed(float(_rounded(s_min * 100, step, 'down').replace(',', '')))}"
     elif np.isfinite(s_max) and s_min == -np.inf and s_max < 1:
-        head = f"≤ {signed(s_max, 'up')}"
+        head = f"≤ {signed(float(_rounded(s_max * 100, step, 'up').replace(',', '')))}"
     else:
         head = "not resolved"
-    return f"{head} [{signed(lo, 'down')}, {signed(hi, 'up')}]"
+    return f"{head} [{signed(lo_r)}, {signed(hi_r)}]"
 
 
 def needed_table(need: pd.DataFrame) -> pd.DataFrame:
@@ -192,9 +218,13 @@ def plot_curves(cv: pd.DataFrame):
     return fig
 
 
-def _verdict(lo: float, hi: float, est: float = 0.0) -> str:
+def _verdict(lo: float, hi: float, est: float = 0.0, step: float | None = None) -> str:
     """``a saving`` (the interval above zero), ``a loss`` (below), ``no detectable difference``, or, where
-    censoring leaves the estimate open and the interval straddles zero, ``not resolved within the budget``."""
+    censoring leaves the estimate open and the interval straddles zero, ``not resolved within the budget``.
+    With ``step`` (percentage points), the interval's ends as printed (:func:`saving_ends`) decide: one that
+    rounds to 0 % is not above zero."""
+    if step is not None:
+        lo, hi = (x / 100 for x in saving_ends(lo, hi, step))
     if lo > 0:
         return "a saving"
     if hi < 0:
@@ -205,7 +235,11 @@ def _verdict(lo: float, hi: float, est: float = 0.0) -> str:
 
 
 def verdicts(sav: pd.DataFrame) -> list[str]:
-    return [_verdict(r.saving_lo, r.saving_hi, r.saving) for r in sav.itertuples()]
+    return [
+        _verdict(r.saving_lo, r.saving_hi, r.saving,
+                 _saving_step(r.saving, r.saving_lo, r.saving_hi, r.saving_min, r.saving_max))
+        for r in sav.itertuples()
+    ]  # fmt: skip
 
 
 def _tag(r) -> str:
@@ -249,11 +283,40 @@ def summary(need: pd.DataFrame, sav: pd.DataFrame, cal: pd.DataFrame, cons: pd.D
             v[f"h_cal_{n}_hi_reported"] = float((hi["mean_reported"] * hi["n"]).sum() / hi["n"].sum())
             v[f"h_cal_{n}_hi_observed"] = float((hi["observed"] * hi["n"]).sum() / hi["n"].sum())
     v["h_cal_max_gap"] = float((cal["mean_reported"] - cal["observed"]).abs().max())
+    v |= consolidation_values(cons)
     v["h_cons_ratio_min"] = float(cons["ratio"].min())
     v["h_cons_ratio_max"] = float(cons["ratio"].max())
     v["h_cons_all_below_one"] = "in every setting" if (cons["ratio"] < 1).all() else "not in every setting"
     v["h_cons_rank_gap_max"] = float((cons["p_rank_pooled"] - cons["p_rank_consolidated"]).abs().max())
     v["h_cons_top_gap_max"] = float((cons["p_top_pooled"] - cons["p_top_consolidated"]).abs().max())
+    return v
+
+
+def consolidation_values(cons: pd.DataFrame) -> dict:
+    """What the prose says of pooled against per-group boards: how far the SD ratio is above √(1/G), and
+    whether any recovery gap between the pooled and the consolidated board exceeds twice its Monte Carlo
+    standard error (paired over the same simulated studies)."""
+    excess = cons["ratio"] / cons["sqrt_1_over_g"] - 1
+    v: dict[str, object] = {"h_cons_excess_max": float(excess.max()), "h_cons_excess_min": float(excess.min()),
+                            "h_cons_excess_max_txt": f"{excess.max() * 100:.0f} %"}  # fmt: skip
+    gaps = pd.concat([cons[["n_models", "spread", "n_groups", "studies"]].assign(target=t, gap=cons[f"{t}_gap"],
+                                                                                 se=cons[f"{t}_gap_se"])
+                      for t in ("top", "rank")], ignore_index=True)  # fmt: skip
+    big = gaps[gaps["gap"].abs() > 2 * gaps["se"].fillna(0)]
+    two_se = float((2 * gaps["se"]).max())
+    fewest = int(cons["studies"].min())
+    if big.empty:
+        v["h_cons_gap_phrase"] = (
+            f"no gap exceeds twice its Monte Carlo standard error (which is up to {two_se:.2f} with as few as "
+            f"{fewest:,} simulated studies a point), so the simulation detects no difference between pooling "
+            "and consolidating"
+        )
+    else:
+        v["h_cons_gap_phrase"] = "the gap exceeds twice its Monte Carlo standard error for " + "; ".join(
+            f"{TARGETS[r.target]} at {r.n_models} models, {r.spread} spread, {r.n_groups} groups "
+            f"({r.gap:+.3f} ± {r.se:.3f})"
+            for r in big.itertuples()
+        )
     return v
 
 
@@ -304,8 +367,8 @@ def answer(sav: pd.DataFrame, need: pd.DataFrame) -> str:
             vd = np.array(verdicts(t), dtype=object)
             pays = sorted(set(t["spread"][vd == "a saving"]))
             costs = sorted(set(t["spread"][vd == "a loss"]))
-            lines.append(f"In short, {DESIGN_NAMES[d]} pays off here "
-                         + (f"with the {' and the '.join(pays)} spread" if pays else "nowhere")
+            lines.append(f"In short, {DESIGN_NAMES[d]} pays off "
+                         + (f"here with the {' and the '.join(pays)} spread" if pays else "nowhere here")
                          + (f" and costs judgements with the {' and the '.join(costs)} spread" if costs else "") + ".")  # fmt: skip
         one = need[(need["n_models"] == n) & (need["n_groups"] == 1)]
         for kind, phrase in (("floor", "every design is at 95 % by the first checkpoint, so there is nothing to save"),
@@ -335,7 +398,8 @@ def claims_text(sav: pd.DataFrame, cal: pd.DataFrame, cons: pd.DataFrame) -> str
             t = t[[_censored_both(r) == "" for r in t.itertuples()]]  # the settings the budget can resolve
             vd = verdicts(t)
             good, bad = ("a saving", "a loss") if design != "arena" else ("a loss", "a saving")
-            word = ("mixed" if vd.count(bad) else "supported") if vd.count(good) else "not supported"
+            word = (("mixed" if vd.count(bad) else "supported" if vd.count(good) == len(t) else "partly supported")
+                    if vd.count(good) else "not supported")  # fmt: skip
             per.append(f"at {n} models {word} "
                        f"({vd.count('a saving')} of {len(t)} resolvable settings a saving, {vd.count('a loss')} a loss)")  # fmt: skip
         lines.append(f"- *{claim}*: " + "; ".join(per) + ".")
@@ -343,7 +407,7 @@ def claims_text(sav: pd.DataFrame, cal: pd.DataFrame, cons: pd.DataFrame) -> str
     for n in sorted(cal["n_models"].unique()):
         hi = cal[(cal["n_models"] == n) & (cal["reported_lo"] >= 0.95)]
         if not len(hi):
-            per.append(f"at {n} models no board reports 95 % or more")
+            per.append(f"at {n} models no board reports more than 95 %")
             continue
         if all(r.observed_lo <= r.mean_reported <= r.observed_hi for r in hi.itertuples()):
             word = "calibrated within the Monte Carlo interval"
@@ -355,28 +419,34 @@ def claims_text(sav: pd.DataFrame, cal: pd.DataFrame, cons: pd.DataFrame) -> str
                    f"(reported {', '.join(f'{r.mean_reported:.3f}' for r in hi.itertuples())}; observed "
                    + ", ".join(f"{r.observed:.3f} [{r.observed_lo:.3f}, {r.observed_hi:.3f}]" for r in hi.itertuples())
                    + ")")  # fmt: skip
-    lines.append("- *A reported P(best) of 95 % or more means what it says*: " + "; ".join(per) + ".")
+    lines.append("- *A reported P(best) above 95 % means what it says*: " + "; ".join(per) + ".")
     per = []
     for n in sorted(cons["n_models"].unique()):
         c = cons[cons["n_models"] == n]
         below = bool((c["ratio"] < 1).all())
-        per.append(f"at {n} models {'supported' if below else 'not supported'} (posterior SD ratio "
+        per.append(f"at {n} models {'holds' if below else 'fails'} (posterior SD ratio "
                    f"{c['ratio'].min():.2f} to {c['ratio'].max():.2f}; √(1/G) would be "
                    f"{c['sqrt_1_over_g'].min():.2f} to {c['sqrt_1_over_g'].max():.2f})")  # fmt: skip
-    lines.append("- *The consolidated board is less uncertain than any group's board*: " + "; ".join(per) + ".")
+    lines.append("- *The consolidated board is less uncertain than any group's board*: true by construction, "
+                 "since the pooled board has G times the judgements of each group's board, so the simulation "
+                 "tests only by how much: " + "; ".join(per) + ".")  # fmt: skip
     return "\n".join(lines)
 
 
-def saving_table(sav: pd.DataFrame, budget: int) -> pd.DataFrame:
-    """The saving rows for display: judgements as text (``> budget`` where 95 % is not reached, ``≤ first
-    checkpoint`` where it is reached there) and the saving with its Monte Carlo interval as percentages."""
+def saving_table(sav: pd.DataFrame, need: pd.DataFrame) -> pd.DataFrame:
+    """The saving rows for display: each design's judgements exactly as the needed table prints them
+    (:func:`needed_table`, rounded to the digits their own Monte Carlo interval supports; ``> budget`` where
+    95 % is not reached, ``≤ first checkpoint`` where it is reached there) and the saving with its Monte
+    Carlo interval as percentages."""
+    one = need[need["n_groups"] == 1]
+    by = {(r.n_models, r.spread, r.nu, r.design): r for r in one.itertuples()}
 
-    def n(hi, lo):
-        if not np.isfinite(hi):
-            return f"> {lo:,.0f}"
-        if lo == 0:
-            return f"≤ {hi:,.0f}"
-        return f"{float(f'{hi:.2g}'):,.0f}"  # two significant digits: the needed table gives the intervals
+    def n(r, design):
+        q = by[(r.n_models, r.spread, r.nu, design)]
+        w = r.target
+        text = fmt_n(getattr(q, f"n_{w}"), getattr(q, f"n_{w}_lo"), getattr(q, f"n_{w}_hi"),
+                     q.budget * q.decisive_share, q.n_first)  # fmt: skip
+        return text.split(" (")[0]  # the estimate; the needed table gives its interval
 
     return pd.DataFrame(
         {
@@ -385,8 +455,8 @@ def saving_table(sav: pd.DataFrame, budget: int) -> pd.DataFrame:
             "spread": sav["spread"],
             "ties": np.where(sav["nu"] > 0, "study ν", "none"),
             "design": sav["design"].map(DESIGN_NAMES),
-            "judgements, design": [n(h, lo) for h, lo in zip(sav["n_design"], sav["n_design_min"])],
-            "judgements, uniform": [n(h, lo) for h, lo in zip(sav["n_uniform"], sav["n_uniform_min"])],
+            "judgements, design": [n(r, r.design) for r in sav.itertuples()],
+            "judgements, uniform": [n(r, "uniform") for r in sav.itertuples()],
             "saving [95 % MC interval]": [
                 fmt_saving(r.saving, r.saving_lo, r.saving_hi, r.saving_min, r.saving_max) for r in sav.itertuples()
             ],  # fmt: skip
