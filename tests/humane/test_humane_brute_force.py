@@ -274,9 +274,7 @@ def test_bootstrap_curves_from_counts_equal_the_resampled_rows_averaged():
 def test_a_saving_whose_interval_rounds_to_zero_is_no_detectable_difference():
     # the referee's cases: lower ends of +0.5 % and +0.4 % on intervals that support whole percents
     assert chapter.fmt_saving(0.139, 0.0055, 0.2995) == "+14 % [0 %, +30 %]"
-    assert chapter._verdict(0.0055, 0.2995, 0.139, chapter._saving_step(0.139, 0.0055, 0.2995)) == (
-        "no detectable difference"
-    )
+    assert chapter._verdict(0.0055, 0.2995, 0.139, chapter._saving_step(0.139, 0.0055, 0.2995)) == chapter.BORDERLINE
     assert chapter.fmt_saving(0.1246, 0.0047, 0.2353) == "+12 % [0 %, +24 %]"
     # an estimate of -0.3 % on an interval of +-17 points is about 0 %: no tenths
     assert chapter.fmt_saving(-0.0032, -0.1866, 0.1401) == "0 % [−19 %, +15 %]"
@@ -336,3 +334,16 @@ def test_consolidation_gaps_carry_their_paired_monte_carlo_error():
     assert c["top_gap"] == 0 and c["top_gap_se"] == 0
     v = chapter.consolidation_values(report.consolidation(r, [p]))
     assert v["h_cons_gap_phrase"].startswith("no gap exceeds twice its Monte Carlo standard error")
+
+
+def test_an_interval_end_that_rounds_to_zero_is_marked_borderline():
+    step = chapter._saving_step(0.1246, 0.0047, 0.2353)
+    assert chapter._verdict(0.0047, 0.2353, 0.1246, step) == chapter.BORDERLINE
+    assert chapter._verdict(-0.0063, 0.30, 0.139, chapter._saving_step(0.139, -0.0063, 0.30)) == (
+        "no detectable difference"
+    )
+    sav = pd.DataFrame([{"n_models": 5, "spread": "study", "nu": 0.4, "design": "ig_davidson", "target": "rank",
+                         "n_design": 12900.0, "n_uniform": 14800.0, "n_design_min": 12900.0, "n_uniform_min": 14800.0,
+                         "saving": 0.1246, "saving_min": 0.1246, "saving_max": 0.1246, "saving_lo": 0.0047,
+                         "saving_hi": 0.2353}])  # fmt: skip
+    assert "but only just" in chapter._design_sentence(sav, "IG")
