@@ -91,17 +91,16 @@ def _saving_step(est: float, lo: float, hi: float, s_min: float = np.nan, s_max:
     return 10.0 ** max(0, int(np.floor(np.log10(max(abs(bound) * 100, 1.0)))) - 1) if np.isfinite(bound) else 1.0
 
 
+def _pct(x: float, step: float, how: str) -> float:
+    """A share ``x`` in percent, rounded to ``step`` (:func:`_rounded`); an open end (``±inf``) stays open."""
+    return float(_rounded(x * 100, step, how).replace(",", "")) if np.isfinite(x) else x * 100
+
+
 def saving_ends(lo: float, hi: float, step: float) -> tuple[float, float]:
     """A saving's Monte Carlo interval as printed, in percent: each end rounded outwards to ``step`` (an end
     that censoring leaves open stays ``-inf`` or 100). The verdict is read from these, so that the words
     never claim more than the digits: an interval printed as reaching 0 % is no detectable difference."""
-
-    def out(x, how):
-        if not np.isfinite(x):
-            return x
-        return float(_rounded(x * 100, step, how).replace(",", ""))
-
-    return out(lo, "down"), out(hi, "up")
+    return _pct(lo, step, "down"), _pct(hi, step, "up")
 
 
 def fmt_saving(est: float, lo: float, hi: float, s_min: float = np.nan, s_max: float = np.nan) -> str:
@@ -129,9 +128,9 @@ def fmt_saving(est: float, lo: float, hi: float, s_min: float = np.nan, s_max: f
     elif np.isfinite(est) and hi >= 1 and lo > -np.inf:
         head = f"≥ {signed(lo_r)}"
     elif np.isfinite(s_min) and s_max >= 1:
-        head = f"≥ {signed(float(_rounded(s_min * 100, step, 'down').replace(',', '')))}"
+        head = f"≥ {signed(_pct(s_min, step, 'down'))}"
     elif np.isfinite(s_max) and s_min == -np.inf and s_max < 1:
-        head = f"≤ {signed(float(_rounded(s_max * 100, step, 'up').replace(',', '')))}"
+        head = f"≤ {signed(_pct(s_max, step, 'up'))}"
     else:
         head = "not resolved"
     return f"{head} [{signed(lo_r)}, {signed(hi_r)}]"
@@ -292,21 +291,23 @@ def summary(need: pd.DataFrame, sav: pd.DataFrame, cal: pd.DataFrame, cons: pd.D
             v[f"h_cal_{n}_hi_observed"] = float((hi["observed"] * hi["n"]).sum() / hi["n"].sum())
     v["h_cal_max_gap"] = float((cal["mean_reported"] - cal["observed"]).abs().max())
     v |= consolidation_values(cons)
-    v["h_cons_ratio_min"] = float(cons["ratio"].min())
-    v["h_cons_ratio_max"] = float(cons["ratio"].max())
-    v["h_cons_all_below_one"] = "in every setting" if (cons["ratio"] < 1).all() else "not in every setting"
-    v["h_cons_rank_gap_max"] = float((cons["p_rank_pooled"] - cons["p_rank_consolidated"]).abs().max())
-    v["h_cons_top_gap_max"] = float((cons["p_top_pooled"] - cons["p_top_consolidated"]).abs().max())
     return v
 
 
 def consolidation_values(cons: pd.DataFrame) -> dict:
-    """What the prose says of pooled against per-group boards: how far the SD ratio is above √(1/G), and
-    whether any recovery gap between the pooled and the consolidated board exceeds twice its Monte Carlo
-    standard error (paired over the same simulated studies)."""
+    """What the prose says of pooled against per-group boards: the SD ratio's range and how far it is above
+    √(1/G), the largest recovery gaps between the pooled and the consolidated board, and whether any of them
+    exceeds twice its Monte Carlo standard error (paired over the same simulated studies)."""
     excess = cons["ratio"] / cons["sqrt_1_over_g"] - 1
-    v: dict[str, object] = {"h_cons_excess_max": float(excess.max()), "h_cons_excess_min": float(excess.min()),
-                            "h_cons_excess_max_txt": f"{excess.max() * 100:.0f} %"}  # fmt: skip
+    v: dict[str, object] = {
+        "h_cons_ratio_min": float(cons["ratio"].min()),
+        "h_cons_ratio_max": float(cons["ratio"].max()),
+        "h_cons_all_below_one": "in every setting" if (cons["ratio"] < 1).all() else "not in every setting",
+        "h_cons_rank_gap_max": float(cons["rank_gap"].abs().max()),
+        "h_cons_top_gap_max": float(cons["top_gap"].abs().max()),
+        "h_cons_excess_max": float(excess.max()),
+        "h_cons_excess_max_txt": f"{excess.max() * 100:.0f} %",
+    }
     gaps = pd.concat([cons[["n_models", "spread", "n_groups", "studies"]].assign(target=t, gap=cons[f"{t}_gap"],
                                                                                  se=cons[f"{t}_gap_se"])
                       for t in ("top", "rank")], ignore_index=True)  # fmt: skip
