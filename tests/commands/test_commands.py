@@ -19,7 +19,6 @@ import os
 import shlex
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -321,13 +320,14 @@ def test_queue_commands(clone):
                 _reset(clone, before)
                 continue
             run = cmd.format(**names)
-            if run == "dvc queue start -j 2":  # the exercises before made experiments of their own
-                earlier = set(ok(sh(clone, "queue", "dvc exp list --name-only")).split())
             if run == "dvc queue start -j 2":
+                # the exercises before made experiments of their own
+                earlier = set(ok(sh(clone, "queue", "dvc exp list --name-only")).split())
                 # the queue's worker daemons may keep inherited stdout/stderr pipes open until the queue drains
                 # (seen: a 2-core machine under load, where communicate() then waited 2,400 s for EOF although
-                # the command had exited 0), so its output goes to a file; the loop below waits for the queue
-                log = Path(tempfile.mkstemp(prefix="queue-start-", suffix=".log")[1])
+                # the command had exited 0), so its output goes to a file beside the clone; the loop below
+                # waits for the queue
+                log = clone.parent / "queue-start.log"
                 p = sh(clone, "queue", f"{run} > {shlex.quote(str(log))} 2>&1", timeout=600)
                 out = log.read_text()
                 assert p.returncode == 0, f"{run!r} failed (exit {p.returncode}):\n{out[-3000:]}"
