@@ -1,0 +1,134 @@
+"""The floors under issue 19's speed targets: what the tools the pipeline is built on take on their own.
+
+    python benchmarks/floors.py [--repeat 5]   (from the project root, after `dvc repro`)
+
+`benchmarks/pipeline.py --baseline` times the pipeline's steps; this script times what no change to the
+project's own code can remove, each as the median of ``--repeat`` runs of a whole process:
+
+- **DVC, no-op**: `dvc repro` on a scratch DVC project (in a temporary folder) with as many stages as
+  ``dvc.yaml``, each with as many file deps as its stage there and one output, nothing to run. This is DVC's
+  own cost of reading the graph and checking every dep, which the project's no-op `dvc repro` is made of.
+- **DVC, an experiment running 5 stages**: `dvc exp run -S k=N` on the same scratch project, where 5
+  stages in a chain (the exercise loop's params, workbank, claims, reproducibility and book) depend on the
+  parameter and run a command that only writes its output. This is DVC's share of the exercise loop.
+- **a notebook stage's start-up**: a one-cell notebook (``x = 1``) executed by papermill in a fresh
+  interpreter with the project's kernel: the start-up every notebook stage pays before its first cell.
+- **the book with nothing changed**: `python -m compendium.book build` when no source changed (incremental:
+  no page is read again, every page is written, the ``-n -W`` checks run). The one-chapter rebuild is this
+  plus reading one page.
+
+It prints the floors, and from them a lower bound for each target that a design keeping DVC, papermill
+and Sphinx (and the loop's 4 notebook stages and the book) cannot go under.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+BIN = Path(sys.executable).parent
+#: the stages the exercise loop (dvc exp run -S workbank.cutoff=3.5) runs, in order
+LOOP = ("params", "workbank", "claims", "reproducibility", "book")
+
+
+def wall(cmd: list[str], cwd: Path, repeat: int, env: dict | None = None) -> float:
+    """Median wall seconds of ``cmd`` over ``repeat`` runs (after one run not counted); stops on failure."""
+    times = []
+    for k in range(repeat + 1):
+        t0 = time.perf_counter()
+        proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True)
+        if proc.returncode != 0:
+            sys.exit(f"floors: {' '.join(cmd)} failed in {cwd}:\n{proc.stdout[-1500:]}{proc.stderr[-1500:]}")
+        if k:
+            times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def scratch_project(folder: Path) -> int:
+    """A git + DVC project in ``folder`` shaped like this one's ``dvc.yaml``; returns its number of stages."""
+    project = yaml.safe_load((ROOT / "dvc.yaml").read_text())["stages"]
+    env = {**os.environ, "GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@b", "GIT_COMMITTER_NAME": "b",
+           "GIT_COMMITTER_EMAIL": "b@b"}  # fmt: skip
+    run = lambda *c: subprocess.run(c, cwd=folder, env=env, check=True, capture_output=True)  # noqa: E731
+    run("git", "init", "-q")
+    run(str(BIN / "dvc"), "init", "-q")
+    (folder / "params.yaml").write_text("k: 0\n")
+    (folder / "src").mkdir()
+    stages = {}
+    chain = iter(LOOP)
+    prev = None
+    want = next(chain)
+    for name, st in project.items():
+        deps = []
+        for j in range(len(st.get("deps", []))):
+            f = folder / "src" / f"{name}_{j}.txt"
+            f.write_text(f"{name} {j}\n")
+            deps.append(f"src/{f.name}")
+        stage = {"cmd": f"echo {name} > out_{name}.txt", "deps": deps, "outs": [f"out_{name}.txt"]}
+        if name == want:  # the loop's chain: each reads the parameter and the one before it
+            stage["params"] = ["k"]
+            if prev is not None:
+                stage["deps"].append(f"out_{prev}.txt")
+                stage["cmd"] = f"cat out_{prev}.txt > out_{name}.txt && echo {name} >> out_{name}.txt"
+            prev, want = name, next(chain, None)
+        stages[name] = stage
+    (folder / "dvc.yaml").write_text(yaml.safe_dump({"stages": stages}, sort_keys=False))
+    run(str(BIN / "dvc"), "repro", "-q")
+    run("git", "add", "-A")
+    run("git", "commit", "-qm", "scratch")
+    return len(stages)
+
+
+def notebook_floor(folder: Path, repeat: int) -> float:
+    nb = {"cells": [{"cell_type": "code", "metadata": {}, "source": "x = 1", "outputs": [], "execution_count": None}],
+          "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
+          "nbformat": 4, "nbformat_minor": 5}  # fmt: skip
+    src = folder / "one.ipynb"
+    src.write_text(json.dumps(nb))
+    code = (
+        f"import papermill; papermill.execute_notebook({str(src)!r}, {str(folder / 'out.ipynb')!r}, progress_bar=False)"
+    )
+    return wall([str(BIN / "python"), "-c", code], folder, repeat)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--repeat", type=int, default=5, help="runs per floor; the median is reported (default 5)")
+    args = ap.parse_args(argv)
+    r = args.repeat
+    print(f"load average before: {os.getloadavg()[0]:.2f}")
+    with tempfile.TemporaryDirectory(prefix="floors-") as tmp:
+        folder = Path(tmp)
+        n = scratch_project(folder)
+        noop = wall([str(BIN / "dvc"), "repro"], folder, r)
+        exps = []
+        for k in range(r):
+            t0 = time.perf_counter()
+            subprocess.run([str(BIN / "dvc"), "exp", "run", "-q", "-S", f"k={k + 1}"], cwd=folder, check=True,
+                           capture_output=True)  # fmt: skip
+            exps.append(time.perf_counter() - t0)
+        exp = statistics.median(exps)
+        nbf = notebook_floor(folder, r)
+    book = wall([str(BIN / "python"), "-m", "compendium.book", "build"], ROOT, r)
+    print(f"DVC no-op dvc repro, {n} stages shaped like dvc.yaml, nothing to run   {noop:6.2f} s   (target 1 s)")
+    print(f"DVC dvc exp run -S, the same project, 5 stages in a chain run            {exp:6.2f} s")
+    print(f"a notebook stage's start-up: papermill, kernel, one cell                  {nbf:6.2f} s")
+    print(f"the book with nothing changed (every page written, -n -W)                {book:6.2f} s   (target 5 s)")
+    loop = exp + 3 * nbf + book
+    print(f"exercise loop floor: DVC's share + 3 notebook start-ups + the book       {loop:6.2f} s   (target 15 s),")
+    print("  before any WORKBank work and the claims and reproducibility pages' own work")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
