@@ -18,7 +18,8 @@ project's own code can remove, each as the median of ``--repeat`` runs of a whol
   plus reading one page.
 
 It prints the floors, and from them a lower bound for each target that a design keeping DVC, papermill
-and Sphinx (and the loop's 4 notebook stages and the book) cannot go under.
+and Sphinx (and the loop's 3 notebook stages, workbank, claims and reproducibility, and the book) cannot go
+under.
 """
 
 from __future__ import annotations
@@ -30,10 +31,10 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import yaml
+from pipeline import measure  # benchmarks/pipeline.py: the same whole-process timing as the pipeline's steps
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
@@ -41,16 +42,16 @@ BIN = Path(sys.executable).parent
 LOOP = ("params", "workbank", "claims", "reproducibility", "book")
 
 
-def wall(cmd: list[str], cwd: Path, repeat: int, env: dict | None = None) -> float:
-    """Median wall seconds of ``cmd`` over ``repeat`` runs (after one run not counted); stops on failure."""
+def wall(cmds: list[list[str]], cwd: Path) -> float:
+    """Median wall seconds of the commands ``cmds[1:]``, one run each, after ``cmds[0]`` (a warm-up, not
+    counted); stops on the first failure."""
     times = []
-    for k in range(repeat + 1):
-        t0 = time.perf_counter()
-        proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True)
-        if proc.returncode != 0:
-            sys.exit(f"floors: {' '.join(cmd)} failed in {cwd}:\n{proc.stdout[-1500:]}{proc.stderr[-1500:]}")
+    for k, cmd in enumerate(cmds):
+        run = measure(cmd, cwd=cwd)
+        if run.code != 0:
+            sys.exit(f"floors: {' '.join(cmd)} failed in {cwd} (its error output is above)")
         if k:
-            times.append(time.perf_counter() - t0)
+            times.append(run.wall)
     return statistics.median(times)
 
 
@@ -65,9 +66,7 @@ def scratch_project(folder: Path) -> int:
     (folder / "params.yaml").write_text("k: 0\n")
     (folder / "src").mkdir()
     stages = {}
-    chain = iter(LOOP)
     prev = None
-    want = next(chain)
     for name, st in project.items():
         deps = []
         for j in range(len(st.get("deps", []))):
@@ -75,12 +74,12 @@ def scratch_project(folder: Path) -> int:
             f.write_text(f"{name} {j}\n")
             deps.append(f"src/{f.name}")
         stage = {"cmd": f"echo {name} > out_{name}.txt", "deps": deps, "outs": [f"out_{name}.txt"]}
-        if name == want:  # the loop's chain: each reads the parameter and the one before it
+        if name in LOOP:  # the loop's chain, in dvc.yaml's order: each reads the parameter and the one before it
             stage["params"] = ["k"]
             if prev is not None:
                 stage["deps"].append(f"out_{prev}.txt")
                 stage["cmd"] = f"cat out_{prev}.txt > out_{name}.txt && echo {name} >> out_{name}.txt"
-            prev, want = name, next(chain, None)
+            prev = name
         stages[name] = stage
     (folder / "dvc.yaml").write_text(yaml.safe_dump({"stages": stages}, sort_keys=False))
     run(str(BIN / "dvc"), "repro", "-q")
@@ -98,7 +97,7 @@ def notebook_floor(folder: Path, repeat: int) -> float:
     code = (
         f"import papermill; papermill.execute_notebook({str(src)!r}, {str(folder / 'out.ipynb')!r}, progress_bar=False)"
     )
-    return wall([str(BIN / "python"), "-c", code], folder, repeat)
+    return wall([[str(BIN / "python"), "-c", code]] * (repeat + 1), folder)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -110,16 +109,10 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="floors-") as tmp:
         folder = Path(tmp)
         n = scratch_project(folder)
-        noop = wall([str(BIN / "dvc"), "repro"], folder, r)
-        exps = []
-        for k in range(r):
-            t0 = time.perf_counter()
-            subprocess.run([str(BIN / "dvc"), "exp", "run", "-q", "-S", f"k={k + 1}"], cwd=folder, check=True,
-                           capture_output=True)  # fmt: skip
-            exps.append(time.perf_counter() - t0)
-        exp = statistics.median(exps)
+        noop = wall([[str(BIN / "dvc"), "repro"]] * (r + 1), folder)
+        exp = wall([[str(BIN / "dvc"), "exp", "run", "-q", "-S", f"k={k + 1}"] for k in range(r + 1)], folder)
         nbf = notebook_floor(folder, r)
-    book = wall([str(BIN / "python"), "-m", "compendium.book", "build"], ROOT, r)
+    book = wall([[str(BIN / "python"), "-m", "compendium.book", "build"]] * (r + 1), ROOT)
     print(f"DVC no-op dvc repro, {n} stages shaped like dvc.yaml, nothing to run   {noop:6.2f} s   (target 1 s)")
     print(f"DVC dvc exp run -S, the same project, 5 stages in a chain run            {exp:6.2f} s")
     print(f"a notebook stage's start-up: papermill, kernel, one cell                  {nbf:6.2f} s")

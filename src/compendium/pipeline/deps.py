@@ -47,9 +47,7 @@ FOLDERS = (
     "compendium.data",
     "compendium.stats",
     "compendium.humane",
-    # the stage runner and the chapters' display helpers: nearly every stage uses most of their modules, and
-    # one folder dep instead of about a dozen file deps per stage keeps dvc.lock a third shorter (DVC reads
-    # it many times in one `dvc exp run`)
+    # the stage runner and the chapter helpers, which nearly every stage uses (the module docstring: the price)
     "compendium.pipeline",
     "compendium.chapter",
 )
