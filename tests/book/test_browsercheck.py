@@ -127,3 +127,33 @@ def test_layout_check_passes_wide_tables_that_scroll_with_their_caption_in_view_
     probs = _layout_problems(tmp_path, _WIDE_TABLE + _LONG_CODE, css=".pst-scrollable-table-container{overflow-x:auto}")
     assert any("caption wider than the visible table" in p for p in probs)
     assert any("code overflows sideways" in p for p in probs)
+
+
+def _budget_site(tmp_path, rows: int):
+    page = tmp_path / "executed" / "05_claims.html"
+    page.parent.mkdir(parents=True, exist_ok=True)
+    page.write_text(
+        "<html><body><main><table>" + "<tr><td>1</td><td>2</td></tr>" * rows + "</table></main></body></html>"
+    )
+    return tmp_path
+
+
+def test_a_page_over_its_size_or_element_budget_is_reported(tmp_path):
+    site = _budget_site(tmp_path, 100)  # html, body, main, table + 3 per row = 304 elements, 2,954 bytes
+    assert bc.html_elements(site / "executed/05_claims.html") == 304
+    assert bc.budget_problems(site, {"executed/05_claims.html": (2_954, 304)}) == []  # at the budget: within it
+    probs = bc.budget_problems(site, {"executed/05_claims.html": (2_953, 303)})
+    assert len(probs) == 2 and "MB of HTML, over its budget of" in probs[0]
+    assert probs[1] == "executed/05_claims.html: 304 HTML elements, over its budget of 303"
+    assert bc.budget_problems(tmp_path / "nowhere") == []  # a page not built is not a problem of its budget
+
+
+def test_the_report_marks_a_slow_load_without_failing_it(tmp_path):
+    site = _budget_site(tmp_path, 10)
+    stats = {"executed/05_claims.html": (2_100_000, 2.4), "intro.html": (50_000, 0.3)}
+    report = bc.size_time_report(stats)
+    claims_line = next(line for line in report.splitlines() if line.startswith("executed/05_claims.html"))
+    assert "2051 KB" in claims_line and "2.40 s" in claims_line and "<= 2 MB, <= 25,000 elements" in claims_line
+    assert claims_line.endswith("slow (over 2 s)")
+    assert "slow" not in next(line for line in report.splitlines() if line.startswith("intro.html"))
+    assert bc.budget_problems(site) == []  # a slow load is a reading on a busy machine, never a problem

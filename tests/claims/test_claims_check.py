@@ -719,17 +719,6 @@ def test_sphinx_labels_link_to_their_page(tmp_path):
     }
 
 
-def test_browser_budget_and_report():
-    from compendium.book import browsercheck
-
-    stats = {"executed/05_claims.html": (2_100_000, 2.4), "intro.html": (50_000, 0.3)}
-    probs = browsercheck.budget_problems(stats)
-    assert len(probs) == 2 and "over its budget of 2.0 MB" in probs[0] and "over its budget of 2.0 s" in probs[1]
-    assert browsercheck.budget_problems({"executed/05_claims.html": (1_000_000, 1.0)}) == []
-    report = browsercheck.size_time_report(stats)
-    assert "executed/05_claims.html" in report and "2051 KB" in report and "<= 2 MB, <= 2 s" in report
-
-
 # ------------------------------------------------------------------------------------ the project's register
 
 
