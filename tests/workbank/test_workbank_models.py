@@ -195,3 +195,26 @@ def test_the_model_sections_read_no_key_outside_their_record(inputs):
         assert json.dumps(dict(a[name].values), sort_keys=True, default=str) == json.dumps(
             dict(b[name].values), sort_keys=True, default=str
         ), name
+
+
+def test_the_chapter_copies_every_figure_of_the_models_stage_and_draws_none_of_them():
+    """A figure whose data no zone setting reaches is drawn once, by the workbank_models stage: the chapter shows
+    the stage's PNG (``show_models_fig``) and never draws it again (``show_fig``), so an exercise on the cut-off
+    does not pay for it."""
+    import re
+
+    chapter = (params_mod.paths.NOTEBOOKS / "20_workbank.md").read_text()
+    copied = set(re.findall(r'show_models_fig\("(\w+)"\)', chapter))
+    drawn = set(re.findall(r'show_fig\("(\w+)"', chapter))
+    assert copied == set(models.FIGURES)
+    assert not drawn & copied
+    assert "representativeness" in copied  # its tables moved into the demographics section, a model section
+
+
+def test_the_sample_against_the_bls_is_a_model_section_table(inputs, stage_output):
+    sections = models.load(FAST, stage_output)
+    demo = sections["demographics"]
+    assert {"sample_vs_bls_sectors", "sample_vs_bls_demographics"} <= set(demo.tables)
+    assert {"wb.external.sectors_in_sample", "wb.external.sector_share_abs_gap"} <= set(demo.values)
+    sec = demo.tables["sample_vs_bls_sectors"]
+    assert demo.values["wb.external.sectors_in_sample"] == int((sec["n_workers"] > 0).sum())

@@ -414,16 +414,10 @@ def reliability_section(
 
 
 def external_section(
-    tasks: pd.DataFrame,
-    land: pd.DataFrame,
-    usage: pd.DataFrame,
-    yc: pd.DataFrame,
-    papers: pd.DataFrame,
-    metadata: pd.DataFrame,
-    sectors: pd.DataFrame,
-    bls_wages: pd.DataFrame,
+    tasks: pd.DataFrame, land: pd.DataFrame, usage: pd.DataFrame, yc: pd.DataFrame, papers: pd.DataFrame
 ) -> Section:
-    """Claude.ai usage, YC/arXiv density per zone, sample vs BLS sector employment."""
+    """Claude.ai usage and YC/arXiv density per zone (the sample against BLS sector employment, which no zone
+    reaches, is in :func:`demographics_section`)."""
     share, top = external.claude_top_share(tasks, usage, 10)
     v = {"wb.external.claude_top10_share": share}
     tables = {"claude_top10": top}
@@ -439,10 +433,6 @@ def external_section(
         v[f"wb.external.{name}_red_low_share_task_occupation"] = rl2
         for _, r in dens.iterrows():
             v[f"wb.external.{name}_density_{r['zone']}"] = r["density"]
-    sec = external.sample_vs_bls_sectors(metadata, sectors, bls_wages)
-    tables["sample_vs_bls_sectors"] = sec
-    v["wb.external.sectors_in_sample"] = int((sec["n_workers"] > 0).sum())
-    v["wb.external.sector_share_abs_gap"] = float(0.5 * (sec["sample_share"] - sec["bls_share"]).abs().sum())
     return Section(values=v, tables=tables, extra={"density_by_task": by_task})
 
 
@@ -463,12 +453,15 @@ def demographics_section(
     """Desire/agency by demographic group; the 46.1% raked to BLS CPS 2024 margins, read against a
     random-weights null (weights unrelated to demographics move the strict share by breaking ties), with
     the occupation mix the raking leaves (``sectors``: occupation -> SOC major group; ``bls_wages``: OEWS
-    employment) and a sampling interval (workers resampled within occupation, every replicate re-raked)."""
+    employment) and a sampling interval (workers resampled within occupation, every replicate re-raked);
+    and the sample against the BLS, by demographic category and by sector (the values keep their register
+    ids, ``wb.demo.sample_pct.*`` and ``wb.external.sector*``)."""
     groups = demographics.demographic_groups(desires, metadata, n_draws=n_boot, seed=seed)
     raked, weights = demographics.raked_headline(
         desires, metadata, bls_age, bls_race_gender, PAPER_CUTOFF, max_iter=max_iter, tol=tol
     )
     comp = demographics.sample_vs_bls_demographics(desires, metadata, bls_age, bls_race_gender)
+    by_sector = external.sample_vs_bls_sectors(metadata, sectors, bls_wages)
     r = raked.set_index("variant")["share_gt_cutoff"]
     primary = "age + gender + race (Hispanic as White)"
     v = {
@@ -524,12 +517,17 @@ def demographics_section(
     for _, row in comp.iterrows():
         if np.isfinite(row["bls_pct"]):
             v[f"wb.demo.sample_pct.{row['variable']}.{row['category']}"] = row["sample_pct"]
+    v["wb.external.sectors_in_sample"] = int((by_sector["n_workers"] > 0).sum())
+    v["wb.external.sector_share_abs_gap"] = float(
+        0.5 * (by_sector["sample_share"] - by_sector["bls_share"]).abs().sum()
+    )
     return Section(
         values=v,
         tables={
             "demographic_groups": groups,
             "raking_variants": raked,
             "sample_vs_bls_demographics": comp,
+            "sample_vs_bls_sectors": by_sector,
             "raking_category_map": demographics.category_mapping_table(),
             "raking_sector_mix": mix,
         },

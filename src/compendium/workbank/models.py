@@ -6,7 +6,7 @@ The Human Agency Scale with its tie-rule sensitivity, the skills, Krippendorff's
 mixed model, and the demographic groups with the raking (:data:`compendium.workbank.result.MODEL_SECTIONS`)
 read the raw files and only the keys of ``PARTIAL_RECORDS["workbank_models"]`` (tie rule, seed, tie-break
 draws, optimiser, group bootstrap, raking settings), never the zone cut-off, the sweep or the zone
-bootstrap. So this stage computes them, and draws their four figures, once; the ``workbank`` stage reads
+bootstrap. So this stage computes them, and draws their five figures, once; the ``workbank`` stage reads
 them back (:func:`load`) and an exercise on the cut-off (``dvc exp run -S workbank.cutoff=3.5``) does not
 fit the mixed model or re-rake the sample again (about 4-5 s of the exercise loop on the 2-core machine).
 
@@ -53,11 +53,14 @@ def _figures() -> dict[str, Callable[[Mapping[str, Section]], object]]:
             s["demographics"].facts["response_mean_desire"],
             s["demographics"].facts["response_mean_has"],
         ),
+        "representativeness": lambda s: figures.representativeness(
+            s["demographics"].tables["sample_vs_bls_sectors"], s["demographics"].tables["sample_vs_bls_demographics"]
+        ),
     }
 
 
 #: the figures this stage draws (the chapter shows them with :func:`compendium.chapter.display.glue_png`)
-FIGURES = ("has_heatmap", "h5_radar", "skill_shift", "demographic_groups")
+FIGURES = ("has_heatmap", "h5_radar", "skill_shift", "demographic_groups", "representativeness")
 
 
 def _plain(sections: Mapping[str, Section]) -> dict:

@@ -17,7 +17,6 @@ import warnings
 import krippendorff
 import numpy as np
 import pandas as pd
-from statsmodels.regression.mixed_linear_model import MixedLM
 
 from compendium.pipeline.results import significant
 
@@ -139,6 +138,10 @@ def fit_mixed_model(data: pd.DataFrame, covariates=MIXED_MODEL_COVARIATES, *, me
 
 
 def _fit_mixed_model(data: pd.DataFrame, covariates, method: str):
+    # imported here: only the workbank_models stage fits the model, and statsmodels' formula machinery costs
+    # the workbank stage, which imports this module for the register's alpha values, about 0.2 s
+    from statsmodels.regression.mixed_linear_model import MixedLM
+
     X = design_matrix(data, covariates)
     model = MixedLM(data["desire"].astype(float), X, groups=data[TASK])
     with warnings.catch_warnings(record=True) as caught:

@@ -276,8 +276,7 @@ def build(
     model("agency")
     model("skills")
     model("reliability")
-    args = (des.extra["tasks"], land, i.usage, i.yc, i.papers, i.metadata, sectors, i.bls_wages)
-    ext = run("external", analysis.external_section, *args)
+    ext = run("external", analysis.external_section, des.extra["tasks"], land, i.usage, i.yc, i.papers)
     model("demographics")
     so_far = {k: x for s in out.values() for k, x in s.values.items()}
     run(
