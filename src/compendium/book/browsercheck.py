@@ -21,7 +21,7 @@ driven by Playwright; no browser download), wait for MathJax, save a full-page s
   (``data-theme="dark"``): screenshot and axe again.
 The axe results of every page go to ``book/_build/accessibility.json``.
 
-The static checks (links, anchors, image files) also run without a browser (:func:`static_problems`).
+The static checks (links, anchors, image files, the budgets) also run without a browser (:func:`static_problems`).
 
 It also reports each page's HTML size and its load time (navigation until the load event and MathJax are
 done), and fails a page over its budget (:data:`BUDGETS`: the claims chapter, which shows every printed
@@ -99,13 +99,31 @@ def _ids(html_path: Path, cache: dict) -> set[str]:
     return cache[html_path]
 
 
-def static_problems(html_dir: Path) -> list[str]:
-    """Broken internal links/anchors, missing image files, unresolved-reference nodes, raw markup in text."""
+def html_elements(soup: BeautifulSoup) -> int:
+    """How many HTML elements a parsed page holds (every start tag, as the parser builds the tree)."""
+    return len(soup.find_all(True))
+
+
+def _over_budget(rel: str, size: int, elements: int, limits: tuple[int, int]) -> list[str]:
+    max_bytes, max_elements = limits
+    out = []
+    if size > max_bytes:
+        out.append(f"{rel}: {size / 1e6:.2f} MB of HTML, over its budget of {max_bytes / 1e6:.1f} MB")
+    if elements > max_elements:
+        out.append(f"{rel}: {elements:,} HTML elements, over its budget of {max_elements:,}")
+    return out
+
+
+def static_problems(html_dir: Path, budgets: dict[str, tuple[int, int]] = BUDGETS) -> list[str]:
+    """Broken internal links/anchors, missing image files, unresolved-reference nodes, raw markup in text, and
+    a page over its size or element budget (``budgets``: page -> (max bytes, max HTML elements))."""
     html_dir = Path(html_dir)
     problems, cache = [], {}
     for page in pages(html_dir):
         rel = page.relative_to(html_dir)
         soup = BeautifulSoup(page.read_text(errors="replace"), "html.parser")
+        if (name := rel.as_posix()) in budgets:
+            problems += _over_budget(name, page.stat().st_size, html_elements(soup), budgets[name])
         main = soup.find("main") or soup
         for img in main.find_all("img"):
             src = img.get("src", "")
@@ -323,26 +341,6 @@ def _audit(page, axe_js: str, label: str, problems: list[str]) -> dict:
     return {"wcag": wcag, "best_practice": other}
 
 
-def html_elements(page: Path) -> int:
-    """How many HTML elements the page's file holds (every start tag, as the parser builds the tree)."""
-    return len(BeautifulSoup(Path(page).read_text(errors="replace"), "html.parser").find_all(True))
-
-
-def budget_problems(html_dir: Path, budgets: dict[str, tuple[int, int]] = BUDGETS) -> list[str]:
-    """Budgeted pages of the built book over their size or element budget (a page not built is skipped)."""
-    out = []
-    for rel, (max_bytes, max_elements) in budgets.items():
-        page = Path(html_dir) / rel
-        if not page.exists():
-            continue
-        size, elements = page.stat().st_size, html_elements(page)
-        if size > max_bytes:
-            out.append(f"{rel}: {size / 1e6:.2f} MB of HTML, over its budget of {max_bytes / 1e6:.1f} MB")
-        if elements > max_elements:
-            out.append(f"{rel}: {elements:,} HTML elements, over its budget of {max_elements:,}")
-    return out
-
-
 def size_time_report(stats: dict[str, tuple[int, float]], budgets: dict[str, tuple[int, int]] = BUDGETS) -> str:
     """One line per page: HTML size and load time; budgeted pages show their budget, a load over
     :data:`SLOW_S` is marked "slow" (reported, not failed: see the module's docstring)."""
@@ -474,7 +472,7 @@ def main(argv: list[str] | None = None) -> int:
         only=args.page,
         report=Path(args.screenshots).parent / "accessibility.json",
     )
-    problems += bproblems + budget_problems(html)
+    problems += bproblems
     print(size_time_report(stats))
     for p in problems:
         print("PROBLEM", p)
