@@ -80,6 +80,45 @@ def test_trueskill_gain_prefers_uncertain_and_close_pairs():
     assert g[0, 0] < g[0, 1] == pytest.approx(g[0, 2])  # the uncertain model's pairs first
 
 
+def test_best_pair_breaks_ties_within_the_tolerance_by_the_lowest_index():
+    eps = np.finfo(float).eps
+    g = np.array([[0.3, 0.5, 0.5 * (1 + 2 * eps), 0.1],  # equal but for rounding: the first of the two
+                  [0.3, 0.5, 0.5 * (1 + 1e-6), 0.1],  # a real difference: the larger
+                  [0.2, 0.2, 0.2, 0.2]])  # fmt: skip
+    assert sim.best_pair(g).tolist() == [1, 2, 0]
+    assert g.argmax(1).tolist() == [2, 2, 0]  # what a plain argmax picks: the rounding noise
+    assert sim.best_pair(g[None]).shape == (1, 3)
+
+
+def test_a_tie_on_the_board_recovers_no_order():
+    truth = np.arange(4)
+    th = np.array([[0.9, 0.5, 0.1, -0.2],  # the true order
+                   [0.5, 0.5 + 1e-12, 0.1, -0.2],  # the top two tie: neither the ranking nor the top
+                   [0.9, 0.5, 0.1, 0.1],  # a tie lower down: the top, not the ranking
+                   [0.5, 0.9, 0.1, -0.2]])  # fmt: skip
+    order = np.argsort(-th, axis=-1, kind="stable")
+    rank, top = sim.recovered(th, order, truth)
+    assert rank.tolist() == [True, False, False, False]
+    assert top.tolist() == [True, False, True, False]
+
+
+@pytest.mark.parametrize("design", ["ig_trueskill", "ig_davidson"])
+def test_information_gain_designs_do_not_follow_rounding_noise(design, monkeypatch):
+    """Every gain moved by a few units in the last place, as another CPU's exp/log1p move them: the same
+    studies. (With a plain argmax the symmetric first rounds pick other pairs, and the studies differ.)"""
+    p = _point(design, n=5, nu=0.4, budget=2000, spread="study")
+    want = sim.simulate_block(p, range(6), 13)
+    noise = np.random.default_rng(0)
+
+    def jitter(f):
+        return lambda *a: (g := f(*a)) * (1 + noise.integers(-3, 4, size=g.shape) * np.finfo(float).eps)
+
+    monkeypatch.setattr(sim, "_trueskill_gain", jitter(sim._trueskill_gain))
+    monkeypatch.setattr(sim.pw, "expected_information_gain", jitter(pw.expected_information_gain))
+    got = sim.simulate_block(p, range(6), 13)
+    pd.testing.assert_frame_equal(want, got, check_exact=True)
+
+
 def test_outcome_shares_follow_the_davidson_model():
     p = _point("uniform", nu=0.44, budget=20000, spread="study")
     df = sim.simulate_block(p, range(4), 9)

@@ -20,7 +20,8 @@ Designs (pair selection; the outcome model is the same for all):
   expected information gain under the TrueSkill belief (updated judgement by judgement with
   :func:`compendium.stats.pairwise.trueskill_batched`); the gain is the linearised entropy reduction
   of the Gaussian belief for a probit comparison, ``1/2 log(1 + (s2_i + s2_j) phi(t)^2 / (c^2 p (1-p)))``,
-  ``c^2 = 2 beta^2 + s2_i + s2_j``, ``t = (mu_i - mu_j) / c``, ``p = Phi(t)``;
+  ``c^2 = 2 beta^2 + s2_i + s2_j``, ``t = (mu_i - mu_j) / c``, ``p = Phi(t)``; gains equal to 1e-9 (relative)
+  count as tied and go to the lowest pair index (:func:`best_pair`), so rounding noise does not choose;
 * ``ig_davidson`` -- the same rule under a Bradley-Terry-Davidson posterior: the Laplace belief of
   the MAP Bradley-Terry fit to wins plus half the ties (the Davidson model's sufficient statistic),
   :func:`~compendium.stats.pairwise.bradley_terry_map` warm-started each round, and
@@ -40,7 +41,9 @@ also the per-group boards and their equal-weight consolidation (mean of the grou
 ``consolidated``). Recorded per repetition and checkpoint: full ranking / top model recovered
 (pooled and consolidated), decisive judgements so far, the reported P(best) of the pooled leader
 (Laplace posterior, Monte Carlo) and whether that leader is truly best, the pooled board's mean
-posterior standard deviation and the smallest group board's.
+posterior standard deviation and the smallest group board's. Models fitted equal (to 1e-9) are tied on the
+board, and a tie recovers no order (:func:`recovered`): a board whose top two tie has no leader that is
+truly best.
 """
 
 from __future__ import annotations
@@ -215,6 +218,26 @@ def _trueskill_gain(m, s2, i, j):
     return np.log1p(s2ij * phi * phi / (c2 * p * (1.0 - p)))
 
 
+#: gains within this relative distance of a round's largest count as tied (see :func:`best_pair`)
+TIE_REL = 1e-9
+
+
+def best_pair(gain: np.ndarray, rel: float = TIE_REL) -> np.ndarray:
+    """The pair each row picks, shape ``gain.shape[:-1]``: the largest gain, ties broken by the lowest pair index,
+    gains within ``rel`` (relative) of the row's largest counting as tied.
+
+    Why not ``gain.argmax(-1)``: a symmetric belief (every model alike at the start, or two models with the same
+    record) gives pairs whose gains are equal in exact arithmetic, and their last bits then depend on which SIMD
+    code NumPy dispatches ``exp``/``log1p`` to (its AVX-512 routines or glibc's); a plain argmax picked by that
+    rounding noise, so one simulated study came out differently on a CPU with AVX-512 and on one without
+    (repetition 13 of the default grid's BT-Davidson point: pair 9 against pair 8 in its third round, the
+    two gains 1.7e-16 apart), and so did the stage's tables. Rounding noise is about 1e-16 relative; a real
+    difference between two pairs' gains below 1e-9 is no reason to prefer one.
+    """
+    best = gain.max(axis=-1, keepdims=True)
+    return (gain >= best - rel * np.abs(best)).argmax(-1)
+
+
 def _counts_adaptive(point, d, theta_g, i, j):
     """Cumulative (R, C, G, P, 3) counts at the checkpoints for an information-gain design."""
     R = d["u_pair"].shape[0]
@@ -230,12 +253,12 @@ def _counts_adaptive(point, d, theta_g, i, j):
     for ck in point.checkpoints:
         while t < ck:
             if point.design == "ig_trueskill":
-                pick = _trueskill_gain(m, s * s, i, j).argmax(1)
+                pick = best_pair(_trueskill_gain(m, s * s, i, j))
             else:
                 n = counts.sum(1)
                 W = pw.win_matrix_from_counts(i, j, n[..., 0], n[..., 1], n[..., 2], K)
                 theta, cov = pw.bradley_terry_map(W, prior_sd=point.prior_sd, theta0=theta, n_iter=1)
-                pick = pw.expected_information_gain(theta, cov).argmax(1)
+                pick = best_pair(pw.expected_information_gain(theta, cov))
             pair = np.repeat(pick[:, None], B, axis=1)
             grp = np.minimum((d["u_grp"][:, t : t + B] * G).astype(np.int64), G - 1)
             out = _outcomes(theta_g, i, j, pair, grp, d["u_out"][:, t : t + B], point.nu)
@@ -268,6 +291,27 @@ def _boards(n, K, i, j, prior_sd):
     return pw.bradley_terry_map(W, prior_sd=prior_sd, n_iter=25, tol=-1.0)
 
 
+#: fitted log-strengths closer than this count as equal: the board does not order them (see :func:`recovered`)
+TIE_ABS = 1e-9
+
+
+def recovered(th: np.ndarray, order: np.ndarray, true_order: np.ndarray, tol: float = TIE_ABS):
+    """``(full ranking recovered, top model recovered)`` of boards ``th`` (..., K) sorted as ``order``.
+
+    Two models whose fitted log-strengths are equal to ``tol`` are tied on the board, and a tie recovers no
+    order: the ranking is recovered only if no two neighbours tie, the top model only if the second does not
+    tie with it. Why: equal records give equal strengths in exact arithmetic (about 1 % of the boards of the
+    BT-Davidson design with the study's strengths, whose balanced pairs make equal records common), and their
+    last bits come from the CPU's ``exp``; sorting them by those bits made the recovery differ between CPUs
+    and, since the true order runs by index, favoured the truth when the bits were equal.
+    """
+    s = np.take_along_axis(th, order, axis=-1)
+    apart = (s[..., :-1] - s[..., 1:]) >= tol
+    rank = (order == true_order).all(-1) & apart.all(-1)
+    top = (order[..., 0] == true_order[0]) & apart[..., 0]
+    return rank, top
+
+
 def simulate_block(point: Point, reps, seed: int) -> pd.DataFrame:
     """The rows (:data:`COLUMNS`) of the repetitions ``reps`` at ``point``, sorted by repetition and checkpoint."""
     reps = np.asarray(sorted(int(r) for r in reps), dtype=np.int64)
@@ -285,8 +329,7 @@ def simulate_block(point: Point, reps, seed: int) -> pd.DataFrame:
     th, cov = _boards(pooled, K, i, j, point.prior_sd)
     true_order = np.argsort(-theta, kind="stable")
     order = np.argsort(-th, axis=-1, kind="stable")
-    rank_p = (order == true_order).all(-1)
-    top_p = order[..., 0] == true_order[0]
+    rank_p, top_p = recovered(th, order, true_order)
     # P(best) of the pooled leader: Monte Carlo over the Laplace posterior (the repetition's own normals)
     L = cholesky(cov)  # (R, C, K, K)
     z = d["z_post"][:, None]  # (R, 1, D, K)
@@ -297,9 +340,7 @@ def simulate_block(point: Point, reps, seed: int) -> pd.DataFrame:
     if G > 1:
         thg, covg = _boards(counts, K, i, j, point.prior_sd)  # (R, C, G, K)
         cons = thg.mean(2)
-        order_c = np.argsort(-cons, axis=-1, kind="stable")
-        rank_c = (order_c == true_order).all(-1)
-        top_c = order_c[..., 0] == true_order[0]
+        rank_c, top_c = recovered(cons, np.argsort(-cons, axis=-1, kind="stable"), true_order)
         sd_group = centred_sd(covg).min(-1)
     else:
         rank_c, top_c, sd_group = rank_p, top_p, sd_pooled
@@ -315,7 +356,7 @@ def simulate_block(point: Point, reps, seed: int) -> pd.DataFrame:
             "rank_consolidated": rank_c.ravel(),
             "top_consolidated": top_c.ravel(),
             "pbest": pbest.ravel(),
-            "leader_is_best": (order[..., 0] == true_order[0]).ravel(),
+            "leader_is_best": top_p.ravel(),
             "sd_pooled": sd_pooled.ravel(),
             "sd_min_group": sd_group.ravel(),
         }
