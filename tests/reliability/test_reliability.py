@@ -239,6 +239,18 @@ def test_book_refuses_a_chapter_with_an_error_output(clone):
     assert_clean(clone)
 
 
+def assert_same_bytes_when_forced(clone: Path, stages: list[str], **env: str) -> None:
+    """Re-run ``stages`` (``dvc repro -f -s``) with ``env`` set: every output keeps its bytes, the clone stays clean."""
+    before = tree_hash(*(clone / "results" / s for s in stages))
+    for s in stages:
+        p = run(clone, "dvc", "repro", "-f", "-s", s, **env)
+        assert p.returncode == 0, p.stderr[-2000:]
+    after = tree_hash(*(clone / "results" / s for s in stages))
+    changed = [k for k in before if before[k] != after.get(k)]
+    assert changed == []
+    assert_clean(clone)
+
+
 def test_stage_outputs_do_not_depend_on_the_blas_kernel(clone):
     """Floats are written with a fixed number of significant digits: another OpenBLAS kernel gives the same
     bytes in every output of every computing stage, intermediate ones included (the mixed model differed in
@@ -246,14 +258,7 @@ def test_stage_outputs_do_not_depend_on_the_blas_kernel(clone):
     made ``dvc.lock`` differ between machines), so ``dvc.lock`` and ``dvc status`` stay clean."""
     stages = ["workbank_models", "workbank", "pwb", "pwb_benchmark", "evaluate", "preferences_mc", "preferences",
               "humane", "robustness"]  # fmt: skip
-    before = tree_hash(*(clone / "results" / s for s in stages))
-    for s in stages:
-        p = run(clone, "dvc", "repro", "-f", "-s", s, OPENBLAS_CORETYPE="Sandybridge")
-        assert p.returncode == 0, p.stderr[-2000:]
-    after = tree_hash(*(clone / "results" / s for s in stages))
-    changed = [k for k in before if before[k] != after.get(k)]
-    assert changed == []
-    assert_clean(clone)
+    assert_same_bytes_when_forced(clone, stages, OPENBLAS_CORETYPE="Sandybridge")
 
 
 def test_stage_outputs_do_not_depend_on_numpys_simd_paths(clone):
@@ -263,14 +268,7 @@ def test_stage_outputs_do_not_depend_on_numpys_simd_paths(clone):
     CPU with AVX-512 and one without. With those paths switched off the stages that simulate give the same
     bytes. (On a CPU without AVX-512 both runs take the same paths, and this test shows nothing.)"""
     stages = ["preferences_mc", "preferences", "humane"]
-    before = tree_hash(*(clone / "results" / s for s in stages))
-    for s in stages:
-        p = run(clone, "dvc", "repro", "-f", "-s", s, NPY_DISABLE_CPU_FEATURES="X86_V4 AVX512_ICL AVX512_SPR")
-        assert p.returncode == 0, p.stderr[-2000:]
-    after = tree_hash(*(clone / "results" / s for s in stages))
-    changed = [k for k in before if before[k] != after.get(k)]
-    assert changed == []
-    assert_clean(clone)
+    assert_same_bytes_when_forced(clone, stages, NPY_DISABLE_CPU_FEATURES="X86_V4 AVX512_ICL AVX512_SPR")
 
 
 # --- concurrency and swaps (issue 20, items 9 and 10) ------------------------------------------------
