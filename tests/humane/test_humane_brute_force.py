@@ -57,6 +57,13 @@ def map_fit(K, wins, prior_sd):
     return t, np.linalg.inv(H)
 
 
+def davidson_outcome(ta, tb, nu, u):
+    """``"a"``, ``"tie"`` or ``"b"``: the Davidson model's outcome of a and b (log-strengths) for the uniform ``u``."""
+    D = math.exp(ta) + math.exp(tb) + nu * math.exp((ta + tb) / 2)
+    p_a, p_tie = math.exp(ta) / D, nu * math.exp((ta + tb) / 2) / D
+    return "a" if u < p_a else "tie" if u < p_a + p_tie else "b"
+
+
 def one_study_by_hand(point, seed, rep):
     """One repetition of a uniform or arena point, judgement by judgement."""
     K, G, T = point.n_models, point.n_groups, point.budget
@@ -86,12 +93,11 @@ def one_study_by_hand(point, seed, rep):
         a, b = pairs[k]
         g = min(int(u_grp[t] * G), G - 1)
         ta, tb = (point.theta[x] + point.group_sd * z[g, x] for x in (a, b))
-        D = math.exp(ta) + math.exp(tb) + point.nu * math.exp((ta + tb) / 2)
-        p_a, p_tie = math.exp(ta) / D, point.nu * math.exp((ta + tb) / 2) / D
-        if u_out[t] < p_a:
+        result = davidson_outcome(ta, tb, point.nu, u_out[t])
+        if result == "a":
             wins[a][b] += 1
             decisive += 1
-        elif u_out[t] < p_a + p_tie:
+        elif result == "tie":
             wins[a][b] += 0.5
             wins[b][a] += 0.5
         else:
@@ -178,14 +184,12 @@ def one_adaptive_study_by_hand(point, seed, rep):
         picks.append(k)
         a, b = pairs[k]
         for u in u_out[t : t + B]:
-            ta, tb = point.theta[a], point.theta[b]
-            D = math.exp(ta) + math.exp(tb) + nu * math.exp((ta + tb) / 2)
-            p_a, p_tie = math.exp(ta) / D, nu * math.exp((ta + tb) / 2) / D
-            if u < p_a:
+            result = davidson_outcome(point.theta[a], point.theta[b], nu, u)
+            if result == "a":
                 wins[a][b] += 1
                 decisive += 1
                 rating[a], rating[b] = trueskill.rate_1vs1(rating[a], rating[b], env=ts)
-            elif u < p_a + p_tie:
+            elif result == "tie":
                 wins[a][b] += 0.5
                 wins[b][a] += 0.5
                 rating[a], rating[b] = trueskill.rate_1vs1(rating[a], rating[b], drawn=True, env=ts)
