@@ -1,5 +1,6 @@
 import os
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -7,6 +8,9 @@ import pytest
 os.environ.setdefault("MPLBACKEND", "Agg")
 
 from compendium.pipeline import paths  # noqa: E402
+
+# the shared test helpers (counting, scratch, hubmock) import by name from tests/
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 
 @pytest.fixture

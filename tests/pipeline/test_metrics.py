@@ -4,7 +4,7 @@ import json
 
 import pandas as pd
 
-from compendium.pipeline import metrics
+from compendium.pipeline import metrics, studies
 
 
 def test_headline_picks_the_named_keys_and_never_invents_one(tmp_path):
@@ -36,8 +36,8 @@ def test_every_stage_with_results_has_metrics_declared_in_dvc_yaml():
 def test_model_lists_match_the_study_packages():
     from compendium import preferences, pwb
 
-    assert metrics._PWB_MODELS == tuple(pwb.MODEL_KEYS.values())
-    assert metrics._PREF_MODELS == tuple(preferences.MODELS)
+    assert studies._PWB_MODELS == tuple(pwb.MODEL_KEYS.values())
+    assert studies._PREF_MODELS == tuple(preferences.MODELS)
 
 
 def test_counts_are_written_as_integers_and_shares_stay_floats(tmp_path):

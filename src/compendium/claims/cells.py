@@ -26,12 +26,11 @@ and raises :class:`ValueClash` on a key that two of them give different values.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
+from compendium.pipeline.results import ValueClash, merge_values, same_value  # the one merge, on the ground floor
 
 from .vocab import RegisterError
 
@@ -105,49 +104,3 @@ def cell_map(table: Mapping, source: str = "register") -> dict[tuple[str, str], 
 
 
 # ------------------------------------------------------------------------------------------ merging values
-
-
-class ValueClash(ValueError):
-    """Two value dicts give one key different values; the message names each key with both values."""
-
-
-def same_value(a: Any, b: Any, rtol: float = 1e-9, atol: float = 1e-12) -> bool:
-    """Whether two published values agree: numbers within ``rtol`` (and ``atol`` near zero), NaN equal to
-    NaN; lists element-wise with equal shape; anything else (text, None) equal as it is."""
-    if isinstance(a, (list, tuple, np.ndarray)) or isinstance(b, (list, tuple, np.ndarray)):
-        try:
-            x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-        except (TypeError, ValueError):
-            return bool(np.array_equal(np.asarray(a, dtype=object), np.asarray(b, dtype=object)))
-        return x.shape == y.shape and bool(np.allclose(x, y, rtol=rtol, atol=atol, equal_nan=True))
-    numbers = (int, float, np.integer, np.floating)
-    if isinstance(a, numbers) and isinstance(b, numbers):
-        if isinstance(a, (bool, np.bool_)) or isinstance(b, (bool, np.bool_)):
-            return a == b
-        fa, fb = float(a), float(b)
-        return (math.isnan(fa) and math.isnan(fb)) or math.isclose(fa, fb, rel_tol=rtol, abs_tol=atol)
-    return a == b
-
-
-def merge_values(*dicts: Mapping[str, Any], what: str = "values", rtol: float = 1e-9, atol: float = 1e-12) -> dict:
-    """The union of ``dicts``, in order. A key that more than one gives must have the same value in each
-    (:func:`same_value`; the later value is kept); otherwise :class:`ValueClash` names every such key with
-    the values and the position of the dicts that disagree (``what`` says what is being merged)."""
-    out: dict[str, Any] = {}
-    first: dict[str, int] = {}
-    clashes = []
-    for n, d in enumerate(dicts):
-        for k, v in d.items():
-            if k in out and not same_value(out[k], v, rtol, atol):
-                clashes.append(f"{k}: {out[k]!r} (dict {first[k] + 1}) vs {v!r} (dict {n + 1})")
-                continue
-            if k not in out:
-                first[k] = n
-            out[k] = v
-    if clashes:
-        raise ValueClash(
-            f"merging {what}: {len(clashes)} key(s) with different values: "
-            + "; ".join(clashes[:10])
-            + (f"; ... and {len(clashes) - 10} more" if len(clashes) > 10 else "")
-        )
-    return out

@@ -8,13 +8,15 @@ from pathlib import Path
 
 import numpy as np
 
-from compendium.pipeline import paths
+from compendium.pipeline import paths, studies
 
-STUDIES = ("pwb", "workbank", "hitl")
-STUDY_STAGE = {"workbank": "workbank", "pwb": "pwb", "hitl": "preferences"}
-STUDY_PKG = {"pwb": "pwb", "workbank": "workbank", "hitl": "preferences"}
-STUDY_PREFIX = {"pwb": "pwb.", "workbank": "wb.", "hitl": "hitl."}
-STUDY_NAME = {"pwb": "Pro-Worker AI Benchmark", "workbank": "WORKBank", "hitl": "Human preferences"}
+# the studies with a register, by their register's name (the claims' "study"), from the one list of studies
+_WITH_REGISTER = tuple(s for s in studies.STUDIES if s.register is not None)
+STUDIES = tuple(s.register for s in _WITH_REGISTER)
+STUDY_STAGE = {s.register: s.stage for s in _WITH_REGISTER}
+STUDY_PKG = {s.register: s.id for s in _WITH_REGISTER}
+STUDY_PREFIX = {s.register: s.claim_prefix for s in _WITH_REGISTER}
+STUDY_NAME = {s.register: s.title for s in _WITH_REGISTER}
 STATUSES = ("reproduced", "differs", "needs_data", "quoted", "off_paper", "unexplained")
 LEVELS = ("raw", "outside", "per_instance", "row_level", "none")
 RELATIONS = ("<", ">", "≤", "≥", "≈")

@@ -2,7 +2,7 @@
 through the package's own imports.
 
     python -m compendium.pipeline.deps            # print, per stage, the src/compendium paths its dvc.yaml deps need
-    python -m compendium.pipeline.deps --write    # write them into dvc.yaml
+    python -m compendium.pipeline.deps --write    # write them into dvc.yaml, with each study stage's data deps
 
 ``dvc.yaml`` lists these paths as each stage's code dependencies (a study's subpackage, the data layer, the
 stage runner and the chapter helpers as folders, other shared modules as files), so editing
@@ -19,7 +19,7 @@ import sys
 from functools import cache
 from pathlib import Path
 
-from compendium.pipeline import paths
+from compendium.pipeline import paths, studies
 
 PACKAGE = paths.ROOT / "src" / "compendium"
 #: the runner every stage's command starts (compendium.pipeline.stage and what it imports)
@@ -27,27 +27,20 @@ RUNNER = ("compendium.pipeline.stage",)
 #: package files a stage loads by path, which its ``import`` statements do not show: the claims stage loads
 #: each study's plain-data ``provenance.py`` on its own (:func:`compendium.claims.register.load_provenance`)
 READS: dict[str, tuple[str, ...]] = {
-    "claims": (
-        "src/compendium/preferences/provenance.py",
-        "src/compendium/pwb/provenance.py",
-        "src/compendium/workbank/provenance.py",
+    "claims": tuple(
+        f"src/compendium/{s.id}/provenance.py" for s in sorted(studies.STUDIES, key=lambda s: s.id) if s.register
     ),
 }
 #: stages whose command is a module's ``main`` (no notebook): stage -> module; their deps are that module's closure
-MODULE_STAGES: dict[str, str] = {
-    "workbank_models": "compendium.workbank.models",
-    "preferences_mc": "compendium.preferences.montecarlo",
-}
-#: subpackages listed as a whole folder (a study's code, the data layer, the shared statistics)
+MODULE_STAGES: dict[str, str] = {s.name: s.module for s in studies.ALL_STAGES if s.module is not None}
+#: subpackages listed as a whole folder: every study's wing, the claims check (with its templates/, read, not
+#: imported), the data layer, the shared statistics, and the stage runner and the chapter helpers, which nearly
+#: every stage uses (the module docstring: the price)
 FOLDERS = (
-    "compendium.claims",  # with its templates/ (read, not imported)
-    "compendium.workbank",
-    "compendium.pwb",
-    "compendium.preferences",
+    "compendium.claims",
+    *(s.package for s in studies.STUDIES),
     "compendium.data",
     "compendium.stats",
-    "compendium.humane",
-    # the stage runner and the chapter helpers, which nearly every stage uses (the module docstring: the price)
     "compendium.pipeline",
     "compendium.chapter",
 )
@@ -161,35 +154,67 @@ def stage_dep_paths() -> dict[str, list[str]]:
     return out
 
 
-def rewrite_dvc_yaml(text: str, wanted: dict[str, list[str]]) -> str:
+#: the dependency lines :func:`stage_data_deps` owns in a study's stage (any other line is kept as written)
+DATA_PREFIXES = ("results/", "published/", "sweeps/")
+
+
+def stage_data_deps() -> dict[str, list[str]]:
+    """For every stage of a study (:data:`compendium.pipeline.studies.STUDIES`), the data it depends on, in order:
+    the params check and its parameter record (``results/params/<stage>.json`` when it reads only some keys of its
+    section, else ``results/params/<section>.json``), then the files of other stages it reads
+    (:attr:`~compendium.pipeline.studies.Stage.reads`: small files of their own, never another study's whole
+    ``values.json``)."""
+    from compendium.pipeline.params import PARTIAL_RECORDS
+
+    out = {}
+    for study in studies.STUDIES:
+        for st in study.stages:
+            lines = []
+            if st.section is not None:
+                record = st.name if st.name in PARTIAL_RECORDS else st.section
+                lines += ["results/params/valid.json", f"results/params/{record}.json"]
+            out[st.name] = lines + list(st.reads)
+    return out
+
+
+def rewrite_dvc_yaml(text: str, wanted: dict[str, list[str]], data: dict[str, list[str]] | None = None) -> str:
     """``dvc.yaml`` with each stage's ``src/compendium`` deps replaced by ``wanted[stage]`` (inserted
-    after the stage's notebook dep), everything else kept as written."""
-    out, stage = [], None
+    after the stage's notebook dep) and, for the stages of ``data`` (:func:`stage_data_deps`), its
+    ``results/``, ``published/`` and ``sweeps/`` deps replaced by ``data[stage]`` (inserted after
+    ``requirements.txt``); everything else kept as written."""
+    data = data or {}
+    out, stage, block = [], None, None
     for line in text.splitlines():
         head = line[2:-1] if line.startswith("  ") and not line.startswith("   ") and line.endswith(":") else None
         if head is not None:
             stage = head
+        if line.startswith("    ") and not line.startswith("     ") and line.rstrip().endswith(":"):
+            block = line.strip()[:-1]  # deps, outs, params, metrics
         if stage in wanted and line.startswith("      - src/compendium"):
+            continue
+        if stage in data and block == "deps" and line.startswith(tuple(f"      - {p}" for p in DATA_PREFIXES)):
             continue
         out.append(line)
         if stage in wanted and (
             line.startswith("      - notebooks/") or stage in MODULE_STAGES and line == "    deps:"
         ):
             out += [f"      - {d}" for d in wanted[stage]]
+        if stage in data and line == "      - requirements.txt":
+            out += [f"      - {d}" for d in data[stage]]
     return "\n".join(out) + "\n"
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    wanted = stage_dep_paths()
+    wanted, data = stage_dep_paths(), stage_data_deps()
     if argv == ["--write"]:
         f = paths.ROOT / "dvc.yaml"
-        f.write_text(rewrite_dvc_yaml(f.read_text(), wanted))
-        print(f"updated the package deps of {len(wanted)} stages in {f}")
+        f.write_text(rewrite_dvc_yaml(f.read_text(), wanted, data))
+        print(f"updated the package deps of {len(wanted)} stages and the data deps of {len(data)} in {f}")
         return 0
     for name, deps in wanted.items():
         print(f"{name}:")
-        for d in deps:
+        for d in deps + data.get(name, []):
             print(f"  - {d}")
     return 0
 

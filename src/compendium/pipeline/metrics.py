@@ -12,48 +12,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from compendium.pipeline import paths
+from compendium.pipeline import paths, studies
 
-# Spelled out rather than imported from compendium.pwb / compendium.preferences: the stage runner imports this
-# module, so importing a study package here would make every stage depend on every study's code
-# (compendium.pipeline.deps). tests/pipeline/test_metrics.py checks that they match the packages' own lists.
-_PWB_MODELS = ("glm51", "gemma4", "deepseek", "gptoss", "nemotron", "devstral", "qwen35")
-_PREF_MODELS = ("untrained", "recipe_a", "recipe_b", "recipe_c", "recipe_d")
-
-#: stage -> {metric name: values.json key}
+#: stage -> {metric name: values.json key}: the studies' and the other chapters' headlines
+#: (:mod:`compendium.pipeline.studies`, plain data, so the stage runner that imports this module depends on no study)
 HEADLINE: dict[str, dict[str, str]] = {
-    "datasheet": {
-        "files": "data.files",
-        "worker_ratings": "data.rows.worker_desires",
-        "expert_ratings": "data.rows.expert_ratings",
-        "pair_judgements": "hitl.n_ratings",
-    },
-    "workbank": {
-        "zone_green": "wb.zones.green",
-        "zone_red": "wb.zones.red",
-        "zone_rnd": "wb.zones.rnd",
-        "zone_low": "wb.zones.low",
-        "share_desire_gt3": "wb.desire.share_gt3",
-        "workers_want_more_agency": "wb.has.workers_more",
-        "alpha_expert_capability": "wb.alpha.expert_capability",
-        "icc": "wb.mixed.icc",
-    },
-    "pwb": {
-        "layer1_baseline_mean": "pwb.layer1.baseline_mean",
-        "layer1_prompted_mean": "pwb.layer1.prompted_mean",
-        "delta_mean": "pwb.delta.mean",
-        "fourth_judge_qwk": "pwb.fourth_judge.qwk",
-        **{f"pwi_prompted_{m}": f"pwb.pwi.{m}.prompted" for m in _PWB_MODELS},
-    },
-    "pwb_benchmark": {"dimensions": "pwb.benchmark.n_dimensions", "layer1_prompts": "pwb.benchmark.n_layer1_prompts"},
-    "preferences": {
-        "judgements": "hitl.n_ratings",
-        "ties": "hitl.n_ties",
-        **{f"bt_{m}": f"hitl.bt.{m}" for m in _PREF_MODELS},
-        "p_c_stronger_than_d": "pref.c_vs_d.p_c_stronger",
-        "davidson_nu": "pref.davidson.nu",
-    },
-    "robustness": {"findings": "rob.n_findings", "findings_holding_everywhere": "rob.n_hold_all"},
+    **{k: dict(v) for k, v in studies.CHAPTER_HEADLINE.items() if k == "datasheet"},
+    **{s.stage: dict(s.headline) for s in studies.STUDIES if s.headline},
+    **{k: dict(v) for k, v in studies.CHAPTER_HEADLINE.items() if k != "datasheet"},
 }
 #: the metrics that count something: written as integers (values.json may hold a count as 364.0), so that
 #: ``dvc metrics diff`` and ``dvc exp show`` print 364, not 364.0

@@ -26,11 +26,11 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from compendium.pipeline import paths
+from compendium.pipeline import paths, studies
 
 RESTORE_HINT = (
     "Fix params.yaml; if a failed `dvc exp run -S ...` left the bad value there, restore the "
@@ -57,9 +57,12 @@ def Real(**bounds):  # noqa: N802 - a type, as Seed
 
 
 class _Section(BaseModel):
+    """A section of ``params.yaml``; ``section`` names it (a study's id, :mod:`compendium.pipeline.studies`)."""
+
     # strict: no bool -> number and no str -> number coercion (pydantic's lax mode reads `true` as 1 and
     # "3" as 3); pydantic's strict mode still accepts an int where a float is declared
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+    section: ClassVar[str]
 
 
 def _csv(value: str, key: str) -> list[str]:
@@ -95,10 +98,12 @@ def _csv_choices(value: str, key: str, allowed: tuple[str, ...]) -> str:
 
 
 class Data(_Section):
-    pass
+    section = "data"
 
 
 class Workbank(_Section):
+    section = "workbank"
+
     cutoff: Real(ge=1, le=5, description="the zone cut-off on the 1-5 rating scale")
     has_tie_rule: Literal["lowest", "highest", "random", "mean"]
     seed: Seed
@@ -133,6 +138,8 @@ SIM_SNAPSHOTS_MAX = 2_000_000
 
 
 class Preferences(_Section):
+    section = "preferences"
+
     seed: Seed
     n_bootstrap: Count(200_000, "bootstrap replicates", "about 1.4 kB a replicate (0.3 GB at the bound)")
     ci_level: Level
@@ -174,6 +181,8 @@ class Preferences(_Section):
 
 
 class Pwb(_Section):
+    section = "pwb"
+
     weight_scheme: Literal["weights", "legacy_weights_v2_0"]
     n_boot: Count(1_000_000, "bootstrap draws", "drawn in chunks: about 100 B a draw and cell")
     seed: Seed
@@ -199,6 +208,8 @@ GRIDS = (
 
 
 class Robustness(_Section):
+    section = "robustness"
+
     seed: Seed
     zone_cutoffs: str
     zone_boundaries: str
@@ -250,6 +261,8 @@ class Robustness(_Section):
 
 
 class Humane(_Section):
+    section = "humane"
+
     seed: Seed
     time_budget_s: Annotated[float, Field(gt=0, le=600, description="seconds the default grid may take in dvc repro")]
     default_repetitions: Count(10_000, "repetitions per design of the default grid", "each keeps a few numbers")
@@ -266,14 +279,10 @@ class Humane(_Section):
         return v
 
 
-SCHEMA: dict[str, type[_Section]] = {
-    "data": Data,
-    "workbank": Workbank,
-    "preferences": Preferences,
-    "pwb": Pwb,
-    "robustness": Robustness,
-    "humane": Humane,
-}
+#: section -> its model: ``data`` and one per study (:data:`compendium.pipeline.studies.STUDIES`, in that order),
+#: found by each model's ``section``; tests/pipeline/test_params.py checks that every study has one
+_MODELS: dict[str, type[_Section]] = {m.section: m for m in _Section.__subclasses__()}
+SCHEMA: dict[str, type[_Section]] = {"data": _MODELS["data"]} | {s.id: _MODELS[s.id] for s in studies.STUDIES}
 
 
 _P, _C = "the paper", "the committed run"
@@ -354,18 +363,30 @@ REFERENCE: dict[str, dict[str, tuple[Any, str]]] = {
 WORKBANK_PAPER_CUTOFF: float = REFERENCE["workbank"]["cutoff"][0]
 
 
-def workbank_params(**overrides: Any) -> Workbank:
-    """The validated WORKBank parameters: :data:`REFERENCE`'s values with ``overrides`` (e.g. the notebook's
-    papermill parameters), so every default of ``compendium.workbank`` lives here and nowhere else."""
-    values = {k: v for k, (v, _) in REFERENCE["workbank"].items()}
+def reference(section: str) -> dict[str, Any]:
+    """The reference value of every key of ``section`` (:data:`REFERENCE`, without the sources)."""
+    return {k: v for k, (v, _) in REFERENCE[section].items()}
+
+
+def study_params(section: str, **overrides: Any) -> _Section:
+    """The validated parameters of a study: its section's model (:data:`SCHEMA`) with :data:`REFERENCE`'s values,
+    ``overrides`` applied (e.g. the notebook's papermill parameters). Every default of a study lives in
+    :data:`REFERENCE` and nowhere else; an unknown key or a bad value raises :class:`ParamsError` naming it."""
+    if section not in SCHEMA:
+        raise ParamsError(f"{section} is not a section of params.yaml (known: {', '.join(SCHEMA)})")
+    model, values = SCHEMA[section], reference(section)
     unknown = sorted(set(overrides) - set(values))
     if unknown:
-        raise ParamsError(f"workbank: unknown parameter(s) {', '.join(unknown)} (known: {', '.join(values)})")
+        raise ParamsError(f"{section}: unknown parameter(s) {', '.join(unknown)} (known: {', '.join(values)})")
     try:
-        return Workbank.model_validate(values | overrides)
+        return model.model_validate(values | overrides)
     except ValidationError as exc:
-        problems = "; ".join(_describe("workbank", Workbank, e) for e in exc.errors(include_url=False))
+        problems = "; ".join(_describe(section, model, e) for e in exc.errors(include_url=False))
         raise ParamsError(problems) from None
+
+
+def workbank_params(**overrides: Any) -> Workbank:  # TEMPORARY: until the WORKBank wing calls study_params
+    return study_params("workbank", **overrides)
 
 
 def _same(value: Any, ref: Any) -> bool:
@@ -391,7 +412,8 @@ def off_paper(sections: dict[str, dict], only: tuple[str, ...] | None = None) ->
 def off_paper_from_files(params_dir: Path | None = None, only: tuple[str, ...] | None = None):
     """:func:`off_paper` of the validated sections the ``params`` stage wrote (``results/params/<section>.json``)."""
     d = Path(params_dir) if params_dir is not None else paths.stage_dir("params")
-    sections = {n: json.loads((d / f"{n}.json").read_text()) for n in SCHEMA if (d / f"{n}.json").exists()}
+    # in params.yaml's order (REFERENCE is written in it), as the banner lists the keys
+    sections = {n: json.loads((d / f"{n}.json").read_text()) for n in REFERENCE if (d / f"{n}.json").exists()}
     return off_paper(sections, only)
 
 
@@ -457,9 +479,8 @@ def validate(doc: Any, source: str = "params.yaml") -> dict[str, dict]:
     problems += [f"{k} is not a section of {source} (known: {', '.join(SCHEMA)})" for k in unknown]
     problems += [f"section {k} is missing" for k in SCHEMA if k not in doc]
     out = {}
-    for name, model in SCHEMA.items():
-        if name not in doc:
-            continue
+    for name in [k for k in doc if k in SCHEMA]:  # in the file's order (the banner lists keys as params.yaml does)
+        model = SCHEMA[name]
         raw = doc[name] if doc[name] is not None else {}
         if not isinstance(raw, dict):
             problems.append(f"{name} must be a mapping of parameters")
@@ -526,15 +547,15 @@ def load_section(section: str, path: Path | None = None) -> dict:
     return load(path)[section]
 
 
-#: Stages that read only some keys of a section, each recorded by the ``params`` stage in a file of its own,
-#: ``results/params/<stage>.json`` (its DVC dependency), so that a change of any other key of the section
-#: leaves the stage up to date: ``workbank_models`` computes what no zone cut-off, sweep or zone-bootstrap
-#: setting reaches (:mod:`compendium.workbank.models`), and ``dvc exp run -S workbank.cutoff=3.5`` skips it.
+#: Stages that read only some keys of a section (:attr:`compendium.pipeline.studies.Stage.keys`), each recorded by
+#: the ``params`` stage in a file of its own, ``results/params/<stage>.json`` (its DVC dependency), so that a change
+#: of any other key of the section leaves the stage up to date: ``workbank_models`` computes what no zone cut-off,
+#: sweep or zone-bootstrap setting reaches (:mod:`compendium.workbank.models`), and ``dvc exp run -S
+#: workbank.cutoff=3.5`` skips it. A stage that reads its whole section depends on ``results/params/<section>.json``.
 PARTIAL_RECORDS: dict[str, tuple[str, tuple[str, ...]]] = {
-    "workbank_models": (
-        "workbank",
-        ("has_tie_rule", "seed", "n_tie_draws", "mixed_method", "n_boot_groups", "raking_max_iter", "raking_tol"),
-    ),
+    st.name: (st.section, studies.param_keys(st.name, tuple(SCHEMA[st.section].model_fields)))
+    for st in studies.ALL_STAGES
+    if st.section is not None and st.keys is not None
 }
 
 

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from compendium.pipeline import paths
+from compendium.pipeline import paths, studies
 
 FLOAT_FORMAT = "%.10g"
 #: values.json keeps 12 significant digits: some register claims (notebook-printed densities and p-values) carry
@@ -97,6 +97,33 @@ def write_missing(stage: str, missing: Mapping[str, str], root: Path | None = No
     return out
 
 
+def write_exports(stage: str, values: Mapping[str, Any], root: Path | None = None) -> list[Path]:
+    """Write ``results/<stage>/exports/<consumer>.json`` for every consumer of the stage's study
+    (:attr:`compendium.pipeline.studies.Study.exports`): the few ``values`` keys that stage reads, as
+    ``values.json`` writes them, so the consumer depends on them and not on the whole ``values.json``. A key
+    the study declares but ``values`` lacks raises ``KeyError`` naming it."""
+    exports = next((s.exports for s in studies.STUDIES if s.stage == stage), {})
+    out = []
+    for consumer, keys in exports.items():
+        absent = [k for k in keys if k not in values]
+        if absent:
+            raise KeyError(f"{stage}: the values {', '.join(absent)} that the {consumer} stage reads were not computed")
+        f = (root or paths.stage_dir(stage)) / "exports" / f"{consumer}.json"
+        f.parent.mkdir(parents=True, exist_ok=True)
+        f.write_text(json.dumps({k: _clean(values[k], k) for k in keys}, indent=1, sort_keys=True) + "\n")
+        out.append(f)
+    return out
+
+
+def read_export(stage: str, consumer: str, root: Path | None = None) -> dict[str, Any]:
+    """The values stage ``stage`` exported for ``consumer`` (:func:`write_exports`); FileNotFoundError naming
+    the command that makes them."""
+    f = (root or paths.RESULTS / stage) / "exports" / f"{consumer}.json"
+    if not f.exists():
+        raise FileNotFoundError(f"{f} does not exist: run `dvc repro {stage}` first")
+    return json.loads(f.read_text())
+
+
 def read_missing(stage: str, root: Path | None = None) -> dict[str, str]:
     """A stage's missing.json (empty if the stage wrote none)."""
     p = (root or paths.stage_dir(stage)) / "missing.json"
@@ -128,4 +155,50 @@ def save_png(out: Path, fig, dpi: int = 120) -> Path:
     """Save ``fig`` as the PNG ``out`` without timestamps/software metadata (byte-stable)."""
     out.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(out, dpi=dpi, bbox_inches="tight", metadata={"Software": None})
+    return out
+
+
+class ValueClash(ValueError):
+    """Two value dicts give one key different values; the message names each key with both values."""
+
+
+def same_value(a: Any, b: Any, rtol: float = 1e-9, atol: float = 1e-12) -> bool:
+    """Whether two published values agree: numbers within ``rtol`` (and ``atol`` near zero), NaN equal to
+    NaN; lists element-wise with equal shape; anything else (text, None) equal as it is."""
+    if isinstance(a, (list, tuple, np.ndarray)) or isinstance(b, (list, tuple, np.ndarray)):
+        try:
+            x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+        except (TypeError, ValueError):
+            return bool(np.array_equal(np.asarray(a, dtype=object), np.asarray(b, dtype=object)))
+        return x.shape == y.shape and bool(np.allclose(x, y, rtol=rtol, atol=atol, equal_nan=True))
+    numbers = (int, float, np.integer, np.floating)
+    if isinstance(a, numbers) and isinstance(b, numbers):
+        if isinstance(a, (bool, np.bool_)) or isinstance(b, (bool, np.bool_)):
+            return a == b
+        fa, fb = float(a), float(b)
+        return (math.isnan(fa) and math.isnan(fb)) or math.isclose(fa, fb, rel_tol=rtol, abs_tol=atol)
+    return a == b
+
+
+def merge_values(*dicts: Mapping[str, Any], what: str = "values", rtol: float = 1e-9, atol: float = 1e-12) -> dict:
+    """The union of ``dicts``, in order. A key that more than one gives must have the same value in each
+    (:func:`same_value`; the later value is kept); otherwise :class:`ValueClash` names every such key with
+    the values and the position of the dicts that disagree (``what`` says what is being merged)."""
+    out: dict[str, Any] = {}
+    first: dict[str, int] = {}
+    clashes = []
+    for n, d in enumerate(dicts):
+        for k, v in d.items():
+            if k in out and not same_value(out[k], v, rtol, atol):
+                clashes.append(f"{k}: {out[k]!r} (dict {first[k] + 1}) vs {v!r} (dict {n + 1})")
+                continue
+            if k not in out:
+                first[k] = n
+            out[k] = v
+    if clashes:
+        raise ValueClash(
+            f"merging {what}: {len(clashes)} key(s) with different values: "
+            + "; ".join(clashes[:10])
+            + (f"; ... and {len(clashes) - 10} more" if len(clashes) > 10 else "")
+        )
     return out

@@ -38,7 +38,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from compendium.pipeline import paths
+from compendium.pipeline import paths, studies
 from compendium.pipeline.params import ParamsError
 
 STAGING_ENV = "COMPENDIUM_STAGING"
@@ -59,20 +59,9 @@ class Stage:
         return paths.BOOK / "executed" / f"{self.notebook}.ipynb"
 
 
+#: the notebook stages (:data:`compendium.pipeline.studies.ALL_STAGES` with a notebook)
 STAGES: dict[str, Stage] = {
-    s.name: s
-    for s in (
-        Stage("datasheet", "00_data", None),
-        Stage("claims", "05_claims", None),
-        Stage("pwb", "10_pwb", "pwb"),
-        Stage("pwb_benchmark", "11_pwb_benchmark", None),
-        Stage("evaluate", "12_evaluate", None),
-        Stage("workbank", "20_workbank", "workbank"),
-        Stage("preferences", "30_preferences", "preferences"),
-        Stage("humane", "35_humane_scale", "humane"),
-        Stage("robustness", "40_robustness", "robustness"),
-        Stage("reproducibility", "90_reproducibility", None),
-    )
+    s.name: Stage(s.name, s.notebook, s.section) for s in studies.ALL_STAGES if s.notebook is not None
 }
 
 

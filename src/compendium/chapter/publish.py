@@ -1,0 +1,52 @@
+"""The one way a chapter ends: its values merged with the register's, written once, with its tables.
+
+Every study chapter's last cell is::
+
+    values = publish(STAGE, values.stage_values(result), register.register_values(result), values.tables(result))
+
+and :func:`phrases` is the one way a wing's ``summary`` collects its small ``*_phrases(result)`` functions.
+Both merge with :func:`compendium.pipeline.results.merge_values`: a key that two parts give different values
+raises and names each such key, so no number is silently overwritten by another computation of it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+import pandas as pd
+
+from compendium.pipeline.results import merge_values, write_exports, write_missing, write_table, write_values
+
+__all__ = ["publish", "phrases"]
+
+
+def publish(
+    stage: str,
+    values: Mapping[str, Any],
+    register: tuple[Mapping[str, Any], Mapping[str, str]] | None = None,
+    tables: Mapping[str, pd.DataFrame] | None = None,
+) -> dict[str, Any]:
+    """Write a chapter's results and return the values it published.
+
+    ``values``: the chapter's own values (the wing's ``values.stage_values(result)``); ``register``: ``(values,
+    missing)`` from the wing's ``register.register_values(result)``, or None for a study without a register
+    (then no ``missing.json`` is written); ``tables``: name -> table, each written to ``tables/<name>.csv``.
+    Writes ``values.json`` (the merge of both value dicts: a clash raises
+    :class:`~compendium.pipeline.results.ValueClash` naming every key), ``missing.json``, and the small files
+    other stages read (``exports/<consumer>.json``, :func:`~compendium.pipeline.results.write_exports`)."""
+    reg_values, missing = register if register is not None else ({}, None)
+    merged = merge_values(values, reg_values, what=f"{stage}: the chapter's values and the register's")
+    for name, df in (tables or {}).items():
+        write_table(stage, name, df)
+    write_values(stage, merged)
+    if missing is not None:
+        write_missing(stage, missing)
+    write_exports(stage, merged)
+    return merged
+
+
+def phrases(result: Any, functions: Iterable[Callable[[Any], Mapping[str, Any]]], what: str = "phrases") -> dict:
+    """Every ``{glue}`` value of a chapter: the union of ``f(result)`` for each of a wing's ``PHRASES``; two
+    functions that give one key different values raise, naming the key (``what``: whose phrases)."""
+    return merge_values(*(f(result) for f in functions), what=what)

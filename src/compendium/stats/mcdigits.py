@@ -1,0 +1,89 @@
+"""The digits a Monte-Carlo error supports: one module, used by every wing that prints a simulated number.
+
+A number estimated by simulation or resampling carries a Monte-Carlo error; printing digits finer than that
+error claims a precision the run does not have. Every wing rounds with :func:`mc_step` (the rounding unit an
+error supports) and :func:`mc_format` (a number written to that unit). Three rules, each a named choice of
+:func:`mc_step`, because the chapters print three kinds of number:
+
+``"leading"`` -- an interval's ends, and any number printed beside its own error: the power of ten of the
+    error's leading digit (an SE of 0.19 supports tenths, one of 1.3 units, one of 430 hundreds). The
+    WORKBank raking interval and the preferences chapter's Monte Carlo intervals use it.
+``"estimate"`` -- a point estimate, as the shortest number within one standard error of it: the smallest power
+    of ten at least as large as the SE if rounding to it moves the number by no more than the SE, otherwise the
+    ``"leading"`` unit (which moves it by at most SE / 2). 14,297 +- 423 prints 14,000; 17,793 +- 1,063 prints
+    18,000, not 20,000. The preferences chapter's "judgements needed" and the robustness chapter's bootstrap
+    shares use it.
+``"pdg"`` -- the Particle Data Group's rule, from an interval's *half-width* (not an SE): two significant digits
+    of the half-width if its three leading digits are 100-354, else one. The HUMANE scale chapter uses it for
+    judgements needed and savings, whose intervals are bootstrap percentiles.
+
+The rules are kept apart, not unified, because unifying them would change printed digits of the committed book;
+each chapter's choice is named where it calls :func:`mc_step`.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Literal
+
+__all__ = ["Rule", "RULES", "mc_step", "mc_decimals", "mc_format"]
+
+Rule = Literal["leading", "estimate", "pdg"]
+RULES: tuple[str, ...] = ("leading", "estimate", "pdg")
+
+
+def _positive(error: float, what: str) -> float:
+    e = float(error)
+    if not (e > 0 and math.isfinite(e)):
+        raise ValueError(f"mc_step: need a positive finite {what}, got {error!r}")
+    return e
+
+
+def mc_step(error: float, x: float | None = None, rule: Rule = "leading") -> float:
+    """The rounding unit (a power of ten) that a Monte-Carlo ``error`` supports, by ``rule`` (see the module
+    docstring): ``"leading"`` and ``"estimate"`` take a standard error, ``"pdg"`` an interval's half-width;
+    ``"estimate"`` needs the estimate ``x``. Raises ValueError for an error that is not positive and finite."""
+    if rule == "pdg":
+        hw = _positive(error, "half-width")
+        e = math.floor(math.log10(hw))
+        lead = hw / 10.0 ** (e - 2)
+        return 10.0 ** (e - 1) if lead < 355 else 10.0**e
+    se = _positive(error, "standard error")
+    fine = 10.0 ** math.floor(math.log10(se))
+    if rule == "leading":
+        return fine
+    if rule == "estimate":
+        if x is None:
+            raise ValueError("mc_step: the 'estimate' rule needs the estimate x")
+        coarse = fine if se == fine else 10 * fine  # the smallest power of ten at least as large as the SE
+        return coarse if abs(round(x / coarse) * coarse - x) <= se else fine
+    raise ValueError(f"mc_step: rule must be one of {', '.join(RULES)}, not {rule!r}")
+
+
+def mc_decimals(step: float) -> int:
+    """Decimal places that print a multiple of ``step`` (a power of ten): 0 for 1 and above, 2 for 0.01."""
+    return max(0, -math.floor(math.log10(float(step)) + 1e-9))
+
+
+def mc_format(
+    x: float, step: float, how: Literal["nearest", "down", "up", "plain"] = "nearest", *, thousands: bool = False
+) -> str:
+    """``x`` written to a multiple of ``step``: ``"nearest"`` (``round(x / step) * step``, halves to even),
+    ``"down"`` / ``"up"`` (an interval's ends or a bound, outwards), or ``"plain"`` (``x`` formatted to the
+    step's decimals without first rounding to the step, for steps below 1 the same digits as ``"nearest"`` up
+    to halves); ``thousands``: with a comma between thousands (``14,000``)."""
+    d = mc_decimals(step)
+    if how == "plain":
+        v = float(x)
+    else:
+        q = float(x) / step
+        if how == "down":
+            q = math.floor(q + 1e-9)
+        elif how == "up":
+            q = math.ceil(q - 1e-9)
+        elif how == "nearest":
+            q = round(q)
+        else:
+            raise ValueError(f"mc_format: how must be nearest, down, up or plain, not {how!r}")
+        v = q * step
+    return f"{v:,.{d}f}" if thousands else f"{v:.{d}f}"
