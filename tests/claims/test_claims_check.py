@@ -785,6 +785,35 @@ def test_a_miss_off_the_papers_settings_is_off_paper_never_unexplained(tmp_path)
     assert claims.MARK["off_paper"] == ("⇄", "off-paper run") and "off_paper" in claims.STATUSES
 
 
+def test_off_the_papers_settings_only_a_value_that_moved_is_relabelled(tmp_path):
+    """Issue 38: a claim that misses is *off-paper run* only if its value (or its Monte-Carlo SE) moved against the
+    run at the reference settings; one that did not move keeps its status, reason and evidence."""
+    reg = _register(
+        tmp_path,
+        [_claim("pwb.a", 10.0, tol=0.05), _claim("pwb.b", 5.0, tol=0.05), _claim("pwb.c", 7.0, tol=0.05)],
+    )
+    pub = claims.load_published(reg)
+    notes = {"pwb.b": {"kind": "differs", "reason": "paper_slip", "note": "the paper's slip", "evidence": "tbl-x"}}
+    ref = {"pwb.a": 11.0, "pwb.b": 6.0, "pwb.c": 7.0}
+    now = {"pwb.a": 12.0, "pwb.b": 6.0, "pwb.c": 7.5}
+    off = {"pwb": ["pwb.restore_weight = 0.05 (reference 0.1, the paper)"]}
+    t = claims.check(pub, {"pwb": now}, notes, off_paper=off, reference={"pwb": ref})
+    got = dict(zip(t["claim_id"], zip(t["status"], t["reason"], t["evidence"], strict=True), strict=True))
+    assert got["pwb.a"][0] == "off_paper"  # moved 11 -> 12 and misses
+    assert got["pwb.b"] == ("differs", "paper_slip", "tbl-x")  # did not move: keeps its reason and evidence
+    assert got["pwb.c"][0] == "off_paper"  # moved 7 -> 7.5, missing the printed 7
+    assert "this run 12" in t.loc[0, "note"] and "at the reference settings 11" in t.loc[0, "note"]
+    assert claims.moved("pwb.b", now, ref) is False and claims.moved("pwb.a", now, ref) is True
+    # a Monte-Carlo SE that moved counts as a move (a differs note of kind monte_carlo depends on it)
+    assert claims.moved("pwb.b", now | {"pwb.b.mc_se": 0.2}, ref | {"pwb.b.mc_se": 0.1}) is True
+    # with no reference run in this workspace every computed miss is relabelled, as before
+    t = claims.check(pub, {"pwb": now}, notes, off_paper=off, reference={"pwb": None})
+    assert list(t["status"]) == ["off_paper", "off_paper", "off_paper"]
+    # on the paper's settings the reference is not consulted
+    t = claims.check(pub, {"pwb": now}, notes, reference={"pwb": ref})
+    assert list(t["status"]) == ["unexplained", "differs", "unexplained"]
+
+
 def test_the_verdict_sentence_follows_the_statuses():
     def st(**counts):
         c = dict.fromkeys(claims.STATUSES, 0) | counts

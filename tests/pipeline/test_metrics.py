@@ -19,7 +19,14 @@ def test_headline_picks_the_named_keys_and_never_invents_one(tmp_path):
 
 def test_claims_metrics_count_statuses(tmp_path):
     pd.DataFrame({"status": ["reproduced", "reproduced", "needs_data", "differs"]}).to_csv(tmp_path / "claims.csv")
-    assert metrics.headline("claims", tmp_path) == {"claims_differs": 1, "claims_needs_data": 1, "claims_reproduced": 2}
+    assert metrics.headline("claims", tmp_path) == {
+        "claims_differs": 1,
+        "claims_needs_data": 1,
+        "claims_off_paper": 0,
+        "claims_quoted": 0,
+        "claims_reproduced": 2,
+        "claims_unexplained": 0,
+    }
 
 
 def test_every_stage_with_results_has_metrics_declared_in_dvc_yaml():
@@ -51,3 +58,13 @@ def test_counts_are_written_as_integers_and_shares_stay_floats(tmp_path):
 def test_every_count_metric_is_a_headline_name():
     names = {n for keys in metrics.HEADLINE.values() for n in keys}
     assert metrics.COUNTS <= names
+
+
+def test_claim_statuses_are_the_claims_checks_and_all_are_written_with_zeros(tmp_path):
+    from compendium.claims import STATUSES
+
+    assert metrics.CLAIM_STATUSES == STATUSES
+    (tmp_path / "claims.csv").write_text("claim_id,status\na,reproduced\nb,differs\n")
+    got = metrics.headline("claims", tmp_path)
+    assert got == {f"claims_{s}": {"reproduced": 1, "differs": 1}.get(s, 0) for s in sorted(STATUSES)}
+    assert got["claims_off_paper"] == 0  # present: a diff after an exercise reads 0 -> n

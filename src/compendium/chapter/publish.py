@@ -16,7 +16,15 @@ from typing import Any
 
 import pandas as pd
 
-from compendium.pipeline.results import merge_values, write_exports, write_missing, write_table, write_values
+from compendium.pipeline import studies
+from compendium.pipeline.results import (
+    merge_values,
+    write_exports,
+    write_missing,
+    write_reference,
+    write_table,
+    write_values,
+)
 
 __all__ = ["publish", "phrases"]
 
@@ -33,8 +41,10 @@ def publish(
     missing)`` from the wing's ``register.register_values(result)``, or None for a study without a register
     (then no ``missing.json`` is written); ``tables``: name -> table, each written to ``tables/<name>.csv``.
     Writes ``values.json`` (the merge of both value dicts: a clash raises
-    :class:`~compendium.pipeline.results.ValueClash` naming every key), ``missing.json``, and the small files
-    other stages read (``exports/<consumer>.json``, :func:`~compendium.pipeline.results.write_exports`)."""
+    :class:`~compendium.pipeline.results.ValueClash` naming every key), ``missing.json``, the small files
+    other stages read (``exports/<consumer>.json``, :func:`~compendium.pipeline.results.write_exports`), and
+    ``reference.json``, the values at the reference parameters that an off-paper run is compared with
+    (:func:`~compendium.pipeline.results.write_reference`)."""
     reg_values, missing = register if register is not None else ({}, None)
     merged = merge_values(values, reg_values, what=f"{stage}: the chapter's values and the register's")
     for name, df in (tables or {}).items():
@@ -43,7 +53,19 @@ def publish(
     if missing is not None:
         write_missing(stage, missing)
     write_exports(stage, merged)
+    write_reference(stage, merged, off_paper=_off_paper(stage))
     return merged
+
+
+def _off_paper(stage: str) -> bool:
+    """Whether this run of ``stage`` is off the reference parameters of its section (as the params stage recorded them)."""
+    from compendium.pipeline.params import off_paper_from_files
+
+    try:
+        section = studies.stage(stage).section
+    except KeyError:
+        return False
+    return bool(section and off_paper_from_files(only=(section,)))
 
 
 def phrases(result: Any, functions: Iterable[Callable[[Any], Mapping[str, Any]]], what: str = "phrases") -> dict:

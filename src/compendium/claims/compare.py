@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from compendium.pipeline import paths
+from compendium.pipeline.results import same_value
 
 from .register import (
     RegisterTable,
@@ -305,6 +306,7 @@ def check(
     levels: dict[str, dict[str, str]] | None = None,
     off_paper: dict[str, list[str]] | None = None,
     data_files: dict[str, dict[str, tuple[str, ...]]] | None = None,
+    reference: dict[str, dict | None] | None = None,
 ) -> pd.DataFrame:
     """One row per claim with its status (see :mod:`compendium.claims`); columns :data:`COLUMNS`.
 
@@ -312,7 +314,10 @@ def check(
     ``{study: PROVENANCE}``; ``tables``: to mark which claims are table cells; ``levels``: the register's
     level descriptions (the text shown for a needs-data claim when ``missing.json`` names nothing);
     ``off_paper``: ``{study: ["section.key=value (reference ...)", ...]}`` for the studies run off the paper's
-    settings (:func:`off_paper_studies`): their computed claims that miss get ``off_paper``; ``data_files``:
+    settings (:func:`off_paper_studies`): a computed claim of such a study that misses gets ``off_paper`` only if
+    its value moved (:func:`moved`) against ``reference`` (``{stage: the values at the reference parameters}``,
+    :func:`load_reference`; a stage without one counts every value as moved); every other claim keeps its
+    status, reason and evidence; ``data_files``:
     ``{study: DATA}`` (:func:`load_data_files`), the raw files of each claim (column ``data``, "; "-separated).
     The raw published and computed values are kept in the columns ``_published`` and ``_ours``.
     """
@@ -334,9 +339,14 @@ def check(
             reason = evidence = ""
             status, text = _uncomputed_status(c, opt["level"], stage, vals, missing.get(stage, {}), levels)
         changed = (off_paper or {}).get(c.study)
-        if changed and ours is not None and status in ("differs", "unexplained"):
+        ref = (reference or {}).get(stage)
+        if changed and status in ("differs", "unexplained") and moved(cid, vals, ref):
+            before = "" if ref is None or ref.get(cid) is None else f"; at the reference settings {_fmt(ref[cid])}"
             status, reason, evidence = "off_paper", "", ""
-            text = "off the paper's settings, so the paper's value is not expected: " + "; ".join(changed)
+            text = (
+                f"this run {_fmt(ours)}{before}: the value moved with the parameters, so the paper's value is not "
+                "expected: " + "; ".join(changed)
+            )
         var = variants.get(cid, {})
         t_slug, t_row, t_col = where_cell.get(cid, ("", "", ""))
         rows.append(
@@ -370,6 +380,26 @@ def check(
             }
         )
     return pd.DataFrame(rows, columns=COLUMNS + ["_published", "_ours"])
+
+
+def moved(cid: str, values: dict, reference: dict | None) -> bool:
+    """Whether claim ``cid``'s value (or its Monte-Carlo standard error, ``<cid>.mc_se``) in ``values`` differs from
+    ``reference``, the values at the reference parameters (:func:`same_value`: 1e-9 relative); True where there is
+    no reference or the reference has no such value. A claim without a value in ``values`` has not moved."""
+    if values.get(cid) is None:
+        return False
+    if reference is None or reference.get(cid) is None:
+        return True
+    se = f"{cid}{MC_SE}"
+    return not same_value(values[cid], reference[cid]) or not same_value(values.get(se), reference.get(se))
+
+
+def load_reference(results_dir: Path | None = None) -> dict[str, dict | None]:
+    """``{stage: values at the reference parameters}`` for the study stages (``results/<stage>/reference.json``,
+    :func:`compendium.pipeline.results.read_reference`; None where a stage has none)."""
+    from compendium.pipeline.results import read_reference
+
+    return {stage: read_reference(stage, results_dir) for stage in sorted(set(STUDY_STAGE.values()))}
 
 
 def summary(table: pd.DataFrame, by: tuple[str, ...] = ("study", "level"), totals: bool = True) -> pd.DataFrame:
@@ -488,6 +518,10 @@ class Evaluation:
     missing_cells: dict[str, list[str]]
     provenance: dict[str, dict[str, str]] = field(default_factory=dict)
     data_files: dict[str, dict[str, tuple[str, ...]]] = field(default_factory=dict)
+    #: {study: the changed keys} for the studies run off the paper's settings (:func:`off_paper_studies`)
+    off_paper: dict[str, list[str]] = field(default_factory=dict)
+    #: {study: computed claims whose value moved against the run at the reference settings}
+    moved: dict[str, list[str]] = field(default_factory=dict)
 
     def __repr__(self) -> str:
         return f"Evaluation({len(self.table)} claims: {self.counts})"
@@ -528,12 +562,20 @@ def own_statuses(
     if unknown:
         raise RegisterError(f"own_statuses: {', '.join(unknown[:5])} not claims of published/{study}.yaml")
     off = off_paper_studies(results_dir)
-    table = check(published, {STUDY_STAGE[study]: values}, load_notes(published_dir), off_paper=off)
+    stage = STUDY_STAGE[study]
+    reference = load_reference(results_dir)
+    table = check(
+        published, {stage: values}, load_notes(published_dir), off_paper=off, reference={stage: reference.get(stage)}
+    )
     vc = table["status"].value_counts()
+    ref = reference.get(stage)
     return {
         "statuses": dict(zip(table["claim_id"], table["status"])),
         "counts": {s: int(vc.get(s, 0)) for s in STATUSES},
         "off_paper": off.get(study, []),
+        # the claims whose value moved against the run at the reference settings (only off the paper's settings)
+        "moved": [cid for cid in table["claim_id"] if off.get(study) and moved(cid, values, ref)],
+        "reference": {cid: (ref or {}).get(cid) for cid in table["claim_id"]},
     }
 
 
@@ -565,17 +607,19 @@ def evaluate(
     studies = sorted(set(published["study"]))
     prov, prov_problems = load_provenance(studies)
     data_files = load_data_files(studies)
+    off = off_paper_studies(results_dir)
+    reference = load_reference(results_dir)
     table = check(
-        published,
-        values,
-        notes,
-        missing,
-        prov,
-        tables,
-        register_levels(published_dir),
-        off_paper_studies(results_dir),
-        data_files,
+        published, values, notes, missing, prov, tables, register_levels(published_dir), off, data_files, reference
     )
+    moved_ids = {
+        study: [
+            cid
+            for cid in table.loc[table["study"] == study, "claim_id"]
+            if moved(cid, values.get(STUDY_STAGE[study], {}), reference.get(STUDY_STAGE[study]))
+        ]
+        for study in off
+    }
     if previous_csv is True:
         previous_csv = previous_claims_csv(results_dir)
     previous = read_statuses(previous_csv) if previous_csv else None
@@ -591,4 +635,6 @@ def evaluate(
         missing_cells=missing_cell_ids(tables, values),
         provenance=prov,
         data_files=data_files,
+        off_paper=off,
+        moved=moved_ids,
     )

@@ -57,12 +57,7 @@ def prose_values(ev) -> dict:
             if n_missing_cells == 0
             else f"{n_missing_cells:,} cell ids of {len(ev.missing_cells)} tables are not yet; the claims test fails "
             "until they are.",
-            "claims_unexplained_sentence": (
-                f"{counts['off_paper']:,} claims are from an off-paper run (⇄): this build's parameters differ "
-                "from the paper's (named in the banner above), so their values are not expected to match. "
-                if counts.get("off_paper")
-                else ""
-            )
+            "claims_unexplained_sentence": off_paper_sentence(ev)
             + (
                 "Every claim is accounted for."
                 if counts["unexplained"] == 0
@@ -72,3 +67,25 @@ def prose_values(ev) -> dict:
         }
     )
     return out
+
+
+def off_paper_sentence(ev) -> str:
+    """What an off-paper run did to the claims, per study run off the paper's settings: how many values moved, with
+    which changed keys, how many of them became *off-paper run*, and that every other claim kept its status,
+    reason and evidence. '' on the paper's settings."""
+    from .vocab import STUDY_NAME
+
+    parts = []
+    for study, keys in ev.off_paper.items():
+        rows = ev.table[ev.table["study"] == study]
+        n_moved = len(ev.moved.get(study, []))
+        n_off = int((rows["status"] == "off_paper").sum())
+        still = n_moved - n_off
+        parts.append(
+            f"{STUDY_NAME.get(study, study)} runs off the paper's settings ({'; '.join(keys)}): "
+            f"{n_moved:,} of its {len(rows):,} values moved against the run at the reference settings"
+            + (f", {n_off:,} of them no longer match the paper and are marked off-paper run (⇄)" if n_off else "")
+            + (f", {still:,} still match it" if still else "")
+            + f"; the other {len(rows) - n_off:,} claims keep their status, reason and evidence."
+        )
+    return " ".join(parts) + (" " if parts else "")

@@ -42,6 +42,9 @@ COUNTS = frozenset(
     }
 )
 METRICS = paths.ROOT / "metrics"
+#: the claims check's statuses (compendium.claims.vocab.STATUSES, spelled here: the runner imports this module and
+#: must not import the claims check; tests/pipeline/test_metrics.py checks they are the same)
+CLAIM_STATUSES = ("reproduced", "differs", "needs_data", "quoted", "off_paper", "unexplained")
 
 
 def metrics_file(stage: str) -> Path:
@@ -59,7 +62,8 @@ def headline(stage: str, results_dir: Path | None = None) -> dict[str, float | i
         # and only the claims stage needs pandas (0.3 s of start-up the other stages no longer pay)
 
         counts = pd.read_csv(f, usecols=["status"])["status"].value_counts()
-        return {f"claims_{k}": int(v) for k, v in sorted(counts.items())}
+        # every status, zeros included, so that `dvc metrics diff` after an exercise reads 0 -> 74, not - -> 74
+        return {f"claims_{k}": int(counts.get(k, 0)) for k in sorted(set(CLAIM_STATUSES) | set(counts.index))}
     keys = HEADLINE.get(stage)
     if not keys:
         return {}

@@ -124,6 +124,39 @@ def read_export(stage: str, consumer: str, root: Path | None = None) -> dict[str
     return json.loads(f.read_text())
 
 
+#: the values of the last run at the reference parameters, beside values.json (:func:`write_reference`)
+REFERENCE_FILE = "reference.json"
+
+
+def write_reference(stage: str, values: Mapping[str, Any], off_paper: bool, root: Path | None = None) -> Path | None:
+    """Write ``results/<stage>/reference.json``: the stage's values at the reference parameters
+    (``compendium.pipeline.params.REFERENCE``), against which an off-paper run says what moved.
+
+    On the paper's settings (``off_paper`` false) it is this run's ``values``. Off them it is carried over
+    unchanged from the last run's ``results/<stage>/reference.json`` (the live folder, which the running stage
+    replaces only when it succeeds), so a chain of experiments keeps the reference of the run they started
+    from; with no earlier reference (a fresh clone whose first run is off the paper) none is written, and the
+    claims check says so. Returns the file written, or None."""
+    out = (root or paths.stage_dir(stage)) / REFERENCE_FILE
+    out.parent.mkdir(parents=True, exist_ok=True)
+    if not off_paper:
+        clean = {str(k): _clean(v, str(k)) for k, v in values.items()}
+        out.write_text(json.dumps(clean, indent=1, sort_keys=True) + "\n")
+        return out
+    last = paths.RESULTS / stage / REFERENCE_FILE
+    if last.exists() and last.resolve() != out.resolve():
+        out.write_bytes(last.read_bytes())
+        return out
+    return out if out.exists() else None
+
+
+def read_reference(stage: str, results_dir: Path | None = None) -> dict[str, Any] | None:
+    """The stage's values at the reference parameters (:func:`write_reference`) as the last successful run left
+    them in ``results/<stage>/`` (``results_dir``: another results folder), or None where there are none."""
+    f = (Path(results_dir) if results_dir is not None else paths.RESULTS) / stage / REFERENCE_FILE
+    return json.loads(f.read_text()) if f.exists() else None
+
+
 def read_missing(stage: str, root: Path | None = None) -> dict[str, str]:
     """A stage's missing.json (empty if the stage wrote none)."""
     p = (root or paths.stage_dir(stage)) / "missing.json"
