@@ -1,8 +1,11 @@
 """`python -m compendium.claims diff REV`: which claims changed between a revision and this build."""
 
 import json
+import os
+import signal
 import subprocess
 import sys
+import time
 
 from compendium.claims import diff as claims_diff
 from compendium.pipeline import paths
@@ -86,3 +89,104 @@ def test_diff_against_head_reads_the_cache_and_finds_no_change(evaluation):
         ["git", "status", "--porcelain", "--", "dvc.lock"], cwd=paths.ROOT, capture_output=True, text=True
     ).stdout:
         assert out["changes"] == []
+
+
+def test_the_stages_a_claims_reproduction_runs_are_its_ancestors():
+    dvc_yaml = {
+        "stages": {
+            "a": {"deps": ["data/x"], "outs": ["results/a"]},
+            "b": {"deps": ["results/a/values.json"], "outs": [{"results/b": {"persist": True}}]},
+            "c": {"deps": ["data/y"], "outs": ["results/c"]},
+            "claims": {"deps": ["results/b/values.json", "published"], "outs": ["results/claims"]},
+        }
+    }
+    assert sorted(claims_diff._ancestors(dvc_yaml, "claims")) == ["a", "b", "claims"]
+
+
+def test_chapters_without_claims_are_named_with_whether_their_results_changed():
+    """Issue 38: the diff says what it does not cover (HUMANE, robustness, the data, ...) and whether their
+    results differ between the revision and this build, from the two dvc.lock files."""
+    got = claims_diff.uncovered("HEAD")
+    assert {"humane", "robustness", "datasheet"} <= set(got)
+    assert not {"pwb", "workbank", "preferences", "claims"} & set(got)
+    assert set(got.values()) <= {"changed", "unchanged", "not built here"} | {v for v in got.values() if "not in" in v}
+    d = claims_diff.Diff("HEAD~1", "DVC cache", 0.1, 3, uncovered={"humane": "changed", "robustness": "unchanged"})
+    text = claims_diff.render(d)
+    assert "Not covered (no published claims" in text and "humane (changed), robustness (unchanged)" in text
+    assert "Their results changed in humane" in text
+
+
+SLEEPER = """
+import os, sys, time
+from compendium.claims import diff as D
+
+real = D._run_streamed
+pidfile = sys.argv[1]
+
+
+def fake(cmd, cwd, env, n, log):  # instead of `dvc ...`: a stage that starts, says so, and runs for minutes
+    child = [sys.executable, "-c", "import os,sys,time; open(sys.argv[1], 'w').write(str(os.getpid())); "
+             "print(\\"Running stage 'humane':\\", flush=True); time.sleep(300)", pidfile]
+    return real(child, cwd, env, n, log)
+
+
+D._run_streamed = fake
+sys.exit(D.main(["diff", "HEAD", "--recompute"]))
+"""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # a zombie is dead for our purpose
+    with open(f"/proc/{pid}/stat") as f:
+        return f.read().split(")")[-1].split()[0] != "Z"
+
+
+def _worktrees() -> str:
+    return subprocess.run(["git", "worktree", "list"], cwd=paths.ROOT, capture_output=True, text=True).stdout
+
+
+def _interrupt_recompute(tmp_path, sig):
+    pidfile = tmp_path / "stage.pid"
+    script = tmp_path / "sleeper.py"
+    script.write_text(SLEEPER)
+    proc = subprocess.Popen(
+        [sys.executable, str(script), str(pidfile)], cwd=paths.ROOT, stderr=subprocess.PIPE, text=True
+    )
+    lines = []
+    for line in proc.stderr:  # progress first: the stage line, then the signal
+        lines.append(line)
+        if "stage 1 of" in line:
+            break
+    deadline = time.monotonic() + 60
+    while not (pidfile.exists() and pidfile.read_text()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    child = int(pidfile.read_text())
+    assert "claims-diff-" in _worktrees()
+    proc.send_signal(sig)
+    rest = proc.stderr.read()
+    code = proc.wait(timeout=60)
+    return code, "".join(lines) + rest, child
+
+
+def test_sigterm_during_a_reproduction_ends_the_stage_and_removes_the_worktree(tmp_path):
+    code, err, child = _interrupt_recompute(tmp_path, signal.SIGTERM)
+    assert "claims diff: stage 1 of" in err and ": humane" in err
+    assert code == 128 + signal.SIGTERM
+    assert err.strip().splitlines()[-1] == (
+        "claims diff: stopped by SIGTERM; the temporary worktree was removed and nothing is left running."
+    )
+    assert "Traceback" not in err
+    assert not _alive(child)
+    assert "claims-diff-" not in _worktrees()
+
+
+def test_ctrl_c_during_a_reproduction_is_one_sentence_and_leaves_nothing(tmp_path):
+    code, err, child = _interrupt_recompute(tmp_path, signal.SIGINT)
+    assert code == 130 and "Traceback" not in err and "KeyboardInterrupt" not in err
+    assert err.strip().splitlines()[-1].startswith("claims diff: stopped by Ctrl-C")
+    assert not _alive(child)
+    assert "claims-diff-" not in _worktrees()

@@ -20,6 +20,7 @@ traced to its cause.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import io
 import json
@@ -33,14 +34,15 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from compendium.pipeline import paths
+from compendium.pipeline import paths, studies
 from compendium.pipeline.yamlfile import loads as load_text
 
 CLAIMS_OUT = "results/claims"
 CLAIMS_CSV = "claims.csv"
-# the stages whose results feed each study's claims (dvc.yaml names); the claims stage itself counts for all
-STUDY_STAGES = {"pwb": ("pwb", "pwb_benchmark"), "workbank": ("workbank",), "hitl": ("preferences",)}
-STUDY_LABELS = {"pwb": "Pro-Worker Benchmark", "workbank": "WORKBank", "hitl": "Human preferences"}
+# the stages whose results feed each study's claims, and how each study is named (the one list of studies); the
+# claims stage itself counts for all
+STUDY_STAGES = {s.register: tuple(st.name for st in s.stages) for s in studies.STUDIES if s.register}
+STUDY_LABELS = {s.register: s.title for s in studies.STUDIES if s.register}
 DATA_FILES = ("data.dvc", "src/compendium/data/manifest.json")
 
 
@@ -74,6 +76,8 @@ class Diff:
     compared: int
     changes: list[Change] = field(default_factory=list)
     causes: dict[str, list[str]] = field(default_factory=dict)
+    #: the chapters with results but no published claims: stage -> "changed" / "unchanged" / "not in REV" / ...
+    uncovered: dict[str, str] = field(default_factory=dict)
 
 
 def _git(*args: str, cwd: Path | None = None) -> str:
@@ -118,6 +122,30 @@ def compare(old: dict[str, dict[str, str]], new: dict[str, dict[str, str]]) -> l
             continue
         out.append(Change(cid, (n or o).get("study", ""), ov, nv, os_, ns))
     return sorted(out, key=lambda c: (c.study, c.claim_id))
+
+
+def uncovered(commit: str) -> dict[str, str]:
+    """The chapters outside the claims' scope (no published claims: e.g. robustness, HUMANE at scale, the data)
+    and whether their results differ between ``commit`` and this build: their ``results/<stage>`` hashes in
+    ``commit``'s ``dvc.lock`` and in this checkout's (which records this build)."""
+    covered = {st for stages in STUDY_STAGES.values() for st in stages} | {"claims"}
+    old_lock = _git("show", f"{commit}:dvc.lock")
+    new_lock = (paths.ROOT / "dvc.lock").read_text() if (paths.ROOT / "dvc.lock").is_file() else ""
+    out = {}
+    for st in studies.ALL_STAGES:
+        if st.name in covered or st.notebook is None:
+            continue
+        o, n = _lock_out_hash(old_lock, f"results/{st.name}"), _lock_out_hash(new_lock, f"results/{st.name}")
+        if o is None and n is None:
+            continue
+        out[st.name] = (
+            "not in " + commit[:10]
+            if o is None
+            else "not built here"
+            if n is None
+            else ("unchanged" if o == n else "changed")
+        )
+    return out
 
 
 def _lock_out_hash(lock_text: str, out: str = CLAIMS_OUT) -> str | None:
@@ -168,13 +196,89 @@ def _cache_dir() -> Path:
     return paths.ROOT / ".dvc" / "cache"
 
 
+def _ancestors(dvc_yaml: dict, target: str) -> list[str]:
+    """The stages ``target`` depends on, itself included, from a ``dvc.yaml`` (outputs matched to deps by path)."""
+    stages = dvc_yaml.get("stages", {}) or {}
+    outs = {}
+    for name, spec in stages.items():
+        for o in (spec or {}).get("outs", []) or []:
+            outs[str(next(iter(o)) if isinstance(o, dict) else o)] = name
+    seen, todo = [], [target]
+    while todo:
+        st = todo.pop()
+        if st in seen or st not in stages:
+            continue
+        seen.append(st)
+        for d in _stage_deps(dvc_yaml, st):
+            todo += [n for o, n in outs.items() if _touches(d, o) or _touches(o, d)]
+    return seen
+
+
+class Interrupted(DiffError):
+    """The user (Ctrl-C) or the system (SIGTERM, SIGHUP) stopped the comparison."""
+
+    exit_code = 130
+
+
+def _on_signal(signum, _frame):
+    import signal
+
+    name = {signal.SIGTERM: "SIGTERM", signal.SIGHUP: "SIGHUP"}.get(signum, f"signal {signum}")
+    exc = Interrupted(f"stopped by {name}")
+    exc.exit_code = 128 + signum
+    raise exc
+
+
+def _run_streamed(cmd: list[str], cwd: Path, env: dict, n_stages: int, log) -> tuple[int, str]:
+    """Run ``cmd`` in a process group of its own, saying "stage k of N: name" as DVC starts each stage. Any
+    exception while it runs (Ctrl-C's KeyboardInterrupt, :class:`Interrupted` from SIGTERM or SIGHUP) ends the
+    whole group -- DVC and the stage it runs -- before it propagates. Returns (exit code, the output's last lines)."""
+    import signal
+
+    proc = subprocess.Popen(
+        cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True
+    )
+    tail: list[str] = []
+    k = 0
+    try:
+        for line in proc.stdout:
+            tail = (tail + [line.rstrip()])[-20:]
+            if line.startswith("Running stage '"):
+                k += 1
+                log(f"claims diff: stage {k} of {n_stages}: {line.split(chr(39))[1]}")
+            elif line.startswith("Stage '") and "skipping run" in line:
+                k += 1
+                log(f"claims diff: stage {k} of {n_stages}: {line.split(chr(39))[1]} (from the run cache)")
+        proc.wait()
+    except BaseException:
+        for sig, wait in ((signal.SIGTERM, 20), (signal.SIGKILL, 10)):
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, sig)
+            try:
+                proc.wait(timeout=wait)
+                break
+            except subprocess.TimeoutExpired:
+                continue
+        raise
+    return proc.returncode, "\n".join(tail[-5:])
+
+
 def recompute(commit: str, cache: Path, log=print) -> str:
-    """Reproduce ``commit``'s claims stage in a temporary worktree sharing the DVC cache; its claims.csv."""
+    """Reproduce ``commit``'s claims stage in a temporary worktree sharing the DVC cache; its claims.csv. The
+    stages are announced one by one; Ctrl-C, SIGTERM or SIGHUP end the reproduction's processes, and the
+    worktree is removed however the function ends."""
+    import signal
+
     tmp = Path(tempfile.mkdtemp(prefix="claims-diff-"))
     wt = tmp / "rev"
-    log(f"claims diff: reproducing {commit[:10]} in a temporary worktree ({wt}) ...")
-    _git("worktree", "add", "--detach", "--quiet", str(wt), commit)
+    n = len(_ancestors(load_text(_git("show", f"{commit}:dvc.yaml")) or {}, "claims"))
+    log(
+        f"claims diff: reproducing {commit[:10]} in a temporary worktree ({wt}): up to {n} stages, "
+        "as long as a full `dvc repro` when none is cached ..."
+    )
+    old = {sig: signal.signal(sig, _on_signal) for sig in (signal.SIGTERM, signal.SIGHUP)}
     try:
+        _git("worktree", "add", "--detach", "--quiet", str(wt), commit)
         venv = paths.ROOT / ".venv"
         if venv.is_dir():
             (wt / ".venv").symlink_to(venv)
@@ -183,15 +287,17 @@ def recompute(commit: str, cache: Path, log=print) -> str:
         for cmd in (
             [*dvc, "cache", "dir", "--local", str(cache)],
             [*dvc, "pull", "-q", "data.dvc"],
-            [*dvc, "repro", "-q", "claims"],
+            [*dvc, "repro", "claims"],
         ):
-            r = subprocess.run(cmd, cwd=wt, env=env, capture_output=True, text=True)
-            if r.returncode != 0:
-                tail = "\n".join((r.stderr or r.stdout).strip().splitlines()[-5:])
+            code, tail = _run_streamed(cmd, wt, env, n, log)
+            if code != 0:
                 raise DiffError(f"reproducing {commit[:10]} failed at `{' '.join(cmd[2:])}`:\n{tail}")
         return (wt / CLAIMS_OUT / CLAIMS_CSV).read_text(encoding="utf-8")
     finally:
+        for sig, handler in old.items():
+            signal.signal(sig, handler)
         subprocess.run(["git", "worktree", "remove", "--force", str(wt)], cwd=paths.ROOT, capture_output=True)
+        subprocess.run(["git", "worktree", "prune"], cwd=paths.ROOT, capture_output=True)
         shutil.rmtree(tmp, ignore_errors=True)
 
 
@@ -244,6 +350,7 @@ def diff(rev: str, log=print, recompute_always: bool = False) -> Diff:
     old, new = read_claims_csv(text), read_claims_csv(now.read_text(encoding="utf-8"))
     d = Diff(rev, source, time.perf_counter() - t0, len(old.keys() & new.keys()), compare(old, new))
     d.causes = causes(commit)
+    d.uncovered = uncovered(commit)
     return d
 
 
@@ -267,6 +374,17 @@ def render(d: Diff) -> str:
         for c in rows:
             status = c.new_status if c.old_status == c.new_status else f"{c.old_status or '–'} → {c.new_status or '–'}"
             lines.append(f"  {c.claim_id:<48} {_short(c.old_value):>24} → {_short(c.new_value):<24} {status}")
+    if d.uncovered:
+        changed = [st for st, how in d.uncovered.items() if how == "changed"]
+        lines.append(
+            "\nNot covered (no published claims, so no claim can show what moved): "
+            + ", ".join(f"{st} ({how})" for st, how in d.uncovered.items())
+            + (
+                f". Their results changed in {', '.join(changed)}: compare those chapters' results/<stage>/ by hand."
+                if changed
+                else "."
+            )
+        )
     return "\n".join(lines)
 
 
@@ -279,7 +397,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--recompute", action="store_true", help="reproduce REV in a temporary worktree even if cached")
     args = ap.parse_args(argv)
     try:
-        d = diff(args.rev, log=lambda m: print(m, file=sys.stderr), recompute_always=args.recompute)
+        d = diff(args.rev, log=lambda m: print(m, file=sys.stderr, flush=True), recompute_always=args.recompute)
+    except KeyboardInterrupt:
+        print(
+            "claims diff: stopped by Ctrl-C; the temporary worktree was removed and nothing is left running.",
+            file=sys.stderr,
+        )
+        return 130
+    except Interrupted as exc:
+        print(f"claims diff: {exc}; the temporary worktree was removed and nothing is left running.", file=sys.stderr)
+        return exc.exit_code
     except DiffError as exc:
         print(f"claims diff: {exc}", file=sys.stderr)
         return 2
@@ -290,6 +417,7 @@ def main(argv: list[str] | None = None) -> int:
                 "source": d.source,
                 "compared": d.compared,
                 "causes": d.causes,
+                "uncovered": d.uncovered,
                 "changes": [c.__dict__ | {"kind": c.kind} for c in d.changes],
             },
             indent=1,
