@@ -29,14 +29,12 @@ import pandas as pd
 from compendium.pipeline import paths, yamlfile
 
 from . import instances as inst, sections, weights as wts
-from .sections import Aggregates, Effects, Instances, Sensitivity, Validation
+from .sections import STAGE, Aggregates, Effects, Instances, Sensitivity, Validation
 
 if TYPE_CHECKING:
     from compendium.pipeline.params import Pwb
 
 __all__ = ["STAGE", "Inputs", "PwbResult", "build"]
-
-STAGE = "pwb"
 
 
 def _released() -> dict[str, pd.DataFrame]:

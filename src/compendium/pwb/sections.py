@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from .build import Inputs
 
 __all__ = [
+    "STAGE",
     "Aggregates",
     "Sensitivity",
     "Effects",
@@ -51,7 +52,7 @@ __all__ = [
     "SECTIONS",
 ]
 
-STAGE = "pwb"
+STAGE = "pwb"  # the stage that runs the chapter (its progress lines name it)
 
 
 @dataclass(frozen=True)
