@@ -55,7 +55,7 @@ def run(scale: int, n_boot: int, seed: int) -> dict:
     runs = step("layer-1 runs", lambda: I.layer1_runs(panel))
     step(f"PWI bootstrap (14 x {n_boot:,})", lambda: I.pwi_bootstrap(runs, WEIGHTS, n_boot=n_boot, seed=42))
     step("d_pooled", lambda: I.d_pooled(runs))
-    step("Table 3 bootstrap (2,000)", lambda: I.dimension_diagnostics(runs, n_boot=2000, seed=0))
+    step("Table 3 bootstrap (2,000)", lambda: I.table3_bootstrap(runs, n_boot=2000, seed=0))
     step("paired tests", lambda: I.paired_tests(runs))
     step("IRR (complete triples)", lambda: I.irr_complete_triples(inst, validate=False))
     step("prompt-level correlation", lambda: I.prompt_level_correlation(runs))
@@ -154,7 +154,7 @@ def _child(kind: str, results_dir: str) -> None:
     t = time.perf_counter()
     if kind == "project":
         table = I.load_hf_results(results_dir)
-        I.run_instance_pipeline(table, WEIGHTS, n_boot=10_000, seed=42)
+        I.run_instance_pipeline(table, WEIGHTS, n_boot=10_000, seed=42, diag_n_boot=2000, diag_seed=0)
     else:
         _reference_loop(results_dir)
     sec = time.perf_counter() - t

@@ -16,9 +16,9 @@ def test_source_target_of_functions_methods_modules_and_tests():
         "src/compendium/pwb/instances.py",
         "layer_paired_effects",
     )
-    assert links.source_target("compendium.pwb.compute.PwbResult.values") == (
-        "src/compendium/pwb/compute.py",
-        "PwbResult.values",
+    assert links.source_target("compendium.pwb.build.PwbResult.weights") == (
+        "src/compendium/pwb/build.py",
+        "PwbResult.weights",
     )
     assert links.source_target("compendium.claims") == ("src/compendium/claims/__init__.py", "")
     assert links.source_target("compendium.nosuchroom.f") is None

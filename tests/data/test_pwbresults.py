@@ -74,7 +74,7 @@ def test_a_hand_edited_acquired_results_file_stops_the_reader_naming_it_and_the_
     assert accept in msg and "\n" not in msg
     with pytest.raises(ChecksumError, match="changed after it was acquired"):
         overview.pwb_results_files()  # the Data chapter reads through the same check
-    # the stage's path (compendium.pwb.compute.load_inputs) reads through load_hf_results: the same stop
+    # the stage's path (compendium.pwb.build.Inputs.load) reads through load_hf_results: the same stop
     r = _acquire_from(acquired_root, acquired_root / "data" / "pwb")  # the accept step the message names
     assert r.returncode == 0, r.stderr
     assert I.load_hf_results(d)["model"].nunique() == 7

@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 from pwb_weights import V21
 
+from compendium.pipeline.params import study_params
 from compendium.pwb import aggregates as A, paper_printed as P, weights as W
 
 # ---------------------------------------------------------------- PWI and weights
@@ -44,7 +45,7 @@ def test_sensitivity_schemes_follow_methods():
             "legacy_weights_v2_0": {"cognitive_forcing": 0.15, "adversarial_resilience": 0.08},
         }
     }
-    s = W.sensitivity_schemes(cfg)
+    s = W.sensitivity_schemes(cfg, cf_heavy_weight=0.30, restore_weight=0.10)  # the paper's free weights
     assert set(s) == {"default", "equal", "cf_heavy", "restore_ut_ar", "v2_0"}
     assert len(s["default"]) == 8 and sum(s["default"].values()) == pytest.approx(0.80)
     assert all(v == pytest.approx(1 / 8) for v in s["equal"].values())
@@ -53,6 +54,12 @@ def test_sensitivity_schemes_follow_methods():
     assert sum(s["cf_heavy"].values()) == pytest.approx(1.0)
     assert s["restore_ut_ar"]["uncertainty_transparency"] == 0.10 == s["restore_ut_ar"]["appropriate_reliance"]
     assert s["v2_0"]["adversarial_resilience"] == 0.08
+    # the schemes one at a time (the robustness sweeps build them over grids of the free weights)
+    assert W.fixed_schemes(cfg) == {k: s[k] for k in ("default", "equal", "v2_0")}
+    assert W.cf_heavy_scheme(cfg, 0.30) == s["cf_heavy"] and W.restore_scheme(cfg, 0.10) == s["restore_ut_ar"]
+    assert W.cf_heavy_scheme(cfg, 0.5)["cognitive_forcing"] == 0.5
+    with pytest.raises(ValueError, match="cf_heavy_weight must lie in"):
+        W.cf_heavy_scheme(cfg, 1.0)
     with pytest.raises(ValueError, match="not in config scoring block"):
         W.scheme_weights(cfg, "nope")
 
@@ -263,7 +270,9 @@ def test_point_pwi_within_0_06_of_released_bootstrap_means(released):
 
 
 def test_sensitivity_and_leaderboard_match_what_the_authors_printed(released):
-    summ, _ = A.weight_sensitivity(released["cells"], W.sensitivity_schemes(released["config"]))
+    paper = study_params("pwb")  # the paper's free weights (0.30, 0.10)
+    schemes = W.sensitivity_schemes(released["config"], paper.cf_heavy_weight, paper.restore_weight)
+    summ, _ = A.weight_sensitivity(released["cells"], schemes)
     got = summ.set_index("scheme")
     ref = P.SENSITIVITY_TABLE.set_index("scheme")
     assert got["kendall_tau"].round(3).tolist() == ref.loc[got.index, "kendall_tau"].tolist()

@@ -63,7 +63,7 @@ def test_run_with_no_valid_judge_is_dropped():
 @pytest.mark.parametrize("s", [0, 1, 2, 3])
 def test_constant_score_model_gives_pwi_100_s_over_3(s):
     inst = _constant_model({d: s for d in DIMS})
-    res = I.pwi_bootstrap(I.layer1_runs(I.panel_scores(inst)), W, n_boot=500)
+    res = I.pwi_bootstrap(I.layer1_runs(I.panel_scores(inst)), W, n_boot=500, seed=42)
     row = res.iloc[0]
     for col in ("pwi", "pwi_point", "ci_lower", "ci_upper"):
         assert row[col] == pytest.approx(100 * s / 3)
@@ -79,13 +79,14 @@ def test_pwi_point_hand_worked_with_na_rule_and_zero_weight():
             _constant_model({"anti_sycophancy": 0}, n_runs=2).assign(run=lambda t: t.run + 2),
         ]
     )
-    res = I.pwi_bootstrap(I.layer1_runs(I.panel_scores(inst)), W, n_boot=2000)
+    res = I.pwi_bootstrap(I.layer1_runs(I.panel_scores(inst)), W, n_boot=2000, seed=42)
     assert res["pwi_point"].iloc[0] == pytest.approx(50.0)
     # only CF present among the weighted dimensions -> the PWI is CF's alone
     only_cf = I.pwi_bootstrap(
         I.layer1_runs(I.panel_scores(_constant_model({"cognitive_forcing": 2, "uncertainty_transparency": 0}))),
         W,
         n_boot=10,
+        seed=42,
     )
     assert only_cf["pwi_point"].iloc[0] == pytest.approx(200 / 3)
 
@@ -123,9 +124,9 @@ def test_each_draw_resamples_each_dimension_independently():
         for j in range(3)
     ]
     runs = I.layer1_runs(I.panel_scores(_table(rows)))
-    both = I.pwi_bootstrap(runs, {"cognitive_forcing": 1.0, "complementarity": 1.0}, n_boot=4000)
-    cf = I.pwi_bootstrap(runs, {"cognitive_forcing": 1.0}, n_boot=4000)
-    co = I.pwi_bootstrap(runs, {"complementarity": 1.0}, n_boot=4000)
+    both = I.pwi_bootstrap(runs, {"cognitive_forcing": 1.0, "complementarity": 1.0}, n_boot=4000, seed=42)
+    cf = I.pwi_bootstrap(runs, {"cognitive_forcing": 1.0}, n_boot=4000, seed=42)
+    co = I.pwi_bootstrap(runs, {"complementarity": 1.0}, n_boot=4000, seed=42)
     assert both["boot_sd"].iloc[0] == pytest.approx(cf["boot_sd"].iloc[0] / np.sqrt(2), rel=0.05)
     assert co["boot_sd"].iloc[0] == pytest.approx(cf["boot_sd"].iloc[0], rel=0.05)
     assert cf["boot_sd"].iloc[0] == pytest.approx(100 / 3 * 1.5 / np.sqrt(10), rel=0.05)
@@ -248,7 +249,7 @@ def test_load_hf_results_json(tmp_path):
 
 
 def test_load_hf_results_tidy_table_and_missing_folder(tmp_path):
-    syn = I.synthetic_instances(n_models=1, n_prompts=2, n_runs=1, dimensions=DIMS)
+    syn = I.synthetic_instances(n_models=1, n_prompts=2, n_runs=1, dimensions=DIMS, seed=0)
     syn.to_csv(tmp_path / "tidy.csv", index=False)
     got = I.load_hf_results(tmp_path)
     assert len(got) == len(syn)
@@ -269,17 +270,17 @@ def test_load_hf_results_tidy_table_and_missing_folder(tmp_path):
     ],
 )
 def test_validate_instances_errors(mutate, match):
-    syn = I.synthetic_instances(n_models=1, n_prompts=2, n_runs=1, dimensions=DIMS)
+    syn = I.synthetic_instances(n_models=1, n_prompts=2, n_runs=1, dimensions=DIMS, seed=0)
     with pytest.raises(ValueError, match=match):
         I.validate_instances(mutate(syn))
 
 
 def test_synthetic_table_has_the_paper_shape_and_the_pipeline_runs():
-    syn = I.synthetic_instances()
+    syn = I.synthetic_instances(seed=0)
     assert len(syn) == 7 * 2 * 200 * 5 * 3 == 42_000
     assert list(syn.columns) == list(I.SCHEMA)
-    small = I.synthetic_instances(n_models=2, n_prompts=4, n_runs=2, dimensions=DIMS, missing_rate=0.1)
-    res = I.run_instance_pipeline(small, W, n_boot=200, diag_n_boot=100)
+    small = I.synthetic_instances(n_models=2, n_prompts=4, n_runs=2, dimensions=DIMS, seed=0, missing_rate=0.1)
+    res = I.run_instance_pipeline(small, W, n_boot=200, seed=42, diag_n_boot=100, diag_seed=0)
     assert set(res) >= {"pwi", "d_pooled", "diagnostics", "tests", "irr", "correlation", "layers", "completeness"}
     assert len(res["pwi"]) == 4 and res["irr"]["dimension"].iloc[-1] == "POOLED"
 
@@ -518,16 +519,16 @@ def test_a_release_missing_a_cell_stops_at_loading_naming_model_condition_and_fo
     the condition, the file of the other condition, and the recovery (anomaly policy)."""
     from compendium import pwb
     from compendium.data.anomalies import DataAnomalyError, policy_table
-    from compendium.pwb import compute
+    from compendium.pipeline.params import study_params
 
     d = _small_release(tmp_path)
     (base,) = d.glob("*GLM-5.1*_baseline_*.json")
     (prompted,) = d.glob("*GLM-5.1*_with_system_prompt_*.json")
     base.unlink()
     assert set(I.load_hf_results(d)["model"]) >= {"GLM 5.1"}  # the loader alone reads what is there
-    params = pwb.PwbParams(n_boot=20, diag_n_boot=20, instances_dir=str(d))
+    params = study_params("pwb", n_boot=20, diag_n_boot=20)
     with pytest.raises(DataAnomalyError) as e:
-        compute.load_inputs(params)  # the stage: refused before any computation
+        pwb.Inputs.load(params, instances_dir=d)  # the stage: refused before any computation
     msg = str(e.value)
     assert msg.startswith(f"{d}: no results file for GLM 5.1 / baseline (its with_system_prompt file, "), msg
     assert prompted.name in msg and "both conditions of all 7 models" in msg and "pwb.instances_dir" in msg

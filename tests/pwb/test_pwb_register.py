@@ -12,24 +12,25 @@ import yaml
 
 from compendium import pwb
 from compendium.pipeline import paths
+from compendium.pipeline.params import study_params
 from compendium.pwb import MODEL_KEYS, instances as I, register as R
 
 
 @pytest.fixture(scope="module")
 def inputs():
-    return pwb.load_inputs(pwb.PwbParams())
+    return pwb.Inputs.load(study_params("pwb"))
 
 
 def _register(inputs, params=None, **replace):
     """build + register, as the chapter runs them (``replace``: fields of the inputs to change)."""
-    params = params or pwb.PwbParams()
+    params = params or study_params("pwb")
     r = pwb.build(params, dataclasses.replace(inputs, **replace) if replace else inputs)
     return r, *R.register_values(r)
 
 
 def _with_instances(inputs, table, n_boot=50):
     """The register on a per-instance table (the per-instance path of the build, at a few draws)."""
-    return _register(inputs, pwb.PwbParams(n_boot=n_boot, diag_n_boot=20), instances=table)
+    return _register(inputs, study_params("pwb", n_boot=n_boot, diag_n_boot=20), instances=table)
 
 
 @pytest.fixture(scope="module")

@@ -1,7 +1,8 @@
-"""compendium.pwb.summary: every number and phrase of the PWB chapters' prose, phrased from the chapter's own
+"""compendium.pwb.summary: every number and phrase of the PWB chapter's prose, phrased from the chapter's own
 computation (``compendium.pwb.build``), checked against the released files read independently (pandas/json
-on the raw files, hand formulas) and against the chapters' own text; and compendium.pwb.outputs (values.json
-entries and result tables) from the same result."""
+on the raw files, hand formulas) and against the chapter's own text; the appendix's (compendium.pwb.benchmark);
+and compendium.pwb.values (values.json entries and result tables) and compendium.pwb.views (display copies)
+from the same result."""
 
 import json
 import re
@@ -13,7 +14,8 @@ import pytest
 import compendium.data as data
 from compendium import pwb
 from compendium.pipeline import paths
-from compendium.pwb import benchmark as bench, instances as inst, outputs, summary
+from compendium.pipeline.params import study_params
+from compendium.pwb import benchmark as bench, instances as inst, sections, summary, values, views
 
 OUT = paths.PWB / "analysis_output"
 
@@ -21,8 +23,8 @@ OUT = paths.PWB / "analysis_output"
 @pytest.fixture(scope="module")
 def result():
     """The chapter's one computation at the default parameters, as notebooks/10_pwb.md runs it."""
-    params = pwb.PwbParams()
-    return pwb.build(params, pwb.load_inputs(params))
+    params = study_params("pwb")
+    return pwb.build(params, pwb.Inputs.load(params))
 
 
 @pytest.fixture(scope="module")
@@ -54,21 +56,21 @@ def test_every_name_the_appendix_quotes_comes_from_benchmark_summary():
     quoted = _glued(paths.ROOT / "notebooks" / "11_pwb_benchmark.md")
     config, rubrics = data.load_pwb_config(), data.load_pwb_yaml("rubrics/dimension_rubrics.yaml")
     inv = bench.prompt_inventory(
-        {f: data.load_pwb_yaml(f"prompts/layer1_behavioral/{f}.yaml") for f in summary.LAYER1_FILES},
-        [data.load_pwb_yaml(f"prompts/layer2_scenarios/{f}.yaml") for f in summary.LAYER2_FILES],
+        {f: data.load_pwb_yaml(f"prompts/layer1_behavioral/{f}.yaml") for f in bench.LAYER1_FILES},
+        [data.load_pwb_yaml(f"prompts/layer2_scenarios/{f}.yaml") for f in bench.LAYER2_FILES],
         data.load_pwb_yaml("prompts/layer3_adversarial/stress_tests.yaml"),
     )
     sp = data.load_pwb_system_prompt()
-    b = summary.benchmark_summary(bench.dimension_table(rubrics, config), inv, sp)
+    b = bench.benchmark_summary(bench.dimension_table(rubrics, config), inv, sp)
     assert quoted == set(b)
     # independent: the prompt files themselves
     l1_files = sorted((paths.PWB / "prompts" / "layer1_behavioral").glob("*.yaml"))
-    assert set(summary.LAYER1_FILES) == {f.stem for f in l1_files}
-    assert set(summary.LAYER2_FILES) == {f.stem for f in (paths.PWB / "prompts" / "layer2_scenarios").glob("*.yaml")}
-    assert b["pwbb_n_l2"] == len(summary.LAYER2_FILES)
+    assert set(bench.LAYER1_FILES) == {f.stem for f in l1_files}
+    assert set(bench.LAYER2_FILES) == {f.stem for f in (paths.PWB / "prompts" / "layer2_scenarios").glob("*.yaml")}
+    assert b["pwbb_n_l2"] == len(bench.LAYER2_FILES)
     assert b["pwbb_sp_words"] == len((paths.PWB / "system_prompt.md").read_text().split())
     assert b["pwbb_w_sum"] == pytest.approx(sum(w for w in config["scoring"]["weights"].values() if w > 0))
-    v = summary.benchmark_values(b)
+    v = bench.benchmark_values(b)
     assert v["pwb.benchmark.n_layer1_prompts"] == b["pwbb_n_l1"] == 10 * int(b["pwbb_per_dim"])
 
 
@@ -89,7 +91,7 @@ def test_counts_and_full_precision_means_from_the_raw_csvs(s):
     assert s["pwb_irr_full_n"] == irr.loc["POOLED", "N"]
     below = sorted(d for d in irr.index if d != "POOLED" and irr.loc[d, "qwk"] < 0.70)
     assert s["pwb_irr_below_n"] == {3: "three", 4: "four"}[len(below)]
-    assert sorted(s["pwb_irr_below_names"].split(", ")) == sorted(summary.dim_label(d) for d in below)
+    assert sorted(s["pwb_irr_below_names"].split(", ")) == sorted(views.dim_label(d) for d in below)
 
 
 def test_pwi_phrases(s, result):
@@ -119,7 +121,7 @@ def test_negative_cells_are_the_released_negative_d(s):
     named = {
         (part.split(" on ")[0], a) for part in s["pwb_neg_cells"].split("; ") for a in part.split(" on ")[1].split(", ")
     }
-    assert named == {(r["Model"], summary.dim_label(r["Dimension"])) for _, r in neg.iterrows()}
+    assert named == {(r["Model"], views.dim_label(r["Dimension"])) for _, r in neg.iterrows()}
 
 
 def test_correlation_phrases(s):
@@ -168,7 +170,7 @@ def test_effect_interval_phrases(s, result):
         and d.loc[s["pwb_dci_min_model"], "ci_lower"] == d["ci_lower"].min()
     )
     assert s["pwb_dci_halfwidth"] == pytest.approx(((d["ci_upper"] - d["ci_lower"]) / 2).max())
-    m = summary.d_interval_matrix(e.cell_ci, e.dim_ci)
+    m = views.d_interval_matrix(e.cell_ci, e.dim_ci)
     dc = e.dim_ci.set_index("dimension")
     assert (
         m.set_index("dimension")
@@ -176,7 +178,7 @@ def test_effect_interval_phrases(s, result):
         .startswith(f"{dc.loc['complementarity', 'd_pooled']:.2f} [")
     )
     assert s["pwb_dim_d_max"] == dc["d_pooled"].max() and s["pwb_dim_d_min"] == dc["d_pooled"].min()
-    assert s["pwb_dim_d_min_name"] == summary.dim_label(dc["d_pooled"].idxmin(), long=True)
+    assert s["pwb_dim_d_min_name"] == views.dim_label(dc["d_pooled"].idxmin(), long=True)
     assert list(m["dimension"]) == list(pwb.DIMENSIONS)
     r = e.cell_ci.iloc[0]
     assert (
@@ -186,40 +188,71 @@ def test_effect_interval_phrases(s, result):
 
 
 def test_stage_values_and_tables(result, s):
-    v = outputs.stage_values(result)
+    v = values.stage_values(result)
     assert v["pwb.fourth_judge.n_items"] == s["pwb_fj_items"]
     assert v["pwb.restore_grid.ut_0.05.ar_0.05"] == pytest.approx(s["pwb_grid_005"])
-    assert v["pwb.data_level.instances_present"] == 0
-    allv = outputs.all_values(result, {"pwb.sensitivity.equal.kendall_tau": "register wins"})
-    assert allv["pwb.sensitivity.equal.kendall_tau"] == "register wins" and allv["pwb.inst.anomalies.n"] == 0
-    assert "pwb.agg.delta.mean" in allv and not any(k.startswith("pwb.inst.pwi.") for k in allv)
-    t = outputs.tables(result, summary.register_slips({}, {}, {}))
+    assert v["pwb.data_level.instances_present"] == 0 and v["pwb.inst.anomalies.n"] == 0
+    assert "pwb.agg.delta.mean" in v and not any(k.startswith("pwb.inst.pwi.") for k in v)
+    t = values.tables(result)
     assert {"cells", "table2_pwi", "cell_d_intervals", "d_pooled_intervals", "paper_smaller_points"} <= set(t)
-    assert t["model_dimension_delta"][1] is True and t["cells"][1] is False
+    assert {"data_levels", "register_slips"} <= set(t) and all(isinstance(x, pd.DataFrame) for x in t.values())
+    # a table whose index carries data has it as its first column, under the index's name
+    delta = result.aggregates.matrices["delta"]
+    assert list(t["model_dimension_delta"].columns) == [delta.index.name, *delta.columns]
+    assert t["model_dimension_delta"].iloc[:, 1:].equals(delta.reset_index(drop=True))
+
+
+def test_a_table_with_its_index_as_a_column_writes_the_bytes_of_the_indexed_table(result, tmp_path):
+    """publish writes tables without their index: the index becomes a first column whose CSV is the indexed
+    table's, byte for byte (an unnamed index under an empty header, float column labels as the format prints)."""
+    from compendium.pipeline.results import write_table
+
+    for name, df in (
+        ("grid", result.sensitivity.grid),  # float labels, a named index
+        ("corr", result.inputs.released["correlation"]),  # an unnamed index
+        ("matrix", result.aggregates.matrices["prompted"]),
+    ):
+        a = write_table("x", name + "_indexed", df, index=True, root=tmp_path).read_bytes()
+        b = write_table("x", name, values._with_index(df), root=tmp_path).read_bytes()
+        assert a == b, name
+
+
+def test_the_chapter_values_and_the_register_agree_on_every_shared_key(result):
+    """publish raises on a key the chapter's values and the register give differently: at the reference
+    parameters they share keys (the leaderboard, the samples) and agree on each."""
+    from compendium.pipeline.results import ValueClash, merge_values
+    from compendium.pwb import register
+
+    own, (reg, _) = values.stage_values(result), register.register_values(result)
+    shared = set(own) & set(reg)
+    assert shared and merge_values(own, reg).keys() == set(own) | set(reg)
+    key = sorted(shared)[0]
+    with pytest.raises(ValueClash, match=re.escape(key)):
+        merge_values(own, {**reg, key: "another value"})
 
 
 def test_small_helpers():
     assert summary.count_word(6) == "Six" and summary.count_word(6, capital=False) == "six"
     assert summary.count_word(12) == "12"
-    assert summary.dim_label("appropriate_reliance") == "AR_d"
-    assert summary.dim_label("appropriate_reliance", long=True) == "appropriate reliance (AR_d)"
+    assert views.dim_label("appropriate_reliance") == "AR_d"
+    assert views.dim_label("appropriate_reliance", long=True) == "appropriate reliance (AR_d)"
     notes = {
         "a": {"kind": "differs", "reason": "paper_slip", "note": "x  y"},
         "b": {"kind": "differs", "reason": "stale_table", "note": "z"},
         "c": {"kind": "other"},
     }
-    sl = summary.register_slips(notes, {"a": 1.0, "b": 2.0}, {"a": 1.5})
+    sl = values.register_slips(notes, {"a": 1.0, "b": 2.0}, {"a": 1.5})
     assert sl.to_dict("records") == [{"claim": "a", "printed": 1.0, "data": 1.5, "reason": "paper slip", "why": "x y"}]
-    assert summary.register_slips({}, {}, {}).columns.tolist() == ["claim", "printed", "data", "reason", "why"]
-    show, cap = summary.anomaly_table(pd.DataFrame(columns=["kind", "dimension"]), False)
+    assert values.register_slips({}, {}, {}).columns.tolist() == ["claim", "printed", "data", "reason", "why"]
+    show, cap = views.anomaly_table(pd.DataFrame(columns=["kind", "dimension"]), False)
     assert show["kind"].tolist() == ["(no per-instance data in this build)"] and "not in this build" in cap
     an = pd.DataFrame({"kind": ["above 3", "above 3"], "dimension": ["x", "x"]})
-    show, cap = summary.anomaly_table(an, True)
+    show, cap = views.anomaly_table(an, True)
     assert show["judge values / runs"].tolist() == [2] and cap.startswith("The 2 judge anomalies")
 
 
 def test_the_per_instance_text_without_data(result):
-    st, md = summary.instances_status(result), summary.instances_markdown(result)
+    st, md = summary.instances_status(result), views.instances_markdown(result)
     assert "not in this build" in st and "`data/pwb/results` does not exist" in md and "10,000-draw" in md
 
 
@@ -229,19 +262,18 @@ def test_the_per_instance_section_compares_sums_with_the_aggregates(tmp_path, re
     import dataclasses
 
     from compendium.data import synthetic_pwb
-    from compendium.pwb import compute
 
     synthetic_pwb.write_snapshot(tmp_path, seed=3, size="small")
     ins = inst.load_hf_results(tmp_path / "results")
     assert set(ins["layer"]) == {1, 2, 3}
-    params = pwb.PwbParams(n_boot=50, diag_n_boot=50, instances_dir=str(tmp_path / "results"))
+    params = study_params("pwb", n_boot=50, diag_n_boot=50)
     inputs = dataclasses.replace(result.inputs, instances=ins, results_dir=tmp_path / "results")
-    res = inst.run_instance_pipeline(ins, result.weights, n_boot=50, diag_n_boot=50)
+    res = inst.run_instance_pipeline(ins, result.weights, n_boot=50, seed=42, diag_n_boot=50, diag_seed=0)
     sums = res["runs"].groupby(["model", "condition", "dimension"])["panel"].sum().rename("score_sum").reset_index()
-    section = compute.instances_section(inputs, sums, result.weights, params)
+    section = sections.instances_section(inputs, sums, result.weights, params)
     assert section.max_sum_diff == 0
     r = dataclasses.replace(result, params=params, inputs=inputs, instances=section, anomalies=section.res["anomalies"])
-    tables = outputs.tables(r, summary.register_slips({}, {}, {}))
+    tables = values.tables(r)
     assert {
         "instances_pingouin_per_dimension",
         "instances_pingouin_per_model",
@@ -249,10 +281,10 @@ def test_the_per_instance_section_compares_sums_with_the_aggregates(tmp_path, re
         "instances_pingouin_layer3",
         "instances_tests_pooled",
     } <= set(tables)
-    assert "p_bonferroni" not in tables["instances_pingouin_layer2"][0].columns
+    assert "p_bonferroni" not in tables["instances_pingouin_layer2"].columns
     sums.loc[0, "score_sum"] += 2
-    assert compute.instances_section(inputs, sums, result.weights, params).max_sum_diff == 2
-    st, md = summary.instances_status(r), summary.instances_markdown(r)
+    assert sections.instances_section(inputs, sums, result.weights, params).max_sum_diff == 2
+    st, md = summary.instances_status(r), views.instances_markdown(r)
     assert "present in this build" in st and f"{len(ins):,} judge scores" in md
     for name in ("wilcoxon", "ttest", "layer2", "layer3"):
         assert f":name: tbl-pwb-inst-{name}" in md
@@ -267,9 +299,9 @@ def test_layer_table_replaces_layer1_only(result):
 
 def test_without_data_the_build_names_nothing_and_writes_an_empty_anomaly_table(result):
     assert result.instances is None and not result.instances_present
-    assert outputs._instance_values(result) == {}
-    t = outputs._instance_tables(result)
-    assert list(t) == ["judge_anomalies"] and t["judge_anomalies"][0].empty
+    assert values._instance_values(result) == {"pwb.inst.anomalies.n": 0}
+    t = values._instance_tables(result)
+    assert list(t) == ["judge_anomalies"] and t["judge_anomalies"].empty
 
 
 def test_the_table2_verdict_follows_the_claims_statuses():
@@ -283,3 +315,11 @@ def test_the_table2_verdict_follows_the_claims_statuses():
     assert v == {"pwb_n_pwi": 14, "pwb_pwi_verdict": ", and it does"}
     off = {k: x + 5 for k, x in at_paper.items()}
     assert summary.verdicts(off)["pwb_pwi_verdict"] == ", but only 0 of the 14 reproduce"
+
+
+def test_the_summary_is_the_union_of_the_small_phrase_functions(result, s):
+    """Each glue name comes from one *_phrases function of PHRASES, each a function of the result alone."""
+    parts = [f(result) for f in summary.PHRASES]
+    keys = [k for p in parts for k in p]
+    assert len(keys) == len(set(keys)) == len(s) and keys == list(s)
+    assert all(f.__name__.endswith("_phrases") for f in summary.PHRASES)

@@ -12,29 +12,29 @@ Three data levels, three modules:
   PWI bootstrap, d_pooled, paired tests, IRR on complete triples, prompt-level correlation. Runs
   automatically when ``data/pwb/results`` exists.
 
-One computation: :func:`build` (:mod:`.compute`) runs every section of the chapter once and returns a
-frozen :class:`PwbResult`; :mod:`.register` maps it to the claim ids of ``published/pwb.yaml`` (with
-PROVENANCE), :mod:`.summary` phrases it (every number and phrase of the chapters' prose) and
-:mod:`.outputs` maps it to values.json entries, the result tables and the data-level table. Plus
-:mod:`.constants` (the dimensions, abbreviations, models and conditions, typed once), :mod:`.bootstrap`
-(the authors' exact PWI and Table 3 bootstrap streams, vectorised), :mod:`.benchmark` (the appendix that
-renders the benchmark itself), :mod:`.weights` (the weighting schemes), :mod:`.effects` (effect sizes with
-intervals and the significance tests, with pingouin), :mod:`.figures` (imported on demand) and
-:mod:`.paper_printed` (numbers as printed in the paper, quoted only to show where the paper disagrees with
-its data).
+One computation: :func:`build` (:mod:`.build`) reads every input once (:meth:`Inputs.load`), runs every
+section of the chapter once (:mod:`.sections`) and returns a frozen :class:`PwbResult`; its parameters are the
+``pwb`` section's pydantic model (``compendium.pipeline.params.study_params("pwb")``). :mod:`.register` maps
+the result to the claim ids of ``published/pwb.yaml`` (with PROVENANCE, :mod:`.provenance`), :mod:`.summary`
+phrases it (every number and phrase of the chapter's prose), :mod:`.values` maps it to values.json entries and
+the result tables, :mod:`.views` to the display copies of the tables. Plus :mod:`.constants` (the dimensions,
+abbreviations, models and conditions, typed once), :mod:`.bootstrap` (the authors' exact PWI and Table 3
+bootstrap streams, vectorised), :mod:`.benchmark` (the appendix that renders the benchmark itself),
+:mod:`.weights` (the weighting schemes), :mod:`.effects` (effect sizes with intervals and the significance
+tests, with pingouin, imported where a test runs), :mod:`.figures` and :mod:`.alttext` (imported on demand),
+:mod:`.score` (scoring a new model) and :mod:`.paper_printed` (numbers as printed in the paper, quoted only to
+show where the paper disagrees with its data).
 """
 
 from __future__ import annotations
 
-from . import aggregates, benchmark, bootstrap, instances, outputs, paper_printed, validation, weights
-from .compute import PwbInputs, PwbParams, PwbResult, build, load_inputs
+from . import aggregates, benchmark, bootstrap, instances, paper_printed, validation, weights
+from .build import Inputs, PwbResult, build
 from .constants import ABBREV, CONDITION_KEYS, CONDITIONS, DIMENSIONS, MODEL_KEYS
 
 __all__ = [
     "build",
-    "load_inputs",
-    "PwbParams",
-    "PwbInputs",
+    "Inputs",
     "PwbResult",
     "DIMENSIONS",
     "ABBREV",
@@ -45,7 +45,6 @@ __all__ = [
     "benchmark",
     "bootstrap",
     "instances",
-    "outputs",
     "paper_printed",
     "validation",
     "weights",

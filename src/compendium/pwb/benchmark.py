@@ -5,6 +5,10 @@ dicts: ``rubrics/dimension_rubrics.yaml`` (11 dimensions x 4 anchors), ``config.
 ``prompts/layer1_behavioral/*.yaml`` (10 x 20 single-turn probes), ``prompts/layer2_scenarios/*.yaml``
 (the 5 multi-turn scenarios released of the paper's 16) and ``prompts/layer3_adversarial/stress_tests.yaml``
 (40 adversarial prompts).
+
+The appendix chapter (``notebooks/11_pwb_benchmark.md``) renders them with the functions here, and its prose
+quotes :func:`benchmark_summary` (every ``pwbb_*`` glue name); :func:`benchmark_values` is its ``values.json``.
+The appendix has no parameters: it shows the files as they are.
 """
 
 from __future__ import annotations
@@ -25,6 +29,12 @@ __all__ = [
     "prompt_counts",
     "anchors_markdown",
     "system_prompt_markdown",
+    "LAYER1_FILES",
+    "LAYER2_FILES",
+    "layer_overview",
+    "domain_table",
+    "benchmark_summary",
+    "benchmark_values",
 ]
 
 LEVELS = (3, 2, 1, 0)
@@ -196,3 +206,77 @@ def system_prompt_markdown(text: str) -> str:
     # the colon fence's parser does not see the inner block, so it is longer than any run of colons in it
     colons = ":" * max(4, max((len(m) for m in re.findall(r":+", text)), default=0) + 1)
     return f"{colons}{{container}} compendium-verbatim\n{literal_block(text)}{colons}\n"
+
+
+# --------------------------------------------------------------------------------------------------
+# the appendix's tables and phrases (notebooks/11_pwb_benchmark.md)
+# --------------------------------------------------------------------------------------------------
+
+#: The released prompt files: one Layer-1 file per dimension (the authors' order), five Layer-2 scenarios.
+LAYER1_FILES: tuple[str, ...] = DIMENSIONS
+LAYER2_FILES: tuple[str, ...] = (
+    "calibration_across_domains",
+    "creative_collaboration",
+    "ethical_blindspot",
+    "sycophantic_agreement_trap",
+    "teaching_moment",
+)
+
+
+def layer_overview(per_layer: pd.DataFrame) -> pd.DataFrame:
+    """The three layers of the released benchmark: prompt counts and what is scored in each."""
+    return pd.DataFrame(
+        {
+            "layer": ["Layer 1: single-turn probes", "Layer 2: multi-turn scenarios", "Layer 3: adversarial prompts"],
+            "prompts": per_layer.set_index("layer")["prompts"].reindex([1, 2, 3]).to_numpy(),
+            "unit scored": [
+                "each of 5 runs, by 3 judges, on the probe's dimension",
+                "each of 5 turns, on the scenario's tested dimensions (behaviour checklist by one judge)",
+                "one response, on adversarial resilience",
+            ],
+        }
+    )
+
+
+def domain_table(inv: pd.DataFrame) -> pd.DataFrame:
+    """Prompts per professional domain (rows) and layer, with a total, sorted by the layer counts."""
+    per_domain = pd.crosstab(inv["domain"], inv["layer"]).rename(columns=lambda x: f"layer {x}")
+    dom = per_domain.sort_values(list(per_domain.columns), ascending=False)
+    dom["total"] = dom.sum(axis=1)
+    return dom
+
+
+def benchmark_summary(dims: pd.DataFrame, inv: pd.DataFrame, system_prompt: str) -> dict:
+    """Every number the appendix's prose quotes, by its ``{glue:text}`` name (``pwbb_*``), from
+    :func:`dimension_table`, :func:`prompt_inventory`
+    and the system prompt's text."""
+    l1 = inv[inv["layer"] == 1]
+    per_dim = l1.groupby("dimension").size()
+    return {
+        "pwbb_n_dims": len(dims),
+        "pwbb_n_pwi": int(dims["in_pwi"].sum()),
+        "pwbb_n_unweighted": int((~dims["in_pwi"]).sum()),
+        "pwbb_w_sum": float(dims.loc[dims["in_pwi"], "weight_v2_1"].sum()),
+        "pwbb_n_l1": int((inv["layer"] == 1).sum()),
+        "pwbb_n_l2": int((inv["layer"] == 2).sum()),
+        "pwbb_n_l3": int((inv["layer"] == 3).sum()),
+        "pwbb_n_l3_cat": int(inv.loc[inv["layer"] == 3, "category"].nunique()),
+        "pwbb_n_domains": int(l1["domain"].nunique()),
+        "pwbb_per_dim": int(per_dim.iloc[0]) if per_dim.nunique() == 1 else f"{per_dim.min()}–{per_dim.max()}",
+        "pwbb_sp_words": len(system_prompt.split()),
+    }
+
+
+def benchmark_values(s: Mapping) -> dict:
+    """The appendix stage's ``values.json`` entries (``pwb.benchmark.*``) from :func:`benchmark_summary`."""
+    keys = {
+        "n_dimensions": "pwbb_n_dims",
+        "n_dimensions_in_pwi": "pwbb_n_pwi",
+        "weight_sum_v2_1": "pwbb_w_sum",
+        "n_layer1_prompts": "pwbb_n_l1",
+        "n_layer2_scenarios": "pwbb_n_l2",
+        "n_layer3_prompts": "pwbb_n_l3",
+        "n_layer1_domains": "pwbb_n_domains",
+        "system_prompt_words": "pwbb_sp_words",
+    }
+    return {f"pwb.benchmark.{k}": s[g] for k, g in keys.items()}

@@ -256,8 +256,9 @@ def _pwi_of_draws(
 def pwi_bootstrap_exact(
     dimension_scores: Mapping[str, Sequence[float]],
     weights: Mapping[str, float],
-    n_boot: int = 10_000,
-    seed: int = 42,
+    *,
+    n_boot: int,
+    seed: int,
     ci: float = 0.95,
     max_score: int = 3,
 ) -> dict:
@@ -285,7 +286,7 @@ def pwi_bootstrap_exact(
 
 
 def delta_ci_exact(
-    pools: Sequence[tuple[Sequence[float], Sequence[float]]], n_boot: int = 2000, seed: int = 0, ci: float = 0.95
+    pools: Sequence[tuple[Sequence[float], Sequence[float]]], *, n_boot: int, seed: int, ci: float = 0.95
 ) -> list[dict]:
     """Table 3's bootstrap CIs of Δ: one ``default_rng(seed)`` over all ``pools`` [(prompted, baseline), ...]
     in order; per pool ``n_boot`` times resample prompted then baseline. Returns per pool ci_lower,
@@ -334,8 +335,9 @@ def percentile_mc_se(samples: np.ndarray, q: float) -> float:
 def reference_pwi_bootstrap(
     dimension_scores: Mapping[str, Sequence[float]],
     weights: Mapping[str, float],
-    n_boot: int = 10_000,
-    seed: int = 42,
+    *,
+    n_boot: int,
+    seed: int,
     ci: float = 0.95,
     max_score: int = 3,
 ) -> dict:
@@ -363,7 +365,7 @@ def reference_pwi_bootstrap(
 
 
 def reference_delta_ci(
-    pools: Sequence[tuple[Sequence[float], Sequence[float]]], n_boot: int = 2000, seed: int = 0, ci: float = 0.95
+    pools: Sequence[tuple[Sequence[float], Sequence[float]]], *, n_boot: int, seed: int, ci: float = 0.95
 ) -> list[dict]:
     """METHODS.md's Table 3 CI loop: one rng, per pool n_boot x (choice(p).mean() - choice(b).mean())."""
     rng = np.random.default_rng(seed)

@@ -18,13 +18,15 @@ the layer means are printed to 4 decimals; an interval rounded to 2 decimals cou
 bound by 0.005. So :func:`d_intervals` asks ``compute_esci`` for 6 decimals, and :func:`layer_ttests`
 and :func:`paired_tests` compute the mean-difference interval unrounded (mean ± t-quantile × SE, the
 same interval pingouin rounds; the tests check that rounding ours to 2 decimals gives pingouin's).
+
+pingouin is imported inside the functions that use it (it loads statsmodels and matplotlib's pyplot, about
+0.7 s of CPU), so importing :mod:`compendium.pwb` does not.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-import pingouin as pg
 from scipy import stats
 
 from . import aggregates as agg
@@ -45,6 +47,8 @@ _DECIMALS = 6
 def d_intervals(d, n_baseline, n_prompted, confidence: float = 0.95) -> np.ndarray:
     """(lower, upper) of Cohen's d for independent samples of sizes ``n_baseline``, ``n_prompted``
     (:func:`pingouin.compute_esci`, ``eftype="cohen"``), one row per d; 6 decimals (see the module)."""
+    import pingouin as pg
+
     d, nb, npr = (np.atleast_1d(np.asarray(x, dtype=float)) for x in (d, n_baseline, n_prompted))
     if not (len(d) == len(nb) == len(npr)):
         raise ValueError("d_intervals: d, n_baseline and n_prompted must have the same length")
@@ -142,6 +146,8 @@ def _mean_ci(diff: np.ndarray, confidence: float) -> tuple[float, float]:
 
 
 def _paired_t(prompted: np.ndarray, baseline: np.ndarray, confidence: float) -> dict:
+    import pingouin as pg
+
     r = pg.ttest(prompted, baseline, paired=True, confidence=confidence).iloc[0]
     diff = prompted - baseline
     sd = diff.std(ddof=1)
@@ -179,6 +185,8 @@ def paired_tests(runs: pd.DataFrame, confidence: float = 0.95) -> dict[str, pd.D
     (:func:`pingouin.multicomp`, ``"bonf"``); ``per_model``: paired t (:func:`pingouin.ttest`), Bonferroni
     over the models; ``pooled``: paired t over all pairs. d_z = mean / SD of the differences.
     """
+    import pingouin as pg
+
     w = _pairs(runs, ["model", "dimension", "prompt_id", "run"])
     w["diff"] = w["with_system_prompt"] - w["baseline"]
     dims = [d for d in DIMENSIONS if d in set(w["dimension"])] + sorted(set(w["dimension"]) - set(DIMENSIONS))

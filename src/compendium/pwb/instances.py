@@ -457,7 +457,7 @@ def _dimension_lists(t: pd.DataFrame) -> dict[str, np.ndarray]:
 
 
 def pwi_bootstrap(
-    runs: pd.DataFrame, weights: Mapping[str, float], n_boot: int = 10_000, seed: int = 42, ci: float = 0.95
+    runs: pd.DataFrame, weights: Mapping[str, float], *, n_boot: int, seed: int, ci: float = 0.95
 ) -> pd.DataFrame:
     """Bootstrap PWI per (model, condition) with the authors' exact random stream (METHODS.md).
 
@@ -543,7 +543,7 @@ def d_pooled(runs: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def table3_bootstrap(runs: pd.DataFrame, n_boot: int = 2000, seed: int = 0, ci: float = 0.95) -> pd.DataFrame:
+def table3_bootstrap(runs: pd.DataFrame, *, n_boot: int, seed: int, ci: float = 0.95) -> pd.DataFrame:
     """Table 3 from runs, as ``run_analysis.py`` computes it (METHODS.md).
 
     Per dimension (the authors' DIMENSIONS order), the models (sorted by name) with scores in both
@@ -799,11 +799,12 @@ def completeness(panel: pd.DataFrame, n_prompts: int = 20, n_runs: int = 5) -> p
 def run_instance_pipeline(
     instances: pd.DataFrame,
     weights: Mapping[str, float],
-    n_boot: int = 10_000,
-    seed: int = 42,
+    *,
+    n_boot: int,
+    seed: int,
+    diag_n_boot: int,
+    diag_seed: int,
     ci: float = 0.95,
-    diag_n_boot: int = 2000,
-    diag_seed: int = 0,
 ) -> dict:
     """Everything the paper computes from per-instance data, as a dict of DataFrames.
 
@@ -884,7 +885,8 @@ def synthetic_instances(
     n_runs: int = 5,
     n_judges: int = 3,
     dimensions: Sequence[str] = DIMENSIONS,
-    seed: int = 0,
+    *,
+    seed: int,
     missing_rate: float = 0.0,
 ) -> pd.DataFrame:
     """A random Layer-1 instance table of the paper's shape (defaults: 7 x 2 x 200 x 5 x 3 = 42,000 rows).

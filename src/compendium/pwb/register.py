@@ -1,7 +1,7 @@
 """Every number of the PWB register (``published/pwb.yaml``): all cells of its 10 tables and every
 text claim, each from the lowest data level that determines it.
 
-:func:`register_values` maps a :class:`~compendium.pwb.compute.PwbResult` to ``(values, missing)`` for ``results/pwb/values.json`` and
+:func:`register_values` maps a :class:`~compendium.pwb.build.PwbResult` to ``(values, missing)`` for ``results/pwb/values.json`` and
 ``missing.json`` (the values contract): a value where the inputs determine it, ``None`` with the
 missing input named where they do not. Levels (the register's ``level``):
 
@@ -34,7 +34,7 @@ import pandas as pd
 from compendium.pipeline import paths, yamlfile
 
 from ..claims.cells import expand_cells
-from .compute import PwbResult
+from .build import PwbResult
 from .constants import CONDITION_KEYS, DIMENSIONS, MODEL_KEYS
 from .provenance import PROVENANCE
 
@@ -334,7 +334,7 @@ def _cf_co(o: _Out, r: PwbResult) -> None:
 
 
 def _completeness(o: _Out, r: PwbResult) -> None:
-    """Completeness and the paired N, from the cell counts (:func:`~compendium.pwb.compute.design_section`)."""
+    """Completeness and the paired N, from the cell counts (:func:`~compendium.pwb.sections.design_section`)."""
     v, ds = o.v, r.design
     n_prompts, rpp, planned = ds["n_prompts"], ds["runs_per_prompt"], ds["planned_per_dimension"]
     if rpp:
@@ -358,7 +358,7 @@ def _completeness(o: _Out, r: PwbResult) -> None:
 
 
 def _design(o: _Out, r: PwbResult) -> None:
-    """The benchmark's design, from its files (:func:`~compendium.pwb.compute.design_section`)."""
+    """The benchmark's design, from its files (:func:`~compendium.pwb.sections.design_section`)."""
     v, ds = o.v, r.design
     n_prompts = ds["n_prompts"]
     v["pwb.design.n_layer1_dimensions"] = len(n_prompts)

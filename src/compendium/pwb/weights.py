@@ -15,7 +15,16 @@ import pandas as pd
 
 MAX_SCORE = 3
 
-__all__ = ["MAX_SCORE", "scheme_weights", "pro_worker_index", "pwi_matrix", "sensitivity_schemes"]
+__all__ = [
+    "MAX_SCORE",
+    "scheme_weights",
+    "pro_worker_index",
+    "pwi_matrix",
+    "fixed_schemes",
+    "cf_heavy_scheme",
+    "restore_scheme",
+    "sensitivity_schemes",
+]
 
 
 def _check_weights(weights: Mapping[str, float]) -> dict[str, float]:
@@ -91,36 +100,57 @@ def pwi_matrix(means: pd.DataFrame, weights: Mapping[str, float], max_score: flo
     return pd.Series(out, index=means.index, name="pwi")
 
 
-def sensitivity_schemes(
-    config: Mapping, cf_heavy_weight: float = 0.30, restore_weight: float = 0.10
-) -> dict[str, dict[str, float]]:
-    """The five schemes of the weight-sensitivity appendix (METHODS.md, PWB).
+def _positive_v21(config: Mapping) -> dict[str, float]:
+    return {d: w for d, w in scheme_weights(config, "weights").items() if w > 0}
 
-    - ``default``: v2.1 (``scoring.weights``);
-    - ``equal``: equal weights over the same dimensions that carry a positive v2.1 weight;
-    - ``cf_heavy``: cognitive forcing at ``cf_heavy_weight``, the other v2.1 weights scaled by
-      (1 - cf_heavy_weight) / (their sum), i.e. 0.70 / 0.65 for 0.30;
-    - ``restore_ut_ar``: v2.1 plus uncertainty transparency and appropriate reliance at
-      ``restore_weight`` each;
-    - ``v2_0``: ``scoring.legacy_weights_v2_0`` (adversarial resilience has no Layer-1 data and drops
-      out by the N/A rule).
-    """
-    if not 0 < cf_heavy_weight < 1:
-        raise ValueError(f"cf_heavy_weight must lie in (0, 1), got {cf_heavy_weight}")
-    if restore_weight < 0:
-        raise ValueError(f"restore_weight must be >= 0, got {restore_weight}")
-    v21 = {d: w for d, w in scheme_weights(config, "weights").items() if w > 0}
-    if "cognitive_forcing" not in v21:
-        raise ValueError("the v2.1 weights give cognitive_forcing no weight: cannot build the CF-heavy scheme")
-    # The scheme is written on a unit total: CF takes cf_heavy_weight, the other v2.1 dimensions share
-    # 1 - cf_heavy_weight in their v2.1 proportions (0.70 / 0.65 for the default 0.30).
-    others = sum(w for d, w in v21.items() if d != "cognitive_forcing")
-    scale = (1.0 - cf_heavy_weight) / others if others > 0 else 0.0
-    cf_heavy = {d: (cf_heavy_weight if d == "cognitive_forcing" else w * scale) for d, w in v21.items()}
+
+def fixed_schemes(config: Mapping) -> dict[str, dict[str, float]]:
+    """The schemes of the weight-sensitivity appendix without a free weight: ``default`` (v2.1,
+    ``scoring.weights``), ``equal`` (equal weights over the dimensions with a positive v2.1 weight) and
+    ``v2_0`` (``scoring.legacy_weights_v2_0``; adversarial resilience has no Layer-1 data and drops out by
+    the N/A rule)."""
+    v21 = _positive_v21(config)
     return {
         "default": dict(v21),
         "equal": {d: 1.0 / len(v21) for d in v21},
-        "cf_heavy": cf_heavy,
-        "restore_ut_ar": {**v21, "uncertainty_transparency": restore_weight, "appropriate_reliance": restore_weight},
         "v2_0": scheme_weights(config, "legacy_weights_v2_0"),
+    }
+
+
+def cf_heavy_scheme(config: Mapping, cf_heavy_weight: float) -> dict[str, float]:
+    """Cognitive forcing at ``cf_heavy_weight``, the other v2.1 weights scaled by (1 - cf_heavy_weight) /
+    (their sum), i.e. 0.70 / 0.65 for 0.30."""
+    if not 0 < cf_heavy_weight < 1:
+        raise ValueError(f"cf_heavy_weight must lie in (0, 1), got {cf_heavy_weight}")
+    v21 = _positive_v21(config)
+    if "cognitive_forcing" not in v21:
+        raise ValueError("the v2.1 weights give cognitive_forcing no weight: cannot build the CF-heavy scheme")
+    # The scheme is written on a unit total: CF takes cf_heavy_weight, the other v2.1 dimensions share
+    # 1 - cf_heavy_weight in their v2.1 proportions (0.70 / 0.65 for 0.30).
+    others = sum(w for d, w in v21.items() if d != "cognitive_forcing")
+    scale = (1.0 - cf_heavy_weight) / others if others > 0 else 0.0
+    return {d: (cf_heavy_weight if d == "cognitive_forcing" else w * scale) for d, w in v21.items()}
+
+
+def restore_scheme(config: Mapping, restore_weight: float) -> dict[str, float]:
+    """v2.1 plus uncertainty transparency and appropriate reliance at ``restore_weight`` each."""
+    if restore_weight < 0:
+        raise ValueError(f"restore_weight must be >= 0, got {restore_weight}")
+    return {**_positive_v21(config), "uncertainty_transparency": restore_weight, "appropriate_reliance": restore_weight}
+
+
+def sensitivity_schemes(config: Mapping, cf_heavy_weight: float, restore_weight: float) -> dict[str, dict[str, float]]:
+    """The five schemes of the weight-sensitivity appendix (METHODS.md, PWB), in its order: ``default``,
+    ``equal`` (:func:`fixed_schemes`), ``cf_heavy`` (:func:`cf_heavy_scheme`), ``restore_ut_ar``
+    (:func:`restore_scheme`) and ``v2_0``. The free weights are the chapter's parameters
+    (``pwb.cf_heavy_weight``, ``pwb.restore_weight``; the paper's 0.30 and 0.10)."""
+    cf_heavy = cf_heavy_scheme(config, cf_heavy_weight)
+    restore = restore_scheme(config, restore_weight)
+    fixed = fixed_schemes(config)
+    return {
+        "default": fixed["default"],
+        "equal": fixed["equal"],
+        "cf_heavy": cf_heavy,
+        "restore_ut_ar": restore,
+        "v2_0": fixed["v2_0"],
     }

@@ -224,7 +224,8 @@ def pwb_named_schemes(
 ) -> tuple[dict[str, dict[str, float]], dict[str, str]]:
     """The appendix's weight schemes over grids of their free weights.
 
-    From :func:`compendium.pwb.weights.sensitivity_schemes`: ``default`` (v2.1), ``equal``, ``v2_0``
+    From :mod:`compendium.pwb.weights` (:func:`~compendium.pwb.weights.fixed_schemes`, ``cf_heavy_scheme``,
+    ``restore_scheme``): ``default`` (v2.1), ``equal``, ``v2_0``
     once, and one ``cf_heavy_<w>`` per CF weight in ``cf_heavy_weights`` (CF at ``w``, the other v2.1
     weights scaled to ``1 - w``) and one ``restore_<w>`` per weight in ``restore_weights`` (v2.1
     plus UT and AR_d at ``w``). Returns ``(schemes, families)``: ``families`` maps each scheme name to
@@ -237,16 +238,16 @@ def pwb_named_schemes(
         _check_weight(w, "pwb cf_heavy weight", 0.0, 1.0, open_lo=True)
     for w in rws:
         _check_weight(w, "pwb restore weight")
-    base = pw_weights.sensitivity_schemes(config)
+    base = pw_weights.fixed_schemes(config)
     schemes = {"default": base["default"], "equal": base["equal"], "v2_0": base["v2_0"]}
     families = {"default": "default", "equal": "equal", "v2_0": "v2_0"}
     for w in cfs:
         name = f"cf_heavy_{w:g}"
-        schemes[name] = pw_weights.sensitivity_schemes(config, cf_heavy_weight=w)["cf_heavy"]
+        schemes[name] = pw_weights.cf_heavy_scheme(config, w)
         families[name] = "cf_heavy"
     for w in rws:
         name = f"restore_{w:g}"
-        schemes[name] = pw_weights.sensitivity_schemes(config, restore_weight=w)["restore_ut_ar"]
+        schemes[name] = pw_weights.restore_scheme(config, w)
         families[name] = "restore"
     return schemes, families
 

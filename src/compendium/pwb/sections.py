@@ -1,20 +1,13 @@
-"""One computation per study: :func:`build` (``compendium.pwb.build``) computes every section of the PWB
-chapter once.
+"""The sections of the PWB chapter, each computed once by :func:`compendium.pwb.build.build`.
 
-    params = PwbParams(...)
-    result = build(params, load_inputs(params))
-
-returns a :class:`PwbResult`, a frozen dataclass of typed, frozen sections (the released aggregates,
-the weighting schemes and their sensitivity, the effect-size intervals, the judge-level samples, the
-benchmark's design counts and, when ``data/pwb/results/`` exists, the per-instance path with its
-bootstraps and tests). Everything downstream only reads it:
-
-- :func:`compendium.pwb.register.register_values` maps it to the claim ids of ``published/pwb.yaml``,
-- :func:`compendium.pwb.summary.summary` phrases it (every ``{glue:text}`` of the chapter),
-- :mod:`compendium.pwb.outputs` maps it to ``values.json`` entries and the result tables.
-
-``tests/pwb/test_pwb_compute.py`` counts the section functions' calls through one build + register +
-summary pass, as the chapter runs it: each runs exactly once.
+Each ``*_section`` function computes one part of the chapter from the study's inputs
+(:class:`compendium.pwb.build.Inputs`) and returns a frozen section (typed fields, frames not to be edited
+in place), in the chapter's order: from the released aggregates (:func:`aggregates_section`), the weighting
+schemes (:func:`sensitivity_section`), the effect sizes with intervals (:func:`effects_section`), the
+judge-level samples (:func:`validation_section`), the benchmark's design (:func:`design_section`) and the
+per-instance path (:func:`instances_section`, only with ``data/pwb/results/``). The analyses themselves are
+in :mod:`.aggregates`, :mod:`.weights`, :mod:`.effects`, :mod:`.validation` and :mod:`.instances`; here they
+are called, each once (``tests/pwb/test_pwb_build.py`` counts them).
 """
 
 from __future__ import annotations
@@ -22,13 +15,10 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
-
-from compendium.pipeline import paths, yamlfile
 
 from . import (
     aggregates as agg,
@@ -40,115 +30,29 @@ from . import (
 )
 from .constants import DIMENSIONS
 
+if TYPE_CHECKING:
+    from compendium.pipeline.params import Pwb
+
+    from .build import Inputs
+
 __all__ = [
-    "PwbParams",
-    "PwbInputs",
-    "PwbResult",
+    "STAGE",
     "Aggregates",
     "Sensitivity",
     "Effects",
     "Validation",
     "Instances",
-    "load_inputs",
-    "build",
     "aggregates_section",
     "sensitivity_section",
     "effects_section",
     "validation_section",
     "design_section",
     "instances_section",
+    "no_anomalies",
     "SECTIONS",
 ]
 
-STAGE = "pwb"
-
-
-@dataclass(frozen=True)
-class PwbParams:
-    """The stage's parameters (params.yaml ``pwb``, the chapter's parameters cell); the defaults are the paper's."""
-
-    weight_scheme: str = "weights"
-    n_boot: int = 10_000
-    seed: int = 42
-    diag_n_boot: int = 2000
-    diag_seed: int = 0
-    ci_level: float = 0.95
-    cf_heavy_weight: float = 0.30
-    restore_weight: float = 0.10
-    fourth_judge_rule: str = "first"
-    instances_dir: str = ""
-
-    @property
-    def results_dir(self) -> Path:
-        """The per-instance results folder: ``instances_dir``, or ``data/pwb/results`` when it is ""."""
-        return Path(self.instances_dir) if self.instances_dir else paths.PWB / "results"
-
-
-@dataclass(frozen=True)
-class PwbInputs:
-    """Every input of the study, loaded once (validated loaders of :mod:`compendium.data`)."""
-
-    config: Mapping
-    released: Mapping[str, pd.DataFrame]  # analysis_output/*.csv by short name
-    pilot_scores: pd.DataFrame
-    pilot_truth: pd.DataFrame
-    fourth_scores: pd.DataFrame
-    fourth_errors: pd.DataFrame
-    layer1_prompts: Mapping[str, Mapping]  # prompt file stem -> its YAML
-    layer2_scenarios: tuple
-    layer3_prompts: Mapping
-    published: Mapping[str, Any]  # claim id -> published value (published/pwb.yaml), quoted only
-    notes: Mapping[str, Mapping]  # published/notes/pwb.yaml
-    register: Mapping  # published/pwb.yaml itself (tables and claims)
-    results_dir: Path
-    instances: pd.DataFrame | None = None  # instances.load_hf_results(results_dir) when it exists
-
-
-def _released() -> dict[str, pd.DataFrame]:
-    from compendium import data
-
-    return {
-        "dimension_scores": data.load_pwb_dimension_scores(),
-        "effect_sizes": data.load_pwb_effect_sizes(),
-        "pwi": data.load_pwb_pwi_scores(),
-        "summary": data.load_pwb_summary_table(),
-        "diagnostics": data.load_pwb_dimension_diagnostics(),
-        "irr": data.load_pwb_irr_table(),
-        "layers": data.load_pwb_layer_summary(),
-        "correlation": data.load_pwb_correlation_matrix(),
-    }
-
-
-def load_inputs(params: PwbParams | None = None) -> PwbInputs:
-    """Load every input :func:`build` reads; the per-instance table only when ``params.results_dir`` exists."""
-    from compendium import data
-
-    params = params or PwbParams()
-    prompts = paths.PWB / "prompts"
-    register = yamlfile.load(paths.PUBLISHED / "pwb.yaml")
-    results_dir = params.results_dir
-    return PwbInputs(
-        config=data.load_pwb_config(),
-        released=_released(),
-        pilot_scores=data.load_pwb_pilot_scores(),
-        pilot_truth=data.load_pwb_pilot_ground_truth(),
-        fourth_scores=data.load_pwb_fourth_judge_scores(),
-        fourth_errors=data.load_pwb_fourth_judge_errors(),
-        layer1_prompts={f.stem: yamlfile.load(f) for f in sorted((prompts / "layer1_behavioral").glob("*.yaml"))},
-        layer2_scenarios=tuple(yamlfile.load(f) for f in sorted((prompts / "layer2_scenarios").glob("*.yaml"))),
-        layer3_prompts=yamlfile.load(prompts / "layer3_adversarial" / "stress_tests.yaml"),
-        published={c["id"]: c["published"] for c in register["claims"]},
-        notes=yamlfile.load(paths.PUBLISHED / "notes" / "pwb.yaml") or {},
-        register=register,
-        results_dir=results_dir,
-        # the stage's release check: every model x condition has its results file (refused before any work)
-        instances=inst.load_hf_results(results_dir, complete=True) if results_dir.is_dir() else None,
-    )
-
-
-# --------------------------------------------------------------------------------------------------
-# the sections
-# --------------------------------------------------------------------------------------------------
+STAGE = "pwb"  # the stage that runs the chapter (its progress lines name it)
 
 
 @dataclass(frozen=True)
@@ -223,7 +127,7 @@ class Instances:
     layer2_cluster: Mapping[str, float] | None  # instances.layer2_low_cluster
 
 
-def aggregates_section(inputs: PwbInputs, weights: Mapping[str, float], w21: Mapping[str, float]) -> Aggregates:
+def aggregates_section(inputs: Inputs, weights: Mapping[str, float], w21: Mapping[str, float]) -> Aggregates:
     """Every number the released aggregates determine (the chapter's "From the released aggregates")."""
     rel = inputs.released
     cells = agg.reconstruct_cells(rel["dimension_scores"], rel["effect_sizes"])
@@ -268,7 +172,7 @@ def aggregates_section(inputs: PwbInputs, weights: Mapping[str, float], w21: Map
 
 
 def sensitivity_section(
-    config: Mapping, cells: pd.DataFrame, params: PwbParams, weights: Mapping[str, float], w21: Mapping[str, float]
+    config: Mapping, cells: pd.DataFrame, params: Pwb, weights: Mapping[str, float], w21: Mapping[str, float]
 ) -> Sensitivity:
     """The alternative schemes, their sensitivity table, the restore grid, the v2.0 leaderboard (``weights``:
     the run's scheme, ``w21``: the v2.1 weights, both from ``config``)."""
@@ -292,7 +196,7 @@ def sensitivity_section(
     )
 
 
-def effects_section(inputs: PwbInputs, a: Aggregates) -> Effects:
+def effects_section(inputs: Inputs, a: Aggregates) -> Effects:
     """Confidence intervals of d_pooled (approximation), of the released per-cell d and of the pooled d per dimension."""
     rel = inputs.released
     return Effects(
@@ -302,7 +206,7 @@ def effects_section(inputs: PwbInputs, a: Aggregates) -> Effects:
     )
 
 
-def validation_section(inputs: PwbInputs, params: PwbParams) -> Validation:
+def validation_section(inputs: Inputs, params: Pwb) -> Validation:
     """The human pilot's agreement; the fourth-judge sample under ``params.fourth_judge_rule``, its audit,
     the rules compared, its agreement with the panel and the panel's IRR on it."""
     pilot = val.pilot_agreement(inputs.pilot_scores, inputs.pilot_truth)
@@ -340,7 +244,7 @@ def validation_section(inputs: PwbInputs, params: PwbParams) -> Validation:
     )
 
 
-def design_section(inputs: PwbInputs, cells: pd.DataFrame) -> dict[str, Any]:
+def design_section(inputs: Inputs, cells: pd.DataFrame) -> dict[str, Any]:
     """The benchmark's design as its files hold it (prompt files, ``config.yaml``) and the planned and scored
     Layer-1 runs per dimension (cell counts): plain counts by name, for the register's design claims."""
     config = inputs.config
@@ -375,10 +279,11 @@ def _no_progress(*_a, **_k):
 
 
 def instances_section(
-    inputs: PwbInputs,
+    inputs: Inputs,
     cells: pd.DataFrame,
     weights: Mapping[str, float],
-    params: PwbParams,
+    params: Pwb,
+    *,
     progress: Callable | None = None,
 ) -> Instances | None:
     """The per-instance path when the results were loaded: the pipeline (PWI and Table 3 bootstraps, d_pooled,
@@ -416,61 +321,17 @@ def instances_section(
     )
 
 
-def _no_anomalies() -> pd.DataFrame:
+def no_anomalies() -> pd.DataFrame:
+    """The judge data-quality table without per-instance data: its columns, no rows."""
     return inst.judge_anomalies(pd.DataFrame(columns=list(inst.SCHEMA) + ["score_raw", "stored_score"]))
 
 
-@dataclass(frozen=True)
-class PwbResult:
-    """Everything the PWB chapter computes, once (see the module docstring)."""
-
-    params: PwbParams
-    inputs: PwbInputs
-    aggregates: Aggregates
-    sensitivity: Sensitivity
-    effects: Effects
-    validation: Validation
-    design: Mapping[str, Any]
-    instances: Instances | None
-    anomalies: pd.DataFrame  # the judge data-quality table (empty without the per-instance data)
-
-    @property
-    def instances_present(self) -> bool:
-        """Whether the per-instance results folder exists in this build."""
-        return self.inputs.results_dir.is_dir()
-
-    @property
-    def weights(self) -> Mapping[str, float]:
-        """The run's weighting scheme (``params.weight_scheme``)."""
-        return self.sensitivity.weights
-
-
-#: the section functions :func:`build` calls, each once (the test counts them)
+#: the section functions :func:`compendium.pwb.build.build` calls, each once (tests/pwb/test_pwb_build.py counts them)
 SECTIONS = (
-    "aggregates_section",
-    "sensitivity_section",
-    "effects_section",
-    "validation_section",
-    "design_section",
-    "instances_section",
+    aggregates_section,
+    sensitivity_section,
+    effects_section,
+    validation_section,
+    design_section,
+    instances_section,
 )
-
-
-def build(params: PwbParams, inputs: PwbInputs, progress: Callable | None = None) -> PwbResult:
-    """Compute every section once: the stage's one computation (``notebooks/10_pwb.md``). ``progress``:
-    :func:`compendium.pipeline.progress.step` in the stage (reports the per-instance path's duration)."""
-    config = inputs.config
-    weights, w21 = wts.scheme_weights(config, params.weight_scheme), wts.scheme_weights(config)
-    a = aggregates_section(inputs, weights, w21)
-    i = instances_section(inputs, a.cells, weights, params, progress)
-    return PwbResult(
-        params=params,
-        inputs=inputs,
-        aggregates=a,
-        sensitivity=sensitivity_section(config, a.cells, params, weights, w21),
-        effects=effects_section(inputs, a),
-        validation=validation_section(inputs, params),
-        design=design_section(inputs, a.cells),
-        instances=i,
-        anomalies=i.res["anomalies"] if i is not None else _no_anomalies(),
-    )

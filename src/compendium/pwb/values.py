@@ -1,6 +1,9 @@
-"""What the PWB stage writes, mapped from :func:`compendium.pwb.build`'s result: its ``values.json``
-entries (beside the register's claim ids, :func:`compendium.pwb.register.register_values`), its result
-tables under ``results/pwb/tables/`` and the data-level table. Nothing is computed here.
+"""What the PWB stage records, mapped from :func:`compendium.pwb.build.build`'s result: its own ``values.json``
+entries (:func:`stage_values`; the register's claim ids beside them come from
+:func:`compendium.pwb.register.register_values`) and every result table it writes under
+``results/pwb/tables/`` (:func:`tables`). The chapter's last cell hands both to
+:func:`compendium.chapter.publish.publish`, which merges the values with the register's so that a key the two
+give different values raises. Nothing is computed here.
 
 Claim ids follow ``published/pwb.yaml``. A claim gets a value only from a data level that computes the
 claim's own statistic (or, for the PWI, the statistic the published bootstrap mean estimates: the
@@ -10,22 +13,28 @@ its aggregate approximation goes under a ``pwb.approx.*`` key instead.
 
 from __future__ import annotations
 
+import csv
+import io
 from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
 
+from compendium.pipeline.results import FLOAT_FORMAT, merge_values
+
 from .aggregates import mean_printed_delta
-from .compute import PwbResult
+from .build import PwbResult
 from .constants import CONDITION_KEYS, DIMENSIONS, MODEL_KEYS
+from .register import register_values
 
 __all__ = [
     "DATA_LEVELS",
     "data_levels",
+    "register_slips",
+    "slip_notes",
     "values_from_aggregates",
     "values_from_instances",
     "stage_values",
-    "all_values",
     "tables",
 ]
 
@@ -163,10 +172,9 @@ def values_from_instances(res: Mapping) -> dict:
     return v
 
 
-def stage_values(r: PwbResult) -> dict:
-    """The chapter's own ``values.json`` entries (``pwb.agg.*``, ``pwb.released.*``, ``pwb.sensitivity.*``,
-    ``pwb.restore_grid.*``, ``pwb.leaderboard_v2_0.*``, ``pwb.pilot.*``, ``pwb.fourth_judge.*``,
-    ``pwb.sample_irr.*``, ``pwb.stale.*``)."""
+def _section_values(r: PwbResult) -> dict:
+    """``pwb.agg.*`` checks, ``pwb.released.*``, ``pwb.sensitivity.*``, ``pwb.restore_grid.*``,
+    ``pwb.leaderboard_v2_0.*``, ``pwb.pilot.*``, ``pwb.fourth_judge.*``, ``pwb.sample_irr.*``, ``pwb.stale.*``."""
     v: dict = {}
     a, s, val = r.aggregates, r.sensitivity, r.validation
     cells, released = a.cells, r.inputs.released
@@ -220,73 +228,112 @@ def stage_values(r: PwbResult) -> dict:
 
 
 def _instance_values(r: PwbResult) -> dict:
-    """``pwb.inst.*`` (:func:`values_from_instances` and the check against the aggregates' cell sums)."""
-    if r.instances is None:
-        return {}
-    v = values_from_instances(r.instances.res)
-    v["pwb.inst.vs_aggregates.max_abs_sum_diff"] = r.instances.max_sum_diff
-    return v
-
-
-def all_values(r: PwbResult, reg_values: Mapping) -> dict:
-    """The stage's whole ``values.json``: :func:`stage_values`, then the per-instance values, the anomaly
-    count, :func:`values_from_aggregates` (``pwb.agg.*``, ``pwb.approx.*``) and last the register's cells
-    and text claims (which win on a shared key)."""
-    a = r.aggregates
-    v = {**stage_values(r), **_instance_values(r), "pwb.inst.anomalies.n": int(len(r.anomalies))}
-    v.update(values_from_aggregates(a.t2, a.diag, a.l1, a.d_approx, write_claims=False))
-    v.update(reg_values)
-    return v
-
-
-def _instance_tables(r: PwbResult) -> dict[str, tuple[pd.DataFrame, bool]]:
-    out: dict[str, tuple[pd.DataFrame, bool]] = {}
+    """``pwb.inst.*`` (:func:`values_from_instances` and the check against the aggregates' cell sums) and the
+    anomaly count (0 without the per-instance data)."""
+    v = {}
     if r.instances is not None:
-        res = r.instances.res
-        names = ("pwi", "d_pooled", "diagnostics", "irr", "layers", "completeness")
-        out.update({f"instances_{n}": (res[n], False) for n in names})
-        out.update({f"instances_tests_{n}": (t, False) for n, t in res["tests"].items()})
-        out.update({f"instances_pingouin_{n}": (t, False) for n, t in r.instances.pingouin.items()})
-        out["instances_correlation"] = (res["correlation"], True)
-        if res.get("correlation_authors") is not None:
-            out["instances_correlation_authors"] = (res["correlation_authors"], True)
-    out["judge_anomalies"] = (r.anomalies, False)
+        v = values_from_instances(r.instances.res)
+        v["pwb.inst.vs_aggregates.max_abs_sum_diff"] = r.instances.max_sum_diff
+    return merge_values(v, {"pwb.inst.anomalies.n": int(len(r.anomalies))}, what="pwb: the per-instance values")
+
+
+def stage_values(result: PwbResult) -> dict:
+    """The chapter's own ``values.json`` entries: the sections' values (``pwb.agg.*`` checks, ``pwb.released.*``,
+    ``pwb.sensitivity.*``, ``pwb.restore_grid.*``, ``pwb.leaderboard_v2_0.*``, ``pwb.pilot.*``,
+    ``pwb.fourth_judge.*``, ``pwb.sample_irr.*``, ``pwb.stale.*``), the per-instance values (``pwb.inst.*``) and
+    :func:`values_from_aggregates` (``pwb.agg.*``, ``pwb.approx.*``). The register's cells and text claims are
+    not among them: :func:`compendium.chapter.publish.publish` merges them in, and a key both give must have
+    the same value."""
+    a = result.aggregates
+    return merge_values(
+        _section_values(result),
+        _instance_values(result),
+        values_from_aggregates(a.t2, a.diag, a.l1, a.d_approx, write_claims=False),
+        what="pwb: the chapter's values",
+    )
+
+
+def slip_notes(notes: Mapping) -> dict:
+    """The register's ``differs`` notes other than the stale table (``published/notes/pwb.yaml``): the printed
+    numbers that the released files contradict, each for a reason the chapter shows."""
+    return {k: n for k, n in notes.items() if n.get("kind") == "differs" and n.get("reason") != "stale_table"}
+
+
+def register_slips(notes: Mapping, published: Mapping, reg_values: Mapping) -> pd.DataFrame:
+    """The register's ``differs`` notes other than the stale table: claim, printed, our value (``reg_values``:
+    :func:`compendium.pwb.register.register_values`), reason, why."""
+    rows = [
+        {
+            "claim": k,
+            "printed": published[k],
+            "data": reg_values.get(k),
+            "reason": n["reason"].replace("_", " "),
+            "why": " ".join(n["note"].split()),
+        }
+        for k, n in slip_notes(notes).items()
+    ]
+    return pd.DataFrame(rows, columns=["claim", "printed", "data", "reason", "why"])
+
+
+def _with_index(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` with its index as the first column, under the header ``df.to_csv(index=True)`` writes (the index's
+    name or nothing, the column labels as the fixed float format prints them): the table a reader of the CSV
+    sees, for :func:`compendium.chapter.publish.publish`, which writes every table without its index."""
+    header = next(csv.reader(io.StringIO(df.iloc[:0].to_csv(float_format=FLOAT_FORMAT, lineterminator="\n"))))
+    out = df.reset_index()
+    out.columns = header
     return out
 
 
-def tables(r: PwbResult, slips: pd.DataFrame) -> dict[str, tuple[pd.DataFrame, bool]]:
-    """The result tables the stage writes under ``results/pwb/tables/``: name -> (table, write the index);
-    ``slips``: :func:`compendium.pwb.summary.register_slips`."""
-    a, s, val, e = r.aggregates, r.sensitivity, r.validation, r.effects
+def _instance_tables(r: PwbResult) -> dict[str, pd.DataFrame]:
+    out: dict[str, pd.DataFrame] = {}
+    if r.instances is not None:
+        res = r.instances.res
+        names = ("pwi", "d_pooled", "diagnostics", "irr", "layers", "completeness")
+        out.update({f"instances_{n}": res[n] for n in names})
+        out.update({f"instances_tests_{n}": t for n, t in res["tests"].items()})
+        out.update({f"instances_pingouin_{n}": t for n, t in r.instances.pingouin.items()})
+        out["instances_correlation"] = _with_index(res["correlation"])
+        if res.get("correlation_authors") is not None:
+            out["instances_correlation_authors"] = _with_index(res["correlation_authors"])
+    out["judge_anomalies"] = r.anomalies
+    return out
+
+
+def tables(result: PwbResult) -> dict[str, pd.DataFrame]:
+    """Every result table the stage writes under ``results/pwb/tables/``, by name (a table whose index carries
+    data has it as its first column, :func:`_with_index`)."""
+    a, s, val, e = result.aggregates, result.sensitivity, result.validation, result.effects
     out = {
-        "cells": (a.cells, False),
-        "reconstruction_checks": (a.checks, False),
-        "table2_pwi": (a.t2, False),
-        "d_pooled_approx": (a.d_approx, False),
-        "dimension_diagnostics": (a.diag, False),
-        "model_dimension_baseline": (a.matrices["baseline"], True),
-        "model_dimension_prompted": (a.matrices["prompted"], True),
-        "model_dimension_delta": (a.matrices["delta"], True),
-        "layer_summary": (a.layers, False),
-        "correlation_matrix_released": (r.inputs.released["correlation"], True),
-        "weight_sensitivity": (s.sens[["scheme", "kendall_tau", "max_dev", "min_delta", "top3_stable"]], False),
-        "weight_sensitivity_pwis": (s.sens_pwis, False),
-        "restore_grid_min_delta": (s.grid, True),
-        "leaderboard_v2_0": (s.lb, False),
-        "pilot_agreement": (val.pilot_table, False),
-        "fourth_judge_duplicates": (val.dups, False),
-        "fourth_judge_rules": (val.rules, False),
-        "fourth_judge_agreement": (val.fj_table, False),
-        "fourth_judge_agreement_per_model": (val.fa["per_model"], False),
-        "fourth_judge_agreement_per_condition": (val.fa["per_condition"], False),
-        "panel_irr_sample_vs_full": (val.irr_cmp, False),
-        "stale_appendix_comparison": (a.stale, False),
-        "stale_irr_requirement": (a.stale_irr, False),
-        "paper_smaller_points": (a.smaller, False),
-        "register_slips": (slips, False),
+        "data_levels": data_levels(result.instances_present),
+        "cells": a.cells,
+        "reconstruction_checks": a.checks,
+        "table2_pwi": a.t2,
+        "d_pooled_approx": a.d_approx,
+        "dimension_diagnostics": a.diag,
+        "model_dimension_baseline": _with_index(a.matrices["baseline"]),
+        "model_dimension_prompted": _with_index(a.matrices["prompted"]),
+        "model_dimension_delta": _with_index(a.matrices["delta"]),
+        "layer_summary": a.layers,
+        "correlation_matrix_released": _with_index(result.inputs.released["correlation"]),
+        "weight_sensitivity": s.sens[["scheme", "kendall_tau", "max_dev", "min_delta", "top3_stable"]],
+        "weight_sensitivity_pwis": s.sens_pwis,
+        "restore_grid_min_delta": _with_index(s.grid),
+        "leaderboard_v2_0": s.lb,
+        "pilot_agreement": val.pilot_table,
+        "fourth_judge_duplicates": val.dups,
+        "fourth_judge_rules": val.rules,
+        "fourth_judge_agreement": val.fj_table,
+        "fourth_judge_agreement_per_model": val.fa["per_model"],
+        "fourth_judge_agreement_per_condition": val.fa["per_condition"],
+        "panel_irr_sample_vs_full": val.irr_cmp,
+        "stale_appendix_comparison": a.stale,
+        "stale_irr_requirement": a.stale_irr,
+        "paper_smaller_points": a.smaller,
+        "register_slips": register_slips(result.inputs.notes, result.inputs.published, register_values(result)[0]),
     }
-    out.update(_instance_tables(r))
-    out["d_pooled_intervals"] = (e.d_ci, False)
-    out["cell_d_intervals"] = (e.cell_ci, False)
-    out["dimension_d_pooled_intervals"] = (e.dim_ci, False)
+    out.update(_instance_tables(result))
+    out["d_pooled_intervals"] = e.d_ci
+    out["cell_d_intervals"] = e.cell_ci
+    out["dimension_d_pooled_intervals"] = e.dim_ci
     return out
