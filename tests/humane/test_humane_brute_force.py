@@ -14,7 +14,9 @@ import pandas as pd
 import pytest
 from scipy import optimize
 
-from compendium.humane import chapter, grid, report, simulate as sim
+from compendium.humane import digits, grid, report, simulate as sim, summary, views
+from compendium.pipeline.params import study_params
+from compendium.stats.mcdigits import mc_step
 
 ROOT = Path(__file__).resolve().parents[2]
 SEED = 20260701  # params.yaml's humane.seed, the seed of the committed blocks
@@ -263,7 +265,7 @@ def book_points():
         pi, nu = grid.study_truth(ROOT)
     except FileNotFoundError as e:
         pytest.skip(str(e))
-    p = {"wide_sd": 0.6, "group_sd": 0.2}  # params.yaml's humane section
+    p = study_params("humane")  # the committed run's (wide_sd 0.6, group_sd 0.2)
     return {(q.n_models, q.spread, q.nu > 0, q.n_groups, q.design): (reps, q)
             for reps, pts in grid.book_grid(p, pi, nu) for q in pts}  # fmt: skip
 
@@ -275,7 +277,7 @@ def test_judgements_needed_and_the_saving_recomputed_from_the_committed_blocks(b
     assert ru["repetition"].nunique() >= reps_u and rg["repetition"].nunique() >= reps_g
     ru, rg = ru[ru["repetition"] < reps_u], rg[rg["repetition"] < reps_g]
     both = pd.concat([ru, rg], ignore_index=True)
-    need = report.needed(both, [u, g], n_boot=20).set_index("design")
+    need = report.needed(both, [u, g], seed=0, n_boot=20).set_index("design")
     sav = report.saving(both, [u, g], "top", n_boot=200, seed=7).iloc[0]
     for what in ("top", "rank"):
         for q, r in ((u, ru), (g, rg)):
@@ -325,37 +327,37 @@ def test_a_censored_saving_is_a_bound_and_its_verdict_follows_the_bound():
     at_first = np.ones((40, 4), bool)
     n_400 = 200 * 2**0.95  # 95 % between 200 (none) and 400 (all), linear in log2
     # uniform never gets there, the design at n_400: a saving of at least 1 - n_400/800, and a saving
-    s = report.saving(pd.concat([rows(u, never), rows(g, at_400)]), [u, g], "top", n_boot=50).iloc[0]
+    s = report.saving(pd.concat([rows(u, never), rows(g, at_400)]), [u, g], "top", seed=0, n_boot=50).iloc[0]
     assert np.isnan(s["saving"]) and s["saving_min"] == pytest.approx(1 - n_400 / 800) and s["saving_max"] == 1.0
     assert s["saving_lo"] == pytest.approx(1 - n_400 / 800)
-    assert chapter._verdict(s["saving_lo"], s["saving_hi"], s["saving"]) == "a saving"
-    assert chapter.fmt_saving(s["saving"], s["saving_lo"], s["saving_hi"], s["saving_min"], s["saving_max"]).startswith(
+    assert report.saving_verdict(s["saving_lo"], s["saving_hi"], s["saving"]) == "a saving"
+    assert digits.fmt_saving(s["saving"], s["saving_lo"], s["saving_hi"], s["saving_min"], s["saving_max"]).startswith(
         "≥ +"
     )
     # the other way round: a loss, bounded above by 1 - 800/n_400
-    s = report.saving(pd.concat([rows(u, at_400), rows(a, never)]), [u, a], "top", n_boot=50).iloc[0]
+    s = report.saving(pd.concat([rows(u, at_400), rows(a, never)]), [u, a], "top", seed=0, n_boot=50).iloc[0]
     assert s["saving_hi"] == pytest.approx(1 - 800 / n_400) and s["saving_lo"] == -np.inf
-    assert chapter._verdict(s["saving_lo"], s["saving_hi"], s["saving"]) == "a loss"
+    assert report.saving_verdict(s["saving_lo"], s["saving_hi"], s["saving"]) == "a loss"
     # both at the first checkpoint: nothing to tell
-    s = report.saving(pd.concat([rows(u, at_first), rows(g, at_first)]), [u, g], "top", n_boot=50).iloc[0]
+    s = report.saving(pd.concat([rows(u, at_first), rows(g, at_first)]), [u, g], "top", seed=0, n_boot=50).iloc[0]
     assert s["saving_lo"] == -np.inf and s["saving_hi"] == 1.0
-    assert chapter._verdict(s["saving_lo"], s["saving_hi"], s["saving"]) == "not resolved within the budget"
+    assert report.saving_verdict(s["saving_lo"], s["saving_hi"], s["saving"]) == "not resolved within the budget"
 
 
 def test_printed_digits_follow_the_monte_carlo_interval():
     # the PDG rule: leading digits 100-354 of the half-width keep two significant digits, 355-999 one
-    assert chapter.step_for(2450) == 100 and chapter.step_for(3540) == 100 and chapter.step_for(3560) == 1000
-    assert chapter.step_for(0.0105) == 0.001 and chapter.step_for(0.4) == 0.1
-    assert chapter.fmt_n(12482.3, 8000, 16500, 28000, 530) == "12,000 (8,000 to 17,000)"
-    assert chapter.fmt_n(12482.3, 10100, 15000, 28000, 530) == "12,500 (10,100 to 15,000)"
-    assert chapter.fmt_n(500.0, 500.0, 700, 28000, 500.0) == "≤ 500"
-    assert chapter.fmt_n(np.inf, 20000, np.inf, 28000, 530) == "> 28,000"
-    assert chapter.fmt_saving(0.3108, 0.165, 0.479) == "+31 % [+16 %, +48 %]"
-    assert chapter.fmt_saving(-0.004, -0.02, 0.013) == "−0.4 % [−2.0 %, +1.3 %]"
+    assert mc_step(2450, rule="pdg") == 100 and mc_step(3540, rule="pdg") == 100 and mc_step(3560, rule="pdg") == 1000
+    assert mc_step(0.0105, rule="pdg") == 0.001 and mc_step(0.4, rule="pdg") == 0.1
+    assert digits.fmt_n(12482.3, 8000, 16500, 28000, 530) == "12,000 (8,000 to 17,000)"
+    assert digits.fmt_n(12482.3, 10100, 15000, 28000, 530) == "12,500 (10,100 to 15,000)"
+    assert digits.fmt_n(500.0, 500.0, 700, 28000, 500.0) == "≤ 500"
+    assert digits.fmt_n(np.inf, 20000, np.inf, 28000, 530) == "> 28,000"
+    assert digits.fmt_saving(0.3108, 0.165, 0.479) == "+31 % [+16 %, +48 %]"
+    assert digits.fmt_saving(-0.004, -0.02, 0.013) == "−0.4 % [−2.0 %, +1.3 %]"
     # a share over 1,000 studies: Wilson interval 0.957-0.979, two digits of its half-width
-    assert chapter.fmt_share(970, 1000) == "0.970 (0.957 to 0.979)"
-    with pytest.raises(ValueError, match="half-width must be positive"):
-        chapter.step_for(0.0)
+    assert digits.fmt_share(970, 1000) == "0.970 (0.957 to 0.979)"
+    with pytest.raises(ValueError, match="need a positive finite half-width"):
+        mc_step(0.0, rule="pdg")
 
 
 def test_calibration_intervals_allow_for_the_correlated_boards_of_one_study():
@@ -381,17 +383,17 @@ def test_bootstrap_curves_from_counts_equal_the_resampled_rows_averaged():
 
 def test_a_saving_whose_interval_rounds_to_zero_is_no_detectable_difference():
     # the referee's cases: lower ends of +0.5 % and +0.4 % on intervals that support whole percents
-    assert chapter.fmt_saving(0.139, 0.0055, 0.2995) == "+14 % [0 %, +30 %]"
-    assert chapter._verdict(0.0055, 0.2995, 0.139, chapter._saving_step(0.139, 0.0055, 0.2995)) == chapter.BORDERLINE
-    assert chapter.fmt_saving(0.1246, 0.0047, 0.2353) == "+12 % [0 %, +24 %]"
+    assert digits.fmt_saving(0.139, 0.0055, 0.2995) == "+14 % [0 %, +30 %]"
+    assert report.saving_verdict(0.0055, 0.2995, 0.139, digits.saving_step(0.139, 0.0055, 0.2995)) == report.BORDERLINE
+    assert digits.fmt_saving(0.1246, 0.0047, 0.2353) == "+12 % [0 %, +24 %]"
     # an estimate of -0.3 % on an interval of +-17 points is about 0 %: no tenths
-    assert chapter.fmt_saving(-0.0032, -0.1866, 0.1401) == "0 % [−19 %, +15 %]"
+    assert digits.fmt_saving(-0.0032, -0.1866, 0.1401) == "0 % [−19 %, +15 %]"
     # verdicts never claim more than the printed digits, whatever the values
     rng = np.random.default_rng(0)
     for est, a, b in rng.normal(0, 0.2, size=(2000, 3)):
         lo, hi = min(est, a, b), max(est, a, b)
-        text = chapter.fmt_saving(est, lo, hi)
-        verdict = chapter.verdicts(pd.DataFrame([{"saving": est, "saving_lo": lo, "saving_hi": hi,
+        text = digits.fmt_saving(est, lo, hi)
+        verdict = report.saving_verdicts(pd.DataFrame([{"saving": est, "saving_lo": lo, "saving_hi": hi,
                                                   "saving_min": est, "saving_max": est}]))[0]  # fmt: skip
         low_end, high_end = text.split("[")[1].rstrip("]").split(", ")
         assert (verdict == "a saving") == low_end.startswith("+"), text
@@ -400,9 +402,9 @@ def test_a_saving_whose_interval_rounds_to_zero_is_no_detectable_difference():
 
 def test_an_estimate_whose_interval_is_open_is_shown_as_its_bound():
     # arena at 20 models: the design's curve only touches 95 % at the budget, so some resamples never get there
-    assert chapter.fmt_saving(-0.643, -np.inf, -0.386) == "≤ −38 % [−∞, −38 %]"
-    assert chapter.fmt_n(40960.0, 35111.0, np.inf, 40960, 640) == "≥ 35,000 (35,000 to > 40,960)"
-    assert chapter.fmt_n(24930.5, 22000.0, 27700.0, 40960, 640) == "24,900 (22,000 to 27,700)"
+    assert digits.fmt_saving(-0.643, -np.inf, -0.386) == "≤ −38 % [−∞, −38 %]"
+    assert digits.fmt_n(40960.0, 35111.0, np.inf, 40960, 640) == "≥ 35,000 (35,000 to > 40,960)"
+    assert digits.fmt_n(24930.5, 22000.0, 27700.0, 40960, 640) == "24,900 (22,000 to 27,700)"
 
 
 def test_the_saving_table_prints_the_judgements_as_the_needed_table_does():
@@ -419,12 +421,12 @@ def test_the_saving_table_prints_the_judgements_as_the_needed_table_does():
                              "n_decisive": np.tile(ck, 200), "rank_pooled": rec.ravel(), "top_pooled": rec.ravel()})  # fmt: skip
 
     r = pd.concat([rows(u, [0.3, 0.8, 0.97, 1.0]), rows(g, [0.5, 0.96, 1.0, 1.0])], ignore_index=True)
-    need = report.needed(r, [u, g], n_boot=300)
-    sav = report.saving(r, [u, g], "top", n_boot=300)
-    shown = chapter.saving_table(sav, need).iloc[0]
-    by_design = chapter.needed_table(need).set_index("design")["top model"]
-    assert shown["judgements, design"] == by_design[chapter.DESIGN_NAMES["ig_trueskill"]].split(" (")[0]
-    assert shown["judgements, uniform"] == by_design[chapter.DESIGN_NAMES["uniform"]].split(" (")[0]
+    need = report.needed(r, [u, g], seed=0, n_boot=300)
+    sav = report.saving(r, [u, g], "top", seed=0, n_boot=300)
+    shown = views.saving_table(sav, need).iloc[0]
+    by_design = views.needed_table(need).set_index("design")["top model"]
+    assert shown["judgements, design"] == by_design[views.DESIGN_NAMES["ig_trueskill"]].split(" (")[0]
+    assert shown["judgements, uniform"] == by_design[views.DESIGN_NAMES["uniform"]].split(" (")[0]
 
 
 def test_consolidation_gaps_carry_their_paired_monte_carlo_error():
@@ -440,18 +442,18 @@ def test_consolidation_gaps_carry_their_paired_monte_carlo_error():
     assert c["studies"] == 8 and c["rank_gap"] == pytest.approx(d.mean())
     assert c["rank_gap_se"] == pytest.approx(np.sqrt(((d - d.mean()) ** 2).sum() / 7 / 8))
     assert c["top_gap"] == 0 and c["top_gap_se"] == 0
-    v = chapter.consolidation_values(report.consolidation(r, [p]))
+    v = summary.consolidation_values(report.consolidation(r, [p]))
     assert v["h_cons_gap_phrase"].startswith("no gap exceeds twice its Monte Carlo standard error")
 
 
 def test_an_interval_end_that_rounds_to_zero_is_marked_borderline():
-    step = chapter._saving_step(0.1246, 0.0047, 0.2353)
-    assert chapter._verdict(0.0047, 0.2353, 0.1246, step) == chapter.BORDERLINE
-    assert chapter._verdict(-0.0063, 0.30, 0.139, chapter._saving_step(0.139, -0.0063, 0.30)) == (
+    step = digits.saving_step(0.1246, 0.0047, 0.2353)
+    assert report.saving_verdict(0.0047, 0.2353, 0.1246, step) == report.BORDERLINE
+    assert report.saving_verdict(-0.0063, 0.30, 0.139, digits.saving_step(0.139, -0.0063, 0.30)) == (
         "no detectable difference"
     )
     sav = pd.DataFrame([{"n_models": 5, "spread": "study", "nu": 0.4, "design": "ig_davidson", "target": "rank",
                          "n_design": 12900.0, "n_uniform": 14800.0, "n_design_min": 12900.0, "n_uniform_min": 14800.0,
                          "saving": 0.1246, "saving_min": 0.1246, "saving_max": 0.1246, "saving_lo": 0.0047,
                          "saving_hi": 0.2353}])  # fmt: skip
-    assert "but only just" in chapter._design_sentence(sav, "IG")
+    assert "but only just" in summary._design_sentence(sav, "IG")

@@ -1,22 +1,22 @@
 """The robustness chapter's computation on the real data with small grids, shared by the tests of the modules
 that read its result (findings, summary, values, views, build)."""
 
+import sys
+from pathlib import Path
+
 import pytest
 
-#: P(C beats D) as the preferences chapter would record it (the tests do not read results/)
-PREF_VALUES = {
-    "pref.c_vs_d.p_c_stronger": 0.7,
-    "pref.bootstrap_cluster.p_c_stronger_than_d": 0.64,
-    "pref.c_vs_d.n_bootstrap": 5000,
-}
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from robustness_cases import PREF_VALUES  # noqa: E402
 
 
 @pytest.fixture(scope="session")
 def small_params():
     """Small grids of the four sweeps (the chapter's code path, fewer draws)."""
-    from compendium.robustness import build as rb
+    from compendium.pipeline.params import study_params
 
-    return rb.Params(
+    return study_params(
+        "robustness",
         seed=1,
         zone_cutoffs="2.5,3.0,3.5",
         zone_boundaries="ge,gt",
@@ -32,10 +32,10 @@ def small_params():
 
 
 @pytest.fixture(scope="session")
-def small_inputs():
-    from compendium.robustness import build as rb
+def small_inputs(small_params):
+    from compendium.robustness.build import Inputs
 
-    return rb.load_inputs(pref_values=PREF_VALUES)
+    return Inputs.load(small_params, pref_values=PREF_VALUES)
 
 
 @pytest.fixture(scope="session")

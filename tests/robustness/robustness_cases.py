@@ -1,8 +1,15 @@
-"""Hand-worked small inputs of the robustness sweeps, shared by test_sweeps.py and test_figures.py."""
+"""Hand-worked small inputs of the robustness sweeps, shared by test_sweeps.py, test_figures.py and the fixtures."""
 
 import pandas as pd
 
 from compendium.preferences import MODELS
+
+#: P(C beats D) as the preferences chapter would export it for the robustness stage (the tests do not read results/)
+PREF_VALUES = {
+    "pref.c_vs_d.p_c_stronger": 0.7,
+    "pref.bootstrap_cluster.p_c_stronger_than_d": 0.64,
+    "pref.c_vs_d.n_bootstrap": 5000,
+}
 
 
 def small_landscape():

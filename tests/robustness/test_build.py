@@ -2,21 +2,31 @@
 
 import dataclasses
 import re
+import sys
+from pathlib import Path
 
 import pandas as pd
 import pytest
 
 from compendium.pipeline import paths
+from compendium.pipeline.params import SCHEMA, ParamsError, study_params
+from compendium.pipeline.results import write_exports
 from compendium.robustness import build as rb, sampling, sweeps
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from robustness_cases import PREF_VALUES  # noqa: E402
 
 
 def test_grids_carry_the_papers_setting(small_params):
-    g = rb.Grids.from_params(dataclasses.replace(small_params, zone_cutoffs="3.5,2.5", bt_tie_weights="1,0"))
+    g = rb.Grids.from_params(small_params.model_copy(update={"zone_cutoffs": "3.5,2.5", "bt_tie_weights": "1,0"}))
     assert g.cutoffs == (2.5, 3.0, 3.5) and g.tie_weights == (0.0, 0.5, 1.0)
     assert g.boundaries == ("ge", "gt") and g.tie_rules == ("lowest", "highest", "mean")
     assert g.cf_weights == (0.3, 0.5) and g.restore_weights == (0.1,)  # free weights: no paper setting to add
+    # a bad grid is refused by the params schema, naming the key; unvalidated, by the grid's parser
+    with pytest.raises(ParamsError, match="robustness.bt_tie_weights"):
+        study_params("robustness", bt_tie_weights="0,half")
     with pytest.raises(ValueError, match="bt_tie_weights: entry 'half'"):
-        rb.Grids.from_params(dataclasses.replace(small_params, bt_tie_weights="0,half"))
+        rb.Grids.from_params(small_params.model_copy(update={"bt_tie_weights": "0,half"}))
 
 
 def test_result_is_immutable(result):
@@ -53,23 +63,62 @@ def test_build_is_reproducible(small_params, small_inputs, result):
     pd.testing.assert_frame_equal(again.pwb.sweep, result.pwb.sweep)  # seeded random weight schemes
 
 
-def test_load_inputs_with_given_values_reads_no_results(monkeypatch):
+def test_inputs_load_with_given_values_reads_no_results(monkeypatch, small_params):
     def no_file():
-        raise AssertionError("read results/preferences/values.json")
+        raise AssertionError("read results/preferences/exports/robustness.json")
 
     monkeypatch.setattr(sampling, "preference_values", no_file)
-    inputs = rb.load_inputs(pref_values={"pref.c_vs_d.n_bootstrap": 1})
+    inputs = rb.Inputs.load(small_params, pref_values={"pref.c_vs_d.n_bootstrap": 1})
     assert inputs.pref_values["pref.c_vs_d.n_bootstrap"] == 1
-    with pytest.raises(AssertionError, match="values.json"):
-        rb.load_inputs()
+    with pytest.raises(AssertionError, match="exports/robustness.json"):
+        rb.Inputs.load(small_params)
 
 
-def test_the_chapter_builds_once_and_glues_the_summary_of_the_result():
+def test_the_preference_values_are_the_preferences_export_for_this_stage(tmp_path, monkeypatch):
+    """The stage reads the few values the preferences chapter exports for it (written by write_exports), not
+    the preferences chapter's whole values.json."""
+    root = tmp_path / "preferences"
+    values = {**PREF_VALUES, "pref.davidson.nu": 0.44, "pref.other": 1.0}
+    write_exports("preferences", values, root=root)
+    monkeypatch.setattr(paths, "RESULTS", tmp_path)
+    assert sampling.preference_values() == PREF_VALUES
+    (root / "exports" / "robustness.json").unlink()
+    with pytest.raises(FileNotFoundError, match="dvc repro preferences"):
+        sampling.preference_values()
+
+
+def test_the_build_computes_each_sweep_and_check_once(small_params, small_inputs):
+    """One build runs each sweep and resampling check once (the zone sweep twice: the grid, and both boundaries
+    at the paper's cut-off whatever the grid), and decides the findings once."""
+    from counting import calls_of, key_of
+
+    from compendium.robustness import findings
+
+    once = (
+        sweeps.has_sweep,
+        sweeps.pwb_named_schemes,
+        sweeps.random_schemes,
+        sweeps.pwb_sweep,
+        sweeps.bt_sweep,
+        sampling.zone_sampling_check,
+        sampling.bt_sampling_check,
+        sampling.c_beats_d_shares,
+        findings.findings,
+    )
+    with calls_of(sweeps.zone_sweep, *once, only_from=("compendium.",)) as calls:
+        rb.build(small_params, small_inputs)
+    assert calls[key_of(sweeps.zone_sweep)] == 2
+    assert {key_of(f): calls[key_of(f)] for f in once} == {key_of(f): 1 for f in once}
+
+
+def test_the_chapter_builds_once_and_publishes_the_result():
     text = (paths.ROOT / "notebooks" / "40_robustness.md").read_text()
-    assert len(re.findall(r"\brb\.build\(", text)) == 1
+    assert len(re.findall(r"\bbuild\(", text)) == 1
     assert "globals()" not in text
     assert "glue_all(summary.summary(result))" in text
+    assert "values = publish(STAGE, stage_values(result), None, tables(result))" in text
+    assert "write_table(" not in text and "write_values(" not in text  # publish writes them, once
     # the chapter passes every parameter of its parameters cell, by name, and no other notebook variable
-    fields = {f.name for f in dataclasses.fields(rb.Params)}
-    call = re.search(r"rb\.Params\((.*?)\n\)", text, re.S).group(1)
+    fields = set(SCHEMA["robustness"].model_fields)
+    call = re.search(r'study_params\(\n    "robustness", (.*?)\n\)', text, re.S).group(1)
     assert set(re.findall(r"(\w+)=(\w+)", call)) == {(f, f) for f in fields}

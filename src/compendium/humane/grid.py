@@ -3,15 +3,17 @@
 Strengths (:func:`.simulate.strengths`): with 5 models and the ``study`` spread, the study's own Davidson
 estimates (``results/preferences/tables/davidson.csv``); otherwise normal quantiles scaled to the study's
 standard deviation of log-strengths (``study``) or to ``humane.wide_sd`` (``wide``, a leaderboard-like
-spread). Ties: the study's Davidson nu (``study``) or none (``none``). Groups: 1, 5 or 22 (the first
-HUMAINE release's count), each with perturbations of standard deviation ``humane.group_sd``.
+spread). Ties: the study's Davidson nu (``study``; the preferences chapter's export for this stage,
+``results/preferences/exports/humane.json``) or none (``none``). Groups: 1, 5 or 22 (the first HUMAINE
+release's count), each with perturbations of standard deviation ``humane.group_sd``. ``params`` is the
+``humane`` section's model (``compendium.pipeline.params.study_params("humane", ...)``), passed explicitly.
 """
 
 from __future__ import annotations
 
 import itertools
-import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -20,11 +22,14 @@ from compendium.pipeline import paths
 
 from .simulate import DESIGNS, Point, strengths
 
+if TYPE_CHECKING:
+    from compendium.pipeline.params import Humane
+
 #: the committed sweep blocks the chapter shows (git-tracked; see the README, "The HUMANE scale study")
 BOOK_STORE = paths.ROOT / "sweeps" / "humane" / "blocks"
-#: the preferences stage's Davidson fit, the source of the study's strengths and tie parameter
+#: the preferences stage's Davidson fit, the source of the study's strengths; its tie parameter nu is in the
+#: values the preferences stage exports for this one (``results/preferences/exports/humane.json``)
 DAVIDSON_TABLE = Path("results") / "preferences" / "tables" / "davidson.csv"
-DAVIDSON_VALUES = Path("results") / "preferences" / "values.json"
 
 BUDGET = 40960  # judgements shown per simulated study, both sizes
 #: the book's grid as blocks of (models, designs, spreads, ties, groups, repetitions): for 5 and 20 models
@@ -55,29 +60,35 @@ def checkpoints(budget: int, batch: int, n: int = N_CHECKPOINTS) -> tuple[int, .
 
 
 def study_truth(root: Path | None = None) -> tuple[np.ndarray, float]:
-    """The study's Davidson strengths (in the table's model order) and nu, from the preferences stage."""
+    """The study's Davidson strengths (in the table's model order) and nu, from the preferences stage: its table
+    ``results/preferences/tables/davidson.csv`` and its export for this stage (``pref.davidson.nu``,
+    :func:`compendium.pipeline.results.read_export`)."""
+    from compendium.pipeline.results import read_export
+
     root = Path(root) if root is not None else paths.ROOT
-    table, values = root / DAVIDSON_TABLE, root / DAVIDSON_VALUES
-    if not table.exists() or not values.exists():
+    table = root / DAVIDSON_TABLE
+    if not table.exists():
         raise FileNotFoundError(
-            f"{table.relative_to(root)} or {values.relative_to(root)} is missing: the scale study takes the study's "
-            "strengths from the preferences stage; run `dvc repro preferences` first"
+            f"{table.relative_to(root)} is missing: the scale study takes the study's strengths from the "
+            "preferences stage; run `dvc repro preferences` first"
         )
     df = pd.read_csv(table)
-    nu = json.loads(values.read_text()).get("pref.davidson.nu")
+    nu = read_export("preferences", "humane", root=root / "results" / "preferences").get("pref.davidson.nu")
     if "davidson" not in df or nu is None:
-        raise ValueError(f"{table.relative_to(root)} has no 'davidson' column or values.json no 'pref.davidson.nu'")
+        raise ValueError(
+            f"{table.relative_to(root)} has no 'davidson' column or the preferences export no 'pref.davidson.nu'"
+        )
     return df["davidson"].to_numpy(float), float(nu)
 
 
-def make_points(spec: dict, study_pi, study_nu: float, p: dict) -> list[Point]:
+def make_points(spec: dict, study_pi, study_nu: float, p: Humane) -> list[Point]:
     """The points of one block of the grid: the product of ``spec``'s lists (n_models, spread, nu, n_groups, design)."""
     pts = []
     for n, spread, nu, G, design in itertools.product(
         spec["n_models"], spec["spread"], spec["nu"], spec["n_groups"], spec["design"]
     ):
         budget = spec["budget"][n]
-        theta = strengths(n, spread, study_pi, p["wide_sd"])
+        theta = strengths(n, spread, study_pi, p.wide_sd)
         pts.append(
             Point(
                 n_models=n,
@@ -85,7 +96,7 @@ def make_points(spec: dict, study_pi, study_nu: float, p: dict) -> list[Point]:
                 theta=tuple(float(x) for x in np.round(theta, 12)),
                 nu=study_nu if nu == "study" else 0.0,
                 n_groups=G,
-                group_sd=p["group_sd"] if G > 1 else 0.0,
+                group_sd=p.group_sd if G > 1 else 0.0,
                 design=design,
                 checkpoints=checkpoints(budget, 20),
             )
@@ -93,7 +104,7 @@ def make_points(spec: dict, study_pi, study_nu: float, p: dict) -> list[Point]:
     return pts
 
 
-def default_grid(p: dict, study_pi, study_nu: float) -> list[Point]:
+def default_grid(p: Humane, study_pi, study_nu: float) -> list[Point]:
     """The stage's own small grid: 5 models, the study's strengths and ties, one group, every design,
     with a budget of 10,240 judgements (computed live in the stage, ``humane.default_repetitions`` each)."""
     spec = {"n_models": [5], "spread": ["study"], "nu": ["study"], "n_groups": [1], "design": list(DESIGNS),
@@ -101,7 +112,7 @@ def default_grid(p: dict, study_pi, study_nu: float) -> list[Point]:
     return make_points(spec, study_pi, study_nu, p)
 
 
-def book_grid(p: dict, study_pi, study_nu: float) -> list[tuple[int, list[Point]]]:
+def book_grid(p: Humane, study_pi, study_nu: float) -> list[tuple[int, list[Point]]]:
     """The book's grid (:data:`BOOK`) as ``[(repetitions, points)]``: for 5 and 20 models, every design x
     spread x ties with one group; and the uniform design with 5 and 22 groups (study ties) for the
     consolidation claim."""
@@ -113,18 +124,16 @@ def book_grid(p: dict, study_pi, study_nu: float) -> list[tuple[int, list[Point]
     return out
 
 
-def grid_from_params(name: str) -> dict:
-    """``{'groups': [(repetitions, points)], 'block_size', 'seed', 'store'}`` for ``default`` or ``book``."""
-    from compendium.pipeline.params import load_section
-
-    p = load_section("humane")
+def grid_from_params(name: str, p: Humane) -> dict:
+    """``{'groups': [(repetitions, points)], 'block_size', 'seed', 'store'}`` for ``default`` or ``book``, with
+    the parameters ``p``."""
     pi, nu = study_truth()
     if name == "default":
-        groups = [(p["default_repetitions"], default_grid(p, pi, nu))]
+        groups = [(p.default_repetitions, default_grid(p, pi, nu))]
         store = None
     elif name == "book":
         groups = book_grid(p, pi, nu)
         store = BOOK_STORE
     else:
         raise ValueError(f"unknown grid {name!r}; expected 'default' or 'book'")
-    return {"groups": groups, "block_size": p["block_size"], "seed": p["seed"], "store": store}
+    return {"groups": groups, "block_size": p.block_size, "seed": p.seed, "store": store}

@@ -1,8 +1,9 @@
-"""The scale study's answers, from the sweep's rows: judgements needed, saving, calibration, consolidation.
+"""The scale study's answers, from the sweep's rows: judgements needed, saving (and whether it is one),
+calibration, consolidation, and the recovery curves.
 
 Every interval is a Monte Carlo interval: the 2.5 and 97.5 % quantiles over ``n_boot`` bootstrap
-resamples of the repetitions (seeded), so it says how far the finite number of simulated studies
-leaves the answer open; it is no statement about a real leaderboard.
+resamples of the repetitions (seeded with ``humane.seed``, passed explicitly), so it says how far the finite
+number of simulated studies leaves the answer open; it is no statement about a real leaderboard.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from ..stats.pairwise import wilson_interval
+from .digits import saving_ends, saving_step
 from .simulate import Point, point_key
 
 TARGET = 0.95
@@ -64,7 +66,7 @@ def _bootstrap_means(rec: np.ndarray, n_boot: int, seed: int) -> np.ndarray:
     return (counts.astype(float) @ rec) / R
 
 
-def needed(rows: pd.DataFrame, points: list[Point], n_boot: int = N_BOOT, seed: int = 0) -> pd.DataFrame:
+def needed(rows: pd.DataFrame, points: list[Point], *, seed: int, n_boot: int = N_BOOT) -> pd.DataFrame:
     """Per point: decisive judgements needed for P(full ranking) and P(top model) >= 95 % (pooled board),
     with Monte Carlo intervals (``inf``: not within the budget), and the recoveries at the budget."""
     out = []
@@ -84,7 +86,7 @@ def needed(rows: pd.DataFrame, points: list[Point], n_boot: int = N_BOOT, seed: 
     return pd.DataFrame(out)
 
 
-def saving(rows: pd.DataFrame, points: list[Point], what: str = "rank", n_boot: int = N_BOOT, seed: int = 0):
+def saving(rows: pd.DataFrame, points: list[Point], what: str, *, seed: int, n_boot: int = N_BOOT):
     """Per information-gain or arena point: the share of decisive judgements it saves against the uniform
     design at the same setting, ``1 - n_design / n_uniform``, with a Monte Carlo interval (independent
     bootstrap of each design's repetitions).
@@ -172,3 +174,71 @@ def consolidation(rows: pd.DataFrame, points: list[Point]) -> pd.DataFrame:
                     "p_top_pooled": r["top_pooled"].mean(), "p_top_consolidated": r["top_consolidated"].mean()}
                    | gaps)  # fmt: skip
     return pd.DataFrame(out)
+
+
+def curves(rows: pd.DataFrame, points: list[Point]) -> pd.DataFrame:
+    """P(full ranking) and P(top) per single-group point and checkpoint (pooled board)."""
+    out = []
+    for p in points:
+        if p.n_groups != 1:
+            continue
+        r = rows[rows["point_key"] == point_key(p)]
+        g = r.groupby("checkpoint", sort=True)
+        out.append(
+            pd.DataFrame(
+                {
+                    "n_models": p.n_models,
+                    "spread": p.spread,
+                    "nu": p.nu,
+                    "design": p.design,
+                    "n_decisive": g["n_decisive"].mean().to_numpy(),
+                    "p_rank": g["rank_pooled"].mean().to_numpy(),
+                    "p_top": g["top_pooled"].mean().to_numpy(),
+                }  # fmt: skip
+            )
+        )
+    return pd.concat(out, ignore_index=True)
+
+
+#: the verdict where an end of the interval, as printed, is 0 %: unrounded it may just exclude zero, and
+#: which side it falls on follows the bootstrap's seed (seen: the 5-model BT-Davidson full ranking, with a
+#: lower end of 0.0-0.6 % over four seeds)
+BORDERLINE = "no detectable difference (borderline)"
+
+
+def saving_verdict(lo: float, hi: float, est: float = 0.0, step: float | None = None) -> str:
+    """``a saving`` (the interval above zero), ``a loss`` (below), ``no detectable difference``, or, where
+    censoring leaves the estimate open and the interval straddles zero, ``not resolved within the budget``.
+    With ``step`` (percentage points), the interval's ends as printed (:func:`.digits.saving_ends`) decide: one
+    that rounds to 0 % is not above zero (:data:`BORDERLINE`)."""
+    touches = False
+    if step is not None:
+        lo, hi = (x / 100 for x in saving_ends(lo, hi, step))
+        touches = lo == 0 or hi == 0
+    if lo > 0:
+        return "a saving"
+    if hi < 0:
+        return "a loss"
+    if not np.isfinite(est):
+        return "not resolved within the budget"
+    return BORDERLINE if touches else "no detectable difference"
+
+
+def saving_verdicts(sav: pd.DataFrame) -> list[str]:
+    """:func:`saving_verdict` of each row of a :func:`saving` table, its interval read at the digits it is
+    printed with (:func:`.digits.saving_step`)."""
+    return [
+        saving_verdict(r.saving_lo, r.saving_hi, r.saving,
+                       saving_step(r.saving, r.saving_lo, r.saving_hi, r.saving_min, r.saving_max))
+        for r in sav.itertuples()
+    ]  # fmt: skip
+
+
+def censored_both(r) -> str:
+    """Of a :func:`saving` row: ``floor`` if both designs are at 95 % by the first checkpoint, ``never`` if
+    neither gets there within the budget, else '' (a setting the budget can resolve)."""
+    if r.n_design_min == 0 and r.n_uniform_min == 0:
+        return "floor"
+    if not np.isfinite(r.n_design) and not np.isfinite(r.n_uniform):
+        return "never"
+    return ""

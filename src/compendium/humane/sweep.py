@@ -210,6 +210,8 @@ def digest(rows: pd.DataFrame) -> str:
 def main(argv: list[str] | None = None) -> int:
     import argparse
 
+    from compendium.pipeline.params import load_section, study_params
+
     from .grid import grid_from_params
 
     ap = argparse.ArgumentParser(prog="python -m compendium.humane.sweep", description=__doc__.splitlines()[0])
@@ -225,7 +227,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--designs", default=None, help="only these designs (comma-separated)")
     a = ap.parse_args(argv)
     try:
-        g = grid_from_params(a.grid)
+        g = grid_from_params(a.grid, study_params("humane", **load_section("humane")))  # params.yaml's values
     except (ValueError, KeyError) as e:
         print(f"humane sweep: {e}", file=sys.stderr)
         return 2

@@ -1,7 +1,9 @@
 """The robustness chapter's one computation: ``build(params, inputs) -> RobustnessResult``.
 
-:class:`Params` holds the chapter's parameters (``params.yaml``, section ``robustness``, as papermill passes
-them); :func:`load_inputs` reads the raw data the sweeps need and the preferences chapter's values. :func:`build`
+``params`` is the chapter's section of ``params.yaml``, the pydantic model
+:class:`compendium.pipeline.params.Robustness` (made with ``study_params("robustness", ...)``);
+:meth:`Inputs.load` reads the raw data the sweeps need and the values the preferences chapter exports for this
+one (``results/preferences/exports/robustness.json``, :func:`compendium.pipeline.results.read_export`). :func:`build`
 parses the grids (the paper's setting added to each, :func:`.sweeps.with_reference`), runs every sweep of
 :mod:`.sweeps` and every resampling check of :mod:`.sampling` once, and decides which findings hold
 (:func:`.findings.findings`). The result is immutable (frozen dataclasses; its frames are the chapter's
@@ -14,47 +16,31 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from compendium.pipeline.progress import step
+from compendium.pipeline.results import merge_values
 
 from . import findings as fd, sampling, sweeps
 
+if TYPE_CHECKING:
+    from compendium.pipeline.params import Robustness
+
 __all__ = [
     "STAGE",
-    "Params",
     "Grids",
     "Inputs",
     "Zones",
     "Agency",
     "Pwb",
-    "Preferences",
+    "PreferenceSweeps",
     "RobustnessResult",
-    "load_inputs",
     "build",
 ]
 
 STAGE = "robustness"
-
-
-@dataclass(frozen=True)
-class Params:
-    """The chapter's parameters (``params.yaml``, section ``robustness``; validated by
-    :class:`compendium.pipeline.params.Robustness`). Grids are comma-separated strings, as DVC passes them."""
-
-    seed: int  # random HAS tie-breaks, random PWB weight schemes, the resampling checks
-    zone_cutoffs: str  # WORKBank: common cut-off on both axes
-    zone_boundaries: str  # a mean equal to the cut-off counts as high (ge, paper) or low (gt)
-    has_tie_rules: str  # WORKBank: tie rules for the dominant HAS level
-    has_random_draws: int  # random tie-breaks per cell where a side is `random`
-    pwb_cf_heavy_weights: str  # PWB: CF weight of the CF-heavy scheme
-    pwb_restore_weights: str  # PWB: UT and AR_d weight when restored
-    pwb_random_schemes: int  # PWB: random weight vectors around v2.1
-    pwb_random_concentration: float  # PWB: Dirichlet concentration
-    bt_tie_weights: str  # Preferences: share of a win credited to each side of a tie
-    n_sampling: int  # replicates of the "how sure?" resampling checks
 
 
 @dataclass(frozen=True)
@@ -69,7 +55,8 @@ class Grids:
     tie_weights: tuple[float, ...]
 
     @classmethod
-    def from_params(cls, p: Params) -> Grids:
+    def from_params(cls, p: Robustness) -> Grids:
+        """The grids of ``p`` (:class:`compendium.pipeline.params.Robustness`; each a comma-separated string)."""
         parse, ref = sweeps.parse_grid, sweeps.with_reference
         return cls(
             cutoffs=ref(parse(p.zone_cutoffs, float, "zone_cutoffs"), sweeps.PAPER_CUTOFF, sort=True),
@@ -83,7 +70,7 @@ class Grids:
 
 @dataclass(frozen=True)
 class Inputs:
-    """What the sweeps read: the raw data (:mod:`compendium.data`) and the preferences chapter's values."""
+    """What the sweeps read: the raw data (:mod:`compendium.data`) and the preferences chapter's exported values."""
 
     desires: pd.DataFrame  # WORKBank worker ratings
     experts: pd.DataFrame  # WORKBank expert ratings
@@ -91,23 +78,26 @@ class Inputs:
     cells: pd.DataFrame  # PWB per-cell score sums (compendium.pwb.aggregates.reconstruct_cells)
     counts: pd.DataFrame  # preference study: per-pair wins and ties
     by_category: pd.DataFrame | None  # the same counts per prompt category
-    pref_values: Mapping[str, Any]  # results/preferences/values.json (P(C beats D))
+    pref_values: Mapping[str, Any]  # results/preferences/exports/robustness.json (P(C beats D))
 
+    @classmethod
+    def load(cls, params: Robustness, pref_values: Mapping[str, Any] | None = None) -> Inputs:
+        """The raw data of the three studies, each read once, and the values the preferences chapter exports for
+        this stage (``results/preferences/exports/robustness.json``, :func:`.sampling.preference_values`) unless
+        ``pref_values`` is given. No parameter changes what is read; ``params`` is taken for the contract's one
+        signature."""
+        import compendium.data as data
+        from compendium.pwb import aggregates as agg
 
-def load_inputs(pref_values: Mapping[str, Any] | None = None) -> Inputs:
-    """The raw data of the three studies, and ``results/preferences/values.json`` unless ``pref_values`` is given."""
-    import compendium.data as data
-    from compendium.pwb import aggregates as agg
-
-    return Inputs(
-        desires=data.load_worker_desires(),
-        experts=data.load_expert_ratings(),
-        pwb_config=data.load_pwb_config(),
-        cells=agg.reconstruct_cells(data.load_pwb_dimension_scores(), data.load_pwb_effect_sizes()),
-        counts=data.load_hitl_pair_counts(),
-        by_category=data.load_hitl_pair_counts_by_category(),
-        pref_values=MappingProxyType(dict(sampling.preference_values() if pref_values is None else pref_values)),
-    )
+        return cls(
+            desires=data.load_worker_desires(),
+            experts=data.load_expert_ratings(),
+            pwb_config=data.load_pwb_config(),
+            cells=agg.reconstruct_cells(data.load_pwb_dimension_scores(), data.load_pwb_effect_sizes()),
+            counts=data.load_hitl_pair_counts(),
+            by_category=data.load_hitl_pair_counts_by_category(),
+            pref_values=MappingProxyType(dict(sampling.preference_values() if pref_values is None else pref_values)),
+        )
 
 
 @dataclass(frozen=True)
@@ -156,8 +146,9 @@ class Pwb:
 
 
 @dataclass(frozen=True)
-class Preferences:
-    """Preferences: the tie-convention sweep and the judgement and category resampling."""
+class PreferenceSweeps:
+    """Preferences: the tie-convention sweep and the judgement and category resampling (not to be confused with
+    :class:`compendium.pipeline.params.Preferences`, the preferences chapter's parameters)."""
 
     sweep: pd.DataFrame  # sweeps.bt_sweep, Davidson included
     tie_weights: tuple[float, ...]
@@ -171,16 +162,16 @@ class Preferences:
 class RobustnessResult:
     """Every sweep, resampling check and finding of the chapter, each computed once by :func:`build`."""
 
-    params: Params
+    params: Robustness
     grids: Grids
     zones: Zones
     agency: Agency
     pwb: Pwb
-    bt: Preferences
+    bt: PreferenceSweeps
     findings: pd.DataFrame  # findings.findings: results/robustness/tables/summary.csv
 
 
-def _agency(params: Params, inputs: Inputs, grids: Grids) -> Agency:
+def _agency(params: Robustness, inputs: Inputs, grids: Grids) -> Agency:
     from compendium.workbank import agency
     from compendium.workbank.common import TASK
 
@@ -194,7 +185,7 @@ def _agency(params: Params, inputs: Inputs, grids: Grids) -> Agency:
     return Agency(sweep=has, untied=untied, n_random=params.has_random_draws)
 
 
-def _pwb(params: Params, inputs: Inputs, grids: Grids) -> Pwb:
+def _pwb(params: Robustness, inputs: Inputs, grids: Grids) -> Pwb:
     schemes, families = sweeps.pwb_named_schemes(inputs.pwb_config, grids.cf_weights, grids.restore_weights)
     random_w = sweeps.random_schemes(
         schemes[sweeps.DEFAULT_SCHEME], params.pwb_random_schemes, params.pwb_random_concentration, params.seed
@@ -214,7 +205,7 @@ def _pwb(params: Params, inputs: Inputs, grids: Grids) -> Pwb:
     )
 
 
-def _sampling(params: Params, inputs: Inputs) -> tuple[dict, dict]:
+def _sampling(params: Robustness, inputs: Inputs) -> tuple[dict, dict]:
     """The "how sure?" checks at the paper's setting: (zone check, preference check with P(C beats D)). The
     preference checks run :data:`.sampling.BT_FACTOR` times ``n_sampling`` replicates (they are cheap)."""
     what = "how-sure resampling checks (WORKBank raters, preference judgements and categories)"
@@ -225,11 +216,12 @@ def _sampling(params: Params, inputs: Inputs) -> tuple[dict, dict]:
         bs = sampling.bt_sampling_check(
             inputs.counts, inputs.by_category, sampling.BT_FACTOR * params.n_sampling, params.seed
         )
-    # P(C beats D): the preferences chapter's one computation of it
-    return zs, bs | sampling.c_beats_d_shares(inputs.pref_values)
+    # P(C beats D): the preferences chapter's one computation of it (a key both gave would raise, naming it)
+    what = "robustness: the preference resampling checks and P(C beats D)"
+    return zs, merge_values(bs, sampling.c_beats_d_shares(inputs.pref_values), what=what)
 
 
-def build(params: Params, inputs: Inputs) -> RobustnessResult:
+def build(params: Robustness, inputs: Inputs) -> RobustnessResult:
     """Every sweep of the chapter on ``inputs`` over the grids of ``params``, the resampling checks at the
     paper's setting, and which findings hold: the chapter's whole computation, each part once."""
     from compendium import preferences as pref
@@ -250,7 +242,7 @@ def build(params: Params, inputs: Inputs) -> RobustnessResult:
         zones=Zones(land=land, sweep=zone_sweep, at_paper_cutoff=at_paper, sampling=MappingProxyType(zs)),
         agency=agency,
         pwb=pwb,
-        bt=Preferences(
+        bt=PreferenceSweeps(
             sweep=bt,
             tie_weights=grids.tie_weights,
             n_ties=int(inputs.counts["ties"].sum()),

@@ -3,8 +3,8 @@
 A sweep (:mod:`.sweeps`) varies an analysis choice with the data fixed. These checks do the opposite: the
 paper's setting, the data resampled (the WORKBank raters as clusters; the preference judgements, and the
 prompt categories as clusters), so the summary can say how often a finding survives a re-run as well.
-P(Recipe C beats Recipe D) is not recomputed: it is read from the preferences chapter's values
-(:func:`c_beats_d_shares`), so the book prints one number for it.
+P(Recipe C beats Recipe D) is not recomputed: it is read from the values the preferences chapter exports for
+this stage (:func:`preference_values`, :func:`c_beats_d_shares`), so the book prints one number for it.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .sweeps import PAPER_CUTOFF, ties_per_model
+from .sweeps import ties_per_model
 
 __all__ = [
     "zone_sampling_check",
@@ -34,23 +34,25 @@ BT_FACTOR = 10
 
 def share_text(p: float, n: int) -> str:
     """A share of ``n`` replicates as a percentage with the digits its Monte Carlo standard error
-    ``sqrt(p (1 - p) / n)`` supports (:func:`compendium.preferences.montecarlo.mc_round`): ``"12.5 %"`` at
-    20,000 replicates, ``"36 %"`` when the error is near a point; ``"100 %"`` or ``"0 %"`` when every or no
-    replicate has it."""
-    from ..preferences.montecarlo import mc_decimals, mc_round
+    ``sqrt(p (1 - p) / n)`` supports (:func:`compendium.stats.mcdigits.mc_step`, rule ``"estimate"``: the
+    shortest number within one standard error): ``"12.5 %"`` at 20,000 replicates, ``"36 %"`` when the error
+    is near a point; ``"100 %"`` or ``"0 %"`` when every or no replicate has it."""
+    from compendium.stats.mcdigits import mc_format, mc_step
 
     if not 0 <= p <= 1 or n < 1:
         raise ValueError(f"share_text: need a share in [0, 1] of n >= 1 replicates, got {p} of {n}")
     se = 100 * float(np.sqrt(p * (1 - p) / n))
     if se == 0:
         return f"{100 * p:.0f} %"
-    return f"{mc_round(100 * p, se):.{mc_decimals(100 * p, se)}f} %"
+    # rule "estimate": a point estimate, the shortest number within one standard error of it
+    return f"{mc_format(100 * p, mc_step(se, 100 * p, rule='estimate'))} %"
 
 
 def zone_sampling_check(
-    desires: pd.DataFrame, experts: pd.DataFrame, cutoff: float = PAPER_CUTOFF, n_draws: int = 1000, seed: int = 0
+    desires: pd.DataFrame, experts: pd.DataFrame, cutoff: float, n_draws: int, seed: int
 ) -> dict[str, float]:
-    """How often the zone findings survive resampling the *raters* at one cut-off (``>=`` is high).
+    """How often the zone findings survive resampling the *raters* at one cut-off (``>=`` is high; the
+    chapter's is the paper's, :data:`.sweeps.PAPER_CUTOFF`).
 
     Calls :func:`compendium.workbank.landscape.zone_cluster_bootstrap` (workers resampled within their
     occupation, experts from all experts) and returns the share of draws in which Green Light is the
@@ -126,31 +128,27 @@ def bt_sampling_check(
 
 
 def preference_values() -> dict[str, Any]:
-    """``results/preferences/values.json``, the preferences chapter's values (P(C beats D) among them)."""
-    import json
+    """The values the preferences chapter exports for this stage (P(C beats D) among them):
+    ``results/preferences/exports/robustness.json``, read with :func:`compendium.pipeline.results.read_export`
+    (FileNotFoundError naming ``dvc repro preferences`` if it has not run)."""
+    from compendium.pipeline.results import read_export
 
-    from compendium.pipeline import paths
-
-    f = paths.RESULTS / "preferences" / "values.json"
-    if not f.exists():
-        raise FileNotFoundError(f"{f.relative_to(paths.ROOT)} is missing; make it with `dvc repro preferences`")
-    return json.loads(f.read_text())
+    return read_export("preferences", "robustness")
 
 
-def c_beats_d_shares(pref_values: Mapping[str, Any] | None = None) -> dict[str, float]:
+def c_beats_d_shares(pref_values: Mapping[str, Any]) -> dict[str, float]:
     """P(Recipe C stronger than Recipe D) over the preferences chapter's bootstrap replicates, judgements
     resampled (``_judgements``) and prompt categories resampled too (``_categories``), with the number
     of replicates and each share's Monte Carlo standard error sqrt(p (1 - p) / n): the one computation of
-    this number, read from ``results/preferences/values.json`` (:func:`preference_values`) or the given values."""
-    if pref_values is None:
-        pref_values = preference_values()
+    this number, read from the preferences chapter's values ``pref_values`` (its export for this stage,
+    :func:`preference_values`, or its ``values.json``)."""
     keys = {
         "judgements": "pref.c_vs_d.p_c_stronger",
         "categories": "pref.bootstrap_cluster.p_c_stronger_than_d",
     }
     missing = [k for k in (*keys.values(), "pref.c_vs_d.n_bootstrap") if k not in pref_values]
     if missing:
-        raise KeyError(f"results/preferences/values.json lacks {missing}; re-run `dvc repro preferences`")
+        raise KeyError(f"the preferences chapter's values lack {missing}; re-run `dvc repro preferences`")
     n = int(pref_values["pref.c_vs_d.n_bootstrap"])
     out: dict[str, float] = {"c_beats_d_n_boot": n}
     for name, key in keys.items():

@@ -1,10 +1,13 @@
 """What the robustness chapter says: every number and phrase of its prose, each a pure function of the result.
 
 :func:`summary` is ``{glue key: value}`` for the whole prose (``notebooks/40_robustness.md`` glues it in one
-call, :func:`compendium.chapter.display.glue_all`); it joins one function per section (:func:`zone_phrases`,
-:func:`agency_phrases`, :func:`pwb_phrases`, :func:`bt_phrases`, :func:`how_sure_phrases`), each of the
-:class:`~compendium.robustness.build.RobustnessResult` alone. Nothing is computed here that the result does not
-hold: whether a finding holds is :mod:`.findings`, the recorded values :mod:`.values`, the tables :mod:`.views`.
+call, :func:`compendium.chapter.display.glue_all`): the union of the small functions of :data:`PHRASES`, one per
+section (:func:`zone_phrases`, :func:`agency_phrases`, :func:`pwb_phrases`, :func:`bt_phrases`,
+:func:`how_sure_phrases`), each of the :class:`~compendium.robustness.build.RobustnessResult` alone, collected by
+:func:`compendium.chapter.publish.phrases` (two that gave one key different values would raise). Nothing is
+computed here that the result does not hold: whether a finding holds is :mod:`.findings` (the chapter's
+analysis of the sweeps, not a claims check: the wing has no register, :mod:`.register`), the recorded values
+:mod:`.values`, the tables :mod:`.views`.
 """
 
 from __future__ import annotations
@@ -14,6 +17,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
+
+from compendium.chapter.publish import phrases
 
 from .findings import TOP_MODEL, split_has, split_pwb, untied_flags
 from .sampling import share_text
@@ -31,6 +36,7 @@ __all__ = [
     "pwb_phrases",
     "bt_phrases",
     "how_sure_phrases",
+    "PHRASES",
     "summary",
 ]
 
@@ -217,6 +223,10 @@ def how_sure_phrases(r: RobustnessResult) -> dict:
     )
 
 
-def summary(r: RobustnessResult) -> dict:
-    """``{glue key: value}`` for every number and phrase of the chapter's prose."""
-    return zone_phrases(r) | agency_phrases(r) | pwb_phrases(r) | bt_phrases(r) | how_sure_phrases(r)
+#: the chapter's phrases, one function per section, in the order of the prose
+PHRASES = (zone_phrases, agency_phrases, pwb_phrases, bt_phrases, how_sure_phrases)
+
+
+def summary(result: RobustnessResult) -> dict:
+    """``{glue key: value}`` for every number and phrase of the chapter's prose: the union of :data:`PHRASES`."""
+    return phrases(result, PHRASES, what="robustness phrases")

@@ -25,8 +25,9 @@ resampling checks are :mod:`.sampling`; whether each finding holds is decided in
 grid always contains the paper's own setting (:func:`with_reference`), so each table shows the published
 result beside the alternatives.
 
-Grids arrive from papermill as comma-separated strings (DVC cannot template lists into a command);
-:func:`parse_grid` reads them.
+Grids are comma-separated strings in ``params.yaml`` (:data:`compendium.pipeline.params.GRIDS`): ``dvc exp run
+-S`` rewrites one line of the file, and a comma list stays one value there (quoted, so DVC does not read it as
+a sweep of experiments); :func:`parse_grid` reads them.
 """
 
 from __future__ import annotations

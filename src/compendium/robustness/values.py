@@ -1,19 +1,25 @@
-"""The ``rob.*`` values of ``results/robustness/values.json``: a pure function of the result.
+"""What the robustness chapter records: the ``rob.*`` values of ``results/robustness/values.json`` and its
+result tables (``results/robustness/tables/``), each a pure function of the result.
 
 The keys are a contract (the metrics of ``metrics/robustness.json``, :mod:`compendium.pipeline.metrics`, read
-``rob.n_findings`` and ``rob.n_hold_all``); :func:`stage_values` keeps them and their order.
+``rob.n_findings`` and ``rob.n_hold_all``); :func:`stage_values` keeps them and their order. The chapter writes
+both once, with :func:`compendium.chapter.publish.publish`.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import pandas as pd
+
+from compendium.pipeline.results import merge_values
+
 from .findings import TOP_MODEL, split_has, split_pwb
 
 if TYPE_CHECKING:
     from .build import RobustnessResult
 
-__all__ = ["stage_values"]
+__all__ = ["stage_values", "tables"]
 
 
 def _reference_values(r: RobustnessResult) -> dict:
@@ -32,17 +38,20 @@ def _reference_values(r: RobustnessResult) -> dict:
     v["rob.reference.pwb.mean_delta"] = float(ref_p["mean_delta"])
     for m in r.bt.models:
         v[f"rob.reference.bt.{m}"] = float(ref_b[m])
-    v.update({f"rob.sampling.zones.{k}": x for k, x in r.zones.sampling.items()})
-    v.update({f"rob.sampling.bt.{k}": x for k, x in r.bt.sampling.items()})
-    return v
+    return merge_values(
+        v,
+        {f"rob.sampling.zones.{k}": x for k, x in r.zones.sampling.items()},
+        {f"rob.sampling.bt.{k}": x for k, x in r.bt.sampling.items()},
+        what="robustness: the paper's settings and the resampling checks",
+    )
 
 
-def stage_values(r: RobustnessResult) -> dict:
+def stage_values(result: RobustnessResult) -> dict:
     """The ``rob.*`` values of ``results/robustness/values.json``."""
-    zones, has, bt, found = r.zones.sweep, r.agency.sweep, r.bt.sweep, r.findings
+    zones, has, bt, found = result.zones.sweep, result.agency.sweep, result.bt.sweep, result.findings
     same = split_has(has)[0]
-    named, rnd, _ = split_pwb(r.pwb.sweep)
-    v = _reference_values(r)
+    named, rnd, _ = split_pwb(result.pwb.sweep)
+    v = _reference_values(result)
     for f in found.itertuples():
         v[f"rob.{f.key}.holds_all"] = int(f.holds_all)
         v[f"rob.{f.key}.n_hold"] = int(f.n_hold)
@@ -63,7 +72,21 @@ def stage_values(r: RobustnessResult) -> dict:
     v["rob.pwb.random.share_all_gain"] = float(rnd["all_gain"].mean()) if len(rnd) else None
     v["rob.pwb.random.share_top_glm"] = float((rnd["top_model"] == TOP_MODEL).mean()) if len(rnd) else None
     v["rob.pwb.random.share_top3_stable"] = float(rnd["top3_stable"].mean()) if len(rnd) else None
-    for m in r.bt.models:
+    for m in result.bt.models:
         v[f"rob.bt.{m}.min"] = float(bt[m].min())
         v[f"rob.bt.{m}.max"] = float(bt[m].max())
     return v
+
+
+def tables(result: RobustnessResult) -> dict[str, pd.DataFrame]:
+    """The chapter's result tables, ``results/robustness/tables/<name>.csv``: each sweep, the PWB schemes' PWIs
+    and weights (one row per scheme, its name in the column ``scheme``), and the findings (``summary``)."""
+    return {
+        "zone_sweep": result.zones.sweep,
+        "has_sweep": result.agency.sweep,
+        "pwb_schemes": result.pwb.sweep,
+        "pwb_named_pwis": result.pwb.named_pwis,
+        "pwb_scheme_weights": result.pwb.weights.reset_index(),
+        "bt_conventions": result.bt.sweep,
+        "summary": result.findings,
+    }

@@ -1,0 +1,83 @@
+"""The scale chapter's tables for display: each number printed to the digits its Monte Carlo interval supports
+(:mod:`.digits`), the designs and settings in words. The result tables themselves (``results/humane/tables/``)
+are :func:`compendium.humane.values.tables`."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .digits import fmt_n, fmt_saving, fmt_share
+from .report import saving_verdicts
+
+__all__ = ["DESIGN_NAMES", "needed_table", "default_needed_table", "saving_table", "calibration_table"]
+
+#: how the book names each pair-selection design (:data:`compendium.humane.simulate.DESIGNS`)
+DESIGN_NAMES = {
+    "uniform": "uniform pairs",
+    "ig_trueskill": "information gain, TrueSkill (HUMANE)",
+    "ig_davidson": "information gain, BT–Davidson",
+    "arena": "arena-like, new models favoured",
+}
+
+
+def needed_table(need: pd.DataFrame) -> pd.DataFrame:
+    """One row per single-group point: decisive judgements for 95 % full ranking and top model."""
+    d = need[need["n_groups"] == 1].copy()
+    b = d["budget"] * d["decisive_share"]
+    R = d["repetitions"]
+    return pd.DataFrame(
+        {
+            "models": d["n_models"],
+            "spread": d["spread"],
+            "ties": np.where(d["nu"] > 0, "study ν", "none"),
+            "design": d["design"].map(DESIGN_NAMES),
+            "studies": R,
+            "full ranking": [fmt_n(*v) for v in zip(d["n_rank"], d["n_rank_lo"], d["n_rank_hi"], b, d["n_first"])],
+            "top model": [fmt_n(*v) for v in zip(d["n_top"], d["n_top_lo"], d["n_top_hi"], b, d["n_first"])],
+            "P(ranking) at budget": [fmt_share(round(p * r), r) for p, r in zip(d["p_rank_budget"], R)],
+            "P(top) at budget": [fmt_share(round(p * r), r) for p, r in zip(d["p_top_budget"], R)],
+        }
+    ).sort_values(["models", "spread", "ties", "design"], kind="stable")
+
+
+def default_needed_table(need: pd.DataFrame) -> pd.DataFrame:
+    """:func:`needed_table` of the default grid, whose models, spread and ties are one setting (in the caption)."""
+    return needed_table(need).drop(columns=["models", "spread", "ties"])
+
+
+def saving_table(sav: pd.DataFrame, need: pd.DataFrame) -> pd.DataFrame:
+    """The saving rows for display: each design's judgements exactly as the needed table prints them
+    (:func:`needed_table`, rounded to the digits their own Monte Carlo interval supports; ``> budget`` where
+    95 % is not reached, ``≤ first checkpoint`` where it is reached there), the saving with its Monte Carlo
+    interval as percentages, and the verdict (:func:`compendium.humane.report.saving_verdicts`)."""
+    one = need[need["n_groups"] == 1]
+    by = {(r.n_models, r.spread, r.nu, r.design): r for r in one.itertuples()}
+
+    def n(r, design):
+        q = by[(r.n_models, r.spread, r.nu, design)]
+        w = r.target
+        text = fmt_n(getattr(q, f"n_{w}"), getattr(q, f"n_{w}_lo"), getattr(q, f"n_{w}_hi"),
+                     q.budget * q.decisive_share, q.n_first)  # fmt: skip
+        return text.split(" (")[0]  # the estimate; the needed table gives its interval
+
+    return pd.DataFrame(
+        {
+            "target": sav["target"].map({"top": "top model", "rank": "full ranking"}),
+            "models": sav["n_models"],
+            "spread": sav["spread"],
+            "ties": np.where(sav["nu"] > 0, "study ν", "none"),
+            "design": sav["design"].map(DESIGN_NAMES),
+            "judgements, design": [n(r, r.design) for r in sav.itertuples()],
+            "judgements, uniform": [n(r, "uniform") for r in sav.itertuples()],
+            "saving [95 % MC interval]": [
+                fmt_saving(r.saving, r.saving_lo, r.saving_hi, r.saving_min, r.saving_max) for r in sav.itertuples()
+            ],  # fmt: skip
+            "verdict": saving_verdicts(sav),
+        }
+    )
+
+
+def calibration_table(cal: pd.DataFrame) -> pd.DataFrame:
+    """The calibration table with the number of models first."""
+    return cal[["n_models", *cal.columns.drop("n_models")]]

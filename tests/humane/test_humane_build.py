@@ -1,0 +1,180 @@
+"""The chapter's one computation (compendium.humane.build) on a tiny book grid, and what reads its result: the
+phrases (summary), the recorded values and tables (values), no register, the provenance of each value, and the
+chapter that builds once and publishes."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from compendium.humane import build as hb, grid, register, report, simulate as sim, summary, sweep, values
+from compendium.pipeline import paths
+from compendium.pipeline.params import SCHEMA, study_params
+from compendium.pipeline.results import write_exports
+
+STUDY = np.array([1.2, 1.1, 1.0, 0.85, 0.8])
+NU = 0.44
+SEED = 5
+
+
+def tiny_book(params) -> tuple[tuple[int, tuple[sim.Point, ...]], ...]:
+    """Two blocks as the book's grid has them: 5 models (uniform and TrueSkill information gain, one group; uniform
+    with 3 groups) and 20 models (uniform, one group), on a small budget."""
+    ck = grid.checkpoints(400, 20, 3)
+    th5 = tuple(float(x) for x in sim.strengths(5, "study", STUDY, params.wide_sd))
+    th20 = tuple(float(x) for x in sim.strengths(20, "wide", STUDY, params.wide_sd))
+    five = (
+        sim.Point(5, "study", th5, NU, 1, 0.0, "uniform", ck),
+        sim.Point(5, "study", th5, NU, 1, 0.0, "ig_trueskill", ck),
+        sim.Point(5, "study", th5, NU, 3, params.group_sd, "uniform", ck),
+    )
+    twenty = (sim.Point(20, "wide", th20, NU, 1, 0.0, "uniform", ck),)
+    return ((6, five), (4, twenty))
+
+
+@pytest.fixture(scope="module")
+def params():
+    return study_params("humane", seed=SEED, default_repetitions=2, block_size=2)
+
+
+@pytest.fixture(scope="module")
+def inputs(params):
+    book = tiny_book(params)
+    rows = []
+    for reps, pts in book:
+        frames = [sweep._compute(p, list(range(reps)), params.seed) for p in sorted(pts, key=sim.point_key)]
+        rows.append(pd.concat(frames, ignore_index=True))
+    return hb.Inputs(pi=STUDY, nu=NU, book=book, rows=pd.concat(rows, ignore_index=True))
+
+
+@pytest.fixture(scope="module")
+def client():
+    from distributed import Client
+
+    c = Client(processes=False, n_workers=1, threads_per_worker=1, dashboard_address=":0")
+    yield c
+    c.close()
+
+
+@pytest.fixture(scope="module")
+def result(params, inputs, client):
+    return hb.build(params, inputs, client=client)
+
+
+def test_build_computes_each_answer_once(params, inputs, client):
+    """One build: judgements needed for the book and for the default grid (two questions), the saving for the top
+    model and for the full ranking, calibration once per number of models, consolidation and the curves once,
+    and one live sweep (the default grid); the book's blocks are the inputs', not swept again."""
+    from counting import calls_of, key_of
+
+    counted = (report.needed, report.saving, report.calibration, report.consolidation, report.curves)
+    with calls_of(*counted, sweep.run_sweep, grid.default_grid, only_from=("compendium.",)) as calls:
+        hb.build(params, inputs, client=client)
+    assert {key_of(f): calls[key_of(f)] for f in counted} == {
+        key_of(report.needed): 2,
+        key_of(report.saving): 2,
+        key_of(report.calibration): 2,
+        key_of(report.consolidation): 1,
+        key_of(report.curves): 1,
+    }
+    assert calls[key_of(sweep.run_sweep)] == 1 and calls[key_of(grid.default_grid)] == 1
+
+
+def test_the_result_holds_the_reports_of_the_inputs(params, inputs, result):
+    points = list(inputs.points)
+    pd.testing.assert_frame_equal(result.needed, report.needed(inputs.rows, points, seed=params.seed))
+    top = report.saving(inputs.rows, points, "top", seed=params.seed)
+    pd.testing.assert_frame_equal(result.saving.iloc[: len(top)].reset_index(drop=True), top)
+    assert list(result.saving["target"].unique()) == ["top", "rank"]
+    assert sorted(result.calibration["n_models"].unique()) == [5, 20]
+    assert result.consolidation["n_groups"].tolist() == [3]
+    assert result.repetitions == {5: (6,), 20: (4,)} and result.budget == 400 and result.nu == NU
+    d = result.default
+    assert len(d.points) == len(sim.DESIGNS) and d.repetitions == 2 and (d.needed["repetitions"] == 2).all()
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        result.needed = pd.DataFrame()  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        result.repetitions[5] = (1,)  # type: ignore[index]
+
+
+def test_summary_is_the_union_of_its_phrases_and_values_leave_out_the_paragraphs(result):
+    sections = [f(result) for f in summary.PHRASES]
+    keys = [set(s) for s in sections]
+    assert sum(len(k) for k in keys) == len(set().union(*keys)) == len(summary.summary(result))
+    g = summary.summary(result)
+    assert g["h_reps_5"] == "6" and g["h_reps_20"] == "4" and g["h_budget"] == 400 and g["h_nu"] == NU
+    assert g["h_default_reps"] == 2 and g["h_wide_sd"] == 0.6
+    assert type(g["h_when"]).__name__ == "Markdown" and "**At 5 models.**" in g["h_when"].data
+    v = values.stage_values(result)
+    assert set(v) == set(g) - {"h_when", "h_claims"}
+    assert all(v[k] == g[k] for k in v if isinstance(v[k], str))
+
+
+def test_tables_are_every_table_of_the_chapter(result):
+    t = values.tables(result)
+    assert list(t) == ["needed", "saving", "calibration", "consolidation", "curves", "default_needed"]
+    assert t["default_needed"] is result.default.needed and t["curves"] is result.curves
+
+
+def test_the_chapter_has_no_register_values(result):
+    assert register.register_values(result) == ({}, {})
+
+
+def test_every_value_has_a_provenance_that_resolves(result):
+    """Each ``h_*`` value falls under a prefix of provenance.py, and each function and test it names is defined in
+    its file (so a renamed function or test fails here)."""
+    from compendium import claims
+    from compendium.claims import links
+    from compendium.humane import provenance
+
+    prov = provenance.PROVENANCE
+    for key in values.stage_values(result):
+        assert any(key.startswith(p) for p in prov), key
+    for text in prov.values():
+        fns, test = claims.split_provenance(text)
+        assert test, text
+        for name in [*links.split_functions(fns), test]:
+            target = links.source_target(name)
+            assert target is not None, name
+            file, anchor = target
+            assert anchor in links.objects((paths.ROOT / file).read_text(encoding="utf-8")), name
+
+
+def test_the_studys_nu_is_the_preferences_export_for_this_stage(tmp_path):
+    """study_truth reads the Davidson table and the few values the preferences chapter exports for this stage,
+    not its whole values.json."""
+    pref = tmp_path / "results" / "preferences"
+    (pref / "tables").mkdir(parents=True)
+    pd.DataFrame({"model": list("abcde"), "davidson": STUDY}).to_csv(pref / "tables" / "davidson.csv", index=False)
+    with pytest.raises(FileNotFoundError, match="dvc repro preferences"):
+        grid.study_truth(tmp_path)
+    write_exports("preferences", {"pref.davidson.nu": NU, "pref.c_vs_d.p_c_stronger": 0.7,
+                                  "pref.bootstrap_cluster.p_c_stronger_than_d": 0.6, "pref.c_vs_d.n_bootstrap": 10},
+                  root=pref)  # fmt: skip
+    pi, nu = grid.study_truth(tmp_path)
+    assert nu == NU and pi.tolist() == STUDY.tolist()
+
+
+def test_inputs_refuse_a_store_without_the_books_blocks(tmp_path):
+    params = study_params("humane")
+    try:
+        grid.study_truth()
+    except FileNotFoundError as e:
+        pytest.skip(str(e))
+    with pytest.raises(RuntimeError, match="python -m compendium.humane.sweep --grid book"):
+        hb.Inputs.load(params, store=tmp_path)
+
+
+def test_the_chapter_builds_once_and_publishes_the_result():
+    text = (paths.ROOT / "notebooks" / "35_humane_scale.md").read_text()
+    assert len(re.findall(r"\bbuild\(", text)) == 1 and len(re.findall(r"\bInputs\.load\(", text)) == 1
+    assert "glue_all(summary.summary(result))" in text
+    assert "values = publish(STAGE, stage_values(result), None, tables(result))" in text
+    assert "write_table(" not in text and "write_values(" not in text  # publish writes them, once
+    # the chapter passes every parameter of its parameters cell, by name, and no other notebook variable
+    call = re.search(r'study_params\(\n    "humane", (.*?)\n\)', text, re.S).group(1)
+    assert set(re.findall(r"(\w+)=(\w+)", call)) == {(f, f) for f in SCHEMA["humane"].model_fields}
