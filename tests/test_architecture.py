@@ -41,6 +41,7 @@ EXCEPTIONS: dict[tuple[str, str], str] = {
     # gives the study's own values at this run's settings (compendium.claims.own_statuses, verdict)
     ("compendium.workbank.summary", "compendium.claims"): "verdicts from the claims check",
     ("compendium.pwb.summary", "compendium.claims"): "verdicts from the claims check",
+    ("compendium.preferences.summary", "compendium.claims"): "verdicts from the claims check",
     # an acquisition validates a download with the study's own loader before it lands in data/, so a
     # release the stage cannot read is refused (imported inside the function, only when acquiring)
     ("compendium.data.acquire", "compendium.pwb.instances"): "validate with the study's loader",

@@ -43,10 +43,10 @@ def small_counts(rows):
 
 
 def test_report_claims_reproduce_published(counts, by_category, published):
-    from compendium.preferences import analysis, register
+    from compendium.preferences import build, register
 
-    inputs = analysis.Inputs(counts=counts, by_category=by_category, prompts=pd.DataFrame(), themes={})
-    values = register.report_claims(analysis.reproduce_report(inputs))
+    inputs = build.Inputs(counts=counts, by_category=by_category, prompts=pd.DataFrame(), themes={})
+    values = register.report_claims(build.reproduce_report(inputs))
     claims = {c["id"]: c for c in published["claims"]}
     checked = [k for k in values if k in claims]
     assert len(checked) >= 13
@@ -292,7 +292,7 @@ def test_simulation_shapes_reproducibility_and_allocation():
     pd.testing.assert_frame_equal(
         only.curves.reset_index(drop=True), a.curves[a.curves.strategy == "arena"].reset_index(drop=True)
     )
-    need = a.judgements_needed(target=0.5, n_boot=20)
+    need = a.judgements_needed(target=0.5, n_boot=20, seed=0)
     assert list(need["strategy"]) == list(pref.STRATEGIES)
     cmp = pref.compare_with_uniform(a, 400)
     assert cmp.set_index("strategy").loc["uniform", "difference"] == 0
@@ -466,26 +466,37 @@ def test_needed_by_gap_is_simulated_not_scaled_with_three_close_pairs():
     ).all()
 
 
-def test_mc_round_prints_the_shortest_number_within_one_standard_error():
-    """Hand-worked: the smallest power of ten at least as large as the SE when rounding to it moves the
-    number by no more than the SE, else the SE's leading digit. The old rule (always the leading digit)
-    printed 166,000 for 165,890 +- 7,601 (the quarter-gap row of the old table, whose crossing is about
-    172,000) and 14,300 for 14,297 +- 423."""
-    from compendium.preferences.montecarlo import mc_decimals, mc_interval, mc_round, mc_text, mc_unit
+def test_simulated_numbers_print_the_shortest_number_within_one_standard_error():
+    """Hand-worked, the chapter's two rules of compendium.stats.mcdigits: an estimate ("estimate") to the
+    smallest power of ten at least as large as the SE when rounding to it moves the number by no more than
+    the SE, else the SE's leading digit; an interval's ends ("leading") to the SE's leading digit. The old
+    rule (always the leading digit) printed 166,000 for 165,890 +- 7,601 (the quarter-gap row of the old
+    table, whose crossing is about 172,000) and 14,300 for 14,297 +- 423."""
+    from compendium.preferences.summary import _mc_estimate, mc_text
+    from compendium.stats.mcdigits import mc_format, mc_step
 
-    assert mc_unit(423.0) == 100 and mc_unit(1894.0) == 1000 and mc_unit(0.6) == pytest.approx(0.1)
-    assert mc_round(165_890.5, 7_601.5) == 170_000  # 10,000s move it by 4,110 <= 7,601
-    assert mc_round(14_297.4, 423.0) == 14_000  # 1,000s move it by 297 <= 423
-    assert mc_round(14_253.0, 134.0) == 14_300  # 1,000s would move it by 253 > 134: hundreds
-    assert mc_round(17_793.0, 1_063.0) == 18_000  # 10,000s would move it by 2,207 > 1,063: thousands
-    assert mc_round(1.6552, 0.0072) == pytest.approx(1.66) and mc_decimals(1.6552, 0.0072) == 2
-    assert mc_round(3.0007, 0.0135) == pytest.approx(3.0) and mc_decimals(3.0007, 0.0135) == 1
+    assert mc_step(423.0) == 100 and mc_step(1894.0) == 1000 and mc_step(0.6) == pytest.approx(0.1)
+    assert _mc_estimate(165_890.5, 7_601.5) == 170_000  # 10,000s move it by 4,110 <= 7,601
+    assert _mc_estimate(14_297.4, 423.0) == 14_000  # 1,000s move it by 297 <= 423
+    assert _mc_estimate(14_253.0, 134.0) == 14_300  # 1,000s would move it by 253 > 134: hundreds
+    assert _mc_estimate(17_793.0, 1_063.0) == 18_000  # 10,000s would move it by 2,207 > 1,063: thousands
+    assert mc_format(1.6552, mc_step(0.0072, 1.6552, "estimate")) == "1.66"
+    assert mc_format(3.0007, mc_step(0.0135, 3.0007, "estimate")) == "3.0"
     for x, se in ((14_297.4, 423.0), (123.456, 0.37), (0.5, 0.2), (99_999.0, 10.0)):
-        assert abs(mc_round(x, se) - x) <= se
-    assert mc_interval(13_837.2, 15_232.5, 423.0) == "13,800–15,200"
+        assert abs(_mc_estimate(x, se) - x) <= se
     assert mc_text(14_297.4, 13_837.2, 15_232.5, 423.0) == "14,000 (90 % Monte Carlo interval 13,800–15,200)"
     with pytest.raises(ValueError, match="standard error"):
-        mc_unit(0.0)
+        mc_text(14_297.4, 13_837.2, 15_232.5, 0.0)
+
+
+def test_the_rounding_names_robustness_still_reads_follow_the_estimate_rule():
+    """compendium.robustness.sampling.share_text reads montecarlo.mc_round / mc_decimals (until it rounds with
+    compendium.stats.mcdigits): the "estimate" rule, hand-worked."""
+    from compendium.preferences.montecarlo import mc_decimals, mc_round
+
+    assert mc_round(12.43, 0.233) == pytest.approx(12.4) and mc_decimals(12.43, 0.233) == 1
+    assert mc_round(36.2, 0.68) == 36 and mc_decimals(36.2, 0.68) == 0
+    assert mc_round(1.6552, 0.0072) == pytest.approx(1.66) and mc_decimals(1.6552, 0.0072) == 2
 
 
 def test_probit_crossing_recovers_a_known_curve_and_its_error_by_brute_force():

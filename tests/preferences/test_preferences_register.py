@@ -15,7 +15,7 @@ from statsmodels.stats.proportion import proportion_confint
 
 from compendium import data, preferences as pref
 from compendium.pipeline import paths
-from compendium.preferences import analysis, register
+from compendium.preferences import build, register
 from compendium.preferences.reproduce import VAL_PREF_ACC
 from compendium.stats import pairwise as pw
 
@@ -33,7 +33,7 @@ def inputs():
 
 
 def _sections(inputs, **more):
-    return analysis.data_sections(analysis.Inputs(**inputs, scenario_votes=data.load_hitl_scenario_votes(), **more))
+    return build.data_sections(build.Inputs(**inputs, scenario_votes=data.load_hitl_scenario_votes(), **more))
 
 
 @pytest.fixture(scope="module")

@@ -208,7 +208,7 @@ def test_unknown_prompt_and_missing_file(tmp_path):
 
 
 def test_annotations_path_is_under_the_project_root():
-    p = rowlevel.annotations_path()
+    p = rowlevel.annotations_path(rowlevel.ANNOTATIONS_RELPATH)
     assert p.parts[-3:] == ("data", "hitl", "annotations.parquet") and p.is_absolute()
 
 
@@ -308,14 +308,16 @@ def test_tie_order_uses_the_scenarios_first_row_even_without_a_choice():
 
 def test_default_path_accepts_the_studys_own_export(tmp_path, monkeypatch):
     from compendium.pipeline import paths
+    from compendium.pipeline.params import study_params
 
+    ann = study_params("preferences").annotations_path  # the parameter's reference: the acquisition's path
     monkeypatch.setattr(paths, "ROOT", tmp_path)
     (tmp_path / "data" / "hitl").mkdir(parents=True)
-    assert rowlevel.annotations_path() == tmp_path / "data" / "hitl" / "annotations.parquet"
+    assert rowlevel.annotations_path(ann) == tmp_path / "data" / "hitl" / "annotations.parquet"
     (tmp_path / "data" / "hitl" / "annotations_real.json").write_text("[]")
-    assert rowlevel.annotations_path() == tmp_path / "data" / "hitl" / "annotations_real.json"
+    assert rowlevel.annotations_path(ann) == tmp_path / "data" / "hitl" / "annotations_real.json"
     (tmp_path / "data" / "hitl" / "annotations.jsonl").write_text("")
-    assert rowlevel.annotations_path() == tmp_path / "data" / "hitl" / "annotations.jsonl"
+    assert rowlevel.annotations_path(ann) == tmp_path / "data" / "hitl" / "annotations.jsonl"
     # an explicit path is taken as given
     assert rowlevel.annotations_path("data/hitl/mine.csv") == tmp_path / "data" / "hitl" / "mine.csv"
 

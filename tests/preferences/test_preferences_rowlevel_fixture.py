@@ -25,7 +25,7 @@ from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss_kappa
 from compendium import data
 from compendium.data.synthetic_hitl import _deviations, _published, make_study_rows  # noqa: F401 (fixtures/make_hitl_rows.py)
 from compendium.pipeline import paths
-from compendium.preferences import analysis, register, rowlevel
+from compendium.preferences import build, register, rowlevel
 from compendium.preferences.reproduce import MODELS, VAL_PREF_ACC
 
 INTERNAL = {v: k for k, v in rowlevel.INTERNAL_MODEL_IDS.items()}
@@ -33,7 +33,7 @@ INTERNAL = {v: k for k, v in rowlevel.INTERNAL_MODEL_IDS.items()}
 
 def _inputs(rows):
     """The study's inputs with ``rows`` as the acquired annotations."""
-    return analysis.Inputs(
+    return build.Inputs(
         counts=data.load_hitl_pair_counts(),
         by_category=data.load_hitl_pair_counts_by_category(),
         prompts=data.load_hitl_prompts(),
@@ -61,7 +61,7 @@ def test_fixture_reproduces_published_counts(rows, norm):
     assert rowlevel.compare_with_published(
         rowlevel.aggregate_pair_counts(norm, by=("category",)), by_cat, by=("category",)
     )["match"].all()
-    values, missing = register.register_values(analysis.data_sections(_inputs(rows)))
+    values, missing = register.register_values(build.data_sections(_inputs(rows)))
     assert values["hitl.n_participants"] == 305 == pub["hitl.n_participants"]
     fleiss_rows = next(t["rows"] for t in register.load_layout() if t["slug"] == "fleiss")
     for pair in fleiss_rows:
@@ -217,7 +217,7 @@ def test_annealed_rows_give_every_printed_row_level_number():
     assert rowlevel.compare_with_published(
         rowlevel.aggregate_pair_counts(norm, by=("category",)), by_cat, by=("category",)
     )["match"].all()
-    values, _ = register.register_values(analysis.data_sections(_inputs(rows)))
+    values, _ = register.register_values(build.data_sections(_inputs(rows)))
     reg = yaml.safe_load((paths.PUBLISHED / "hitl.yaml").read_text())
     checked = 0
     for c in reg["claims"]:

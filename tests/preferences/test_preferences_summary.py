@@ -1,4 +1,5 @@
-"""compendium.preferences.summary: the preferences chapter's prose numbers, values and display helpers."""
+"""compendium.preferences.summary, .values and .views: the preferences chapter's prose numbers and verdicts, its
+values and tables, and their display copies."""
 
 from __future__ import annotations
 
@@ -14,11 +15,14 @@ from scipy import stats
 import compendium.data as data
 from compendium import claims, preferences as pref
 from compendium.chapter import display
+from compendium.claims import compare
 from compendium.pipeline import paths
-from compendium.pipeline.params import Preferences
-from compendium.preferences import analysis, montecarlo, outputs, register, summary
-from compendium.preferences.montecarlo import mc_round
+from compendium.pipeline.params import study_params
+from compendium.pipeline.results import merge_values
+from compendium.preferences import montecarlo, register, summary, values as pref_values, views
+from compendium.preferences.build import Inputs, build, rank_shares
 from compendium.preferences.reproduce import spearman_bt_vs_val_ci
+from compendium.stats.mcdigits import mc_step
 
 NOTEBOOK = paths.ROOT / "notebooks" / "30_preferences.md"
 
@@ -78,18 +82,24 @@ def test_rank_shares_hand_case():
         ],
         dtype=float,
     )  # untrained first
-    got = analysis.rank_shares(SimpleNamespace(strengths=s))
+    got = rank_shares(SimpleNamespace(strengths=s))
     assert got == {"bottom_pair": pytest.approx(2 / 3), "untrained_last": pytest.approx(1 / 3)}
 
 
-def test_merge_register_merges_and_refuses_a_clash():
-    merged, miss = outputs.merge_register(
-        {"a": 1.0, "b": 2}, {"a": 1.0 + 1e-14, "c": None}, {"c": "data/hitl/annotations.parquet (rows)"}
+def test_register_missing_counts_empty_values_by_the_input_they_wait_for():
+    got = pref_values.register_missing(
+        {
+            "c": "data/hitl/annotations.parquet (rows)",
+            "d": "data/hitl/annotations.parquet (rows); and response texts",
+            "e": register.DESIGN_MISSING,
+            "f": "something else",
+        }
     )
-    assert merged == {"a": 1.0 + 1e-14, "b": 2, "c": None}
-    assert miss.to_dict("records") == [{"missing input": "row-level annotations", "empty values": 1}]
-    with pytest.raises(ValueError, match=r"\['a'\]"):
-        outputs.merge_register({"a": 1.0}, {"a": 1.1}, {})
+    assert got.to_dict("records") == [
+        {"missing input": "row-level annotations", "empty values": 2},
+        {"missing input": "design constant (quoted)", "empty values": 1},
+        {"missing input": "something else", "empty values": 1},
+    ]
 
 
 def test_c_vs_d_view_says_when_the_two_disagree():
@@ -103,7 +113,7 @@ def test_c_vs_d_view_says_when_the_two_disagree():
         "wilson_hi": 0.65,
         "binom_p": 0.37,
     }
-    view, tail = summary.c_vs_d_view(cd, h2h, 0.95)
+    view, tail = views.c_vs_d_view(cd, h2h, 0.95)
     assert tail == "opposite directions; neither interval excludes equality."
     assert view["value"].tolist()[:2] == ["+0.050", "[-0.100, +0.200]"]
     assert view["value"].iloc[3] == "55–45 (10)"
@@ -121,7 +131,7 @@ def test_claims_view_marks_agreement():
             "missing": ["", "", "m"],
         }
     )
-    view = summary.claims_view(tbl)
+    view = views.claims_view(tbl)
     assert view["agrees"].tolist() == ["✓ yes", "✗ no", "— empty"]
     assert view["ours"].tolist() == ["1", "2.5", ""]
 
@@ -175,14 +185,14 @@ def cheap_mc(counts: pd.DataFrame) -> dict:
     return {"values": values, "gap": gap}
 
 
-def cheap_inputs() -> pref.Inputs:
+def cheap_inputs() -> Inputs:
     """The study's inputs without row-level annotations, with :func:`cheap_mc`."""
-    inputs = pref.Inputs.load(mc=False)
+    inputs = Inputs.load(study_params("preferences", **CHEAP), mc=False)
     return dataclasses.replace(inputs, mc=cheap_mc(inputs.counts), annotations=None)
 
 
-def cheap_build(inputs: pref.Inputs | None = None, **changes):
-    return pref.build(Preferences(**(CHEAP | changes)), inputs or cheap_inputs())
+def cheap_build(inputs: Inputs | None = None, **changes):
+    return build(study_params("preferences", **(CHEAP | changes)), inputs or cheap_inputs())
 
 
 @pytest.fixture(scope="module")
@@ -211,7 +221,8 @@ def test_summary_covers_every_glued_name_of_the_chapter(res):
     """Every {glue:text}/{glue:figure} name the chapter's prose uses is glued by the summary or a figure cell."""
     text = NOTEBOOK.read_text()
     used = set(re.findall(r"\{glue:text\}`([a-z0-9_]+)", text)) | set(re.findall(r"\{glue:figure\} (\w+)", text))
-    reg = summary.register_summary({}, {}, pd.DataFrame({"agrees": []}))
+    reg_values, reg_missing = register.register_values(res)
+    reg = summary.register_phrases(reg_values, reg_missing) | summary.verdicts(reg_values)
     figs = set(re.findall(r'glue_figure\(STAGE, "\w+", fig, "(\w+)"\)', text))
     provided = set(summary.summary(res)) | set(reg) | figs
     assert used - provided == set()
@@ -225,7 +236,7 @@ def test_the_category_bootstrap_is_read_as_new_categories_not_new_prompts():
     assert text.count("new categories") >= 2  # the prose and the cluster table's caption
 
 
-@pytest.mark.parametrize("section", summary.SECTIONS, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("section", summary.PHRASES, ids=lambda f: f.__name__)
 def test_each_section_is_a_pure_function_of_the_result(res, section):
     """Each section gives prose values (numbers or text) under pref_ names, the same twice, without
     touching the result."""
@@ -238,32 +249,32 @@ def test_each_section_is_a_pure_function_of_the_result(res, section):
 
 
 def test_sections_give_disjoint_names(res):
-    names = [k for f in summary.SECTIONS for k in f(res)]
+    names = [k for f in summary.PHRASES for k in f(res)]
     assert len(names) == len(set(names)) == len(summary.summary(res))
 
 
 def test_section_numbers_by_hand(res):
     rep, cat = res.report, res.categories
-    assert summary.pair_numbers(res)["pref_db_d"] == rep.d_vs_b["wins"]
-    assert summary.data_numbers(res)["pref_ratings_per_cell"] == pytest.approx(
+    assert summary.pair_phrases(res)["pref_db_d"] == rep.d_vs_b["wins"]
+    assert summary.data_phrases(res)["pref_ratings_per_cell"] == pytest.approx(
         rep.n_ratings / (10 * len(res.inputs.prompts))
     )
     per = cat.model_decisive
-    assert summary.category_numbers(res)["pref_cat_halfwidth"] == pytest.approx(1.96 * 0.5 / np.sqrt(per.median()))
-    ts = summary.trueskill_numbers(res)
+    assert summary.category_phrases(res)["pref_cat_halfwidth"] == pytest.approx(1.96 * 0.5 / np.sqrt(per.median()))
+    ts = summary.trueskill_phrases(res)
     assert ts["pref_ts_gap_min"] <= ts["pref_ts_gap_max"] and ts["pref_ts_orders"] == 3
     assert (
-        summary.theme_numbers(res)["pref_themes_gap"] == res.themes.check["n_comments"] - res.themes.check["sum_counts"]
+        summary.theme_phrases(res)["pref_themes_gap"] == res.themes.check["n_comments"] - res.themes.check["sum_counts"]
     )
-    cd = summary.c_vs_d_numbers(res)
+    cd = summary.c_vs_d_phrases(res)
     assert cd["pref_cd_answer"] == ("Yes, at this interval level" if res.bootstrap.c_vs_d["separable"] else "No")
-    assert summary.davidson_numbers(res)["pref_nu"] == res.davidson.fit["nu"]
-    sim = summary.simulation_numbers(res)
+    assert summary.davidson_phrases(res)["pref_nu"] == res.davidson.fit["nu"]
+    sim = summary.simulation_phrases(res)
     assert sim["pref_sim_reps"] == 20 and sim["pref_sim_batch"] == 20
-    cmp = summary.comparison_numbers(res)
+    cmp = summary.comparison_phrases(res)
     assert cmp["pref_sim_cmp_n"] == res.simulation.n_compare
-    assert summary.multiplicity_numbers(res)["pref_holm_n"] == int(res.tests.holm["significant_holm"].sum())
-    assert summary.mc_numbers(res)["pref_mc_reps"] == 300
+    assert summary.multiplicity_phrases(res)["pref_holm_n"] == int(res.tests.holm["significant_holm"].sum())
+    assert summary.mc_phrases(res)["pref_mc_reps"] == 300
 
 
 def test_rowlevel_text_without_rows_names_the_file(res):
@@ -271,18 +282,63 @@ def test_rowlevel_text_without_rows_names_the_file(res):
     assert "were not available" in text and "annotations.parquet" in text and "305" in text
 
 
-def test_chapter_values_and_tables(res):
+def test_stage_values_and_tables(res):
     reg, missing = register.register_values(res)
-    v, _ = outputs.merge_register(outputs.chapter_values(res), reg, missing)
+    v = merge_values(pref_values.stage_values(res), reg)
     assert v["hitl.spearman.bt_vs_val_pref_acc"] == pytest.approx(0.8)
     assert v["pref.spearman.pingouin.rho"] == pytest.approx(0.8)
     lo, hi = v["pref.spearman.pingouin.ci"]
     assert lo < 0.8 < hi and 0 < v["pref.spearman.pingouin.p"] < 1
     assert v["pref.n_decisive"] == res.report.n_decisive
     assert v["pref.rowlevel.available"] == 0
-    tables = outputs.chapter_tables(res)
+    tables = pref_values.tables(res)
     assert {"pairs", "bradley_terry", "trueskill", "simulation_vs_uniform"} <= set(tables)
-    assert tables["category_win_rates"][1] is True
+    # a table indexed by category or model is written with its index as the first column
+    assert list(tables["category_win_rates"])[:2] == ["category", "untrained"]
+    assert list(tables["bt_prob_greater"]) == ["model", *pref.MODELS]
+    assert all(isinstance(df.index, pd.RangeIndex) for df in tables.values())
+
+
+def test_stage_values_refuse_a_key_two_sections_give_different_values(res, monkeypatch):
+    monkeypatch.setattr(pref_values, "VALUE_SECTIONS", (*pref_values.VALUE_SECTIONS, lambda r: {"pref.n_decisive": -1}))
+    with pytest.raises(ValueError, match="pref.n_decisive"):
+        pref_values.stage_values(res)
+
+
+# --- does it reproduce: the claims check's statuses ---------------------------------------------------------------
+
+
+def test_verdicts_say_how_many_claims_reproduce_from_the_claims_statuses(res, monkeypatch):
+    """At the paper's settings every claim with a value reproduces; one changed value is counted as not
+    reproducing; off the paper's settings the sentence names the changed key."""
+    reg, missing = register.register_values(res)
+    v = summary.verdicts(reg)
+    ids = [c["id"] for c in summary._register_claims()]
+    n = sum(reg.get(i) is not None for i in ids)  # the register's claims with a value here
+    assert v["pref_n_claims"] == len(ids) == v["pref_n_empty"] + n
+    assert v["pref_claims_verdict"] == (
+        f"{n} of the {n} with a value here agree with the printed number within the register's tolerance "
+        "(labels as text) and 0 do not"
+    )
+    wrong = reg | {"hitl.n_ratings": reg["hitl.n_ratings"] + 100}
+    assert summary.verdicts(wrong)["pref_claims_verdict"].startswith(f"{n - 1} of the {n} with a value here agree")
+    assert summary.verdicts(wrong)["pref_claims_verdict"].endswith("and 1 do not")
+    monkeypatch.setattr(
+        compare, "off_paper_studies", lambda *a, **k: {"hitl": ["preferences.seed=1 (reference 20260513)"]}
+    )
+    got = summary.verdicts(wrong)["pref_claims_verdict"]
+    assert got.startswith("off the paper's settings (preferences.seed=1 (reference 20260513)), ")
+
+
+def test_claims_check_lists_every_claim_with_the_claims_status(res):
+    reg, missing = register.register_values(res)
+    tbl = summary.claims_check(reg | {"hitl.n_ratings": reg["hitl.n_ratings"] + 100}, missing)
+    assert list(tbl.columns) == ["claim_id", "level", "published", "ours", "tol", "agrees", "missing"]
+    assert len(tbl) == summary.verdicts(reg)["pref_n_claims"]
+    by_id = tbl.set_index("claim_id")
+    assert by_id.loc["hitl.n_ratings", "agrees"] is False and by_id.loc["hitl.n_ties", "agrees"] is True
+    empty = by_id[by_id["ours"].isna()]
+    assert empty["agrees"].isna().all() and (empty.loc[empty.index.isin(missing), "missing"] != "").all()
 
 
 # --- display helpers --------------------------------------------------------------------------------------------
@@ -316,8 +372,8 @@ def test_views_name_existing_columns(res):
         "trueskill": res.trueskill.table,
         "gap": res.gap.table,
     }
-    assert set(frames) == set(summary.VIEWS)
-    for key, view in summary.VIEWS.items():
+    assert set(frames) == set(views.VIEWS)
+    for key, view in views.VIEWS.items():
         df = frames[key]
         if df is None:
             continue
@@ -369,7 +425,8 @@ def test_gap_table_keeps_only_gaps_where_c_d_stays_the_closest_pair(res):
         assert shown % unit == 0 and abs(shown - n) <= se  # rounded to the digits its MC error supports
     s = summary.summary(res)
     v = res.inputs.mc["values"]
-    printed = mc_round(v["pref_mc.uniform.n_for_ranking"], v["pref_mc.uniform.n_for_ranking_mc_se"])
+    n, se = v["pref_mc.uniform.n_for_ranking"], v["pref_mc.uniform.n_for_ranking_mc_se"]
+    printed = round(n / mc_step(se, n, "estimate")) * mc_step(se, n, "estimate")
     assert s["pref_mc_uniform_rank"] == printed
     assert s["pref_sim_ratio"] == round(printed / s["pref_n_decisive"])  # the ratio follows the printed number
     assert "90 % Monte Carlo interval" in s["pref_mc_uniform_rank_txt"]

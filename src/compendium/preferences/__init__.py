@@ -1,9 +1,20 @@
 """Human preferences: the autoresearch x Prolific study (Petrova & Marquez 2026) and the HUMANE method.
 
-METHODS.md, section Human preferences. :func:`build` runs every analysis once and returns a typed, frozen
-:class:`PreferencesResult` (``result = build(params, Inputs.load())``). Submodules:
+METHODS.md, section Human preferences. The study's names (its register ``published/hitl.yaml``, claim ids
+``hitl.*``, chapter values ``pref.*``, stages ``preferences`` and ``preferences_mc``) are written once, in
+:func:`compendium.pipeline.studies.study` ``("preferences")``. The modules of the study contract:
 
-* :mod:`.analysis` -- the one computation: :class:`Inputs`, the sections, :class:`PreferencesResult`.
+* :mod:`.build` -- the one computation: ``build(params, Inputs.load(params))`` runs every section once and
+  returns a frozen :class:`~.build.PreferencesResult` (``params``: ``study_params("preferences")``).
+* :mod:`.register` -- the result mapped to the claim ids of ``published/hitl.yaml``.
+* :mod:`.values` -- the result mapped to the chapter's ``values.json`` entries and tables.
+* :mod:`.summary` -- what the chapter says: every prose number and phrase (:func:`.summary.summary`), one
+  function per section, and how many claims reproduce (:func:`.summary.verdicts`).
+* :mod:`.views` -- the display copies of the chapter's tables; :mod:`.figures` and :mod:`.alttext` draw and
+  describe; :mod:`.provenance` links each claim-id prefix to its function and test.
+
+The analyses (re-exported here):
+
 * :mod:`.reproduce` -- the study's report from the pair counts: pair table with Wilson intervals and the
   tracks / flips / noisy signal, pooled records, Bradley-Terry exactly as published (and its ``choix``
   cross-check), Spearman rho against ``val_pref_acc``, per-category results, comment themes, claims.
@@ -12,15 +23,11 @@ METHODS.md, section Human preferences. :func:`build` runs every analysis once an
 * :mod:`.simulation` -- active-sampling simulation (uniform, information gain, arena-like skew), and the
   judgements a uniform design needs (at the estimated C-D gap and at others).
 * :mod:`.montecarlo` -- the cached stage ``preferences_mc``: those numbers with many simulated studies.
-* :mod:`.register` -- the result mapped to the claim ids of ``published/hitl.yaml``.
-* :mod:`.outputs` -- the result mapped to the chapter's ``values.json`` entries and CSVs.
-* :mod:`.summary` -- what the chapter says: every prose number and phrase (:func:`.summary.summary`), one
-  function per section, and the display views of its tables.
 * :mod:`.rowlevel` -- the Hugging Face row-level annotations (Fleiss' kappa, position bias,
   participant activity, aggregation check), when ``data/hitl/annotations.parquet`` is present.
+* :mod:`.rank` -- ``python -m compendium.preferences.rank FILE``: rank the models of any pairwise-annotation file.
 """
 
-from .analysis import Inputs, PreferencesResult, build
 from .reproduce import (
     MODEL_LABELS,
     MODELS,

@@ -76,13 +76,16 @@ def trueskill(results: dict, bt: pd.DataFrame) -> str:
 def simulation(curves: pd.DataFrame, needed: pd.DataFrame, target: float, study_n: int) -> str:
     nd = needed.set_index("strategy")
 
-    def n(s, key):  # to the digits its Monte Carlo error supports, as the table prints it
-        from .montecarlo import mc_round
+    def n(s, key):  # to the digits its Monte Carlo error supports, as the table prints it (rule "estimate")
+        from compendium.stats.mcdigits import mc_step
 
         v, se = nd.loc[s, key], nd.loc[s, f"{key}_mc_se"] if f"{key}_mc_se" in nd else np.nan
         if not np.isfinite(v):
             return "not reached"
-        return f"about {mc_round(v, se):,.0f}" if np.isfinite(se) and se > 0 else f"about {v:,.0f}"
+        if not (np.isfinite(se) and se > 0):
+            return f"about {v:,.0f}"
+        step = mc_step(se, v, "estimate")
+        return f"about {round(v / step) * step:,.0f}"
 
     parts = "; ".join(f"{STRATEGY.get(s, s)} {n(s, 'n_for_ranking')}" for s in nd.index)
     return (

@@ -14,8 +14,8 @@
 * How many times wider the category-cluster bootstrap is than the judgement bootstrap, per model
   (:func:`compendium.preferences.uncertainty.sd_ratio`), over :data:`WIDEN_REPLICATES` replicates of each.
 
-The chapter prints each number to the digits its Monte Carlo error supports (:func:`mc_round`,
-:func:`mc_text`). The settings are constants here, not ``params.yaml`` keys: these numbers depend on the
+The chapter prints each number to the digits its Monte Carlo error supports (:mod:`compendium.stats.mcdigits`,
+:func:`compendium.preferences.summary.mc_text`). The settings are constants here, not ``params.yaml`` keys: these numbers depend on the
 data alone, so an exercise that changes a ``preferences`` parameter (``dvc exp run -S preferences.seed=1``)
 does not re-run them. Cost on the 2-core machine the compendium is built on: about 12 s (10 s of CPU: the
 5 crossings about 1 s each, the two bootstraps about 4 s); it was 6 s before the top model, the
@@ -23,8 +23,6 @@ independent-studies main pass and the widening were added.
 """
 
 from __future__ import annotations
-
-import math
 
 import pandas as pd
 
@@ -108,49 +106,21 @@ def build(counts: pd.DataFrame, by_category: pd.DataFrame | None = None) -> tupl
     return values, tbl
 
 
-def mc_unit(se: float) -> float:
-    """The finest rounding unit a Monte Carlo standard error supports: the power of ten of its leading
-    digit (an SE of 430 supports hundreds, one of 1,900 thousands). Interval ends are printed to it."""
-    if not (se > 0 and math.isfinite(se)):
-        raise ValueError(f"mc_unit: need a positive finite standard error, got {se}")
-    return 10.0 ** math.floor(math.log10(se))
-
-
-def _estimate_unit(x: float, se: float) -> float:
-    fine = mc_unit(se)
-    coarse = fine if se == fine else 10 * fine  # the smallest power of ten at least as large as the SE
-    return coarse if abs(round(x / coarse) * coarse - x) <= se else fine
-
-
+# TEMPORARY, for compendium.robustness.sampling.share_text only (its lines 40 and 47 import and call these two):
+# delete both when it rounds with compendium.stats.mcdigits. This wing rounds with that module (rule "estimate").
 def mc_round(x: float, se: float) -> float:
-    """``x`` as the shortest number within one standard error of it: rounded to the smallest power of ten
-    at least as large as ``se`` if that moves it by no more than ``se``, otherwise to :func:`mc_unit`
-    (which moves it by at most ``se / 2``). So no digit is printed that the error leaves undetermined, and
-    the rounding never moves the number by more than its error (14,297 ± 423 prints 14,000; 17,793 ±
-    1,063 prints 18,000, not 20,000)."""
-    u = _estimate_unit(x, se)
-    return round(x / u) * u
+    """``x`` rounded to the unit its Monte Carlo SE supports, ``mc_step(se, x, "estimate")``."""
+    from compendium.stats.mcdigits import mc_step
+
+    step = mc_step(se, x, "estimate")
+    return round(x / step) * step
 
 
-def mc_decimals(x: float, se: float) -> int:
-    """Decimal places of :func:`mc_round` ``(x, se)`` (0 for units of 1 or more)."""
-    return max(0, -round(math.log10(_estimate_unit(x, se))))
+def mc_decimals(x: float, se: float) -> int:  # TEMPORARY, as mc_round: the decimals of mc_round(x, se)
+    """Decimal places of :func:`mc_round` ``(x, se)``: ``mcdigits.mc_decimals(mc_step(se, x, "estimate"))``."""
+    from compendium.stats import mcdigits
 
-
-def mc_interval(lo: float, hi: float, se: float) -> str:
-    """``"13,700–14,200"``: a Monte Carlo interval's ends to the leading digit of ``se`` (they describe the
-    error itself, so they keep one digit more than the estimate may)."""
-    if not (se > 0 and math.isfinite(se)):
-        raise ValueError(f"mc_interval: need a positive finite standard error, got {se}")
-    u = 10.0 ** math.floor(math.log10(se))
-    d = max(0, -round(math.log10(u)))
-    return f"{round(lo / u) * u:,.{d}f}–{round(hi / u) * u:,.{d}f}"
-
-
-def mc_text(n: float, lo: float, hi: float, se: float) -> str:
-    """``"14,000 (90 % Monte Carlo interval 13,700–14,200)"``: the estimate by :func:`mc_round`, the
-    interval by :func:`mc_interval`."""
-    return f"{mc_round(n, se):,.{mc_decimals(n, se)}f} (90 % Monte Carlo interval {mc_interval(lo, hi, se)})"
+    return mcdigits.mc_decimals(mcdigits.mc_step(se, x, "estimate"))
 
 
 def load() -> dict:

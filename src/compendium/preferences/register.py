@@ -35,14 +35,15 @@ import numpy as np
 import pandas as pd
 
 from compendium.pipeline import paths, yamlfile
+from compendium.pipeline.studies import study
 
 from ..claims.cells import cell_map
 from . import reproduce, rowlevel
 from .provenance import PROVENANCE  # noqa: F401 - the study's claim links, re-exported here
 from .reproduce import MODELS
 
-#: The register of the study (layout only).
-REGISTER = "hitl.yaml"
+#: The register of the study (layout only): ``published/hitl.yaml`` (compendium.pipeline.studies)
+REGISTER = f"{study('preferences').register}.yaml"
 #: What a None of an ``outside`` cell waits for.
 OUTSIDE_MISSING = (
     "model checkpoints of the five recipes and UltraFeedback test_prefs (outside: val_pref_acc is "
@@ -92,7 +93,7 @@ def theme_slug(label: str, width: int = 40) -> str:
 
 # ----------------------------------------------------------------------------------------------
 # Tables (rows = register row slugs, columns = register column slugs; NaN / None = not determined), each a
-# view of one section of the build (:mod:`compendium.preferences.analysis`); nothing is computed here
+# view of one section of the build (:mod:`compendium.preferences.build`); nothing is computed here
 # ----------------------------------------------------------------------------------------------
 
 
@@ -198,7 +199,7 @@ def examples_table(votes: dict[str, dict | None]) -> pd.DataFrame:
 
 def report_claims(report) -> dict[str, float]:
     """Every claim of ``published/hitl.yaml`` that the pair counts determine, under its claim id, from the
-    build's report section (:class:`compendium.preferences.analysis.Report`). ``hitl.n_participants`` is *not*
+    build's report section (:class:`compendium.preferences.build.Report`). ``hitl.n_participants`` is *not*
     here: it needs the row-level annotations."""
     bt = report.bt.set_index("model")["strength"]
     out: dict[str, float] = {
@@ -353,7 +354,7 @@ def expand_cells(layout: list[dict], tables: dict, put) -> None:
 
 def register_values(result, layout: list[dict] | None = None) -> tuple[dict, dict]:
     """``(values, missing)`` for every cell of every register table and every text claim of hitl.yaml, mapped
-    from a build's result (:func:`compendium.preferences.analysis.build`; only its ``inputs``, ``report``,
+    from a build's result (:func:`compendium.preferences.build.build`; only its ``inputs``, ``report``,
     ``categories``, ``themes`` and ``rows`` are read).
 
     Without row-level annotations (``result.rows`` is None) every row-level value is None and ``missing``
@@ -390,41 +391,3 @@ def register_values(result, layout: list[dict] | None = None) -> tuple[dict, dic
         if "comment" in rows.rows.columns:
             values["hitl.comments.n.variant.rows"] = int((rows.rows["comment"].str.len() > 0).sum())
     return values, missing
-
-
-# ----------------------------------------------------------------------------------------------
-# The chapter's comparison (the claims stage decides the official statuses)
-# ----------------------------------------------------------------------------------------------
-
-
-def _agrees(published, ours, tol: float, relation: str | None, kind: str | None) -> bool:
-    if kind == "label" or isinstance(published, str) or isinstance(ours, str):
-        return str(ours) == str(published)
-    a, b = float(published), float(ours)
-    if relation in ("<", ">", "≤", "≥", "<=", ">="):
-        return {"<": b < a, ">": b > a, "≤": b <= a, "<=": b <= a, "≥": b >= a, ">=": b >= a}[relation]
-    return abs(a - b) <= tol + 1e-9
-
-
-def compare_with_register(values: dict, missing: dict, path: str | Path | None = None) -> pd.DataFrame:
-    """Every claim of the register beside this stage's value: ``claim_id, level, published, ours, tol,
-    agrees`` (True / False; None when our value is empty) and ``missing`` (the input an empty value waits
-    for). Labels are compared as text, a ``relation`` (``<``, ``≥``...) as a relation, else ``|ours -
-    published| <= tol``."""
-    p = Path(path) if path is not None else paths.PUBLISHED / REGISTER
-    rows = []
-    for c in yamlfile.load(p)["claims"]:
-        ours = values.get(c["id"])
-        agrees = None if ours is None else _agrees(c["published"], ours, c["tol"], c.get("relation"), c.get("kind"))
-        rows.append(
-            {
-                "claim_id": c["id"],
-                "level": c["level"],
-                "published": c["published"],
-                "ours": ours,
-                "tol": c["tol"],
-                "agrees": agrees,
-                "missing": missing.get(c["id"], ""),
-            }
-        )
-    return pd.DataFrame(rows)

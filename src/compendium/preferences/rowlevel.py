@@ -110,12 +110,14 @@ ANNOTATIONS_CANDIDATES = (
 )
 
 
-def annotations_path(relpath: str | Path = ANNOTATIONS_RELPATH) -> Path:
-    """Absolute path of the annotations file (``relpath`` relative to the project root unless absolute).
+def annotations_path(relpath: str | Path) -> Path:
+    """Absolute path of the annotations file (``relpath``, the parameter ``preferences.annotations_path``,
+    relative to the project root unless absolute).
 
-    The default (``data/hitl/annotations.parquet``) stands for every file an acquisition may write: when it
-    is absent, the first present of :data:`ANNOTATIONS_CANDIDATES` is used (so the study's own export,
-    ``data/hitl/annotations_real.json``, is read without a parameter change)."""
+    The acquisition's path (:data:`ANNOTATIONS_RELPATH`, ``data/hitl/annotations.parquet``, the parameter's
+    reference value) stands for every file an acquisition may write: when it is absent, the first present of
+    :data:`ANNOTATIONS_CANDIDATES` is used (so the study's own export, ``data/hitl/annotations_real.json``, is
+    read without a parameter change)."""
     p = Path(relpath)
     full = p if p.is_absolute() else paths.ROOT / p
     if p.as_posix() == ANNOTATIONS_RELPATH and not full.exists():

@@ -252,7 +252,8 @@ def uniform_needed(
     true_strengths,
     target: float = 0.95,
     repetitions: int = 4_000,
-    seed: int = 0,
+    *,
+    seed: int | np.random.SeedSequence,
     prior_sd: float = 1.0,
     pilot_repetitions: int = 250,
     ratio: float = 1.06,
@@ -295,7 +296,8 @@ def needed_by_gap(
     pair: tuple[int, int],
     target: float = 0.95,
     repetitions: int = 20_000,
-    seed: int = 0,
+    *,
+    seed: int,
     prior_sd: float = 1.0,
     **kwargs,
 ) -> pd.DataFrame:
@@ -324,7 +326,7 @@ def needed_by_gap(
         row = {"factor": f, "log_gap": f * gap, "closest_pair": closest}
         nan = dict.fromkeys(("n_needed", "n_mc_lo", "n_mc_hi", "n_mc_se"), np.nan)
         if closest:
-            res = uniform_needed(np.exp(th), target, repetitions, stream, prior_sd, **kwargs)
+            res = uniform_needed(np.exp(th), target, repetitions, seed=stream, prior_sd=prior_sd, **kwargs)
             nan = {"n_needed": res["n"], "n_mc_lo": res["mc_lo"], "n_mc_hi": res["mc_hi"], "n_mc_se": res["mc_se"]}
         rows.append(row | nan)
     return pd.DataFrame(rows)
@@ -381,7 +383,7 @@ class SimulationResult:
     recovered: dict
     params: dict
 
-    def judgements_needed(self, target: float = 0.95, n_boot: int = 200, seed: int = 0) -> pd.DataFrame:
+    def judgements_needed(self, target: float = 0.95, n_boot: int = 200, *, seed: int) -> pd.DataFrame:
         """Per strategy: where P(exact ranking) and P(true top model) reach ``target``, from a probit line
         fitted to the recovery curve near the crossing (:func:`curve_crossing`; NaN when the curve does
         not reach the target within the budget), a 90 % Monte Carlo interval and standard error for it

@@ -1,134 +1,64 @@
 """What the preferences chapter says: every number and phrase its prose quotes, from one build's result.
 
-:func:`summary` turns a :class:`compendium.preferences.analysis.PreferencesResult` into the ``{glue:text}`` values
-of the chapter's prose (one flat dict, glued in one call by :func:`compendium.chapter.display.glue_all`): the union of
-one small pure function per section (:data:`SECTIONS`), each reading the result and computing nothing the
-result holds. :func:`rowlevel_text` phrases the row-level section, :func:`register_summary` the register and
-claims check. Display-only column names are :data:`COLUMNS` and the table views :data:`VIEWS` (passed to
-:func:`compendium.chapter.display.table`).
+:func:`summary` turns a :class:`compendium.preferences.build.PreferencesResult` into the ``{glue:text}`` values of
+the chapter's prose (one flat dict, glued in one call by :func:`compendium.chapter.display.glue_all`): the union of
+one small pure function per section (:data:`PHRASES`, collected by :func:`compendium.chapter.publish.phrases`),
+each reading the result and computing nothing the result holds. :func:`rowlevel_text` phrases the row-level
+section and :func:`register_phrases` the register's counts. :func:`verdicts` says how many of the register's
+claims reproduce, from the statuses the claims check gives them at this run's settings
+(``compendium.claims.own_statuses``, ``compendium.claims.verdict``), and :func:`claims_check` lists them. The
+tables' display copies are in :mod:`.views`.
+
+Simulated numbers are printed to the digits their Monte Carlo error supports (:mod:`compendium.stats.mcdigits`):
+a number of judgements or a widening ratio by the rule ``"estimate"`` (the shortest number within one standard
+error), the ends of its Monte Carlo interval by the rule ``"leading"`` (the error's leading digit).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
+from compendium.chapter.publish import phrases
+from compendium.pipeline import paths, yamlfile
+from compendium.stats.mcdigits import mc_format, mc_step
+
 from . import register
-from .analysis import PreferencesResult
-from .montecarlo import mc_decimals, mc_round, mc_text
+from .build import STUDY
 from .reproduce import MODEL_LABELS, MODELS
 from .simulation import STRATEGIES
 
-#: display names of the chapter's table columns (display only; the CSVs keep the code names)
-COLUMNS = {
-    "higher_val_model": "metric's favourite",
-    "lower_val_model": "other",
-    "higher_val_wins": "wins",
-    "lower_val_wins": "losses",
-    "higher_val_win_rate": "win rate",
-    "wilson_lo": "Wilson low",
-    "wilson_hi": "Wilson high",
-    "delta_val_pref_acc": "Δ metric",
-    "sd_log_strength": "bootstrap SD (log)",
-    "asymptotic_se_log": "asymptotic SE (log)",
-    "p_best": "P(best)",
-    "mean_rank": "mean rank",
-    "share_of_assigned": "share",
-    "bt_half_win": "BT (tie = half win)",
-    "bt_rank": "rank",
-    "davidson": "Davidson",
-    "davidson_rank": "rank ",
-    "centred_mu_mean": "centred μ",
-    "centred_mu_sd_over_orders": "SD over orders",
-    "mu_sd_over_orders": "raw μ SD",
-    "sigma_mean": "mean σ",
-    "p_top": "P(top)",
-    "log_gap": "log(π_C/π_D)",
-    "ratio_to_estimate": "× estimate",
-    "n_needed": "decisive judgements needed",
-    "n_mc_interval": "90 % Monte Carlo interval",
-    "share_of_bootstrap_gaps_below": "share of bootstrap gaps below",
-    "published_procedure": "published procedure",
-    "mm_converged": "MM converged",
-    "abs_diff_procedure_vs_choix": "|procedure − choix|",
-    "abs_diff_converged_vs_choix": "|converged − choix|",
-}
+if TYPE_CHECKING:
+    from .build import PreferencesResult
 
-_LABELS = {"model": MODEL_LABELS}
-
-#: how each table of the chapter is displayed: keyword arguments of :func:`compendium.chapter.display.table`, which
-#: applies them in this order: ``columns`` kept, ``rename`` (code -> display names), ``formats`` (by display
-#: name), ``labels`` (model ids -> names, by display name). Display only: the CSVs keep the data
-VIEWS: dict[str, dict[str, Any]] = {
-    "counts": {
-        "columns": ["model_x", "model_y", "x_wins", "y_wins", "ties", "n"],
-        "labels": {"model_x": MODEL_LABELS, "model_y": MODEL_LABELS},
-    },
-    "pairs": {
-        "columns": [
-            "higher_val_model",
-            "lower_val_model",
-            "higher_val_wins",
-            "lower_val_wins",
-            "ties",
-            "n",
-            "higher_val_win_rate",
-            "wilson_lo",
-            "wilson_hi",
-            "delta_val_pref_acc",
-            "signal",
-        ],
-        "rename": COLUMNS,
-        "labels": {"metric's favourite": MODEL_LABELS, "other": MODEL_LABELS},
-    },
-    "record": {"labels": _LABELS},
-    "crosscheck": {
-        "columns": [
-            "model",
-            "published_procedure",
-            "mm_converged",
-            "choix",
-            "abs_diff_procedure_vs_choix",
-            "abs_diff_converged_vs_choix",
-        ],
-        "rename": COLUMNS,
-        "labels": _LABELS,
-        "formats": {
-            "published procedure": "{:.10f}",
-            "MM converged": "{:.10f}",
-            "choix": "{:.10f}",
-            "|procedure − choix|": "{:.1e}",
-            "|converged − choix|": "{:.1e}",
-        },
-    },
-    "themes": {"columns": ["label", "count", "share_of_assigned", "example_quote"], "rename": COLUMNS},
-    "bootstrap": {"rename": COLUMNS, "labels": _LABELS},  # bootstrap_view adds the level to ci_lo / ci_hi
-    "davidson": {"rename": COLUMNS, "labels": _LABELS},
-    "trueskill": {
-        "columns": [
-            "environment",
-            "model",
-            "centred_mu_mean",
-            "centred_mu_sd_over_orders",
-            "mu_sd_over_orders",
-            "sigma_mean",
-            "p_top",
-            "mean_rank",
-        ],
-        "rename": COLUMNS,
-        "labels": _LABELS,
-    },
-    "gap": {"rename": COLUMNS, "formats": {"decisive judgements needed": "{:,.0f}"}},
-}
+__all__ = [
+    "PHRASES",
+    "summary",
+    "verdicts",
+    "claims_check",
+    "register_phrases",
+    "rowlevel_text",
+    "dropped_text",
+    "mc_text",
+]
 
 
-def bootstrap_view(ci_level: float) -> dict[str, Any]:
-    """:data:`VIEWS` entry of the bootstrap tables, with the interval level in the names of its bounds."""
-    v = VIEWS["bootstrap"]
-    return v | {"rename": v["rename"] | {"ci_lo": f"{ci_level:.0%} low", "ci_hi": f"{ci_level:.0%} high"}}
+def mc_text(n: float, lo: float, hi: float, se: float) -> str:
+    """``"14,000 (90 % Monte Carlo interval 13,700–14,200)"``: a simulated number of judgements to the digits its
+    Monte Carlo standard error ``se`` supports (rule ``"estimate"``: the shortest number within one SE), its
+    interval's ends to the SE's leading digit (rule ``"leading"``)."""
+    ends = mc_step(se, rule="leading")
+    interval = f"{mc_format(lo, ends, thousands=True)}–{mc_format(hi, ends, thousands=True)}"
+    return f"{mc_format(n, mc_step(se, n, 'estimate'), thousands=True)} (90 % Monte Carlo interval {interval})"
+
+
+def _mc_estimate(x: float, se: float) -> float:
+    """``x`` rounded to the unit its Monte Carlo SE supports (rule ``"estimate"``), as a number."""
+    step = mc_step(se, x, "estimate")
+    return round(x / step) * step
 
 
 def survive_phrase(n: int) -> str:
@@ -160,7 +90,7 @@ def category_leaders(cat_bt: pd.DataFrame) -> str:
 # ----------------------------------------------------------------------------------------------
 
 
-def data_numbers(r: PreferencesResult) -> dict[str, Any]:
+def data_phrases(r: PreferencesResult) -> dict[str, Any]:
     """The data: pair, prompt and category counts, the category-sum check."""
     counts, bc, prompts = r.inputs.counts, r.inputs.by_category, r.inputs.prompts
     return dict(
@@ -174,7 +104,7 @@ def data_numbers(r: PreferencesResult) -> dict[str, Any]:
     )
 
 
-def pair_numbers(r: PreferencesResult) -> dict[str, Any]:
+def pair_phrases(r: PreferencesResult) -> dict[str, Any]:
     """The pair table: totals, signals, Recipe D against Recipe B, the win rates against the untrained model."""
     rep = r.report
     out = dict(
@@ -192,7 +122,7 @@ def pair_numbers(r: PreferencesResult) -> dict[str, Any]:
     return out
 
 
-def bt_numbers(r: PreferencesResult) -> dict[str, Any]:
+def bt_phrases(r: PreferencesResult) -> dict[str, Any]:
     """Bradley-Terry as published: against the published strengths, iterations, the choix cross-check."""
     rep, pub, cc = r.report, r.inputs.published, r.report.crosscheck
     return dict(
@@ -206,7 +136,7 @@ def bt_numbers(r: PreferencesResult) -> dict[str, Any]:
     )
 
 
-def rho_numbers(r: PreferencesResult) -> dict[str, Any]:
+def rho_phrases(r: PreferencesResult) -> dict[str, Any]:
     """The metric and people: Spearman rho, its pingouin interval and p-value."""
     ci = r.report.rho_ci
     return dict(
@@ -218,7 +148,7 @@ def rho_numbers(r: PreferencesResult) -> dict[str, Any]:
     )
 
 
-def category_numbers(r: PreferencesResult) -> dict[str, Any]:
+def category_phrases(r: PreferencesResult) -> dict[str, Any]:
     """Per prompt category: the leaders, the decisive judgements per model and category, a win rate's half-width."""
     per_model = r.categories.model_decisive
     return dict(
@@ -229,7 +159,7 @@ def category_numbers(r: PreferencesResult) -> dict[str, Any]:
     )
 
 
-def theme_numbers(r: PreferencesResult) -> dict[str, Any]:
+def theme_phrases(r: PreferencesResult) -> dict[str, Any]:
     """The comment themes and the comments they leave out."""
     tc = r.themes.check
     return dict(
@@ -241,7 +171,7 @@ def theme_numbers(r: PreferencesResult) -> dict[str, Any]:
     )
 
 
-def bootstrap_numbers(r: PreferencesResult) -> dict[str, Any]:
+def bootstrap_phrases(r: PreferencesResult) -> dict[str, Any]:
     """The judgement bootstrap: SDs, P(best) per model, the rank shares."""
     b = r.bootstrap
     bs = b.summary.set_index("model")
@@ -262,7 +192,7 @@ def _mc_se_points(p: float, n: int) -> float:
     return 100 * float(np.sqrt(p * (1 - p) / n))
 
 
-def cluster_numbers(r: PreferencesResult) -> dict[str, Any]:
+def cluster_phrases(r: PreferencesResult) -> dict[str, Any]:
     """The heterogeneity test and the category-cluster bootstrap beside the judgement bootstrap."""
     het, cd_cl = r.categories.heterogeneity, r.cluster.c_vs_d
     bs = r.bootstrap.summary.set_index("model")
@@ -277,7 +207,7 @@ def cluster_numbers(r: PreferencesResult) -> dict[str, Any]:
         pref_cl_widen=float(cl["sd_log_strength"].mean() / bs["sd_log_strength"].mean()),
         pref_cl_widen_min=float(widen.min()),
         pref_cl_widen_max=float(widen.max()),
-        **widen_numbers(r),
+        **widen_phrases(r),
         pref_cl_p_best_c=float(cl.set_index("model").loc["recipe_c", "p_best"]),
         pref_cl_cd_p=cd_cl["p_greater"],
         pref_cl_cd_p_se=_mc_se_points(cd_cl["p_greater"], r.params.n_bootstrap),
@@ -292,13 +222,13 @@ def widen_range_text(ratios: pd.DataFrame) -> str:
     own Monte Carlo error supports."""
     lo, hi = ratios.loc[ratios["ratio"].idxmin()], ratios.loc[ratios["ratio"].idxmax()]
 
-    def one(row) -> str:
-        return f"{mc_round(row['ratio'], row['mc_se']):.{mc_decimals(row['ratio'], row['mc_se'])}f}"
+    def one(row) -> str:  # rule "estimate": the shortest number within one SE
+        return mc_format(row["ratio"], mc_step(row["mc_se"], row["ratio"], "estimate"))
 
     return f"about {one(lo)}- to {one(hi)}-fold"
 
 
-def widen_numbers(r: PreferencesResult) -> dict[str, Any]:
+def widen_phrases(r: PreferencesResult) -> dict[str, Any]:
     """The widening the category-cluster bootstrap brings, per model, from the ``preferences_mc`` stage's
     many-replicate run (the chapter's own replicates give the same ratios within their larger Monte Carlo
     error): the range as printed, its replicates and the largest standard error."""
@@ -321,7 +251,7 @@ def widen_numbers(r: PreferencesResult) -> dict[str, Any]:
     )
 
 
-def c_vs_d_numbers(r: PreferencesResult) -> dict[str, Any]:
+def c_vs_d_phrases(r: PreferencesResult) -> dict[str, Any]:
     """Are Recipes C and D separable: the pooled interval, P(C stronger), the head-to-head, the verdicts."""
     cd, h2h = r.bootstrap.c_vs_d, r.tests.d_vs_c
     same_dir = (cd["log_ratio"] > 0) == (h2h["win_rate"] < 0.5)  # pooled C > D and C won the head-to-head
@@ -355,7 +285,7 @@ def c_vs_d_numbers(r: PreferencesResult) -> dict[str, Any]:
     )
 
 
-def multiplicity_numbers(r: PreferencesResult) -> dict[str, Any]:
+def multiplicity_phrases(r: PreferencesResult) -> dict[str, Any]:
     """How many pairs are beyond chance: unadjusted, Holm, the Wilson rule's familywise error."""
     holm = r.tests.holm
     sig = holm.loc[holm["significant_holm"], ["higher_val_model", "lower_val_model", "p_holm"]]
@@ -374,7 +304,7 @@ def multiplicity_numbers(r: PreferencesResult) -> dict[str, Any]:
     )
 
 
-def davidson_numbers(r: PreferencesResult) -> dict[str, Any]:
+def davidson_phrases(r: PreferencesResult) -> dict[str, Any]:
     """Ties done properly: nu, the tie probability of equal models, the ranking verdict."""
     dav = r.davidson.fit
     return dict(
@@ -386,7 +316,7 @@ def davidson_numbers(r: PreferencesResult) -> dict[str, Any]:
     )
 
 
-def trueskill_numbers(r: PreferencesResult) -> dict[str, Any]:
+def trueskill_phrases(r: PreferencesResult) -> dict[str, Any]:
     """TrueSkill over random orders: the order effect with and without drift, the gaps it compares with."""
     ts = r.trueskill
     tsd, tss = ts.summary_default, ts.summary_static
@@ -407,7 +337,7 @@ def trueskill_numbers(r: PreferencesResult) -> dict[str, Any]:
     )
 
 
-def gap_numbers(r: PreferencesResult) -> dict[str, Any]:
+def gap_phrases(r: PreferencesResult) -> dict[str, Any]:
     """The truth and its C-D gap: the ties-dropped alternative, the estimate, the adjacent gaps."""
     g, dav = r.gap, r.davidson
     return dict(
@@ -429,7 +359,7 @@ def dropped_text(r: PreferencesResult) -> str:
 
 def _needed_text(v: float, lo: float, hi: float, se: float, budget: int) -> str:
     """A simulated number of judgements with its 90 % Monte Carlo interval, to the digits its standard
-    error ``se`` supports (:func:`~compendium.preferences.montecarlo.mc_text`)."""
+    error ``se`` supports (:func:`mc_text`)."""
     if not np.isfinite(v):
         return f"more than {budget:,}"
     if not (np.isfinite(se) and se > 0):
@@ -437,7 +367,7 @@ def _needed_text(v: float, lo: float, hi: float, se: float, budget: int) -> str:
     return mc_text(v, lo, hi, se)
 
 
-def simulation_numbers(r: PreferencesResult) -> dict[str, Any]:
+def simulation_phrases(r: PreferencesResult) -> dict[str, Any]:
     """The simulation's settings, recovery at the study's size, and the judgements each design needs."""
     p, sim = r.params, r.simulation
     out: dict[str, Any] = dict(
@@ -474,7 +404,7 @@ def _verdict(cmp: pd.DataFrame, s: str) -> str:
     )
 
 
-def comparison_numbers(r: PreferencesResult) -> dict[str, Any]:
+def comparison_phrases(r: PreferencesResult) -> dict[str, Any]:
     """Each design against uniform sampling at the budget where uniform reaches the target, and what that
     comparison can detect."""
     sim = r.simulation
@@ -501,7 +431,7 @@ def comparison_numbers(r: PreferencesResult) -> dict[str, Any]:
     )
 
 
-def mc_numbers(r: PreferencesResult) -> dict[str, Any]:
+def mc_phrases(r: PreferencesResult) -> dict[str, Any]:
     """The ``preferences_mc`` numbers the prose quotes: judgements needed for the full ranking and the top
     model at the estimated gap, and for the full ranking at half and a quarter of it, each to the digits
     its Monte Carlo error supports; how many times the study's decisive judgements that is (from the
@@ -517,7 +447,7 @@ def mc_numbers(r: PreferencesResult) -> dict[str, Any]:
     def needed(what: str) -> tuple[float, str]:
         key = f"pref_mc.uniform.n_for_{what}"
         n, se = v[key], v[f"{key}_mc_se"]
-        return mc_round(n, se), mc_text(n, v[f"{key}_mc_lo"], v[f"{key}_mc_hi"], se)
+        return _mc_estimate(n, se), mc_text(n, v[f"{key}_mc_lo"], v[f"{key}_mc_hi"], se)
 
     missing = [k for k in ("pref_mc.uniform.n_for_top", "pref_mc.checkpoints") if k not in v]
     if missing:
@@ -538,88 +468,37 @@ def mc_numbers(r: PreferencesResult) -> dict[str, Any]:
 
 
 #: the chapter's sections, in its order: each a pure function of the result
-SECTIONS = (
-    data_numbers,
-    pair_numbers,
-    bt_numbers,
-    rho_numbers,
-    category_numbers,
-    theme_numbers,
-    bootstrap_numbers,
-    cluster_numbers,
-    c_vs_d_numbers,
-    multiplicity_numbers,
-    davidson_numbers,
-    trueskill_numbers,
-    gap_numbers,
-    simulation_numbers,
-    comparison_numbers,
-    mc_numbers,
+PHRASES = (
+    data_phrases,
+    pair_phrases,
+    bt_phrases,
+    rho_phrases,
+    category_phrases,
+    theme_phrases,
+    bootstrap_phrases,
+    cluster_phrases,
+    c_vs_d_phrases,
+    multiplicity_phrases,
+    davidson_phrases,
+    trueskill_phrases,
+    gap_phrases,
+    simulation_phrases,
+    comparison_phrases,
+    mc_phrases,
 )
 
 
-def summary(r: PreferencesResult) -> dict[str, Any]:
-    """Every ``{glue:text}`` value of the chapter's prose, keyed by its glue name (the sections' union; a
-    name given by two sections is an error)."""
-    out: dict[str, Any] = {}
-    for f in SECTIONS:
-        part = f(r)
-        dup = set(part) & set(out)
-        if dup:
-            raise ValueError(f"preferences summary: {f.__name__} repeats {sorted(dup)}")
-        out.update(part)
-    return out
-
-
-def c_vs_d_view(cd: Mapping[str, Any], h2h: Mapping[str, Any], ci_level: float) -> tuple[pd.DataFrame, str]:
-    """The C-vs-D table for display and the end of its caption (which says whether the two agree)."""
-    view = pd.DataFrame(
-        {
-            "quantity": [
-                "log(π_C / π_D), pooled fit",
-                f"{ci_level:.0%} bootstrap interval",
-                "P(π_C > π_D) over replicates",
-                "head to head, D–C (ties)",
-                "D's win rate, Wilson 95 %",
-                "exact binomial p (50 %)",
-            ],
-            "value": [
-                f"{cd['log_ratio']:+.3f}",
-                f"[{cd['ci_lo']:+.3f}, {cd['ci_hi']:+.3f}]",
-                f"{cd['p_greater']:.3f}",
-                f"{h2h['wins']}–{h2h['losses']} ({h2h['ties']})",
-                f"{h2h['win_rate']:.3f} [{h2h['wilson_lo']:.3f}, {h2h['wilson_hi']:.3f}]",
-                f"{h2h['binom_p']:.3f}",
-            ],
-        }
-    )
-    tail = ("opposite directions" if (cd["log_ratio"] > 0) == (h2h["win_rate"] > 0.5) else "the same direction") + (
-        "; neither interval excludes equality."
-        if not cd["separable"] and h2h["wilson_lo"] < 0.5 < h2h["wilson_hi"]
-        else "; read the intervals for whether equality is excluded."
-    )
-    return view, tail
-
-
-def claims_view(claims_tbl: pd.DataFrame) -> pd.DataFrame:
-    """The claims-check table for display: ✓ / ✗ / — and our value to 6 significant digits."""
-
-    def ours(v):
-        return "" if v is None else f"{v:.6g}" if isinstance(v, float) else str(v)
-
-    view = claims_tbl.assign(
-        agrees=claims_tbl["agrees"].map({True: "✓ yes", False: "✗ no"}).fillna("— empty"),
-        ours=claims_tbl["ours"].map(ours),
-        published=claims_tbl["published"].map(str),
-    )
-    return view[["claim_id", "level", "published", "ours", "tol", "agrees", "missing"]]
+def summary(result: PreferencesResult) -> dict[str, Any]:
+    """Every ``{glue:text}`` value of the chapter's prose, keyed by its glue name: the union of :data:`PHRASES`
+    (a name two sections give different values raises)."""
+    return phrases(result, PHRASES, what="preferences phrases")
 
 
 def rowlevel_text(r: PreferencesResult) -> str:
     """The row-level paragraph (Markdown): what the annotations add, or which cells wait for them."""
     from compendium.chapter.safetext import code  # the path is a parameter: a literal code span in the Markdown
 
-    path, rows = r.inputs.annotations_path, r.rows
+    path, rows = r.params.annotations_path, r.rows
     if rows is None:
         return (
             f"The row-level annotations ({code(path)}, the `annotations` config of the Hugging Face "
@@ -663,19 +542,77 @@ def rowlevel_text(r: PreferencesResult) -> str:
     )
 
 
-def register_summary(
-    reg_values: Mapping[str, Any], reg_missing: Mapping[str, str], claims_tbl: pd.DataFrame
-) -> dict[str, Any]:
-    """The prose numbers of the register and claims-check sections."""
+def register_phrases(reg_values: Mapping[str, Any], reg_missing: Mapping[str, str]) -> dict[str, int]:
+    """The register section's counts (``reg_values, reg_missing``: :func:`compendium.preferences.register.register_values`):
+    the register's table cells, its other claims (text claims and design constants; variants not counted) and
+    the values this build leaves empty."""
     n_cells = sum(len(register.cell_ids(t)) for t in register.load_layout())
-    agrees = claims_tbl["agrees"]
     return {
         "pref_reg_cells": n_cells,
         "pref_reg_text": len(reg_values) - n_cells - sum(".variant." in k for k in reg_values),
         "pref_reg_null": len(reg_missing),
-        "pref_n_reproduced": int((agrees == True).sum()),  # noqa: E712
-        "pref_n_disagree": int((agrees == False).sum()),  # noqa: E712
-        "pref_n_computed": int(agrees.notna().sum()),
-        "pref_n_empty": int(agrees.isna().sum()),
-        "pref_n_claims": len(claims_tbl),
     }
+
+
+def _register_claims() -> list[dict]:
+    """The claims of the study's register (``published/hitl.yaml``), in its order."""
+    return yamlfile.load(paths.PUBLISHED / f"{STUDY.register}.yaml")["claims"]
+
+
+def _statuses(values: Mapping[str, Any], claims_of: list[dict]) -> dict:
+    """The statuses the claims check gives the register's claims that have a value in ``values``, at this run's
+    settings (:func:`compendium.claims.own_statuses`; the claims without a value wait for an input)."""
+    from .. import claims
+
+    computed = [c["id"] for c in claims_of if values.get(c["id"]) is not None]
+    return claims.own_statuses(STUDY.register, dict(values), computed)
+
+
+def verdicts(values: Mapping[str, Any]) -> dict[str, Any]:
+    """The claims-check section's sentence ("391 of the 391 with a value here agree with the printed number ...
+    and 0 do not"), generated from the statuses the claims check gives the register's claims that have a value in
+    ``values`` at this run's settings (``compendium.claims.own_statuses``, ``compendium.claims.verdict``): off
+    the paper's settings it names the changed keys. Also the register's number of claims and of claims waiting
+    for an input."""
+    from .. import claims
+
+    claims_of = _register_claims()
+    own = _statuses(values, claims_of)
+    m = sum(own["counts"].values())  # the claims with a value here
+    n = own["counts"]["reproduced"]
+    agree = "{n} of the {m} with a value here agree with the printed number within the register's tolerance (labels as text)"
+    return {
+        "pref_n_claims": len(claims_of),
+        "pref_n_empty": len(claims_of) - m,
+        "pref_claims_verdict": claims.verdict(
+            own,
+            agree.format(n=m, m=m) + " and 0 do not",
+            "off the paper's settings ({keys}), " + agree + f" and {m - n} do not",
+            agree + f" and {m - n} do not",
+        ),
+    }
+
+
+def claims_check(values: Mapping[str, Any], missing: Mapping[str, str]) -> pd.DataFrame:
+    """Every claim of the register beside this stage's value, ``claim_id, level, published, ours, tol, agrees,
+    missing``: ``agrees`` is True where the claims check reproduces it at this run's settings
+    (:func:`compendium.claims.own_statuses`), False where it does not, None where our value is empty (``missing``
+    names the input it waits for). ``results/preferences/tables/claims_check.csv``; the claims chapter shows the
+    same statuses with their reasons."""
+    claims_of = _register_claims()
+    statuses = _statuses(values, claims_of)["statuses"]
+    rows = []
+    for c in claims_of:
+        ours = values.get(c["id"])
+        rows.append(
+            {
+                "claim_id": c["id"],
+                "level": c["level"],
+                "published": c["published"],
+                "ours": ours,
+                "tol": c["tol"],
+                "agrees": None if ours is None else statuses[c["id"]] == "reproduced",
+                "missing": missing.get(c["id"], ""),
+            }
+        )
+    return pd.DataFrame(rows)

@@ -1,23 +1,29 @@
-"""What the preferences stage writes: its own ``values.json`` entries (``pref.*``) and its CSVs, from one
-build's result (:class:`compendium.preferences.analysis.PreferencesResult`).
+"""What the preferences stage records: its own ``values.json`` entries (``pref.*``) and its tables, from one
+build's result (:class:`compendium.preferences.build.PreferencesResult`).
 
-:func:`chapter_values` is the union of one small mapping per section (:data:`VALUE_SECTIONS`),
-:func:`chapter_tables` the tables under ``results/preferences/tables``; :func:`merge_register` adds the
-register's claim values (:func:`compendium.preferences.register.register_values`), which must agree where
-both give a key. Nothing here computes what the result holds.
+:func:`stage_values` is the union of one small mapping per section (:data:`VALUE_SECTIONS`), :func:`tables` the
+tables under ``results/preferences/tables``; the chapter hands both, with the register's values
+(:func:`compendium.preferences.register.register_values`), to :func:`compendium.chapter.publish.publish`, which
+merges them (a key given two different values raises) and writes them. :func:`register_missing` is the table of
+the register's empty values by the input they wait for. Nothing here computes what the result holds.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
 import pandas as pd
 
-from .analysis import PreferencesResult
+from compendium.pipeline.results import merge_values
+
 from .reproduce import MODELS
 from .simulation import STRATEGIES
+
+if TYPE_CHECKING:
+    from .build import PreferencesResult
+
+__all__ = ["VALUE_SECTIONS", "stage_values", "tables", "register_missing"]
 
 
 def report_values(r: PreferencesResult) -> dict[str, Any]:
@@ -157,51 +163,55 @@ VALUE_SECTIONS = (
 )
 
 
-def chapter_values(r: PreferencesResult) -> dict[str, Any]:
-    """The chapter's own ``values.json`` entries (``pref.*``); the register's claim ids come from
-    :func:`compendium.preferences.register.register_values` (:func:`merge_register`)."""
-    out: dict[str, Any] = {}
-    for f in VALUE_SECTIONS:
-        out.update(f(r))
-    return out
+def stage_values(result: PreferencesResult) -> dict[str, Any]:
+    """The chapter's own ``values.json`` entries (``pref.*``), the union of :data:`VALUE_SECTIONS` (two sections
+    giving one key different values raise); the register's claim ids come from
+    :func:`compendium.preferences.register.register_values`."""
+    return merge_values(*(f(result) for f in VALUE_SECTIONS), what="preferences values")
 
 
-def chapter_tables(r: PreferencesResult) -> dict[str, tuple[pd.DataFrame, bool]]:
-    """``{name: (table, write the index?)}``: the CSVs the chapter writes under ``results/preferences/tables``."""
-    rep, cat, sim = r.report, r.categories, r.simulation
+#: the tables written with their index (its name becomes the first column)
+_INDEXED = ("category_bradley_terry", "category_win_rates", "bt_rank_probabilities", "bt_prob_greater")
+
+
+def tables(result: PreferencesResult) -> dict[str, pd.DataFrame]:
+    """``{name: table}``: every table of the result the chapter writes under ``results/preferences/tables``
+    (those of :data:`_INDEXED` with their index as the first column); the register's two tables are
+    :func:`register_missing` and :func:`compendium.preferences.summary.claims_check`."""
+    rep, cat, sim = result.report, result.categories, result.simulation
     out = {
-        "pairs": (rep.pairs, False),
-        "model_record": (rep.record, False),
-        "bradley_terry": (rep.bt, False),
-        "bradley_terry_crosscheck": (rep.crosscheck, False),
-        "category_bradley_terry": (cat.bt, True),
-        "category_win_rates": (cat.win_rates, True),
-        "category_pairs": (cat.pairs, False),
-        "comment_themes": (r.themes.table, False),
-        "bt_bootstrap": (r.bootstrap.summary, False),
-        "bt_rank_probabilities": (r.bootstrap.rank_probs, True),
-        "bt_prob_greater": (r.bootstrap.prob_greater, True),
-        "bt_bootstrap_category_clusters": (r.cluster.summary, False),
-        "pair_tests_holm": (r.tests.holm, False),
-        "davidson": (r.davidson.table, False),
-        "trueskill": (r.trueskill.table, False),
-        "simulation_curves": (sim.sim.curves, False),
-        "simulation_allocation": (sim.sim.allocation, False),
-        "simulation_needed": (sim.needed, False),
-        "simulation_needed_by_gap": (r.gap.table, False),
-        "simulation_vs_uniform": (sim.vs_uniform, False),
+        "pairs": rep.pairs,
+        "model_record": rep.record,
+        "bradley_terry": rep.bt,
+        "bradley_terry_crosscheck": rep.crosscheck,
+        "category_bradley_terry": cat.bt,
+        "category_win_rates": cat.win_rates,
+        "category_pairs": cat.pairs,
+        "comment_themes": result.themes.table,
+        "bt_bootstrap": result.bootstrap.summary,
+        "bt_rank_probabilities": result.bootstrap.rank_probs,
+        "bt_prob_greater": result.bootstrap.prob_greater,
+        "bt_bootstrap_category_clusters": result.cluster.summary,
+        "pair_tests_holm": result.tests.holm,
+        "davidson": result.davidson.table,
+        "trueskill": result.trueskill.table,
+        "simulation_curves": sim.sim.curves,
+        "simulation_allocation": sim.sim.allocation,
+        "simulation_needed": sim.needed,
+        "simulation_needed_by_gap": result.gap.table,
+        "simulation_vs_uniform": sim.vs_uniform,
     }
-    if r.rows is not None:
-        rows = r.rows
+    if result.rows is not None:
+        rows = result.rows
         out |= {
-            "rowlevel_aggregation_check": (rows.pairs_check, False),
-            "rowlevel_category_check": (rows.categories_check, False),
-            "rowlevel_fleiss_kappa": (rows.kappa, False),
-            "rowlevel_disagreement": (rows.disagreement, False),
-            "rowlevel_examples": (rows.examples, False),
-            "rowlevel_participants": (rows.per_participant, False),
+            "rowlevel_aggregation_check": rows.pairs_check,
+            "rowlevel_category_check": rows.categories_check,
+            "rowlevel_fleiss_kappa": rows.kappa,
+            "rowlevel_disagreement": rows.disagreement,
+            "rowlevel_examples": rows.examples,
+            "rowlevel_participants": rows.per_participant,
         }
-    return out
+    return {name: df.reset_index() if name in _INDEXED else df for name, df in out.items()}
 
 
 def _missing_reason(s: str) -> str:
@@ -216,21 +226,8 @@ def _missing_reason(s: str) -> str:
     )
 
 
-def merge_register(
-    values: Mapping[str, Any], reg_values: Mapping[str, Any], reg_missing: Mapping[str, str]
-) -> tuple[dict[str, Any], pd.DataFrame]:
-    """Merge the register's values into the chapter's (they must agree where both exist): (merged values, the
-    summary of empty values by missing input). Raises ``ValueError`` on a clash."""
-    clash = {
-        k
-        for k in reg_values
-        if k in values
-        and values[k] != reg_values[k]
-        and not (isinstance(values[k], float) and np.isclose(values[k], reg_values[k], rtol=0, atol=1e-12))
-    }
-    if clash:
-        raise ValueError(f"register values differ from the chapter's: {sorted(clash)}")
-    merged = {**values, **reg_values}
-    reasons = pd.Series(dict(reg_missing), dtype=object).map(_missing_reason)
-    reg_summary = reasons.value_counts().rename_axis("missing input").reset_index(name="empty values")
-    return merged, reg_summary
+def register_missing(missing: Mapping[str, str]) -> pd.DataFrame:
+    """The register's values this build leaves empty, counted by the input they wait for (``missing``: the second
+    half of :func:`compendium.preferences.register.register_values`): ``results/preferences/tables/register_missing.csv``."""
+    reasons = pd.Series(dict(missing), dtype=object).map(_missing_reason)
+    return reasons.value_counts().rename_axis("missing input").reset_index(name="empty values")

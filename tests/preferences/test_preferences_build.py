@@ -1,25 +1,27 @@
-"""compendium.preferences.analysis: one computation per study.
+"""compendium.preferences.build: one computation per study.
 
-The chapter builds the result once, maps it to the register's claim ids and the chapter's values, writes its
+The chapter builds the result once, maps it to the register's claim ids and the chapter's values, collects its
 tables and phrases it. During that pass every analysis function runs exactly as often as the study has
 distinct questions for it (once, or once per environment / pair), and no Bradley-Terry or Davidson fit is
-ever repeated on the same data: a number computed twice fails here.
+ever repeated on the same data: a number computed twice fails here (counted with the shared ``counting.calls_of``).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import sys
 from contextlib import ExitStack
 from unittest import mock
 
 import numpy as np
 import pandas as pd
 import pytest
-from test_preferences_summary import cheap_build, cheap_inputs
+from counting import calls_of, key_of
+from test_preferences_summary import CHEAP, cheap_build, cheap_inputs
 
 from compendium import preferences as pref
-from compendium.preferences import analysis, outputs, register, reproduce, simulation, summary, uncertainty
+from compendium.pipeline.params import Preferences, study_params
+from compendium.pipeline.results import merge_values
+from compendium.preferences import build as pbuild, register, reproduce, simulation, summary, uncertainty, values
 from compendium.robustness import sampling as robustness_sampling
 from compendium.stats import pairwise as pw
 
@@ -57,23 +59,23 @@ EXPECTED = {
     simulation.detectable_saving: 1,
     pw.davidson_fit: 1,
     # the sections, the mappings and the phrasing
-    analysis.reproduce_report: 1,
-    analysis.per_category: 1,
-    analysis.comment_themes: 1,
-    analysis.judgement_bootstrap: 1,
-    analysis.category_bootstrap: 1,
-    analysis.pair_tests: 1,
-    analysis.davidson: 1,
-    analysis.trueskill: 1,
-    analysis.simulation: 1,
-    analysis.c_d_gap: 1,
-    analysis.row_level: 1,
-    analysis.rank_shares: 1,
-    analysis.category_model_decisive: 1,
+    pbuild.reproduce_report: 1,
+    pbuild.per_category: 1,
+    pbuild.comment_themes: 1,
+    pbuild.judgement_bootstrap: 1,
+    pbuild.category_bootstrap: 1,
+    pbuild.pair_tests: 1,
+    pbuild.davidson: 1,
+    pbuild.trueskill: 1,
+    pbuild.simulation: 1,
+    pbuild.c_d_gap: 1,
+    pbuild.row_level: 1,
+    pbuild.rank_shares: 1,
+    pbuild.category_model_decisive: 1,
     register.report_claims: 1,
     register.register_values: 1,
-    **{f: 1 for f in summary.SECTIONS},
-    **{f: 1 for f in outputs.VALUE_SECTIONS},
+    **{f: 1 for f in summary.PHRASES},
+    **{f: 1 for f in values.VALUE_SECTIONS},
 }
 #: methods of the result objects -> calls expected (one per bootstrap / environment)
 METHODS = {
@@ -87,47 +89,37 @@ METHODS = {
 }
 
 
-def _patch_everywhere(stack: ExitStack, f) -> mock.Mock:
-    """One counting wrapper of ``f`` in every compendium module that holds it (``from x import f`` copies)."""
-    m = mock.Mock(wraps=f, __name__=f.__name__)
-    for mod in [m_ for n, m_ in list(sys.modules.items()) if n.startswith("compendium") and m_ is not None]:
-        for name, v in list(vars(mod).items()):
-            if v is f:
-                stack.enter_context(mock.patch.object(mod, name, m))
-    return m
-
-
 def chapter_pass(inputs):
-    """What the chapter does with one build: register, values, tables, prose, the row-level paragraph."""
+    """What the chapter does with one build: register, values, tables, prose, verdicts, the row-level paragraph
+    (everything :func:`compendium.chapter.publish.publish` is handed, without writing)."""
     res = cheap_build(inputs)
     reg, missing = register.register_values(res)
-    values, reg_summary = outputs.merge_register(outputs.chapter_values(res), reg, missing)
-    tables = outputs.chapter_tables(res)
-    prose = summary.summary(res) | summary.register_summary(
-        reg, missing, register.compare_with_register(values, missing)
-    )
-    return res, values, tables, prose, summary.rowlevel_text(res)
+    published = merge_values(values.stage_values(res), reg)
+    tables = values.tables(res) | {
+        "register_missing": values.register_missing(missing),
+        "claims_check": summary.claims_check(reg, missing),
+    }
+    prose = summary.summary(res) | summary.register_phrases(reg, missing) | summary.verdicts(published)
+    return res, published, tables, prose, summary.rowlevel_text(res)
 
 
 @pytest.fixture(scope="module")
 def counted():
     inputs = cheap_inputs()
     with ExitStack() as stack:
-        calls = {f: _patch_everywhere(stack, f) for f in EXPECTED}
-        for mod, name in ((summary, "SECTIONS"), (outputs, "VALUE_SECTIONS")):  # tuples of the functions
-            stack.enter_context(mock.patch.object(mod, name, tuple(calls[f] for f in getattr(mod, name))))
+        calls = stack.enter_context(calls_of(*EXPECTED))
         meths = {}
         for (cls, name), _ in METHODS.items():
             orig = getattr(cls, name)
             meths[(cls, name)] = stack.enter_context(mock.patch.object(cls, name, autospec=True, side_effect=orig))
         mm = stack.enter_context(mock.patch.object(pw, "bradley_terry_mm", wraps=pw.bradley_terry_mm))
         out = chapter_pass(inputs)
-        return out, {f: m.call_count for f, m in calls.items()}, {k: m.call_count for k, m in meths.items()}, mm
+        return out, dict(calls), {k: m.call_count for k, m in meths.items()}, mm
 
 
 def test_every_analysis_runs_as_often_as_it_has_questions(counted):
     _, calls, meths, _ = counted
-    wrong = {f.__qualname__: (n, EXPECTED[f]) for f, n in calls.items() if n != EXPECTED[f]}
+    wrong = {key_of(f): (calls[key_of(f)], n) for f, n in EXPECTED.items() if calls[key_of(f)] != n}
     assert wrong == {}, "calls (got, expected)"
     wrong = {f"{c.__name__}.{n}": (k, METHODS[(c, n)]) for (c, n), k in meths.items() if k != METHODS[(c, n)]}
     assert wrong == {}, "calls (got, expected)"
@@ -153,7 +145,7 @@ def test_result_is_frozen(counted):
 
 
 def test_sections_agree_with_the_functions_they_call(counted):
-    (res, values, tables, *_), *_ = counted
+    (res, _, tables, *_), *_ = counted
     counts = res.inputs.counts
     assert np.array_equal(res.report.bt_point, pref.bradley_terry_table(counts)["strength"].to_numpy())
     assert np.array_equal(res.bootstrap.boot.point, res.report.bt_point)
@@ -162,14 +154,14 @@ def test_sections_agree_with_the_functions_they_call(counted):
     fresh = pref.bootstrap_bradley_terry(counts, n_boot=res.params.n_bootstrap, seed=res.params.seed)
     assert np.array_equal(fresh.strengths, res.bootstrap.boot.strengths)
     assert res.report.bt_n_iter == pw.bradley_terry_mm(pref.win_matrix(counts)).n_iter
-    pd.testing.assert_frame_equal(tables["bt_bootstrap"][0], res.bootstrap.summary)
+    pd.testing.assert_frame_equal(tables["bt_bootstrap"], res.bootstrap.summary)
 
 
 def test_p_c_beats_d_is_exposed_for_robustness(counted):
     """robustness reads P(C beats D) from this result (or its values.json) and never bootstraps it again."""
-    (res, values, *_), *_ = counted
-    assert res.c_beats_d() == pytest.approx(robustness_sampling.c_beats_d_shares(values))
-    assert res.c_beats_d()["p_c_beats_d_judgements"] == values["pref.c_vs_d.p_c_stronger"]
+    (res, published, *_), *_ = counted
+    assert res.c_beats_d() == pytest.approx(robustness_sampling.c_beats_d_shares(published))
+    assert res.c_beats_d()["p_c_beats_d_judgements"] == published["pref.c_vs_d.p_c_stronger"]
     assert res.c_beats_d()["c_beats_d_n_boot"] == res.params.n_bootstrap
 
 
@@ -191,8 +183,8 @@ def test_build_records_a_time_per_section(counted):
 
 
 def test_reaches_names_real_parameters():
-    fields = set(pref.analysis.Preferences.model_fields)
-    assert {p for ps in analysis.REACHES.values() for p in ps} <= fields
+    fields = set(Preferences.model_fields)
+    assert {p for ps in pbuild.REACHES.values() for p in ps} <= fields
 
 
 def test_a_parameter_changes_only_the_sections_it_reaches(counted):
@@ -205,7 +197,15 @@ def test_a_parameter_changes_only_the_sections_it_reaches(counted):
     assert other.bootstrap.c_vs_d["ci_lo"] != res.bootstrap.c_vs_d["ci_lo"]
 
 
-def test_build_validates_a_plain_dict_of_parameters():
-    inputs = pref.Inputs.load(mc=False)
-    with pytest.raises(Exception, match="n_bootstrap"):
-        pref.build({"seed": 1}, inputs)
+def test_inputs_read_the_annotations_at_the_parameters_path(counted, tmp_path, monkeypatch):
+    """Inputs.load reads the row-level annotations at ``params.annotations_path`` (no default of its own), and
+    the row-level paragraph names that path."""
+    from compendium.pipeline import paths
+
+    params = study_params("preferences", **(CHEAP | {"annotations_path": "rows/mine.csv"}))
+    (tmp_path / "rows").mkdir()
+    (tmp_path / "rows" / "mine.csv").write_text("participant_id,choice\nP001,A\n")
+    monkeypatch.setattr(paths, "ROOT", tmp_path)
+    assert pbuild.Inputs.load(params, mc=False).annotations["participant_id"].tolist() == ["P001"]
+    (res, *_), *_ = counted
+    assert "rows/mine.csv" in summary.rowlevel_text(dataclasses.replace(res, params=params))

@@ -1,13 +1,15 @@
-"""One computation of the preferences study: :func:`build` runs every analysis once and returns it typed.
+"""The preferences study's one computation: :func:`build` runs every analysis once and returns it typed.
 
-    result = build(params, Inputs.load(params.annotations_path))
+    params = study_params("preferences")   # compendium.pipeline.params: the validated section, REFERENCE's defaults
+    result = build(params, Inputs.load(params))
 
-``params`` is the validated ``preferences`` section of ``params.yaml`` (:class:`compendium.pipeline.params.Preferences`),
-``inputs`` the data (:class:`Inputs`). Each section of the result is computed by one function below, from the
-inputs and the sections before it, and by no other code: :mod:`.register` maps the result to the register's
-claim ids, :mod:`.outputs` to the chapter's ``values.json`` entries and CSVs, and :mod:`.summary` phrases it
-(``tests/preferences/test_preferences_analysis.py`` counts the calls of every analysis function in a build, register and
-summary pass: each runs once).
+``params`` is the validated ``preferences`` section of ``params.yaml`` (:class:`compendium.pipeline.params.Preferences`,
+made by :func:`compendium.pipeline.params.study_params`), ``inputs`` the data (:class:`Inputs`, every input read
+once). Each section of the result is computed by one function below, from the inputs and the sections before it,
+and by no other code: :mod:`.register` maps the result to the register's claim ids, :mod:`.values` to the
+chapter's ``values.json`` entries and tables, :mod:`.summary` phrases it and :mod:`.views` displays it
+(``tests/preferences/test_preferences_build.py`` counts the calls of every analysis function in a build,
+register and summary pass: each runs once).
 
 Which parameters reach which section (:data:`REACHES`): the heavy sections, the active-sampling simulation
 and TrueSkill, depend on the simulation and TrueSkill parameters and the seed only.
@@ -27,6 +29,8 @@ import pandas as pd
 from compendium.pipeline import paths, yamlfile
 from compendium.pipeline.params import Preferences
 from compendium.pipeline.progress import say
+from compendium.pipeline.studies import study
+from compendium.stats.mcdigits import mc_format, mc_step
 
 from . import montecarlo, rowlevel
 from .reproduce import (
@@ -70,6 +74,9 @@ from .uncertainty import (
     wilson_rule_familywise_error,
 )
 
+#: the study's names (register, claim-id prefix, stages): compendium.pipeline.studies
+STUDY = study("preferences")
+
 #: Which ``preferences`` parameters each section of :func:`build` reads (the rest read none).
 REACHES: dict[str, tuple[str, ...]] = {
     "bootstrap": ("seed", "n_bootstrap", "ci_level"),
@@ -95,8 +102,9 @@ REACHES: dict[str, tuple[str, ...]] = {
 
 
 def published_claims(path: str | Path | None = None) -> dict[str, Any]:
-    """``{claim id: published value}`` of ``published/hitl.yaml`` (the prose quotes a few beside ours)."""
-    reg = yamlfile.load(path or paths.PUBLISHED / "hitl.yaml")
+    """``{claim id: published value}`` of the study's register, ``published/hitl.yaml`` (the prose quotes a few
+    beside ours)."""
+    reg = yamlfile.load(path or paths.PUBLISHED / f"{STUDY.register}.yaml")
     return {c["id"]: c["published"] for c in reg["claims"]}
 
 
@@ -112,16 +120,16 @@ class Inputs:
     themes: dict
     scenario_votes: pd.DataFrame | None = None
     annotations: pd.DataFrame | None = None
-    annotations_path: str = rowlevel.ANNOTATIONS_RELPATH
     mc: dict | None = None
     published: dict = field(default_factory=dict)
 
     @classmethod
-    def load(cls, annotations_path: str = rowlevel.ANNOTATIONS_RELPATH, mc: bool = True) -> Inputs:
-        """Read every input from the project (``mc=False``: without the ``preferences_mc`` outputs)."""
+    def load(cls, params: Preferences, *, mc: bool = True) -> Inputs:
+        """Read every input from the project, the row-level annotations from ``params.annotations_path`` when
+        that file exists (``mc=False``: without the ``preferences_mc`` outputs)."""
         from .. import data
 
-        ann_file = rowlevel.annotations_path(annotations_path)
+        ann_file = rowlevel.annotations_path(params.annotations_path)
         return cls(
             counts=data.load_hitl_pair_counts(),
             by_category=data.load_hitl_pair_counts_by_category(),
@@ -129,7 +137,6 @@ class Inputs:
             themes=data.load_hitl_comment_themes(),
             scenario_votes=data.load_hitl_scenario_votes(),
             annotations=rowlevel.read_annotations(ann_file) if ann_file.exists() else None,
-            annotations_path=annotations_path,
             mc=montecarlo.load() if mc else None,
             published=published_claims(),
         )
@@ -195,7 +202,7 @@ def _bt_vs_published(bt: pd.DataFrame, pub: dict) -> float:
     if not pub:
         return float("nan")
     s = bt.set_index("model")["strength"]
-    return float(max(abs(s[m] - pub[f"hitl.bt.{m}"]) for m in TRAINED))
+    return float(max(abs(s[m] - pub[f"{STUDY.claim_prefix}bt.{m}"]) for m in TRAINED))
 
 
 @dataclass(frozen=True)
@@ -430,9 +437,17 @@ class Gap:
     dropped: list
 
 
-def c_d_gap(inputs: Inputs, dav: Davidson, boot: Bootstrap) -> Gap:
-    from .montecarlo import mc_interval, mc_round
+def _needed_to_mc_digits(n: float, lo: float, hi: float, se: float) -> tuple[float, str]:
+    """One row of the needed-by-gap table as the chapter prints it: the number of judgements to the digits its
+    Monte Carlo SE supports (:func:`compendium.stats.mcdigits.mc_step`, rule ``"estimate"``: the shortest number
+    within one SE) and its 90 % Monte Carlo interval, ``"13,700–14,200"``, whose ends are printed to the SE's
+    leading digit (rule ``"leading"``: they describe the error itself)."""
+    step = mc_step(se, n, "estimate")
+    ends = mc_step(se, rule="leading")
+    return round(n / step) * step, f"{mc_format(lo, ends, thousands=True)}–{mc_format(hi, ends, thousands=True)}"
 
+
+def c_d_gap(inputs: Inputs, dav: Davidson, boot: Bootstrap) -> Gap:
     if inputs.mc is None:
         raise ValueError("build: inputs.mc is None; the gap section needs the preferences_mc stage's outputs")
     ts, cd = dav.truth, boot.c_vs_d
@@ -445,15 +460,16 @@ def c_d_gap(inputs: Inputs, dav: Davidson, boot: Bootstrap) -> Gap:
     ]
     mc = inputs.mc["gap"]
     kept = mc[mc["closest_pair"].astype(bool)].reset_index(drop=True)
-    se = kept["n_mc_se"].to_numpy(float)
+    printed = [
+        _needed_to_mc_digits(*row)
+        for row in zip(kept["n_needed"], kept["n_mc_lo"], kept["n_mc_hi"], kept["n_mc_se"].to_numpy(float), strict=True)
+    ]
     table = pd.DataFrame(
         {
             "ratio_to_estimate": kept["factor"].to_numpy(float),
             "log_gap": kept["log_gap"].to_numpy(float),
-            "n_needed": [mc_round(n, e) for n, e in zip(kept["n_needed"], se, strict=True)],
-            "n_mc_interval": [
-                mc_interval(lo, hi, e) for lo, hi, e in zip(kept["n_mc_lo"], kept["n_mc_hi"], se, strict=True)
-            ],
+            "n_needed": [n for n, _ in printed],
+            "n_mc_interval": [interval for _, interval in printed],
             "share_of_bootstrap_gaps_below": [
                 float((cd_draws * gap_hat / cd["log_ratio"] < g).mean()) for g in kept["log_gap"]
             ],
@@ -595,11 +611,10 @@ def _section(timings: dict, name: str, stage: str | None):
         say(stage, f"{name}: done in {timings[name]:.1f} s")
 
 
-def build(params: Preferences, inputs: Inputs, stage: str | None = None) -> PreferencesResult:
-    """Run every analysis of the study once. ``stage``: report each section's progress to the pipeline's
+def build(params: Preferences, inputs: Inputs, *, stage: str | None = None) -> PreferencesResult:
+    """Run every analysis of the study once, in the chapter's order (``params``: the validated section,
+    :func:`compendium.pipeline.params.study_params`). ``stage``: report each section's progress to the pipeline's
     terminal under that name (:func:`compendium.pipeline.progress.say`)."""
-    if not isinstance(params, Preferences):
-        params = Preferences.model_validate(dict(params))
     t: dict[str, float] = {}
     d = data_sections(inputs, t, stage)
     report = d.report
