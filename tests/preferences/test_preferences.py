@@ -489,16 +489,6 @@ def test_simulated_numbers_print_the_shortest_number_within_one_standard_error()
         mc_text(14_297.4, 13_837.2, 15_232.5, 0.0)
 
 
-def test_the_rounding_names_robustness_still_reads_follow_the_estimate_rule():
-    """compendium.robustness.sampling.share_text reads montecarlo.mc_round / mc_decimals (until it rounds with
-    compendium.stats.mcdigits): the "estimate" rule, hand-worked."""
-    from compendium.preferences.montecarlo import mc_decimals, mc_round
-
-    assert mc_round(12.43, 0.233) == pytest.approx(12.4) and mc_decimals(12.43, 0.233) == 1
-    assert mc_round(36.2, 0.68) == 36 and mc_decimals(36.2, 0.68) == 0
-    assert mc_round(1.6552, 0.0072) == pytest.approx(1.66) and mc_decimals(1.6552, 0.0072) == 2
-
-
 def test_probit_crossing_recovers_a_known_curve_and_its_error_by_brute_force():
     """Counts drawn from a known probit curve Phi(a + b log n): the fitted crossing is unbiased (mean of
     400 synthetic data sets within 3 of their SEs of the truth) and its delta-method SE agrees with the

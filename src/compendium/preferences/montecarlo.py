@@ -106,23 +106,6 @@ def build(counts: pd.DataFrame, by_category: pd.DataFrame | None = None) -> tupl
     return values, tbl
 
 
-# TEMPORARY, for compendium.robustness.sampling.share_text only (its lines 40 and 47 import and call these two):
-# delete both when it rounds with compendium.stats.mcdigits. This wing rounds with that module (rule "estimate").
-def mc_round(x: float, se: float) -> float:
-    """``x`` rounded to the unit its Monte Carlo SE supports, ``mc_step(se, x, "estimate")``."""
-    from compendium.stats.mcdigits import mc_step
-
-    step = mc_step(se, x, "estimate")
-    return round(x / step) * step
-
-
-def mc_decimals(x: float, se: float) -> int:  # TEMPORARY, as mc_round: the decimals of mc_round(x, se)
-    """Decimal places of :func:`mc_round` ``(x, se)``: ``mcdigits.mc_decimals(mc_step(se, x, "estimate"))``."""
-    from compendium.stats import mcdigits
-
-    return mcdigits.mc_decimals(mcdigits.mc_step(se, x, "estimate"))
-
-
 def load() -> dict:
     """This stage's outputs for a chapter: ``{"values": values.json, "gap": needed_by_gap table}``, or a
     clear error naming the command that makes them."""
