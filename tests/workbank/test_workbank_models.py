@@ -17,9 +17,9 @@ import test_workbank_build as tb
 from test_workbank_build import FAST, ONCE, _one_pass
 
 from compendium.pipeline import params as params_mod
-from compendium.pipeline.params import workbank_params
+from compendium.pipeline.params import study_params
 from compendium.workbank import Inputs, build, build_models, models, register, summary
-from compendium.workbank.result import MODEL_KEYS, MODEL_SECTIONS, SECTIONS
+from compendium.workbank.build import MODEL_KEYS, MODEL_SECTIONS, SECTIONS
 
 MODEL_FUNCTIONS = {  # (module name, function) of ONCE that belong to the model sections
     ("compendium.workbank.agency", n)
@@ -39,7 +39,7 @@ MODEL_FUNCTIONS = {  # (module name, function) of ONCE that belong to the model 
 
 @pytest.fixture(scope="module")
 def inputs():
-    return Inputs.load()
+    return Inputs.load(FAST)
 
 
 @pytest.fixture(scope="module")
@@ -92,8 +92,8 @@ def test_the_two_stages_give_exactly_the_one_pass_result(inputs, one_and_two):
             bad = [k for k in x if not _equal(x[k], y[k])]
             assert not bad, (name, part, bad)
     # and what the chapter publishes from them: the register's cells and the glued words
-    r1, _ = register.register_values(one, inputs.register)
-    r2, _ = register.register_values(two, inputs.register)
+    r1, _ = register.register_values(one)
+    r2, _ = register.register_values(two)
     assert json.dumps(r1, sort_keys=True, default=str) == json.dumps(r2, sort_keys=True, default=str)
 
 
@@ -173,14 +173,14 @@ def test_the_params_record_of_the_models_stage_holds_only_its_keys(tmp_path, mon
 def test_the_chapter_summary_reads_the_same_from_the_two_stages(inputs, one_and_two):
     words = []
     for res in one_and_two:
-        reg, _ = register.register_values(res, inputs.register)
-        words.append(summary.summary(res, reg, register.register_summary(reg, inputs.register)))
+        words.append(summary.summary(res))
     assert json.dumps(words[0], sort_keys=True, default=str) == json.dumps(words[1], sort_keys=True, default=str)
 
 
 def test_the_model_sections_read_no_key_outside_their_record(inputs):
     """Changing every key outside MODEL_KEYS leaves the model sections' values exactly as they were."""
-    moved = workbank_params(
+    moved = study_params(
+        "workbank",
         n_boot=20,
         n_tie_draws=5,
         n_boot_groups=20,
