@@ -10,13 +10,14 @@ stale output is used with other parameters, or if the params record of the stage
 from __future__ import annotations
 
 import json
+import pickle
 
 import pandas as pd
 import pytest
 import test_workbank_build as tb
 from test_workbank_build import FAST, ONCE, _one_pass
 
-from compendium.pipeline import params as params_mod
+from compendium.pipeline import params as params_mod, studies
 from compendium.pipeline.params import study_params
 from compendium.workbank import Inputs, build, build_models, models, register, summary
 from compendium.workbank.build import MODEL_KEYS, MODEL_SECTIONS, SECTIONS
@@ -135,6 +136,10 @@ def test_the_stage_output_is_byte_stable_and_holds_the_figures(inputs, stage_out
     models.write(build_models(FAST, inputs), FAST, again)
     for f in sorted(p.relative_to(stage_output) for p in stage_output.rglob("*") if p.is_file()):
         assert (again / f).read_bytes() == (stage_output / f).read_bytes(), f
+    # the parameters it was computed with, in the order of the stage's row of the one list of studies (the order
+    # of the committed run's bytes; the params record's section order would give other bytes for the same values)
+    payload = pickle.loads((stage_output / models.PICKLE).read_bytes())  # noqa: S301 - the stage's own output
+    assert list(payload["params"]) == list(studies.stage(models.STAGE).keys)
     from compendium.chapter.pngtext import png_description
 
     for name in models.FIGURES:

@@ -28,8 +28,8 @@ from types import MappingProxyType
 
 import pandas as pd
 
-from compendium.pipeline import paths, yamlfile
-from compendium.pipeline.params import PARTIAL_RECORDS, Workbank
+from compendium.pipeline import paths, studies, yamlfile
+from compendium.pipeline.params import Workbank
 from compendium.pipeline.progress import step
 
 from . import sections
@@ -177,9 +177,10 @@ def _check_disjoint(parts: Mapping[str, Section]) -> None:
 #: (:func:`build_models`, :mod:`.models`) and :func:`build` takes them from there, so an exercise on the
 #: cut-off does not fit the mixed model or re-rake the sample again
 MODEL_SECTIONS = ("agency", "skills", "reliability", "demographics")
-#: the keys of the ``workbank`` section those sections read (``params.PARTIAL_RECORDS``: the ``workbank_models``
-#: stage's record)
-MODEL_KEYS: tuple[str, ...] = PARTIAL_RECORDS["workbank_models"][1]
+#: the keys of the ``workbank`` section those sections read: the ``workbank_models`` stage's row of the one list of
+#: studies (:attr:`compendium.pipeline.studies.Stage.keys`, in its order: the order ``sections.pkl`` records them
+#: in), which ``params.PARTIAL_RECORDS`` records for the stage
+MODEL_KEYS: tuple[str, ...] = studies.stage("workbank_models").keys
 
 
 def model_params(params: Workbank) -> dict:
