@@ -22,9 +22,9 @@ def test_tie_rules_hand_checked():
             [1, 0, 0, 0, 1],
         ]
     )  # tie H1/H5, mean 3
-    assert list(agency.dominant_level(c, "lowest")) == [1, 3, 2, 1]
-    assert list(agency.dominant_level(c, "highest")) == [2, 5, 2, 5]
-    assert list(agency.dominant_level(c, "mean")) == [2, 4, 2, 3]  # 1.5 rounds half up
+    assert list(agency.dominant_level(c, "lowest", None)) == [1, 3, 2, 1]
+    assert list(agency.dominant_level(c, "highest", None)) == [2, 5, 2, 5]
+    assert list(agency.dominant_level(c, "mean", None)) == [2, 4, 2, 3]  # 1.5 rounds half up
     r = agency.dominant_level(c, "random", seed=1)
     assert r.iloc[0] in (1, 2) and r.iloc[1] in (3, 5) and r.iloc[2] == 2 and r.iloc[3] in (1, 5)
     assert r.equals(agency.dominant_level(c, "random", seed=1))
@@ -32,9 +32,9 @@ def test_tie_rules_hand_checked():
     assert 0.35 < (draws == 1).mean() < 0.65
     assert agency.n_tied(c) == 3
     with pytest.raises(ValueError, match="unknown tie rule"):
-        agency.dominant_level(c, "median")
+        agency.dominant_level(c, "median", None)
     with pytest.raises(ValueError, match="seed"):
-        agency.dominant_level(c, "random")
+        agency.dominant_level(c, "random", None)
 
 
 def test_matrix_and_shares():
@@ -58,7 +58,7 @@ def ratings(rows, who):
 def test_occupation_levels_and_jsd_against_scipy():
     w = ratings([("a", "O1", 1), ("a", "O1", 2), ("b", "O1", 2), ("c", "O2", 5), ("c", "O2", 4)], "w")
     e = ratings([("a", "O1", 1), ("b", "O1", 1), ("c", "O2", 3), ("c", "O2", 3)], "e")
-    occ = agency.occupation_levels(w, e, "lowest").set_index("occupation")
+    occ = agency.occupation_levels(w, e, "lowest", None).set_index("occupation")
     assert occ.loc["O1", "worker_level"] == 2 and occ.loc["O1", "expert_level"] == 1
     assert occ.loc["O2", "worker_level"] == 4  # tie H4/H5 -> lowest
     p, q = np.array([1, 2, 0, 0, 0]) / 3, np.array([1, 0, 0, 0, 0.0])
@@ -73,8 +73,8 @@ def test_occupation_levels_and_jsd_against_scipy():
 def test_h5_profiles_use_each_groups_own_set():
     w = ratings([("a", "O", 5), ("b", "O", 1)], "w")
     e = ratings([("a", "O", 1), ("b", "O", 5)], "e")
-    wl = agency.dominant_level(agency.has_counts(w), "lowest")
-    el = agency.dominant_level(agency.has_counts(e), "lowest")
+    wl = agency.dominant_level(agency.has_counts(w), "lowest", None)
+    el = agency.dominant_level(agency.has_counts(e), "lowest", None)
     prof = agency.h5_profiles(w, e, wl, el).set_index("profile")
     phys = TASK_CHARACTERISTICS["physical_action"]
     assert prof.loc["experts (expert H5 set)", "physical_action"] == e.loc[e[TASK] == "b", phys].mean()
@@ -88,7 +88,7 @@ def test_tie_sensitivity_grid_contains_the_plain_comparison():
     grid, rnd = agency.tie_rule_sensitivity(wc, ec, seed=0, n_random=50)
     assert len(grid) == 16 and len(rnd) == 50
     low = grid[(grid.worker_rule == "lowest") & (grid.expert_rule == "lowest")].iloc[0]
-    ref = agency.agency_comparison(agency.dominant_level(wc, "lowest"), agency.dominant_level(ec, "lowest"))
+    ref = agency.agency_comparison(agency.dominant_level(wc, "lowest", None), agency.dominant_level(ec, "lowest", None))
     assert low["workers_more"] == pytest.approx(ref["workers_more"])
     hl = grid[(grid.worker_rule == "highest") & (grid.expert_rule == "lowest")].iloc[0]
     assert hl["workers_more"] == pytest.approx(75.0)  # t0: 2>1, t1: 2>1, t2: 4 vs 4, t3: 4>2

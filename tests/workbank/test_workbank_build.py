@@ -2,20 +2,20 @@
 
 The chapter used to compute its claims twice (its sections, and the register recomputing them) and to
 check the two against each other. Now :func:`compendium.workbank.build` computes every section once, the
-register only maps the result to claim ids and the summary only phrases it. These tests replace the
-chapter-vs-register check: they fail if a number is computed twice in one pass as the notebook makes it
-(build, register, summary), or if the result can be changed after the fact.
+register only maps the result to claim ids, the summary only phrases it and :mod:`compendium.workbank.values`
+only hands it to ``publish``. These tests replace the chapter-vs-register check: they fail if a number is
+computed twice in one pass as the notebook makes it (build, summary, and the values, register cells and tables
+it publishes), or if the result can be changed after the fact.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import sys
-from unittest import mock
 
 import pytest
+from counting import calls_of, key_of
 
-from compendium.pipeline.params import REFERENCE, WORKBANK_PAPER_CUTOFF, workbank_params
+from compendium.pipeline.params import REFERENCE, WORKBANK_PAPER_CUTOFF, study_params
 from compendium.workbank import (
     Inputs,
     WorkbankResult,
@@ -31,18 +31,15 @@ from compendium.workbank import (
     reliability,
     skills,
     summary,
+    values,
 )
 
 #: few bootstrap draws: what is counted is the calls, not the draws
-FAST = workbank_params(n_boot=20, n_tie_draws=5, n_boot_groups=20)
-#: the package's own modules whose calls count (a statistics function calling a helper of its own, e.g. the
-#: zone bootstrap assigning zones to its draws, is one computation)
-PIPELINE = (
-    "compendium.workbank.analysis",
-    "compendium.workbank.result",
-    "compendium.workbank.register",
-    "compendium.workbank.summary",
-)
+FAST = study_params("workbank", n_boot=20, n_tie_draws=5, n_boot_groups=20)
+#: the wing's modules that run the pass, whose calls of the statistics functions count (a statistics function
+#: calling a helper of its own, e.g. the zone bootstrap assigning zones to its draws, is one computation); the
+#: authors' constructions count from any of the package's modules (``compendium.``: one may not call another again)
+PIPELINE = tuple(f"compendium.workbank.{m}" for m in ("sections", "build", "register", "summary", "values"))
 
 #: (module, function) -> calls in one pass at the paper's settings; each call computes something different
 ONCE = {
@@ -83,55 +80,36 @@ ONCE = {
 
 @pytest.fixture(scope="module")
 def inputs():
-    return Inputs.load()
-
-
-def _pipeline_caller() -> str:
-    """The module that called the wrapped function (the first frame outside unittest.mock and this file)."""
-    f = sys._getframe(1)
-    while f is not None and f.f_globals.get("__name__", "").startswith(("unittest.mock", __name__)):
-        f = f.f_back
-    return f.f_globals.get("__name__", "") if f is not None else ""
+    return Inputs.load(FAST)
 
 
 def _one_pass(params, inputs):
-    """Build, register and summary as notebooks/20_workbank.md runs them, counting the section functions' calls
-    from the pipeline's own modules."""
-    calls = {key: [] for key in ONCE}
-    patches = []
-    for mod, name in ONCE:
-        orig = getattr(mod, name)
-
-        def side_effect(*a, _orig=orig, _key=(mod, name), **k):
-            if _pipeline_caller().startswith(PIPELINE) or _key[0] is authors:
-                calls[_key].append(1)
-            return _orig(*a, **k)
-
-        patches.append(mock.patch.object(mod, name, side_effect=side_effect))
-    for p in patches:
-        p.start()
-    try:
+    """Build, summary and what the chapter publishes (its values, the register's cells and every table) as
+    notebooks/20_workbank.md runs them, counting the section functions' calls (:func:`counting.calls_of`)."""
+    stats = [getattr(m, n) for m, n in ONCE if m is not authors]
+    own = [getattr(m, n) for m, n in ONCE if m is authors]
+    keys = {(m, n): key_of(getattr(m, n)) for m, n in ONCE}
+    with calls_of(*stats, only_from=PIPELINE) as calls, calls_of(*own, only_from=("compendium.",)) as calls_authors:
         result = build(params, inputs)
-        reg_values, _missing = register.register_values(result, inputs.register)
-        reg_summary = register.register_summary(reg_values, inputs.register)
-        summary.summary(result, reg_values, reg_summary)
-    finally:
-        for p in patches:
-            p.stop()
-    return result, {key: len(c) for key, c in calls.items()}
+        summary.summary(result)
+        values.stage_values(result), register.register_values(result), values.tables(result)
+    counts = calls + calls_authors
+    return result, {key: counts[k] for key, k in keys.items()}
 
 
 def test_one_pass_computes_each_section_once(inputs):
     result, counts = _one_pass(FAST, inputs)
     wrong = {f"{m.__name__}.{n}": (counts[(m, n)], k) for (m, n), k in ONCE.items() if counts[(m, n)] != k}
-    assert not wrong, f"called (times, expected) in one build + register + summary pass: {wrong}"
-    assert set(result.seconds) == {f.name for f in dataclasses.fields(result) if f.name not in ("params", "seconds")}
+    assert not wrong, f"called (times, expected) in one pass (build, summary, and what the chapter publishes): {wrong}"
+    assert set(result.seconds) == {
+        f.name for f in dataclasses.fields(result) if f.name not in ("params", "register", "seconds")
+    }
 
 
 def test_off_the_paper_cutoff_the_slips_assign_their_own_zones(inputs):
     """Off the paper's cut-off the slips (always at the paper's) need a second zone assignment, and the shares
     at the run's cut-off a second share: each then computes something different, not the same thing twice."""
-    _, counts = _one_pass(workbank_params(cutoff=3.5, n_boot=20, n_tie_draws=5, n_boot_groups=20), inputs)
+    _, counts = _one_pass(study_params("workbank", cutoff=3.5, n_boot=20, n_tie_draws=5, n_boot_groups=20), inputs)
     assert counts[(landscape, "assign_zones")] == 2 and counts[(desire, "desire_shares")] == 2
     assert counts[(reliability, "fit_mixed_model")] == 1 and counts[(landscape, "task_landscape")] == 1
 
@@ -148,14 +126,14 @@ def test_no_value_is_published_by_two_sections(inputs):
     # the register maps, it does not recompute: a text claim that is also a chapter value is that very object;
     # a table cell whose id is a chapter claim (the zones and HAS means of the authors' tables) is exactly equal
     # (the check the chapter used to make at rtol 1e-9 between two computations)
-    reg, _ = register.register_values(result, inputs.register)
+    reg, _ = register.register_values(result)
     cells = {vid for t in inputs.register["tables"] for vid in register.cell_ids(t).values()}
     for k in set(reg) & set(result.values):
         if k in cells:
             assert float(reg[k]) == float(result.values[k]) if k != "wb.has.matrix" else reg[k] == result.values[k], k
         else:
             assert reg[k] is result.values[k], k
-    from compendium.workbank.result import _check_disjoint
+    from compendium.workbank.build import _check_disjoint
 
     clash = dataclasses.replace(result.paper, values={"wb.zones.green": 1})
     with pytest.raises(ValueError, match="both compute value 'wb.zones.green'"):
@@ -182,10 +160,10 @@ def test_the_defaults_live_in_the_params_schema_only():
     import jupytext
 
     from compendium.pipeline import paths
-    from compendium.workbank import analysis
+    from compendium.workbank import sections
 
     params = set(REFERENCE["workbank"]) | {"n_draws", "n_random", "rule", "tie_rule", "method", "max_iter", "tol"}
-    mods = (analysis, agency, demographics, desire, landscape, reliability, authors, register)
+    mods = (sections, agency, demographics, desire, landscape, reliability, authors, register)
     typed = []
     for mod in mods:
         for name, fn in vars(mod).items():
@@ -203,8 +181,8 @@ def test_the_defaults_live_in_the_params_schema_only():
 def test_params_reject_unknown_and_bad_values():
     from compendium.pipeline.params import ParamsError
 
-    assert workbank_params().model_dump() == {k: v for k, (v, _) in REFERENCE["workbank"].items()}
+    assert study_params("workbank").model_dump() == {k: v for k, (v, _) in REFERENCE["workbank"].items()}
     with pytest.raises(ParamsError, match="unknown parameter"):
-        workbank_params(cut_off=3.5)
+        study_params("workbank", cut_off=3.5)
     with pytest.raises(ParamsError, match="workbank.cutoff"):
-        workbank_params(cutoff=9)
+        study_params("workbank", cutoff=9)

@@ -202,7 +202,7 @@ def test_quantile_mc_se_matches_the_spread_of_quantiles_over_repeated_draws():
 
 def test_raking_bootstrap_values_by_hand():
     """The section's intervals are numpy's percentiles of the draws; the difference is paired (same draw)."""
-    from compendium.workbank import analysis
+    from compendium.workbank import sections
 
     rng = np.random.default_rng(2)
     boot = pd.DataFrame(
@@ -214,7 +214,7 @@ def test_raking_bootstrap_values_by_hand():
             "n_tasks": rng.integers(830, 845, 400),
         }
     )
-    v = analysis._raking_bootstrap_values(boot)
+    v = sections._raking_bootstrap_values(boot)
     assert v["wb.raking.boot.share_mid_ci"] == pytest.approx(np.percentile(boot["share_mid"], [2.5, 97.5]).tolist())
     d = boot["share_mid"] - boot["unweighted_mid"]
     assert v["wb.raking.boot.diff_mid_ci"] == pytest.approx(np.percentile(d, [2.5, 97.5]).tolist())
@@ -224,7 +224,7 @@ def test_raking_bootstrap_values_by_hand():
 
 
 def test_sector_mix_values_by_hand():
-    from compendium.workbank import analysis
+    from compendium.workbank import sections
 
     mix = pd.DataFrame(
         {
@@ -234,7 +234,7 @@ def test_sector_mix_values_by_hand():
             "bls_pct": [10.0, 20.0, 30.0, 40.0],
         }
     )
-    v = analysis._sector_mix_values(mix, top=2)
+    v = sections._sector_mix_values(mix, top=2)
     assert (v["wb.raking.sector_top_raked_pct"], v["wb.raking.sector_top_sample_pct"]) == (80.0, 80.0)
     assert v["wb.raking.sector_top_bls_pct"] == 30.0 and v["wb.raking.sector_max_shift"] == 5.0
     assert v["wb.raking.sector_gap_raked"] == 0.5 * (45 + 5 + 10 + 40)

@@ -167,9 +167,10 @@ def test_unconditional_icc_matches_anova_on_balanced_data_and_statsmodels():
 
 @pytest.fixture(scope="module")
 def wb_inputs():
+    from compendium.pipeline.params import study_params
     from compendium.workbank import Inputs
 
-    return Inputs.load()
+    return Inputs.load(study_params("workbank"))
 
 
 def _plain_rake(cells: pd.DataFrame, targets: dict, sweeps: int = 200) -> np.ndarray:

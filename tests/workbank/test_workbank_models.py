@@ -10,16 +10,17 @@ stale output is used with other parameters, or if the params record of the stage
 from __future__ import annotations
 
 import json
+import pickle
 
 import pandas as pd
 import pytest
 import test_workbank_build as tb
 from test_workbank_build import FAST, ONCE, _one_pass
 
-from compendium.pipeline import params as params_mod
-from compendium.pipeline.params import workbank_params
+from compendium.pipeline import params as params_mod, studies
+from compendium.pipeline.params import study_params
 from compendium.workbank import Inputs, build, build_models, models, register, summary
-from compendium.workbank.result import MODEL_KEYS, MODEL_SECTIONS, SECTIONS
+from compendium.workbank.build import MODEL_KEYS, MODEL_SECTIONS, SECTIONS
 
 MODEL_FUNCTIONS = {  # (module name, function) of ONCE that belong to the model sections
     ("compendium.workbank.agency", n)
@@ -39,7 +40,7 @@ MODEL_FUNCTIONS = {  # (module name, function) of ONCE that belong to the model 
 
 @pytest.fixture(scope="module")
 def inputs():
-    return Inputs.load()
+    return Inputs.load(FAST)
 
 
 @pytest.fixture(scope="module")
@@ -92,8 +93,8 @@ def test_the_two_stages_give_exactly_the_one_pass_result(inputs, one_and_two):
             bad = [k for k in x if not _equal(x[k], y[k])]
             assert not bad, (name, part, bad)
     # and what the chapter publishes from them: the register's cells and the glued words
-    r1, _ = register.register_values(one, inputs.register)
-    r2, _ = register.register_values(two, inputs.register)
+    r1, _ = register.register_values(one)
+    r2, _ = register.register_values(two)
     assert json.dumps(r1, sort_keys=True, default=str) == json.dumps(r2, sort_keys=True, default=str)
 
 
@@ -135,6 +136,10 @@ def test_the_stage_output_is_byte_stable_and_holds_the_figures(inputs, stage_out
     models.write(build_models(FAST, inputs), FAST, again)
     for f in sorted(p.relative_to(stage_output) for p in stage_output.rglob("*") if p.is_file()):
         assert (again / f).read_bytes() == (stage_output / f).read_bytes(), f
+    # the parameters it was computed with, in the order of the stage's row of the one list of studies (the order
+    # of the committed run's bytes; the params record's section order would give other bytes for the same values)
+    payload = pickle.loads((stage_output / models.PICKLE).read_bytes())  # noqa: S301 - the stage's own output
+    assert list(payload["params"]) == list(studies.stage(models.STAGE).keys)
     from compendium.chapter.pngtext import png_description
 
     for name in models.FIGURES:
@@ -173,14 +178,14 @@ def test_the_params_record_of_the_models_stage_holds_only_its_keys(tmp_path, mon
 def test_the_chapter_summary_reads_the_same_from_the_two_stages(inputs, one_and_two):
     words = []
     for res in one_and_two:
-        reg, _ = register.register_values(res, inputs.register)
-        words.append(summary.summary(res, reg, register.register_summary(reg, inputs.register)))
+        words.append(summary.summary(res))
     assert json.dumps(words[0], sort_keys=True, default=str) == json.dumps(words[1], sort_keys=True, default=str)
 
 
 def test_the_model_sections_read_no_key_outside_their_record(inputs):
     """Changing every key outside MODEL_KEYS leaves the model sections' values exactly as they were."""
-    moved = workbank_params(
+    moved = study_params(
+        "workbank",
         n_boot=20,
         n_tie_draws=5,
         n_boot_groups=20,

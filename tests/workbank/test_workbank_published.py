@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import compendium.data as data
-from compendium.pipeline.params import workbank_params
+from compendium.pipeline.params import study_params
 from compendium.workbank import Inputs, build
 
 
@@ -19,7 +19,8 @@ def frames():
 @pytest.fixture(scope="module")
 def values():
     """One build at the paper's parameters, with few bootstrap draws (no value below depends on them)."""
-    return build(workbank_params(n_boot=20, n_tie_draws=5, n_boot_groups=20), Inputs.load()).values
+    params = study_params("workbank", n_boot=20, n_tie_draws=5, n_boot_groups=20)
+    return build(params, Inputs.load(params)).values
 
 
 def test_desire_landscape_agency_skills(values):

@@ -9,8 +9,9 @@ import pandas as pd
 import pytest
 import statsmodels.formula.api as smf
 
-from compendium.pipeline.params import workbank_params
+from compendium.pipeline.params import study_params
 from compendium.workbank import Inputs, authors, build, register as R, reliability, skills
+from compendium.workbank.build import load_register
 from compendium.workbank.common import (
     CAPABILITY,
     DESIRE,
@@ -71,12 +72,12 @@ def synthetic(seed=0, n_occ=4, tasks_per_occ=5, workers_per_occ=6, n_experts=5):
 
 
 #: few bootstrap draws: the register's cells do not depend on them (the committed run's draws give the chapter)
-FAST = workbank_params(n_boot=20, n_tie_draws=5, n_boot_groups=20)
+FAST = study_params("workbank", n_boot=20, n_tie_draws=5, n_boot_groups=20)
 
 
 @pytest.fixture(scope="module")
 def inputs():
-    return Inputs.load()
+    return Inputs.load(FAST)
 
 
 @pytest.fixture(scope="module")
@@ -402,7 +403,7 @@ def test_expert_sd_population_vs_sample():
 
 def test_every_register_cell_is_produced(reg_out):
     values, missing = reg_out
-    reg = R.load_register()
+    reg = load_register()
     for t in reg["tables"]:
         for (r, c), vid in R.cell_ids(t).items():
             assert vid in values, (t["slug"], r, c, vid)
@@ -421,12 +422,12 @@ def test_external_files_absent_give_null_with_reason(inputs, result):
     """The register's part of the result (the paper section) without the authors' external files."""
     from dataclasses import replace
 
-    from compendium.workbank import analysis
+    from compendium.workbank import sections
 
     i, land = inputs, result.landscape.extra["landscape"]
     labels = {t["slug"]: t.get("row_labels") or {} for t in i.register["tables"]}
     args = (i.desires, i.metadata, i.experts, i.task_metadata, land, result.desire.extra["sectors"])
-    paper = analysis.paper_section(*args, usage=None, yc=None, papers=None, row_labels=labels)
+    paper = sections.paper_section(*args, usage=None, yc=None, papers=None, row_labels=labels)
     values, missing = R.register_values(replace(result, paper=paper))
     assert values["wb.fig5b.green.per_task"] is None and "company_to_workflow" in missing["wb.fig5b.green.per_task"]
     assert (
@@ -460,7 +461,7 @@ def test_text_claims_on_real_data(reg_out, real):
 
 
 def test_register_summary_counts_cells():
-    s = R.register_summary({"wb.zones.green": 1, "wb.zones.red": None})
+    s = R.register_summary({"wb.zones.green": 1, "wb.zones.red": None}, load_register())
     z = s.set_index("table").loc["zones"]
     assert z["cells"] == 4 and z["computed"] == 1
 

@@ -1,4 +1,5 @@
-"""The WORKBank chapter's prose numbers (compendium.workbank.summary) and its Spearman statistics (pingouin)."""
+"""The WORKBank chapter's prose numbers (compendium.workbank.summary), the display copies of its tables
+(compendium.workbank.views) and its Spearman statistics (pingouin)."""
 
 import math
 import re
@@ -10,8 +11,9 @@ import pytest
 from scipy import stats
 
 from compendium.pipeline import paths
-from compendium.pipeline.params import workbank_params
-from compendium.workbank import desire, summary as S
+from compendium.pipeline.params import study_params
+from compendium.stats.mcdigits import mc_step
+from compendium.workbank import desire, summary as S, views
 
 # ------------------------------------------------------------------------------ Spearman via pingouin
 
@@ -73,7 +75,8 @@ class Values(dict):
 
 
 def _result(values=None):
-    """A stand-in for WorkbankResult: what summary() reads (values, tables, facts, params)."""
+    """A stand-in for WorkbankResult: what summary() reads (values, tables, facts, params, register); the
+    register's mapping of it is :func:`register_mapping`'s."""
     tables = {
         "sample_vs_bls_sectors": pd.DataFrame({"sector": list("pqrstu")}),
         "has_tie_rules": pd.DataFrame(
@@ -116,14 +119,36 @@ def _result(values=None):
         "occ_worker_levels": [21, 22, 23, 24, 25],
     }
     return SimpleNamespace(
-        values=Values() if values is None else values, tables=tables, facts=facts, params=workbank_params()
+        values=Values() if values is None else values,
+        tables=tables,
+        facts=facts,
+        params=study_params("workbank"),
+        register=PUBLISHED,
     )
 
 
-PUBLISHED = {"claims": [{"id": "wb.has.workers_more", "published": 47.5}]}
+PUBLISHED = {"claims": [{"id": "wb.has.workers_more", "published": 47.5}], "tables": []}
+#: the register's mapping of the stand-in result, and its summary (the register paragraph's numbers)
+REG_VALUES = {"wb.counts.expert_sd_max": 1.0, "wb.counts.expert_sd_max.variant.sample_sd": 1.41, "x": 1}
+REG_SUMMARY = pd.DataFrame({"table": ["t1", "t2"], "cells": [10, 5], "null": [0, 2]})
 
 
-def test_summary_derives_the_prose_phrases_by_hand():
+@pytest.fixture(autouse=True)
+def register_mapping(monkeypatch):
+    """The register's mapping of a stand-in result (the real one maps the sections a stand-in lacks): the
+    summary reads it through :func:`compendium.workbank.register.register_values` and ``register_summary``."""
+    seen = []
+
+    def mapped(r):
+        seen.append(r)
+        return dict(REG_VALUES), {}
+
+    monkeypatch.setattr(S, "register_values", mapped)
+    monkeypatch.setattr(S, "register_summary", lambda values, register: REG_SUMMARY if values == REG_VALUES else None)
+    return seen
+
+
+def test_summary_derives_the_prose_phrases_by_hand(register_mapping):
     r = _result()
     v = r.values
     # the ICC paragraph: the issue's REML variances, 0.094 -> 0.066 (task) and 1.440 -> 1.254 (residual)
@@ -135,9 +160,7 @@ def test_summary_derives_the_prose_phrases_by_hand():
             "wb.mixed.sigma_e2_unconditional": 1.440,
         }
     )
-    reg_summary = pd.DataFrame({"table": ["t1", "t2"], "cells": [10, 5], "null": [0, 2]})
-    reg_values = {"wb.counts.expert_sd_max": 1.0, "wb.counts.expert_sd_max.variant.sample_sd": 1.41, "x": 1}
-    g = S.summary(r, reg_values, reg_summary, published=PUBLISHED)
+    g = S.summary(r)
     assert g["wb_rep_err_agree"] == 75.0 and g["wb_n_at_three"] == 2  # facts of the result, phrased as they are
     # the covariates remove 30 % of the task variance and 13 % of the residual (hand: 1 - 0.066/0.094, 1 - 1.254/1.44)
     assert g["wb_mixed_task_var_removed"] == pytest.approx(29.787, abs=1e-3)
@@ -157,12 +180,18 @@ def test_summary_derives_the_prose_phrases_by_hand():
     # workers' occupation levels under the run's tie rule (a fact), the experts' a published value
     assert (g["wb_occ_w_h1"], g["wb_occ_e_h5"]) == (21, 15)
     assert (g["wb_zone_green_clo"], g["wb_zone_green_chi"]) == (1.5, 2.5)
+    # the register paragraph: the register's mapping of this very result, and its summary
     assert (g["wb_reg_cells"], g["wb_reg_tables"], g["wb_reg_null"], g["wb_reg_keys"]) == (15, 2, 2, 3)
+    assert (g["wb_sd_pop"], g["wb_sd_sample"]) == (1.0, 1.41) and register_mapping and register_mapping[-1] is r
     assert g["wb_null_spread"] == pytest.approx(100 * v["wb.raking.null_spread"])
     assert (g["wb_null_permuted_share_ge_lo"], g["wb_null_permuted_share_ge_hi"]) == (1.5, 2.5)
-    # without the register, its keys are left out
-    g2 = S.summary(r, published=PUBLISHED)
-    assert "wb_reg_cells" not in g2 and set(g) - set(g2) == {
+
+    # summary is the union of PHRASES, each a function of the result alone
+    def plain(d):  # the {glue:md} values as their Markdown text
+        return {k: getattr(x, "data", x) for k, x in d.items()}
+
+    assert plain(g) == plain({k: x for f in S.PHRASES for k, x in f(r).items()})
+    assert set(S.register_phrases(r)) == {
         "wb_reg_cells",
         "wb_reg_tables",
         "wb_reg_null",
@@ -176,22 +205,17 @@ def test_each_phrase_is_a_function_of_the_result_alone():
     """The section phrase functions read only the result: the same result gives the same phrases, and a value
     changed in the result moves exactly the phrases quoting it."""
     r = _result()
-    g = S.summary(r, published=PUBLISHED)
-    assert S.summary(_result(), published=PUBLISHED).keys() == g.keys()
+    g = S.summary(r)
+    assert S.summary(_result()).keys() == g.keys()
     r.values["wb.zones.green"] = 1.0
-    moved = {k for k, x in S.summary(r, published=PUBLISHED).items() if repr(x) != repr(g[k])}
+    moved = {k for k, x in S.summary(r).items() if repr(x) != repr(g[k])}
     assert moved == {"wb_zone_green"}
     keys = [k for f in S.PHRASES for k in f(r)]
     assert len(keys) == len(set(keys)), "two section functions phrase the same key"
 
 
 def test_every_number_the_chapter_quotes_comes_from_the_summary():
-    g = S.summary(
-        _result(),
-        {"wb.counts.expert_sd_max": 1, "wb.counts.expert_sd_max.variant.sample_sd": 1},
-        pd.DataFrame({"cells": [1], "null": [0]}),
-        published=PUBLISHED,
-    )
+    g = S.summary(_result())
     text = (paths.ROOT / "notebooks" / "20_workbank.md").read_text()
     quoted = set(re.findall(r"\{glue:(?:text|md)\}`([A-Za-z0-9_]+)", text))
     assert quoted and quoted <= set(g) | set(S.VERDICT_NAMES), sorted(quoted - set(g) - set(S.VERDICT_NAMES))
@@ -200,15 +224,17 @@ def test_every_number_the_chapter_quotes_comes_from_the_summary():
 
 
 def test_published_value_reads_the_register():
-    assert S.published_value("wb.has.workers_more") == pytest.approx(47.5)
+    from compendium.workbank.build import load_register
+
+    assert S.published_value("wb.has.workers_more", load_register()) == pytest.approx(47.5)
     with pytest.raises(KeyError, match="no claim 'wb.nope'"):
         S.published_value("wb.nope", {"claims": []})
 
 
 def test_display_tables_choose_and_name_columns():
     v = {f"wb.alpha.{k}": 0.5 for k in S.ALPHAS} | {f"wb.alpha.{k}.variant.dedup_rows": 0.4 for k in S.ALPHAS}
-    alpha = S.display_table("wb_tbl_alpha", {}, v)
-    assert list(alpha.columns) == ["ratings", *S.FORMATS["wb_tbl_alpha"]]
+    alpha = views.display_table("wb_tbl_alpha", {}, v)
+    assert list(alpha.columns) == ["ratings", *views.FORMATS["wb_tbl_alpha"]]
     assert alpha["ratings"].tolist()[0] == "expert capability"
     dens = {
         "yc_density": pd.DataFrame(
@@ -224,7 +250,7 @@ def test_display_tables_choose_and_name_columns():
         )
     }
     dens["arxiv_density"] = dens["yc_density"].assign(total=[1, 2])
-    d = S.display_table("wb_tbl_density", dens, {})
+    d = views.display_table("wb_tbl_density", dens, {})
     assert d["source"].tolist() == ["YC companies", "arXiv papers"] and d["total"].tolist() == [9, 1]
     corr = pd.DataFrame(
         {
@@ -237,14 +263,17 @@ def test_display_tables_choose_and_name_columns():
             "ci_high": [0.2],
         }
     )
-    assert list(S.display_table("wb_tbl_corr", {"correlations": corr}, {}).columns)[-2:] == ["p", "paper_style_bound"]
-    for name in S.FORMATS:  # every formatted table is one display_table builds
+    assert list(views.display_table("wb_tbl_corr", {"correlations": corr}, {}).columns)[-2:] == [
+        "p",
+        "paper_style_bound",
+    ]
+    for name in views.FORMATS:  # every formatted table is one display_table builds
         try:
-            S.display_table(name, {}, v)
+            views.display_table(name, {}, v)
         except KeyError as e:
             assert "no display table" not in str(e), name
     with pytest.raises(KeyError, match="no display table 'wb_tbl_nope'"):
-        S.display_table("wb_tbl_nope", {}, {})
+        views.display_table("wb_tbl_nope", {}, {})
 
 
 def test_the_headline_verdict_follows_the_claims_statuses():
@@ -260,14 +289,30 @@ def test_the_headline_verdict_follows_the_claims_statuses():
     assert S.verdicts(moved)["wb_headline_verdict"] == "4 of the 6 headline numbers reproduce."
 
 
-def test_mc_decimals_and_intervals_print_the_digits_the_error_supports():
-    assert [S.mc_decimals(x) for x in (0.19, 0.1, 0.099, 1.3, 12.0, 0.04)] == [1, 1, 2, 0, 0, 2]
-    assert S.mc_interval([47.14, 54.12], 0.19) == "47.1-54.1"
-    assert S.mc_interval([47.14, 54.12], 1.3) == "47-54"
-    assert S.mc_interval([-2.49, 1.68], 0.19, signed=True) == "-2.5 to +1.7"
+def test_intervals_print_the_digits_the_error_supports():
+    """The raking intervals' ends to the power of ten of the SE's leading digit (compendium.stats.mcdigits, rule
+    "leading"): the digits the chapter printed before the rule module, the plain and the signed form alike."""
+    step = {se: mc_step(se, rule="leading") for se in (0.19, 0.1, 0.099, 1.3, 12.0, 0.04)}
+    assert [step[se] for se in step] == pytest.approx([0.1, 0.1, 0.01, 1.0, 10.0, 0.01])
+    assert S._interval([47.14, 54.12], step[0.19]) == "47.1-54.1"
+    assert S._interval([47.14, 54.12], step[1.3]) == "47-54"
+    assert S._interval([-2.49, 1.68], step[0.19], signed=True) == "-2.5 to +1.7"
+    assert S._interval([-0.04, 0.0], step[0.19], signed=True) == "-0.0 to +0.0"  # as the "+" format flag writes it
+
+    def before(pair, se, signed=False):  # the chapter's own helper before compendium.stats.mcdigits
+        d = max(0, -math.floor(math.log10(se)))
+        lo, hi = pair
+        return f"{lo:+.{d}f} to {hi:+.{d}f}" if signed else f"{lo:.{d}f}-{hi:.{d}f}"
+
+    rng = np.random.default_rng(3)
+    for _ in range(2000):
+        se = float(10 ** rng.uniform(-3, 1.5))
+        pair = sorted(rng.normal(0, 30, 2).round(int(rng.integers(0, 5))))
+        for signed in (False, True):
+            assert S._interval(pair, mc_step(se, rule="leading"), signed) == before(pair, se, signed), (pair, se)
     for bad in (0.0, -1.0, float("nan"), float("inf")):
         with pytest.raises(ValueError, match="positive finite"):
-            S.mc_decimals(bad)
+            mc_step(bad, rule="leading")
 
 
 def test_raking_sampling_phrases_by_hand():

@@ -385,10 +385,6 @@ def study_params(section: str, **overrides: Any) -> _Section:
         raise ParamsError(problems) from None
 
 
-def workbank_params(**overrides: Any) -> Workbank:  # TEMPORARY: until the WORKBank wing calls study_params
-    return study_params("workbank", **overrides)
-
-
 def _same(value: Any, ref: Any) -> bool:
     if isinstance(ref, (int, float)) and isinstance(value, (int, float)) and not isinstance(value, bool):
         return float(value) == float(ref)

@@ -12,17 +12,20 @@ paper's definition it implements (METHODS.md, section WORKBank). Themes:
 * :mod:`.demographics` - desire/agency by group, raking the headline to BLS margins;
 * :mod:`.slips` - the paper's slips with evidence;
 * :mod:`.authors` - the authors' notebook constructions behind the register's tables;
-* :mod:`.analysis` - one function per chapter section (a :class:`.analysis.Section`);
-* :mod:`.result` - :func:`build`, every section once, as one read-only :class:`WorkbankResult`;
+* :mod:`.sections` - one function per chapter section (a :class:`.sections.Section`);
+* :mod:`.build` - :class:`Inputs` (every input read once) and :func:`build`, every section once, as one
+  read-only :class:`WorkbankResult`;
 * :mod:`.models` - the ``workbank_models`` stage: the sections no zone setting reaches, computed once;
-* :mod:`.register` - the result mapped to the register's claim ids (nothing computed);
-* :mod:`.summary` - the words of the chapter, each a function of the result;
-* :mod:`.figures` - the chapter's figures.
+* :mod:`.register` - the result mapped to the register's claim ids (nothing computed, no file read);
+* :mod:`.summary` - the words of the chapter, each a function of the result, and its verdict sentences;
+* :mod:`.values` - the values and tables the chapter writes;
+* :mod:`.views` - the display copies of the chapter's tables;
+* :mod:`.figures` and :mod:`.alttext` - the chapter's figures and their alt text;
+* :mod:`.provenance` - where each claim is computed (plain data, read by the claims check).
 """
 
 from . import (  # noqa: F401
     agency,
-    analysis,  # noqa: F401
     authors,
     common,
     demographics,
@@ -30,7 +33,8 @@ from . import (  # noqa: F401
     external,
     landscape,
     reliability,
+    sections,
     skills,
     slips,
 )
-from .result import Inputs, WorkbankResult, build, build_models  # noqa: F401
+from .build import Inputs, WorkbankResult, build, build_models  # noqa: F401

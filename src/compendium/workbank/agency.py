@@ -55,8 +55,9 @@ def n_tied(counts: pd.DataFrame) -> int:
     return int(((c == c.max(axis=1, keepdims=True)).sum(axis=1) > 1).sum())
 
 
-def dominant_level(counts: pd.DataFrame, rule: str, seed: int | None = None) -> pd.Series:
-    """Dominant HAS level (1..5) per row of a counts table under a tie rule (see :data:`TIE_RULES`)."""
+def dominant_level(counts: pd.DataFrame, rule: str, seed: int | None) -> pd.Series:
+    """Dominant HAS level (1..5) per row of a counts table under a tie rule (see :data:`TIE_RULES`); ``seed``: the
+    random tie-break's (required for ``random``, None for the other rules, which draw nothing)."""
     if rule not in TIE_RULES:
         raise ValueError(f"dominant_level: unknown tie rule {rule!r}; expected one of {TIE_RULES}")
     c = counts.reindex(columns=list(HAS_LEVELS)).to_numpy(dtype=float)
@@ -105,7 +106,7 @@ def _levels_draws(c: np.ndarray, rule: str, rng: np.random.Generator, n_draws: i
     if rule == "random":
         u = rng.random((n_draws, *c.shape))
         return np.where(is_mode[None], u, -1.0).argmax(axis=2) + 1
-    return dominant_level(pd.DataFrame(c, columns=list(HAS_LEVELS)), rule).to_numpy()[None, :]
+    return dominant_level(pd.DataFrame(c, columns=list(HAS_LEVELS)), rule, None).to_numpy()[None, :]
 
 
 def tie_rule_sensitivity(
@@ -177,7 +178,7 @@ def untied_only(worker_counts: pd.DataFrame, expert_counts: pd.DataFrame) -> dic
 
     keep = untied(wc) & untied(ec)
     # without ties every rule but "mean" gives the mode; "lowest" is the rule this was written with
-    return agency_comparison(dominant_level(wc[keep], "lowest"), dominant_level(ec[keep], "lowest"))
+    return agency_comparison(dominant_level(wc[keep], "lowest", None), dominant_level(ec[keep], "lowest", None))
 
 
 def has_task_means(ratings: pd.DataFrame) -> pd.Series:
@@ -186,9 +187,10 @@ def has_task_means(ratings: pd.DataFrame) -> pd.Series:
     return ratings.groupby(TASK)[HAS].mean().sort_index()
 
 
-def occupation_levels(desires: pd.DataFrame, experts: pd.DataFrame, rule: str, seed: int | None = None) -> pd.DataFrame:
-    """Occupation-level HAS: pooled ratings per occupation, dominant level for workers and experts, the
-    normalised 5-bin distributions and their Jensen-Shannon distance (base 2; 0 = identical, 1 = disjoint).
+def occupation_levels(desires: pd.DataFrame, experts: pd.DataFrame, rule: str, seed: int | None) -> pd.DataFrame:
+    """Occupation-level HAS: pooled ratings per occupation, dominant level for workers and experts (tie rule
+    ``rule``; ``seed`` as :func:`dominant_level`'s), the normalised 5-bin distributions and their Jensen-Shannon
+    distance (base 2; 0 = identical, 1 = disjoint).
 
     Columns: occupation, worker_level, expert_level, jsd, worker_H1..H5, expert_H1..H5 (shares).
     """

@@ -2,7 +2,7 @@
 ``analysis/*.ipynb``), from the raw frames: the statistics only the register needs.
 
 :func:`compendium.workbank.build` calls these once, in its ``paper`` section
-(:func:`.analysis.paper_section`); :mod:`.register` then only maps the frames to the register's row and
+(:func:`.sections.paper_section`); :mod:`.register` then only maps the frames to the register's row and
 column slugs and claim ids. Where the project prefers another definition it is computed beside the authors'
 (``<id>.variant.<slug>``).
 """

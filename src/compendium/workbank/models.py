@@ -3,7 +3,7 @@
     python -m compendium.workbank.models   # the workbank_models stage: writes results/workbank_models/
 
 The Human Agency Scale with its tie-rule sensitivity, the skills, Krippendorff's alpha with the Table 1
-mixed model, and the demographic groups with the raking (:data:`compendium.workbank.result.MODEL_SECTIONS`)
+mixed model, and the demographic groups with the raking (:data:`compendium.workbank.build.MODEL_SECTIONS`)
 read the raw files and only the keys of ``PARTIAL_RECORDS["workbank_models"]`` (tie rule, seed, tie-break
 draws, optimiser, group bootstrap, raking settings), never the zone cut-off, the sweep or the zone
 bootstrap. So this stage computes them, and draws their five figures, once; the ``workbank`` stage reads
@@ -12,7 +12,7 @@ fit the mixed model or re-rake the sample again (about 4-5 s of the exercise loo
 
 Outputs, in ``results/workbank_models/``:
 
-- ``sections.pkl``: the four sections exactly as :func:`compendium.workbank.result.build_models` returns
+- ``sections.pkl``: the four sections exactly as :func:`compendium.workbank.build.build_models` returns
   them (values, tables, frames and facts: a pickle, because the chapter must get back the very objects, dtypes
   and index included, that a single-process build would have; it is this stage's own output in the project's
   DVC cache, read by the next stage only), with the parameter values it was computed with;
@@ -29,7 +29,7 @@ from pathlib import Path
 from compendium.pipeline import paths
 from compendium.pipeline.params import Workbank
 
-from .analysis import Section
+from .sections import Section
 
 STAGE = "workbank_models"
 PICKLE = "sections.pkl"
@@ -74,7 +74,7 @@ def write(sections: Mapping[str, Section], params: Workbank, folder: Path) -> No
     """Write ``sections`` (computed with ``params``) and their figures into ``folder``."""
     from compendium.chapter.display import save_png
 
-    from .result import model_params
+    from .build import model_params
 
     folder.mkdir(parents=True, exist_ok=True)
     payload = {"params": model_params(params), "sections": _plain(sections)}
@@ -94,7 +94,7 @@ def figure(name: str, root: Path | None = None) -> Path:
 def load(params: Workbank, root: Path | None = None) -> dict[str, Section]:
     """The sections the ``workbank_models`` stage computed, checked against this run's ``params``: a missing
     output or one computed with other values of the keys it reads stops with the command that makes it."""
-    from .result import model_params
+    from .build import model_params
 
     folder = Path(root) if root is not None else paths.RESULTS / STAGE
     f = folder / PICKLE
@@ -118,15 +118,15 @@ def main() -> int:
     import time
 
     from compendium.pipeline.notebooks import timing_file
-    from compendium.pipeline.params import stage_section, workbank_params
+    from compendium.pipeline.params import stage_section, study_params
     from compendium.pipeline.stage import python_stage
 
-    from .result import Inputs, build_models
+    from .build import Inputs, build_models
 
     t0 = time.perf_counter()
     with python_stage(STAGE) as folder:
-        params = workbank_params(**stage_section(STAGE))
-        write(build_models(params, Inputs.load(), stage=STAGE), params, folder)
+        params = study_params("workbank", **stage_section(STAGE))  # its keys of the section; the rest are never read
+        write(build_models(params, Inputs.load(params), stage=STAGE), params, folder)
     seconds = time.perf_counter() - t0
     timing = timing_file(STAGE)  # for the Reproducibility page's stage times, as the notebook stages do
     timing.parent.mkdir(parents=True, exist_ok=True)

@@ -1,5 +1,6 @@
 """Every cell of the WORKBank register (``published/workbank.yaml``) and every text claim, mapped from the one
-computation of the chapter (:func:`compendium.workbank.build`); nothing is computed here.
+computation of the chapter (:func:`compendium.workbank.build`); nothing is computed here, and no file is read: the
+register itself is an input (:meth:`compendium.workbank.build.Inputs.load` reads it, the result carries it).
 
 :func:`register_values` returns ``(values, missing)`` for the values contract: one key per claim id and
 per cell of every register table (``tables:``; id_pattern with ``{row}``/``{col}``, or the cell's
@@ -20,12 +21,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
-from compendium.pipeline import paths, yamlfile
+from compendium.pipeline import paths
 
 from ..claims.cells import cell_map
 from .authors import (  # noqa: F401 - PROVENANCE names these here (results/claims/claims.csv quotes it)
@@ -49,9 +49,6 @@ from .common import ZONES
 from .provenance import PROVENANCE
 from .reliability import alpha_authors, alpha_values  # noqa: F401 - as above
 
-if TYPE_CHECKING:
-    from .result import WorkbankResult
-
 __all__ = [
     "PROVENANCE",
     "alpha_authors",
@@ -63,7 +60,6 @@ __all__ = [
     "fig5a_frame",
     "fig6b_frame",
     "fig7_frame",
-    "load_register",
     "mapping_frames",
     "mixed_model_stats",
     "nb_claude_frame",
@@ -88,15 +84,6 @@ AUDIO = (
 
 
 # ------------------------------------------------------------------------------------------ register
-
-
-def load_register(path=None) -> dict:
-    """The WORKBank register (``published/workbank.yaml``)."""
-    p = path or paths.PUBLISHED / "workbank.yaml"
-    reg = yamlfile.load(p)
-    if not isinstance(reg, dict) or "tables" not in reg or "claims" not in reg:
-        raise ValueError(f"{p}: expected a mapping with 'tables' and 'claims'")
-    return reg
 
 
 def cell_ids(table: Mapping) -> dict[tuple[str, str], str]:
@@ -137,7 +124,7 @@ def _term_key(term: str) -> str:
 
 def table1_frame(coefs: pd.DataFrame, row_labels: Mapping[str, str]) -> pd.DataFrame:
     """Paper Table 1: the fixed effects of the chapter's REML mixed model (``coefs``: the table
-    ``mixed_model_coefficients`` of :func:`.analysis.reliability_section`), rows = the register's row slugs,
+    ``mixed_model_coefficients`` of :func:`.sections.reliability_section`), rows = the register's row slugs,
     columns coef, se, z, p, ci_low, ci_high. A register term the fit does not produce is NaN."""
     by_key = coefs.assign(key=coefs["term"].map(_term_key)).set_index("key")
     if by_key.index.duplicated().any():
@@ -265,8 +252,9 @@ _CHAPTER_CLAIMS = (
 )
 
 
-def text_claims(result: WorkbankResult) -> dict:
-    """The register's text claims (not table cells) that the released files determine: the chapter's values
+def text_claims(result) -> dict:
+    """The register's text claims (not table cells) that the released files determine (``result``: a
+    :class:`~compendium.workbank.build.WorkbankResult`): the chapter's values
     under their claim ids, the authors' constructions of the paper section, and the claims that are a
     chapter value under another name."""
     v = result.values
@@ -298,7 +286,7 @@ def _frame_cells(values: dict, table: Mapping, frame: pd.DataFrame | None, missi
             missing[vid] = why if frame is None else f"{why} (no data row matches the register row {r!r})"
 
 
-def _frames(result: WorkbankResult, tables: Mapping[str, Mapping]) -> tuple[dict, dict]:
+def _frames(result, tables: Mapping[str, Mapping]) -> tuple[dict, dict]:
     """``({table slug: (frame or None, what it needs)}, unique mapping totals)`` from the result's sections."""
     paper = result.paper.extra
     ext = paths.WORKBANK_EXTERNAL
@@ -348,13 +336,14 @@ def _frames(result: WorkbankResult, tables: Mapping[str, Mapping]) -> tuple[dict
     return frames, totals
 
 
-def register_values(result: WorkbankResult, register: dict | None = None) -> tuple[dict, dict]:
-    """Every WORKBank register cell and text claim of ``result``: ``(values, missing)`` (see the module docstring).
+def register_values(result) -> tuple[dict, dict]:
+    """Every WORKBank register cell and text claim of ``result`` (a :class:`~compendium.workbank.build.WorkbankResult`,
+    which carries the register it is mapped to): ``(values, missing)`` (see the module docstring).
 
     Where one of the authors' external files was absent (``Inputs.usage``/``yc``/``papers`` None) its cells
     are ``None`` and ``missing`` names the file. Claims the release cannot give (``level: none``/``outside``
     without a bundled file) are ``None`` with the reason."""
-    reg = register or load_register()
+    reg = result.register
     tables = {t["slug"]: t for t in reg["tables"]}
     values: dict = {}
     missing: dict = {}
@@ -401,12 +390,12 @@ def _claims_without_value(claims, values: dict, missing: dict) -> None:
             missing[k] = "input absent"
 
 
-def register_summary(values: Mapping, register: dict | None = None) -> pd.DataFrame:
-    """Per register table: its slug and label, number of cells (whole-table ids count once per cell) and how many
-    of them have a value (not ``None``) in ``values``."""
-    reg = register or load_register()
+def register_summary(values: Mapping, register: Mapping) -> pd.DataFrame:
+    """Per table of ``register`` (the parsed ``published/workbank.yaml``): its slug and label, number of cells
+    (whole-table ids count once per cell) and how many of them have a value (not ``None``) in ``values`` (the
+    register's values, :func:`register_values`); the chapter's table ``register_summary``."""
     rows = []
-    for t in reg["tables"]:
+    for t in register["tables"]:
         ids = cell_ids(t)
         null = sum(values.get(v) is None for v in ids.values())
         rows.append(

@@ -130,7 +130,7 @@ def fit_mixed_model(data: pd.DataFrame, covariates=MIXED_MODEL_COVARIATES, *, me
     n_groups, converged, llf, singular_warning; ``coefficients`` a table term, coef, se, z, p, ci_low,
     ci_high (fixed effects). Every float is rounded to 8 significant digits
     (:func:`compendium.pipeline.results.significant`): BFGS's last digits depend on the BLAS kernel.
-    The chapter fits it once per run (:func:`.analysis.reliability_section`); Table 1 of the register reads
+    The chapter fits it once per run (:func:`.sections.reliability_section`); Table 1 of the register reads
     that fit.
     """
     require_columns(data, ["desire", TASK, *covariates], "mixed-model data")

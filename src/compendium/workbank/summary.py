@@ -1,27 +1,29 @@
 """Every number and phrase the WORKBank chapter's prose quotes, each a function of the one result.
 
 :func:`summary` maps each glue key of ``notebooks/20_workbank.md`` (``{glue:text}`wb_...```) to its value,
-phrased from the :class:`~compendium.workbank.result.WorkbankResult` of :func:`compendium.workbank.build`
-(its values, tables, facts and parameters) and, for the register paragraph, the register's mapping of it.
-Nothing here computes a statistic: one small function per section of the chapter picks and phrases what
-the result holds. The notebook glues the whole dict in one call (:func:`compendium.chapter.display.glue_all`).
+phrased from the :class:`~compendium.workbank.build.WorkbankResult` of :func:`compendium.workbank.build`
+(its values, tables, facts, parameters and register) and, for the register paragraph, the register's mapping of
+it (:func:`.register.register_values`). Nothing here computes a statistic: one small ``*_phrases(result)``
+function per section of the chapter (:data:`PHRASES`) picks and phrases what the result holds. The notebook
+glues the whole dict in one call (:func:`compendium.chapter.display.glue_all`). :func:`verdicts` gives the
+"does it reproduce" sentences from the claims check's statuses.
 
-:func:`display_table` builds the display copy of each numbered table (which columns, in which order,
-under which names); :data:`FORMATS` says how its numbers are printed (:func:`compendium.chapter.display.table`).
-Nothing here changes a result: these are the words and tables of the page.
+The display copies of the chapter's tables are :mod:`.views`'; the values and tables it writes, :mod:`.values`'.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping
 
-import pandas as pd
 from IPython.display import Markdown
 
+from compendium.chapter.publish import phrases
 from compendium.chapter.safetext import code
+from compendium.stats.mcdigits import mc_format, mc_step
 
-__all__ = ["summary", "display_table", "FORMATS", "published_value", "PHRASES", "mc_decimals", "mc_interval"]
+from .register import register_summary, register_values
+
+__all__ = ["summary", "verdicts", "published_value", "PHRASES", "VERDICT_NAMES", "HEADLINE_CLAIMS"]
 
 ZONES = ("green", "red", "rnd", "low")
 REASONS = ("free_time", "repetitive", "human_error", "stress", "difficulty", "scale")
@@ -43,12 +45,9 @@ MIXED = (
 BREAKDOWN = ("desire_side", "desire_side_only", "capability_side", "experts_1", "experts_2", "uncertain_experts_3plus")
 
 
-def published_value(claim_id: str, register: Mapping | None = None) -> float:
-    """The number ``published/workbank.yaml`` prints for ``claim_id`` (quoted in the prose, never an input)."""
-    if register is None:
-        from compendium.pipeline import paths, yamlfile
-
-        register = yamlfile.load(paths.PUBLISHED / "workbank.yaml")
+def published_value(claim_id: str, register: Mapping) -> float:
+    """The number the register (the parsed ``published/workbank.yaml``, the result's ``register``) prints for
+    ``claim_id`` (quoted in the prose, never an input)."""
     for c in register["claims"]:
         if c["id"] == claim_id:
             return float(c["published"])
@@ -64,7 +63,8 @@ def _lo_hi(pair) -> tuple:
 
 
 # ------------------------------------------------------------------------------------ the sections
-# Each takes the result ``r`` (``r.values``, ``r.tables``, ``r.facts``, ``r.params``) and returns its glue keys.
+# Each takes the result ``r`` (``r.values``, ``r.tables``, ``r.facts``, ``r.params``, ``r.register``) and returns
+# its glue keys.
 
 
 def data_phrases(r) -> dict:
@@ -204,8 +204,8 @@ def external_phrases(r) -> dict:
     }
 
 
-def tie_rule_phrases(r, published: Mapping | None = None) -> dict:
-    """How fragile: the tie rule."""
+def tie_rule_phrases(r) -> dict:
+    """How fragile: the tie rule (against the paper's printed share)."""
     v, p = r.values, r.params
     grid = r.tables["has_tie_rules"]
     sym = grid[grid["worker_rule"] == grid["expert_rule"]]
@@ -223,7 +223,7 @@ def tie_rule_phrases(r, published: Mapping | None = None) -> dict:
         "wb_more_same_min": v["wb.robust.workers_more_same_rule_min"],
         "wb_more_same_max": v["wb.robust.workers_more_same_rule_max"],
         "wb_more_same_min_rule": _md_code(v["wb.robust.workers_more_same_rule_min_rule"]),
-        "wb_pub_workers_more": published_value("wb.has.workers_more", published),
+        "wb_pub_workers_more": published_value("wb.has.workers_more", r.register),
     }
     g["wb_more_random_lo"], g["wb_more_random_hi"] = _lo_hi(v["wb.robust.workers_more_random_ci"])
     return g
@@ -253,7 +253,8 @@ def zone_phrases(r) -> dict:
     g.update({f"wb_zb_{k}": v[f"wb.robust.zone_breakdown.{k}"] for k in BREAKDOWN})
     # share of the widening (beyond 1) that the drop-and-rescale step adds
     g["wb_zone_widen_rescale_share"] = 100 * (g["wb_zone_widen"] - g["wb_zone_widen_keep"]) / (g["wb_zone_widen"] - 1)
-    # printed to the tens: across runs of 2,000 draws it moves by a few points (an independent re-run: 39 +/- 2.3 %)
+    # printed to the tens: across runs of 2,000 draws it moves by a few points (an independent re-run: 39 +/- 2.3 %);
+    # a fixed step, not a rule of compendium.stats.mcdigits (this run does not estimate that spread)
     g["wb_zone_widen_rescale_tens"] = int(10 * round(g["wb_zone_widen_rescale_share"] / 10))
     g["wb_zone_source_comparison"] = source_comparison(
         {
@@ -359,22 +360,14 @@ def raking_phrases(r) -> dict:
     return g
 
 
-def mc_decimals(se: float) -> int:
-    """The decimals a Monte-Carlo standard error supports: down to the power of ten of its leading digit
-    (an SE of 0.19 points supports tenths, one of 1.3 whole points, one of 0.04 hundredths)."""
-    if not (se > 0 and math.isfinite(se)):
-        raise ValueError(f"mc_decimals: need a positive finite standard error, got {se}")
-    return max(0, -math.floor(math.log10(se)))
-
-
-def mc_interval(pair, se: float, signed: bool = False) -> str:
-    """``"47.1-54.1"`` (or, ``signed``, ``"-2.5 to +1.7"``): an interval's endpoints to the decimals ``se``
-    supports (:func:`mc_decimals`)."""
-    d = mc_decimals(se)
-    lo, hi = pair
-    if signed:
-        return f"{lo:+.{d}f} to {hi:+.{d}f}"
-    return f"{lo:.{d}f}-{hi:.{d}f}"
+def _interval(pair, step: float, signed: bool = False) -> str:
+    """``"47.1-54.1"`` (or, ``signed``, ``"-2.5 to +1.7"``): an interval's endpoints written to ``step``
+    (:func:`compendium.stats.mcdigits.mc_format`, ``"plain"``: the endpoints' own digits at the step's decimals)."""
+    lo, hi = (mc_format(x, step, "plain") for x in pair)
+    if signed:  # a sign on each end, as Python's "+" format flag writes it (a "-0.0" keeps its minus)
+        lo, hi = (x if x.startswith("-") else f"+{x}" for x in (lo, hi))
+        return f"{lo} to {hi}"
+    return f"{lo}-{hi}"
 
 
 def raking_sampling_phrases(r) -> dict:
@@ -382,6 +375,9 @@ def raking_sampling_phrases(r) -> dict:
     (a bootstrap over workers, every replicate re-raked), printed to the digits its Monte-Carlo error supports."""
     v = r.values
     se = v["wb.raking.boot.mc_se"]
+    # the intervals' ends, rule "leading" (compendium.stats.mcdigits): to the power of ten of the leading digit of
+    # the largest Monte-Carlo SE of the eight ends (an SE of 0.19 points supports tenths, one of 1.3 whole points)
+    step = mc_step(se, rule="leading")
     g = {
         "wb_rsec_top_n": v["wb.raking.sector_top_n"],
         "wb_rsec_top_raked": v["wb.raking.sector_top_raked_pct"],
@@ -394,26 +390,29 @@ def raking_sampling_phrases(r) -> dict:
         "wb_rsec_missing_bls": v["wb.raking.sector_bls_pct_without_workers"],
         "wb_rboot_n": v["wb.raking.boot.n_draws"],
         "wb_rboot_tasks": v["wb.raking.boot.mean_tasks"],
-        "wb_rboot_mid_ci": mc_interval(v["wb.raking.boot.share_mid_ci"], se),
-        "wb_rboot_gt_ci": mc_interval(v["wb.raking.boot.share_gt_ci"], se),
-        "wb_rboot_unw_mid_ci": mc_interval(v["wb.raking.boot.unweighted_mid_ci"], se),
-        "wb_rboot_diff_ci": mc_interval(v["wb.raking.boot.diff_mid_ci"], se, signed=True),
-        "wb_rboot_mc_se": f"{se:.1g}",
+        "wb_rboot_mid_ci": _interval(v["wb.raking.boot.share_mid_ci"], step),
+        "wb_rboot_gt_ci": _interval(v["wb.raking.boot.share_gt_ci"], step),
+        "wb_rboot_unw_mid_ci": _interval(v["wb.raking.boot.unweighted_mid_ci"], step),
+        "wb_rboot_diff_ci": _interval(v["wb.raking.boot.diff_mid_ci"], step, signed=True),
+        "wb_rboot_mc_se": f"{se:.1g}",  # the SE itself, to one significant digit
     }
     lo, hi = v["wb.raking.boot.diff_mid_ci"]
     g["wb_rboot_diff_zero"] = "contains 0" if lo <= 0 <= hi else "does not contain 0"
     return g
 
 
-def register_phrases(register_values: Mapping, register_summary: pd.DataFrame) -> dict:
-    """Every number the paper prints: the register's size, and the expert-SD reading."""
+def register_phrases(r) -> dict:
+    """Every number the paper prints: the register's size (its mapping of the result,
+    :func:`.register.register_values`), and the expert-SD reading."""
+    values, _ = register_values(r)
+    cells = register_summary(values, r.register)
     return {
-        "wb_reg_cells": int(register_summary["cells"].sum()),
-        "wb_reg_tables": len(register_summary),
-        "wb_reg_null": int(register_summary["null"].sum()),
-        "wb_reg_keys": len(register_values),
-        "wb_sd_pop": register_values["wb.counts.expert_sd_max"],
-        "wb_sd_sample": register_values["wb.counts.expert_sd_max.variant.sample_sd"],
+        "wb_reg_cells": int(cells["cells"].sum()),
+        "wb_reg_tables": len(cells),
+        "wb_reg_null": int(cells["null"].sum()),
+        "wb_reg_keys": len(values),
+        "wb_sd_pop": values["wb.counts.expert_sd_max"],
+        "wb_sd_sample": values["wb.counts.expert_sd_max.variant.sample_sd"],
     }
 
 
@@ -430,136 +429,20 @@ PHRASES: tuple[Callable, ...] = (
     sample_phrases,
     raking_phrases,
     raking_sampling_phrases,
+    tie_rule_phrases,
+    register_phrases,
 )
 
 
-def summary(
-    result,
-    register_values: Mapping | None = None,
-    register_summary: pd.DataFrame | None = None,
-    published: Mapping | None = None,
-) -> dict:
-    """``{glue key: value}`` for every number and phrase of the chapter's prose.
+def summary(result) -> dict:
+    """``{glue key: value}`` for every number and phrase of the chapter's prose: the union of :data:`PHRASES`
+    (:func:`compendium.chapter.publish.phrases`; two functions giving one key different values raise).
 
-    ``result``: :func:`compendium.workbank.build`'s (any object with ``values``, ``tables``, ``facts`` and
-    ``params``); ``register_values``/``register_summary``: :func:`.register.register_values` and
-    :func:`.register.register_summary` of it (the register paragraph's keys are left out without them);
-    ``published``: the parsed ``published/workbank.yaml`` (read from disk when None).
-    Values are plain numbers or strings, except the two ``{glue:md}`` keys (``Markdown``).
+    ``result``: :func:`compendium.workbank.build`'s (any object with ``values``, ``tables``, ``facts``,
+    ``params`` and ``register``, and the sections :func:`.register.register_values` maps). Values are plain
+    numbers or strings, except the two ``{glue:md}`` keys (``Markdown``).
     """
-    g: dict = {}
-    for phrases in PHRASES:
-        g.update(phrases(result))
-    g.update(tie_rule_phrases(result, published))
-    if register_values is not None and register_summary is not None:
-        g.update(register_phrases(register_values, register_summary))
-    return g
-
-
-# number formats of the displayed tables (compendium.chapter.display.table(..., formats=FORMATS[name]))
-FORMATS: dict[str, dict[str, str]] = {
-    "wb_tbl_top20": {"mean_desire": "{:.2f}"},
-    "wb_tbl_bottom20": {"mean_desire": "{:.2f}"},
-    "wb_tbl_corr": {"p": "{:.3g}"},
-    "wb_tbl_zones_sector": {z: "{:.1f}" for z in ZONES},
-    "wb_tbl_jsd": {"jsd": "{:.3f}"},
-    "wb_tbl_we": {"rho": "{:.3f}", "p": "{:.2g}", "ci_low": "{:.3f}", "ci_high": "{:.3f}"},
-    "wb_tbl_skills": {"mean_wage": "{:,.0f}", "mean_has": "{:.2f}"},
-    "wb_tbl_mixed": {c: "{:.3f}" for c in ("coef", "se", "z", "ci_low", "ci_high")} | {"p": "{:.2g}"},
-    "wb_tbl_alpha": {"α (authors: every row)": "{:.3f}", "α (repeated rows dropped)": "{:.3f}"},
-    "wb_tbl_density": {"total": "{:,.0f}", "density": "{:.2f}", "share_of_total": "{:.1f}"},
-    "wb_tbl_claude": {"mean_desire": "{:.2f}", "usage_pct": "{:.3f}"},
-    "wb_tbl_raking_sectors": {c: "{:.1f}" for c in ("% of the workers", "% raked", "% of US employment")},
-    "wb_tbl_raking": {
-        "% tasks desire > 3": "{:.1f}",
-        "% ≥ 3": "{:.1f}",
-        "% > 3, ties half": "{:.1f}",
-        "mean desire": "{:.3f}",
-        "design effect": "{:.2f}",
-        "effective n": "{:.0f}",
-        "max weight": "{:.2f}",
-        "min weight": "{:.2f}",
-    },
-}
-
-RAKING_COLUMNS = {
-    "n_workers": "workers",
-    "share_gt_cutoff": "% tasks desire > 3",
-    "share_ge_cutoff": "% ≥ 3",
-    "share_mid": "% > 3, ties half",
-    "mean_of_task_means": "mean desire",
-    "design_effect": "design effect",
-    "effective_n": "effective n",
-    "max_weight": "max weight",
-    "min_weight": "min weight",
-}
-
-SECTOR_MIX_COLUMNS = {
-    "n_workers": "workers",
-    "sample_pct": "% of the workers",
-    "raked_pct": "% raked",
-    "bls_pct": "% of US employment",
-}
-
-
-def _alpha_table(t, v) -> pd.DataFrame:
-    return pd.DataFrame(
-        [
-            {
-                "ratings": k.replace("_", " "),
-                "α (authors: every row)": v[f"wb.alpha.{k}"],
-                "α (repeated rows dropped)": v[f"wb.alpha.{k}.variant.dedup_rows"],
-            }
-            for k in ALPHAS
-        ]
-    )
-
-
-def _density_table(t, v) -> pd.DataFrame:
-    dens = pd.concat([t["yc_density"].assign(source="YC companies"), t["arxiv_density"].assign(source="arXiv papers")])
-    cols = ["source", "zone", "n_tasks", "n_mapped", "total", "density", "share_of_total"]
-    return dens[dens["join"] == "task"][cols].reset_index(drop=True)
-
-
-def _copy(name: str) -> Callable:
-    return lambda t, v: t[name].copy()
-
-
-#: display table -> ``f(tables, values)`` building its display copy
-DISPLAY: dict[str, Callable] = {
-    "wb_tbl_top20": _copy("top20_desire"),
-    "wb_tbl_bottom20": _copy("bottom20_desire"),
-    "wb_tbl_corr": lambda t, v: t["correlations"][
-        ["pair", "rho", "ci_low", "ci_high", "n_tasks", "p", "paper_style_bound"]
-    ].copy(),
-    "wb_tbl_zones_sector": _copy("zones_by_sector"),
-    "wb_tbl_jsd": _copy("has_jsd_top10"),
-    "wb_tbl_we": lambda t, v: t["has_worker_vs_expert"][["measure", "rho", "ci_low", "ci_high", "p", "n_tasks"]].copy(),
-    "wb_tbl_skills": lambda t, v: t["skill_ranks"].merge(t["skill_wage_coverage"], on="skill", how="left")[
-        ["skill", "n_tasks", "n_with_wage", "mean_wage", "wage_rank", "mean_has", "has_rank"]
-    ],
-    "wb_tbl_mixed": lambda t, v: t["mixed_model_coefficients"][t["mixed_model_coefficients"]["p"] < 0.05].copy(),
-    "wb_tbl_alpha": _alpha_table,
-    "wb_tbl_density": _density_table,
-    "wb_tbl_claude": _copy("claude_top10"),
-    "wb_tbl_slips": _copy("paper_slips"),
-    "wb_tbl_raking": lambda t, v: t["raking_variants"][["variant", *RAKING_COLUMNS]].rename(columns=RAKING_COLUMNS),
-    "wb_tbl_mapping": _copy("raking_category_map"),
-    "wb_tbl_raking_sectors": lambda t, v: t["raking_sector_mix"][["sector", *SECTOR_MIX_COLUMNS]].rename(
-        columns=SECTOR_MIX_COLUMNS
-    ),
-    "wb_tbl_register": _copy("register_summary"),
-}
-
-
-def display_table(name: str, tables: Mapping[str, pd.DataFrame], values: Mapping) -> pd.DataFrame:
-    """The display copy of the chapter's table ``name`` (``wb_tbl_*``): columns chosen, ordered and named
-    for the page, index as columns. Print it with ``compendium.chapter.display.table(df, label, caption,
-    formats=FORMATS.get(name))``.
-    """
-    if name not in DISPLAY:
-        raise KeyError(f"no display table {name!r} in the WORKBank chapter")
-    return DISPLAY[name](tables, values)
+    return phrases(result, PHRASES, what="workbank phrases")
 
 
 HEADLINE_CLAIMS = (

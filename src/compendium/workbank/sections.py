@@ -1,9 +1,9 @@
-"""The chapter's analyses, one function per section, each returning a :class:`Section`.
+"""The WORKBank chapter's sections, one function per section of the chapter, each returning a :class:`Section`.
 
 Values are keyed by the claim ids of ``published/workbank.yaml`` where a claim exists (``wb.*``), and by
 descriptive keys otherwise. Tables are the CSVs of ``results/workbank/tables/``. :func:`compendium.workbank.build`
-calls every section once, in order, and hands each the frames of the sections before it; no two sections
-publish the same value key. Every parameter is a required argument: the defaults live in
+(:mod:`.build`) calls every section once, in order, and hands each the frames of the sections before it; no two
+sections publish the same value key. Every parameter is a required argument: the defaults live in
 :mod:`compendium.pipeline.params` (``REFERENCE["workbank"]``, ``WORKBANK_PAPER_CUTOFF``).
 """
 
@@ -426,8 +426,8 @@ def external_section(
         dens, rl = external.mapping_density(land, df, col, "task")
         by_task[name] = dens
         dens2, rl2 = external.mapping_density(land, df, col, "task_occupation")
-        tables[f"{name}_density"] = dens.assign(join="task").pipe(
-            lambda d: pd.concat([d, dens2.assign(join="task_occupation")], ignore_index=True)
+        tables[f"{name}_density"] = pd.concat(
+            [dens.assign(join="task"), dens2.assign(join="task_occupation")], ignore_index=True
         )
         v[f"wb.external.{name}_red_low_share"] = rl
         v[f"wb.external.{name}_red_low_share_task_occupation"] = rl2

@@ -1,16 +1,22 @@
-"""One computation of the WORKBank chapter: :func:`build` runs every section once and returns a read-only
-:class:`WorkbankResult`, which the chapter displays, :mod:`.summary` phrases and :mod:`.register` maps to
-the register's claim ids.
+"""The WORKBank chapter's one computation: ``build(params, inputs) -> WorkbankResult``.
 
-    from compendium.pipeline.params import workbank_params
+:meth:`Inputs.load` reads every input once (the raw files of ``data/workbank`` and the register
+``published/workbank.yaml``); :func:`build` runs every section of :mod:`.sections` once and returns a read-only
+:class:`WorkbankResult`, which the chapter displays, :mod:`.summary` phrases, :mod:`.values` publishes and
+:mod:`.register` maps to the register's claim ids.
+
+    from compendium.pipeline.params import study_params
     from compendium.workbank import Inputs, build
 
-    result = build(workbank_params(cutoff=3.5), Inputs.load())
+    params = study_params("workbank", cutoff=3.5)
+    result = build(params, Inputs.load(params))
     result.values["wb.zones.green"], result.tables["zones_by_sector"], result.seconds
 
 Sections (in order; each may read the frames of those before it): counts, desire, landscape, agency,
 skills, reliability, external, demographics, slips, paper (the register-only constructions of the
-authors' notebooks). No two sections publish the same value key (:func:`build` checks it).
+authors' notebooks). No two sections publish the same value key (:func:`build` checks it). The sections no zone
+setting reaches (:data:`MODEL_SECTIONS`) are computed once by the ``workbank_models`` stage
+(:func:`build_models`, :mod:`.models`) and handed to :func:`build` as ``models``.
 """
 
 from __future__ import annotations
@@ -22,13 +28,24 @@ from types import MappingProxyType
 
 import pandas as pd
 
-from compendium.pipeline.params import PARTIAL_RECORDS, Workbank
+from compendium.pipeline import paths, studies, yamlfile
+from compendium.pipeline.params import Workbank
 from compendium.pipeline.progress import step
 
-from . import analysis
-from .analysis import Section
+from . import sections
+from .sections import Section
 
-__all__ = ["Inputs", "WorkbankResult", "SECTIONS", "MODEL_SECTIONS", "build", "build_models", "model_params"]
+__all__ = [
+    "Inputs",
+    "WorkbankResult",
+    "SECTIONS",
+    "MODEL_SECTIONS",
+    "MODEL_KEYS",
+    "build",
+    "build_models",
+    "model_params",
+    "load_register",
+]
 
 STAGE = "workbank"
 #: the sections of :class:`WorkbankResult`, in the order :func:`build` computes them
@@ -44,6 +61,15 @@ SECTIONS = (
     "slips",
     "paper",
 )
+
+
+def load_register(path=None) -> dict:
+    """The WORKBank register (``published/workbank.yaml``): its claims and the layout of its tables."""
+    p = path or paths.PUBLISHED / "workbank.yaml"
+    reg = yamlfile.load(p)
+    if not isinstance(reg, dict) or "tables" not in reg or "claims" not in reg:
+        raise ValueError(f"{p}: expected a mapping with 'tables' and 'claims'")
+    return reg
 
 
 @dataclass(frozen=True, eq=False)
@@ -66,10 +92,10 @@ class Inputs:
     register: Mapping
 
     @classmethod
-    def load(cls) -> Inputs:
-        """Every input from the checked raw files (``data/workbank``) and ``published/workbank.yaml``."""
+    def load(cls, params: Workbank) -> Inputs:
+        """Every input from the checked raw files (``data/workbank``) and ``published/workbank.yaml``, read once.
+        No parameter chooses an input: ``params`` is taken for the contract's one signature and not read."""
         from .. import data
-        from .register import load_register
 
         return cls(
             desires=data.load_worker_desires(),  # one row per (worker, task)
@@ -90,10 +116,13 @@ class Inputs:
 class WorkbankResult:
     """Every section of the chapter, computed once by :func:`build` (read-only).
 
-    ``values``, ``tables`` and ``facts`` merge the sections' (no key is in two sections); ``seconds`` is the
-    wall time of each section (not a result: never written)."""
+    ``values``, ``tables`` and ``facts`` merge the sections' (no key is in two sections); ``register`` is the
+    parsed register the result is mapped to (:attr:`Inputs.register`: claim ids and table layouts, so that
+    :func:`.register.register_values` reads no file); ``seconds`` is the wall time of each section (not a
+    result: never written)."""
 
     params: Workbank
+    register: Mapping
     counts: Section
     desire: Section
     landscape: Section
@@ -117,12 +146,13 @@ class WorkbankResult:
 
     @property
     def values(self) -> Mapping:
-        """Every published value (``results/workbank/values.json`` with the register's cells)."""
+        """Every value the sections publish (``results/workbank/values.json`` beside the register's cells)."""
         return self._merged("values")
 
     @property
     def tables(self) -> Mapping[str, pd.DataFrame]:
-        """Every table of ``results/workbank/tables/`` (the register summary is added by the chapter)."""
+        """Every table the sections compute (``results/workbank/tables/`` with the register summary:
+        :func:`.values.tables`)."""
         return self._merged("tables")
 
     @property
@@ -131,22 +161,26 @@ class WorkbankResult:
         return self._merged("facts")
 
 
-def _check_disjoint(sections: Mapping[str, Section]) -> None:
+def _check_disjoint(parts: Mapping[str, Section]) -> None:
+    """Raise ValueError if two sections of ``parts`` compute the same value, table or fact key."""
     for what in ("values", "tables", "facts"):
         seen: dict[str, str] = {}
-        for name, s in sections.items():
+        for name, s in parts.items():
             for k in getattr(s, what):
                 if k in seen:
                     raise ValueError(f"build: sections {seen[k]!r} and {name!r} both compute {what[:-1]} {k!r}")
                 seen[k] = name
 
 
-#: the sections that no zone cut-off, cut-off sweep or zone-bootstrap setting reaches (only the keys of
-#: ``PARTIAL_RECORDS["workbank_models"]``): the ``workbank_models`` stage computes them once
+#: the sections that no zone cut-off, cut-off sweep or zone-bootstrap setting reaches (only :data:`MODEL_KEYS`):
+#: the ``workbank_models`` stage computes them once
 #: (:func:`build_models`, :mod:`.models`) and :func:`build` takes them from there, so an exercise on the
 #: cut-off does not fit the mixed model or re-rake the sample again
 MODEL_SECTIONS = ("agency", "skills", "reliability", "demographics")
-MODEL_KEYS = PARTIAL_RECORDS["workbank_models"][1]
+#: the keys of the ``workbank`` section those sections read: the ``workbank_models`` stage's row of the one list of
+#: studies (:attr:`compendium.pipeline.studies.Stage.keys`, in its order: the order ``sections.pkl`` records them
+#: in), which ``params.PARTIAL_RECORDS`` records for the stage
+MODEL_KEYS: tuple[str, ...] = studies.stage("workbank_models").keys
 
 
 def model_params(params: Workbank) -> dict:
@@ -174,7 +208,7 @@ def _model_sections(run, p: Workbank, i: Inputs, name: str, sectors: pd.DataFram
     if name == "agency":
         run(
             "agency",
-            analysis.agency_section,
+            sections.agency_section,
             i.desires,
             i.experts,
             tie_rule=p.has_tie_rule,
@@ -185,11 +219,11 @@ def _model_sections(run, p: Workbank, i: Inputs, name: str, sectors: pd.DataFram
             unit="random tie-breaks",
         )
     elif name == "skills":
-        run("skills", analysis.skills_section, i.experts, i.task_metadata)
+        run("skills", sections.skills_section, i.experts, i.task_metadata)
     elif name == "reliability":
         run(
             "reliability",
-            analysis.reliability_section,
+            sections.reliability_section,
             i.desires,
             i.experts,
             i.metadata,
@@ -199,7 +233,7 @@ def _model_sections(run, p: Workbank, i: Inputs, name: str, sectors: pd.DataFram
     elif name == "demographics":
         run(
             "demographics",
-            analysis.demographics_section,
+            sections.demographics_section,
             i.desires,
             i.metadata,
             i.bls_age,
@@ -218,7 +252,7 @@ def _model_sections(run, p: Workbank, i: Inputs, name: str, sectors: pd.DataFram
         raise ValueError(f"{name!r} is not one of the model sections {MODEL_SECTIONS}")
 
 
-def build_models(params: Workbank, inputs: Inputs, stage: str = STAGE) -> dict[str, Section]:
+def build_models(params: Workbank, inputs: Inputs, *, stage: str = STAGE) -> dict[str, Section]:
     """The sections of :data:`MODEL_SECTIONS`, computed once with ``params`` (only :data:`MODEL_KEYS` are read)."""
     from . import desire
 
@@ -233,10 +267,10 @@ def build_models(params: Workbank, inputs: Inputs, stage: str = STAGE) -> dict[s
 
 
 def build(
-    params: Workbank, inputs: Inputs, stage: str = STAGE, models: Mapping[str, Section] | None = None
+    params: Workbank, inputs: Inputs, *, models: Mapping[str, Section] | None = None, stage: str = STAGE
 ) -> WorkbankResult:
-    """Run every section of the WORKBank chapter once, with ``params`` (:func:`compendium.pipeline.params.workbank_params`
-    or the validated ``params.yaml`` section), on ``inputs``; progress of the long steps goes to the
+    """Run every section of the WORKBank chapter once, with ``params`` (``study_params("workbank", ...)``,
+    :func:`compendium.pipeline.params.study_params`), on ``inputs``; progress of the long steps goes to the
     pipeline's terminal (:mod:`compendium.pipeline.progress`, prefixed ``[stage]``).
 
     ``models``: the sections of :data:`MODEL_SECTIONS` as the ``workbank_models`` stage computed them
@@ -255,12 +289,13 @@ def build(
         else:
             out[name] = models[name]
 
-    run("counts", analysis.counts_section, i.desires, i.metadata, i.experts)
-    des = run("desire", analysis.desire_section, i.desires, i.task_metadata, i.bls_wages, cutoff=p.cutoff)
+    # the data; automation desire; the desire-capability landscape
+    run("counts", sections.counts_section, i.desires, i.metadata, i.experts)
+    des = run("desire", sections.desire_section, i.desires, i.task_metadata, i.bls_wages, cutoff=p.cutoff)
     sectors = des.extra["sectors"]
     land = run(
         "landscape",
-        analysis.landscape_section,
+        sections.landscape_section,
         i.desires,
         i.experts,
         sectors,
@@ -273,15 +308,18 @@ def build(
         n=p.n_boot,
         unit="draws",
     ).extra["landscape"]
+    # the Human Agency Scale; skills; agreement between raters and the mixed model
     model("agency")
     model("skills")
     model("reliability")
-    ext = run("external", analysis.external_section, des.extra["tasks"], land, i.usage, i.yc, i.papers)
+    # WORKBank against outside data; who is the sample
+    ext = run("external", sections.external_section, des.extra["tasks"], land, i.usage, i.yc, i.papers)
     model("demographics")
+    # the paper's slips, at the paper's cut-off whatever the run's
     so_far = {k: x for s in out.values() for k, x in s.values.items()}
     run(
         "slips",
-        analysis.slips_section,
+        sections.slips_section,
         so_far,
         land,
         sectors,
@@ -290,10 +328,11 @@ def build(
         zones_by_sector=out["landscape"].tables["zones_by_sector"],
         paper_density=ext.extra["density_by_task"]["arxiv"],
     )
+    # what only the register needs: its tables by the authors' constructions
     labels = {t["slug"]: t.get("row_labels") or {} for t in i.register["tables"]}
     run(
         "paper",
-        analysis.paper_section,
+        sections.paper_section,
         i.desires,
         i.metadata,
         i.experts,
@@ -307,4 +346,4 @@ def build(
         what="the register's tables by the authors' constructions",
     )
     _check_disjoint(out)
-    return WorkbankResult(params=p, seconds=MappingProxyType(seconds), **out)
+    return WorkbankResult(params=p, register=i.register, seconds=MappingProxyType(seconds), **out)
