@@ -20,6 +20,7 @@ re-exported from :mod:`.authors` and :mod:`.reliability`.
 from __future__ import annotations
 
 import re
+import weakref
 from collections.abc import Mapping
 
 import numpy as np
@@ -336,13 +337,28 @@ def _frames(result, tables: Mapping[str, Mapping]) -> tuple[dict, dict]:
     return frames, totals
 
 
+#: id(result) -> (values, missing): the mapping of one result, made once per result (it takes about 0.4 s, and the
+#: chapter asks for it four times: the register's table twice, the phrases and publish); an entry goes with its result
+_MAPPED: dict[int, tuple[dict, dict]] = {}
+
+
 def register_values(result) -> tuple[dict, dict]:
     """Every WORKBank register cell and text claim of ``result`` (a :class:`~compendium.workbank.build.WorkbankResult`,
     which carries the register it is mapped to): ``(values, missing)`` (see the module docstring).
 
     Where one of the authors' external files was absent (``Inputs.usage``/``yc``/``papers`` None) its cells
     are ``None`` and ``missing`` names the file. Claims the release cannot give (``level: none``/``outside``
-    without a bundled file) are ``None`` with the reason."""
+    without a bundled file) are ``None`` with the reason. Mapped once per result (a frozen result maps to the same
+    cells every time); each call returns fresh dicts."""
+    key = id(result)
+    if key not in _MAPPED:
+        _MAPPED[key] = _map(result)
+        weakref.finalize(result, _MAPPED.pop, key, None)
+    values, missing = _MAPPED[key]
+    return dict(values), dict(missing)
+
+
+def _map(result) -> tuple[dict, dict]:
     reg = result.register
     tables = {t["slug"]: t for t in reg["tables"]}
     values: dict = {}
