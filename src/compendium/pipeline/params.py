@@ -568,17 +568,23 @@ def stage_section(section: str) -> dict:
     return json.loads(record.read_text())
 
 
+def records(sections: dict[str, dict]) -> dict[str, str]:
+    """What the ``params`` stage writes for validated ``sections``: file name -> text. One record per section, one
+    per :data:`PARTIAL_RECORDS` stage (its keys only), and ``valid.json``, whose content never changes."""
+    out = {f"{name}.json": json.dumps(values, indent=1, sort_keys=True) + "\n" for name, values in sections.items()}
+    for name, (of, keys) in PARTIAL_RECORDS.items():
+        out[f"{name}.json"] = json.dumps({k: sections[of][k] for k in keys}, indent=1, sort_keys=True) + "\n"
+    out["valid.json"] = json.dumps({"params.yaml": "valid"}) + "\n"
+    return out
+
+
 def check(out_dir: Path | None = None) -> Path:
-    """The ``params`` stage: validate, then write each section to ``results/params/<section>.json``."""
+    """The ``params`` stage: validate, then write each record (:func:`records`) to ``results/params/``."""
     sections = load()
     out_dir = Path(out_dir) if out_dir is not None else paths.stage_dir("params")
     out_dir.mkdir(parents=True, exist_ok=True)
-    for name, values in sections.items():
-        (out_dir / f"{name}.json").write_text(json.dumps(values, indent=1, sort_keys=True) + "\n")
-    for name, (of, keys) in PARTIAL_RECORDS.items():
-        part = {k: sections[of][k] for k in keys}
-        (out_dir / f"{name}.json").write_text(json.dumps(part, indent=1, sort_keys=True) + "\n")
-    (out_dir / "valid.json").write_text(json.dumps({"params.yaml": "valid"}) + "\n")
+    for name, text in records(sections).items():
+        (out_dir / name).write_text(text)
     return out_dir
 
 
