@@ -829,6 +829,30 @@ def test_the_verdict_sentence_follows_the_statuses():
     assert claims.verdict(st(), *args) == "0 of 0 reproduce."
 
 
+def test_an_off_paper_verdict_names_what_moved_and_says_when_nothing_did():
+    """Issue 38: "moves" only of the numbers that moved; off the paper's settings with nothing moved, not "moves"."""
+    keys = ["workbank.has_tie_rule = highest (reference lowest, the paper)"]
+    statuses = {"wb.zones.green": "reproduced", "wb.has.workers_more": "off_paper", "wb.desire.share_gt3": "reproduced"}
+    counts = dict.fromkeys(claims.STATUSES, 0) | {"reproduced": 2, "off_paper": 1}
+    st = {"statuses": statuses, "counts": counts, "off_paper": keys}
+    args = ("They reproduce.", "Off ({keys}): {moved} moved; {n} of {m} reproduce.", "{n} of {m}.")
+    names = {"wb.has.workers_more": "the agency share"}
+    got = claims.verdict(st, *args, unmoved="Off ({keys}): nothing moved.", names=names)
+    assert (
+        got
+        == "Off (workbank.has_tie_rule = highest (reference lowest, the paper)): the agency share moved; 2 of 3 reproduce."
+    )
+    st["statuses"] |= {"wb.zones.green": "off_paper", "wb.zones.red": "off_paper"}
+    st["counts"] = counts | {"reproduced": 1, "off_paper": 3}
+    names |= {"wb.zones.green": "the zone counts", "wb.zones.red": "the zone counts"}
+    assert "the zone counts and the agency share moved" in claims.verdict(st, *args, names=names)  # by claim order
+    unmoved = {"statuses": {"a": "reproduced"}, "counts": dict.fromkeys(claims.STATUSES, 0) | {"reproduced": 1}}
+    assert claims.verdict(unmoved | {"off_paper": keys}, *args, unmoved="Off ({keys}): nothing moved.") == (
+        "Off (workbank.has_tie_rule = highest (reference lowest, the paper)): nothing moved."
+    )
+    assert claims.verdict(unmoved | {"off_paper": []}, *args, unmoved="x") == "They reproduce."
+
+
 def test_own_statuses_use_the_params_stage_files(tmp_path):
     (tmp_path / "pub").mkdir()
     reg = _register(tmp_path / "pub", [_claim("pwb.a", 10.0, tol=0.05)])

@@ -579,15 +579,38 @@ def own_statuses(
     }
 
 
-def verdict(st: dict, holds: str, off_paper: str, fails: str) -> str:
-    """One of three sentences from :func:`own_statuses`: ``holds`` when every claim is reproduced, ``off_paper`` (``{keys}``: the changed keys) when any is an off-paper run, otherwise
-    ``fails`` (``{n}`` of ``{m}`` claims reproduced)."""
+def verdict(
+    st: dict,
+    holds: str,
+    off_paper: str,
+    fails: str,
+    unmoved: str | None = None,
+    names: dict[str, str] | None = None,
+) -> str:
+    """One sentence from :func:`own_statuses`, never fixed text:
+
+    - ``off_paper`` when any claim is an off-paper run (its value moved off the paper's settings and misses): the
+      placeholders are ``{keys}`` (the changed keys), ``{moved}`` (those claims, by ``names`` (claim id -> words,
+      each named once) or id, joined with "and"), ``{k}`` (how many), ``{n}`` (claims reproduced) and ``{m}`` (all);
+    - ``unmoved`` (if given) when the run is off the paper's settings but every claim still reproduces (no value
+      moved away from the paper's): ``{keys}``;
+    - ``holds`` when every claim is reproduced; otherwise ``fails`` (``{n}`` of ``{m}`` claims reproduced)."""
     c = st["counts"]
     m = sum(c.values())
     if c["off_paper"]:
-        return off_paper.format(keys="; ".join(st["off_paper"]), n=c["reproduced"], m=m)
+        ids = [cid for cid, s in st.get("statuses", {}).items() if s == "off_paper"]
+        words = list(dict.fromkeys((names or {}).get(cid, cid) for cid in ids))
+        if not words:
+            moved = "some of them"
+        elif len(words) == 1:
+            moved = words[0]
+        else:
+            moved = ", ".join(words[:-1]) + " and " + words[-1]
+        return off_paper.format(keys="; ".join(st["off_paper"]), n=c["reproduced"], m=m, moved=moved, k=len(ids))
     if m == 0 or c["reproduced"] < m:
         return fails.format(n=c["reproduced"], m=m)
+    if st.get("off_paper") and unmoved is not None:
+        return unmoved.format(keys="; ".join(st["off_paper"]))
     return holds
 
 

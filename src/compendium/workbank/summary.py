@@ -455,23 +455,37 @@ HEADLINE_CLAIMS = (
 )
 
 
+#: how the opening's verdict names each headline number that moved
+HEADLINE_NAMES = {
+    "wb.desire.share_gt3": "the share of tasks with a mean desire above 3",
+    "wb.has.workers_more": "the share of tasks where workers want more agency",
+    "wb.zones.green": "the zone counts",
+    "wb.zones.red": "the zone counts",
+    "wb.zones.rnd": "the zone counts",
+    "wb.zones.low": "the zone counts",
+}
+
+
 #: the names :func:`verdicts` glues (the chapter quotes them beside those of :func:`summary`)
 VERDICT_NAMES = ("wb_headline_verdict", "wb_slips_lead")
 
 
-def verdicts(values: Mapping) -> dict[str, str]:
+def verdicts(values: Mapping, results_dir=None) -> dict[str, str]:
     """The opening's sentences on the headline numbers ("The headline numbers reproduce."), generated from the
     statuses the claims check gives :data:`HEADLINE_CLAIMS` at this run's settings
     (``compendium.claims.own_statuses``), never fixed text: off the paper's settings they say so."""
     from .. import claims
 
-    own = claims.own_statuses("workbank", values, HEADLINE_CLAIMS)
+    own = claims.own_statuses("workbank", values, HEADLINE_CLAIMS, results_dir=results_dir)
     return {
         "wb_headline_verdict": claims.verdict(
             own,
             "The headline numbers reproduce.",
-            "Off the paper's settings ({keys}), the headline numbers move.",
+            "Off the paper's settings ({keys}), {moved} moved away from the paper's; {n} of the {m} headline numbers "
+            "still reproduce.",
             "{n} of the {m} headline numbers reproduce.",
+            unmoved="Off the paper's settings ({keys}), the headline numbers do not move: they still reproduce.",
+            names=HEADLINE_NAMES,
         ),
         "wb_slips_lead": claims.verdict(
             own,
