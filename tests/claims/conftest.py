@@ -1,28 +1,13 @@
-"""The claims tests read the pipeline's own outputs. The session fixture brings them up to date first with
-`dvc repro claims` (a no-op taking about a second when nothing changed), so `make test` on a fresh clone
-checks freshly computed numbers, never stale ones. Set COMPENDIUM_NO_REPRO=1 to check the results already
-on disk (while developing one stage, without re-running the others)."""
+"""The claims tests read the pipeline's own outputs, through the session fixture ``evaluation`` (tests/conftest.py),
+which brings them up to date first with `dvc repro claims`."""
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from compendium import claims
 from compendium.pipeline import paths
-
-
-@pytest.fixture(scope="session")
-def evaluation():
-    if not os.environ.get("COMPENDIUM_NO_REPRO"):
-        dvc = Path(sys.executable).with_name("dvc")
-        proc = subprocess.run(
-            [str(dvc), "repro", "claims"], check=False, cwd=paths.ROOT, capture_output=True, text=True
-        )
-        assert proc.returncode == 0, f"`dvc repro claims` failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
-    return claims.evaluate(previous_csv=False)
 
 
 @pytest.fixture(scope="session")

@@ -190,7 +190,52 @@ def _exercise(clone: Path, cmd: str, keys: list[str]) -> str:
     t = claims_table(clone)
     assert (t["status"] == "unexplained").sum() == 0, t[t["status"] == "unexplained"][["claim_id", "note"]].head()
     assert_banner(clone, keys)
+    assert_only_moved_values_relabelled(clone, t)
+    assert_no_run_value_given_as_the_papers(clone)
     return out
+
+
+def _reference_claims(clone: Path):
+    """The claims table of the committed run (the clone's HEAD), from its DVC cache."""
+    from compendium.claims import diff as claims_diff
+
+    lock = subprocess.run(["git", "show", "HEAD:dvc.lock"], cwd=clone, capture_output=True, text=True).stdout
+    return claims_diff.read_claims_csv(claims_diff.from_cache(lock, clone / ".dvc" / "cache"))
+
+
+def assert_only_moved_values_relabelled(clone: Path, table) -> None:
+    """Issue 38: a claim is *off-paper run* only if its value moved against the committed run, and a claim whose
+    value did not move keeps its status, reason and evidence (WORKBank's paper slips stay *differs*)."""
+    ref = _reference_claims(clone)
+    bad = []
+    for r in table.itertuples(index=False):
+        before = ref[r.claim_id]
+        same = before["reproduced"] == r.reproduced and before["mc_se"] == r.mc_se
+        if r.status == "off_paper" and same:
+            bad.append(f"{r.claim_id}: off-paper run, value unmoved ({r.reproduced})")
+        if same and (r.status, r.reason, r.evidence) != (before["status"], before["reason"], before["evidence"]):
+            bad.append(f"{r.claim_id}: {before['status']} -> {r.status} with its value unmoved")
+    assert bad == [], "\n".join(bad[:20])
+
+
+def assert_no_run_value_given_as_the_papers(clone: Path) -> None:
+    """No chapter sentence gives a run's value as the paper's (issue 38: "+24.8 in the paper's own table")."""
+    from offpaper import attribution_problems, published_numbers
+
+    numbers = published_numbers()
+    bad = []
+    for name in ("10_pwb", "20_workbank", "30_preferences", "05_claims"):
+        bad += [
+            f"{name}: {p}"
+            for p in attribution_problems(text_of(page(clone, f"executed/{name}.html")), numbers, (25.4, 24.8))
+        ]
+    assert bad == [], "\n".join(bad)
+
+
+def run_make_test_subset(clone: Path) -> None:
+    """The tests of `make test` that read the built run (the claims check, the book's claims links), in the
+    exercise's state: they must pass after an exercise, not only on the committed run."""
+    ok(sh(clone, "exercise", "python -m pytest -q -x -p no:cacheprovider tests/claims tests/book/test_claims_links.py"))
 
 
 def _reset(clone: Path, before: dict[str, str]):
@@ -214,8 +259,9 @@ def then_reset(clone: Path, before: dict[str, str]):
     _reset(clone, before)
 
 
-def _screenshot(html: Path, out: Path) -> bool:
-    """A headless-Chromium screenshot of the top of a page (the banner), as compendium.book.browsercheck opens pages."""
+def _screenshot(html: Path, out: Path, at: str | None = None) -> bool:
+    """A headless-Chromium screenshot of the top of a page (the banner), as compendium.book.browsercheck opens pages;
+    ``at``: a CSS selector to scroll to first (the banner then stays at the top: it is sticky or not, as built)."""
     from playwright.sync_api import sync_playwright
 
     from compendium.book import browsercheck
@@ -228,6 +274,9 @@ def _screenshot(html: Path, out: Path) -> bool:
         pg = browser.new_page(viewport={"width": 1280, "height": 1000})
         pg.goto(html.as_uri())
         pg.wait_for_timeout(500)
+        if at is not None:
+            pg.locator(at).first.scroll_into_view_if_needed()
+            pg.wait_for_timeout(200)
         pg.screenshot(path=str(out))
         browser.close()
     return out.exists()
@@ -247,9 +296,12 @@ def test_workbank_exercise_banner_statuses_prose_and_reset(clone):
         chapter = text_of(page(clone, "executed/20_workbank.html"))
         assert "The headline numbers reproduce." not in chapter
         assert (
-            "Off the paper's settings (workbank.cutoff = 3.5 (reference 3.0, the paper)), the headline numbers move."
-            in chapter
+            "Off the paper's settings (workbank.cutoff = 3.5 (reference 3.0, the paper)), the zone counts moved away "
+            "from the paper's" in chapter
         )
+        wb_differs = (t[t["study"] == "workbank"]["status"] == "differs").sum()
+        assert wb_differs > 0, "WORKBank's paper slips must stay differs during an exercise"
+        run_make_test_subset(clone)
         # the landing page (index.html is only a redirect to it)
         assert "workbank.cutoff = 3.5 (the paper: 3.0)" in text_of(page(clone, "intro.html"))
         claims_page = text_of(page(clone, "executed/05_claims.html"))
@@ -262,6 +314,28 @@ def test_workbank_exercise_banner_statuses_prose_and_reset(clone):
         shots = [_screenshot(html / "20_workbank.html", SHOTS / "workbank_cutoff_3.5_banner.png")]
         shots.append(_screenshot(html / "05_claims.html", SHOTS / "claims_workbank_cutoff_3.5.png"))
         print(f"  screenshots: {SHOTS} ({sum(shots)} of 2 taken)", file=sys.stderr)
+
+
+def test_pwb_restore_weight_exercise_keeps_the_papers_numbers_apart(clone):
+    """Issue 38's exercise: at pwb.restore_weight=0.05 only the restored scheme moves; the stale Table 8, the pooled
+    means and the fourth-judge claims keep their *differs*, and the opening's bullet does not give +24.8 as the
+    paper's table (screenshots of the bullet and the claims summary for the record)."""
+    before = committed_run(clone)
+    with then_reset(clone, before):
+        _exercise(clone, "dvc exp run -S pwb.restore_weight=0.05", ["pwb.restore_weight"])
+        t = claims_table(clone)
+        pwb_t = t[t["study"] == "pwb"]
+        assert (pwb_t["status"] == "off_paper").sum() == 0, pwb_t[pwb_t["status"] == "off_paper"]["claim_id"].tolist()
+        assert (pwb_t["status"] == "differs").sum() > 60
+        chapter = text_of(page(clone, "executed/10_pwb.html"))
+        assert "this run restores them at 0.05: +24.8" in chapter and "the paper's own table prints +25.4" in chapter
+        assert ", and it does" in chapter  # the PWIs did not move
+        run_make_test_subset(clone)
+        html = clone / "book" / "_build" / "html" / "executed"
+        _screenshot(
+            html / "10_pwb.html", SHOTS / "pwb_restore_weight_0.05_opening.png", "li:has-text('weight-sensitivity')"
+        )
+        _screenshot(html / "05_claims.html", SHOTS / "claims_pwb_restore_weight_0.05.png", "#tbl-claims-summary")
 
 
 def test_pwb_exercise_banner_statuses_prose_and_reset(clone):
@@ -280,7 +354,7 @@ def test_pwb_exercise_banner_statuses_prose_and_reset(clone):
 
 def rounds(commands) -> list[list[str]]:
     """Every `-S` argument of the other exercises, grouped: each round sets each key at most once."""
-    done = {"workbank.cutoff=3.5", "pwb.weight_scheme=legacy_weights_v2_0"}
+    done = {"workbank.cutoff=3.5", "pwb.weight_scheme=legacy_weights_v2_0", "pwb.restore_weight=0.05"}
     seen, args = set(), []
     for c in commands:
         if c.kind != "exp":

@@ -66,3 +66,26 @@ def test_the_attribution_check_catches_a_run_value_given_as_the_papers():
     bad = 'the "+24.8" the text quotes is +24.8 in the paper\'s own table'
     assert attribution_problems(bad, published_numbers("pwb"), (25.4,)) != []
     assert attribution_problems("+25.4 in the paper's own table", published_numbers("pwb"), (25.4,)) == []
+
+
+def test_the_teaching_guides_key_to_the_weights_exercise_holds(reference):
+    """Session 4: `dvc exp run -S pwb.weight_scheme=legacy_weights_v2_0` makes off-paper only the PWIs and what is
+    computed from them; every differs keeps its status (book/teaching.md, the key)."""
+    from compendium import claims
+
+    inputs, ref_values = reference
+    p = study_params("pwb", weight_scheme="legacy_weights_v2_0")
+    r = pwb.build(p, inputs)
+    values = {**stage_values(r), **register_values(r)[0]}
+    published = claims.load_published()
+    pub = published[published["study"] == "pwb"]
+    notes = claims.load_notes()
+    keys = off_keys("pwb", {"weight_scheme": "legacy_weights_v2_0"})
+    before = claims.check(pub, {"pwb": ref_values}, notes).set_index("claim_id")
+    after = claims.check(pub, {"pwb": values}, notes, off_paper={"pwb": keys}, reference={"pwb": ref_values}).set_index(
+        "claim_id"
+    )
+    off = after.index[after["status"] == "off_paper"]
+    assert len(off) >= 14 and all(c.startswith(("pwb.pwi.", "pwb.table2.", "pwb.delta.", "pwb.fig1.")) for c in off)
+    slips = before.index[before["status"] == "differs"]
+    assert (after.loc[slips, "status"] == "differs").all()
