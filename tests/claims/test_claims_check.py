@@ -952,3 +952,28 @@ def test_templates_are_package_data():
     assert files and all(any(fnmatch.fnmatch(f, pat) for pat in patterns) for f in files), (files, patterns)
     assert html.environment().autoescape is True
     assert html.environment().from_string("{{ x }}").render(x="<b>") == "&lt;b&gt;"
+
+
+def test_the_claims_chapter_says_how_many_values_moved_and_with_which_keys():
+    """Issue 38: off the paper's settings the chapter counts, per study, the claims whose value moved, those now
+    off-paper, and says every other claim kept its status; nothing on the paper's settings."""
+    from types import SimpleNamespace
+
+    import pandas as pd
+
+    from compendium.claims.output import off_paper_sentence
+
+    table = pd.DataFrame(
+        {"study": ["pwb"] * 4 + ["workbank"], "status": ["off_paper", "differs", "reproduced", "reproduced", "differs"]}
+    )
+    ev = SimpleNamespace(
+        table=table,
+        off_paper={"pwb": ["pwb.restore_weight = 0.05 (reference 0.1, the paper)"]},
+        moved={"pwb": ["pwb.a", "pwb.c"]},
+    )
+    assert off_paper_sentence(ev) == (
+        "Pro-Worker AI Benchmark runs off the paper's settings (pwb.restore_weight = 0.05 (reference 0.1, the paper)): "
+        "2 of its 4 claims moved against the run at the reference settings; 1 no longer matches the paper and is "
+        "marked off-paper run (⇄), 1 still matches it; the other 3 claims keep their status, reason and evidence. "
+    )
+    assert off_paper_sentence(SimpleNamespace(table=table, off_paper={}, moved={})) == ""

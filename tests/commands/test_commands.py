@@ -325,7 +325,8 @@ def test_pwb_restore_weight_exercise_keeps_the_papers_numbers_apart(clone):
         _exercise(clone, "dvc exp run -S pwb.restore_weight=0.05", ["pwb.restore_weight"])
         t = claims_table(clone)
         pwb_t = t[t["study"] == "pwb"]
-        assert (pwb_t["status"] == "off_paper").sum() == 0, pwb_t[pwb_t["status"] == "off_paper"]["claim_id"].tolist()
+        # only the parameter itself, a design constant the paper prints (0.10), is off the paper; no computed value
+        assert set(pwb_t.loc[pwb_t["status"] == "off_paper", "claim_id"]) == {"pwb.params.restore_weight"}
         assert (pwb_t["status"] == "differs").sum() > 60
         chapter = text_of(page(clone, "executed/10_pwb.html"))
         assert "this run restores them at 0.05: +24.8" in chapter and "the paper's own table prints +25.4" in chapter

@@ -83,9 +83,14 @@ def off_paper_sentence(ev) -> str:
         still = n_moved - n_off
         parts.append(
             f"{STUDY_NAME.get(study, study)} runs off the paper's settings ({'; '.join(keys)}): "
-            f"{n_moved:,} of its {len(rows):,} values moved against the run at the reference settings"
-            + (f", {n_off:,} of them no longer match the paper and are marked off-paper run (⇄)" if n_off else "")
-            + (f", {still:,} still match it" if still else "")
+            f"{n_moved:,} of its {len(rows):,} claims moved against the run at the reference settings"
+            + (
+                f"; {n_off:,} {'no longer matches' if n_off == 1 else 'no longer match'} the paper and "
+                f"{'is' if n_off == 1 else 'are'} marked off-paper run (⇄)"
+                if n_off
+                else ""
+            )
+            + (f", {still:,} still {'matches' if still == 1 else 'match'} it" if still else "")
             + f"; the other {len(rows) - n_off:,} claims keep their status, reason and evidence."
         )
     return " ".join(parts) + (" " if parts else "")
