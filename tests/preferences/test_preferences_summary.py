@@ -393,6 +393,8 @@ def test_claims_prose_values():
         table=pd.DataFrame({"x": range(7)}),
         tables=["t1", "t2"],
         missing_cells={"t1": ["c1", "c2"]},
+        off_paper={},
+        moved={},
     )
     v = claims.prose_values(ev)
     assert v["claims_reproduced"] == 5 and v["claims_total"] == 7 and v["claims_n_tables"] == 2
