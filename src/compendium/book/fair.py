@@ -575,6 +575,9 @@ def validate_crate(crate_dir: Path | str) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from compendium.pipeline.cli import safe_output
+
+    safe_output()  # a terminal without UTF-8 gets escapes, not a UnicodeEncodeError
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("command", choices=["write", "check", "crate"])
     ap.add_argument("html", nargs="?", default=str(paths.BOOK / "_build" / "html"))

@@ -391,6 +391,9 @@ def override_value(arg: str):
 
 
 def main(argv: list[str] | None = None) -> int:
+    from compendium.pipeline.cli import safe_output
+
+    safe_output()  # a terminal without UTF-8 gets escapes, not a UnicodeEncodeError
     cmds = extract()
     by = {}
     for c in cmds:

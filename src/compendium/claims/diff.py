@@ -271,6 +271,9 @@ def render(d: Diff) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from compendium.pipeline.cli import safe_output
+
+    safe_output()  # a terminal without UTF-8 gets escapes, not a UnicodeEncodeError
     ap = argparse.ArgumentParser(prog="python -m compendium.claims", description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
     p = sub.add_parser("diff", help="claims whose value or status changed between REV and this build")

@@ -593,6 +593,9 @@ def acquire(
 
 
 def main(argv: list[str] | None = None) -> int:
+    from compendium.pipeline.cli import safe_output
+
+    safe_output()  # a terminal without UTF-8 gets escapes, not a UnicodeEncodeError
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == [CHILD]:
         return _child(argv[1], argv[2], Path(argv[3]))

@@ -52,6 +52,9 @@ def scan(root: Path | None = None) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from compendium.pipeline.cli import safe_output
+
+    safe_output()  # a terminal without UTF-8 gets escapes, not a UnicodeEncodeError
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--write", action="store_true", help="re-record the manifest from data/")
     args = ap.parse_args(argv)

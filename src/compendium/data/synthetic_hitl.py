@@ -197,6 +197,9 @@ def write_release(outdir: Path, seed: int = 1, layout: str = "parquet") -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from compendium.pipeline.cli import safe_output
+
+    safe_output()  # a terminal without UTF-8 gets escapes, not a UnicodeEncodeError
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("outdir", type=Path)
     ap.add_argument("--seed", type=int, default=1)

@@ -316,6 +316,9 @@ def write_model(
 
 
 def main(argv: list[str] | None = None) -> int:
+    from compendium.pipeline.cli import safe_output
+
+    safe_output()  # a terminal without UTF-8 gets escapes, not a UnicodeEncodeError
     ap = argparse.ArgumentParser(prog="python -m compendium.data.synthetic_pwb", description=__doc__.split("\n")[0])
     ap.add_argument("outdir", help="folder to write results/*.json into (created)")
     ap.add_argument("--seed", type=int, default=0)

@@ -187,6 +187,9 @@ def guard(root: Path | None = None, manifest: Path | None = None) -> str | None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from compendium.pipeline.cli import safe_output
+
+    safe_output()  # a terminal without UTF-8 gets escapes, not a UnicodeEncodeError
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quiet", action="store_true", help="print only when something is wrong")
     args = ap.parse_args(argv)

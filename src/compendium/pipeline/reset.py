@@ -40,6 +40,9 @@ def _dvc() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from compendium.pipeline.cli import safe_output
+
+    safe_output()  # a terminal without UTF-8 gets escapes, not a UnicodeEncodeError
     t0 = time.perf_counter()
     root = paths.ROOT
     # drop the files from git's index first: after `dvc exp run -S` rewrote params.yaml to the same size (DVC keeps

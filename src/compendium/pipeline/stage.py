@@ -496,6 +496,10 @@ def preflight() -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     import argparse
 
+    from compendium.pipeline.cli import safe_output
+
+    safe_output()  # a terminal without UTF-8 gets escapes, not a UnicodeEncodeError
+
     ap = argparse.ArgumentParser(prog="python -m compendium.pipeline.stage", description="Run one DVC stage.")
     sub = ap.add_subparsers(dest="cmd", required=True)
     r = sub.add_parser("run", help="execute a stage's notebook and swap its outputs in on success")
