@@ -473,13 +473,16 @@ _YAML_HINTS = {
     "dvc.lock": "Restore the committed file with `git checkout -- dvc.lock`; `dvc repro` then re-runs the stages "
     "whose inputs differ from it.",
     "dvc.yaml": "Fix it, or restore the committed file with `git checkout -- dvc.yaml`.",
+    "data.dvc": "Restore the committed file with `git checkout -- data.dvc`.",
 }
 
 
 def preflight() -> list[str]:
     """The files DVC reads before any stage runs, checked first, so that a YAML error gets its recovery
-    (DVC says only that the file is corrupted): ``params.yaml``, ``dvc.yaml`` and ``dvc.lock``, read
-    with DVC's own parser. One line per unreadable file; [] if all can be read."""
+    (DVC says only that the file is corrupted, or that it failed to parse 'vars'; on an alias bomb it says
+    nothing and fills the memory): ``params.yaml``, ``dvc.yaml``, ``dvc.lock`` and ``data.dvc``, read with
+    DVC's own parser, aliases bounded (:func:`compendium.pipeline.params.read_yaml`), and each a mapping.
+    One line per unreadable file; [] if all can be read."""
     from compendium.pipeline.params import read_yaml
 
     problems = []
@@ -487,9 +490,18 @@ def preflight() -> list[str]:
         if hint is not None and not path.exists():
             continue  # no dvc.lock yet: DVC writes it
         try:
-            read_yaml(path) if hint is None else read_yaml(path, hint=hint)
+            doc = read_yaml(path) if hint is None else read_yaml(path, hint=hint)
         except ParamsError as exc:
             problems.append(str(exc))
+            continue
+        if not isinstance(doc, dict):  # DVC: "failed to parse 'vars' in 'dvc.yaml'", naming neither file nor fix
+            kind = "empty" if doc is None else f"a YAML {'list' if isinstance(doc, list) else type(doc).__name__}"
+            what = "sections (workbank:, preferences:, ...)" if hint is None else "keys"
+            reset = " (or `make reset`: the committed params.yaml, dvc.lock and outputs)" if hint is None else ""
+            problems.append(
+                f"{path.name} is {kind}, not a mapping of {what}. Restore the committed file with "
+                f"`git checkout -- {path.name}`{reset}."
+            )
     return problems
 
 
@@ -510,7 +522,9 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="write the executed notebook here instead of book/executed/ (tests)",
     )
-    sub.add_parser("preflight", help="check that params.yaml, dvc.yaml and dvc.lock can be read (make reproduce)")
+    sub.add_parser(
+        "preflight", help="check that params.yaml, dvc.yaml, dvc.lock and data.dvc can be read (make reproduce)"
+    )
     args = ap.parse_args(sys.argv[1:] if argv is None else argv)
     if args.cmd == "preflight":
         problems = preflight()
