@@ -161,13 +161,15 @@ def readme_configs(text: str) -> dict[str, list[str]]:
     """``{config name: [data_files patterns]}`` from a dataset card's YAML front matter (``configs:``)."""
     import yaml
 
+    from compendium.pipeline import yamlfile
+
     if not text.startswith("---"):
         return {}
     end = text.find("\n---", 3)
     if end < 0:
         return {}
     try:
-        meta = yaml.safe_load(text[3:end]) or {}
+        meta = yamlfile.loads(text[3:end], "README.md") or {}  # aliases bounded (a bomb is a YAMLError)
     except yaml.YAMLError:
         return {}
     out: dict[str, list[str]] = {}

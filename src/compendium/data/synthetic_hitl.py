@@ -32,7 +32,7 @@ import pandas as pd
 import yaml
 
 from compendium import data
-from compendium.pipeline import paths
+from compendium.pipeline import paths, yamlfile
 
 from ..preferences.reproduce import MODELS
 from ..preferences.rowlevel import INTERNAL_MODEL_IDS
@@ -43,7 +43,7 @@ LAYOUTS = ("parquet", "jsonl", "csv", "export")
 
 
 def _published():
-    reg = yaml.safe_load((paths.PUBLISHED / "hitl.yaml").read_text())
+    reg = yamlfile.load(paths.PUBLISHED / "hitl.yaml")  # aliases bounded
     return {c["id"]: c["published"] for c in reg["claims"]}
 
 

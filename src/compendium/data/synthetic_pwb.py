@@ -41,9 +41,8 @@ import sys
 from pathlib import Path
 
 import numpy as np
-import yaml
 
-from compendium.pipeline import paths
+from compendium.pipeline import paths, yamlfile
 
 SIZES = {
     "full": {"n_prompts": 20, "n_runs": 5, "n_scenarios": 16, "n_adversarial": 40},
@@ -75,7 +74,7 @@ ANOMALIES = {
 
 
 def _yaml(path: Path):
-    return yaml.safe_load(path.read_text(encoding="utf-8"))
+    return yamlfile.load(path)  # aliases bounded
 
 
 def _sources(pwb: Path) -> dict:
