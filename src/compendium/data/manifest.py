@@ -51,6 +51,23 @@ def scan(root: Path | None = None) -> dict:
     return files
 
 
+def _acquisitions() -> dict[tuple[str, str], str]:
+    """``{(path under data/, sha256): "<hub id>@<revision>, acquired/<dataset>/manifest.json"}`` for every
+    released file an acquisition brought (a WORKBank refresh), so a mismatch it explains is named as such."""
+    out = {}
+    for ds in acquired.DATASETS:
+        try:
+            rec = acquired.read_record(ds)
+        except acquired.ChecksumError:
+            continue  # an unreadable record: scan_unrecorded reports it
+        for rel, f in (rec or {"files": {}})["files"].items():
+            if not acquired.is_acquired_only(ds, rel) and isinstance(f, dict) and f.get("sha256"):
+                rev = str(rec.get("resolved_revision") or "?")[:12]
+                where = rec.get("source") or f"{rec.get('hf_id', ds)}@{rev}"
+                out[(rel, f["sha256"])] = f"{where}, {acquired.manifest_path(ds).relative_to(paths.ROOT)}"
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     from compendium.pipeline.cli import safe_output
 
@@ -69,10 +86,13 @@ def main(argv: list[str] | None = None) -> int:
         for k in sorted(set(files) | set(recorded))
         if files.get(k, {}).get("sha256") != recorded.get(k, {}).get("sha256")
     ]
+    acquisitions = _acquisitions()
+    new = [k for k in bad if k in files and acquisitions.get((k, files[k]["sha256"]))]
     for k in bad:
+        came = acquisitions.get((k, files.get(k, {}).get("sha256")))
         print(
             f"MISMATCH {k}: recorded {recorded.get(k, {}).get('sha256', 'none')[:16]} "
-            f"found {files.get(k, {}).get('sha256', 'missing')[:16]}"
+            f"found {files.get(k, {}).get('sha256', 'missing')[:16]}" + (f" (acquired: {came})" if came else "")
         )
     print(f"{len(files) - len(bad)} of {len(recorded)} recorded files verified")
     unvouched = acquired.scan_unrecorded()
@@ -84,7 +104,15 @@ def main(argv: list[str] | None = None) -> int:
             "(acquired/<dataset>/manifest.json); accept or re-acquire them as printed.",
             file=sys.stderr,
         )
-    if bad:
+    if bad and len(new) == len(bad):
+        print(
+            f"ERROR: {len(bad)} raw file(s) under data/ are a new acquisition not yet accepted (each as recorded "
+            "in acquired/<dataset>/manifest.json); the loaders refuse them until you accept them: review them, then "
+            "`python -m compendium.data.manifest --write && dvc add data` (or go back to the recorded data with "
+            "`dvc pull --force data.dvc`).",
+            file=sys.stderr,
+        )
+    elif bad:
         print(
             f"ERROR: {len(bad)} raw file(s) under data/ differ from the recorded data (corrupt, truncated, "
             "modified, missing or unrecorded). Restore the recorded data with `dvc pull --force data.dvc`.",
