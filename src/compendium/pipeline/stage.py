@@ -255,6 +255,29 @@ def imported_modules(source: Path) -> list[str]:
     return found
 
 
+#: AF_UNIX socket paths must be shorter than 108 bytes on Linux (104 on macOS); jupyter_client adds "-<n>"
+_SUN_PATH = 100
+
+
+def _ipc_dir() -> str:
+    """A private folder for the kernel's IPC sockets whose socket paths fit the AF_UNIX limit: under the
+    temporary folder (``TMPDIR``), or, where that path is too long (a deep ``TMPDIR``: zmq's "File name too
+    long"), under ``/tmp``. Raises :class:`StageError` naming ``TMPDIR`` and the fix when neither fits."""
+    for base in (None, "/tmp"):
+        try:
+            d = tempfile.mkdtemp(prefix="compendium-kernel-", dir=base)
+        except OSError:
+            continue
+        if len(os.fsencode(os.path.join(d, "k-99999"))) < _SUN_PATH:
+            return d
+        os.rmdir(d)
+    raise StageError(
+        f"the temporary folder {tempfile.gettempdir()} (TMPDIR) is too long a path for the kernel's sockets "
+        f"(at most about {_SUN_PATH - 30} characters), and /tmp is not writable; run with a short one, e.g. "
+        "`TMPDIR=/tmp dvc repro`. The last good results and chapters are unchanged."
+    )
+
+
 class _Kernel:
     """The stage's kernel, started before the runner imports papermill and jupytext, and told at once to
     import the modules the notebook imports: those imports (1-2 s of pandas, scipy, matplotlib and the
@@ -272,7 +295,7 @@ class _Kernel:
         self.kc = None
         # local IPC sockets in a private temporary folder, not TCP ports: nothing listens on the network,
         # and the kernel no longer warns, once per stage, that its TCP traffic is unencrypted
-        self._ipc_dir = tempfile.mkdtemp(prefix="compendium-kernel-")
+        self._ipc_dir = _ipc_dir()  # short enough for AF_UNIX socket paths, whatever TMPDIR is
         self.km = AsyncKernelManager(kernel_name="python3", transport="ipc", ip=os.path.join(self._ipc_dir, "k"))
         run_sync(self.km.start_kernel)(cwd=str(paths.NOTEBOOKS))
         try:
@@ -363,6 +386,8 @@ def _run_locked(st: Stage, quiet: bool, executed_dir: Path | None) -> float:
         parameters = stage_section(st.params) if st.params else {}
         try:
             kernel = _Kernel(imported_modules(st.source))
+        except StageError:  # already one sentence with its own recovery (TMPDIR)
+            raise
         except Exception as exc:  # noqa: BLE001 - one sentence, not jupyter_client's traceback
             raise StageError(
                 f"stage {name!r} could not start its Python kernel ({_first_error_line(exc)}); check that the "
