@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 from compendium.pipeline import paths
+from compendium.pipeline.cli import visible
 
 from . import acquired
 from .load import MANIFEST, sha256_file
@@ -91,13 +92,13 @@ def main(argv: list[str] | None = None) -> int:
     for k in bad:
         came = acquisitions.get((k, files.get(k, {}).get("sha256")))
         print(
-            f"MISMATCH {k}: recorded {recorded.get(k, {}).get('sha256', 'none')[:16]} "
+            f"MISMATCH {visible(k, inline=True)}: recorded {recorded.get(k, {}).get('sha256', 'none')[:16]} "
             f"found {files.get(k, {}).get('sha256', 'missing')[:16]}" + (f" (acquired: {came})" if came else "")
         )
     print(f"{len(files) - len(bad)} of {len(recorded)} recorded files verified")
     unvouched = acquired.scan_unrecorded()
     for msg in unvouched:
-        print(f"ACQUIRED {msg}")
+        print(f"ACQUIRED {visible(msg, inline=True)}")
     if unvouched:
         print(
             f"ERROR: {len(unvouched)} acquired file(s) under data/ are not vouched for by their local manifest "
