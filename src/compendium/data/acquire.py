@@ -750,8 +750,7 @@ def main(argv: list[str] | None = None) -> int:
         help="take the data from this folder (laid out as the hub dataset) or, for hitl, this annotations file",
     )
     args = ap.parse_args(argv)
-    for sig in (signal.SIGTERM, signal.SIGHUP):
-        signal.signal(sig, _raise_interrupted)
+    before = {sig: signal.signal(sig, _raise_interrupted) for sig in (signal.SIGTERM, signal.SIGHUP)}
     try:
         sha = acquire(args.dataset, args.revision, args.timeout, deadline=args.deadline, source=args.source)
     except KeyboardInterrupt as exc:
@@ -781,6 +780,9 @@ def main(argv: list[str] | None = None) -> int:
         msg = visible(" ".join(str(exc).split()), inline=True)  # a server's or a file's text, shown visibly
         print(f"error: {args.dataset}: {msg}. Nothing in data/ was changed.", file=sys.stderr)
         return 1
+    finally:  # main may run inside another program (the tests): give it its handlers back
+        for sig, handler in before.items():
+            signal.signal(sig, handler)
     spec = DATASETS[args.dataset]
     origin = str(args.source) if args.source is not None else spec["hf_id"]
     nxt = (
