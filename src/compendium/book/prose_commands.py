@@ -115,6 +115,7 @@ PHASES = {
         "dvc repro",
         "dvc status",
         "git status",
+        "python -m compendium.pipeline.stage preflight",
         "dvc checkout",
         "git checkout HEAD -- dvc.lock && dvc checkout",
         "dvc repro workbank",
