@@ -21,7 +21,8 @@ datasets 5.2 make (read in their site-packages code: ``HfApi.repo_info``/``datas
 A file is "LFS" when its suffix is ``.parquet``/``.gz`` or it has at least :data:`LFS_MIN` bytes, as the hub's
 default ``.gitattributes`` and its size rule do. Faults for the tests: ``tamper`` (paths served with one
 byte changed, same size, while the listing keeps the true checksums), ``trickle`` (resolve GETs send one
-byte every ``trickle`` seconds), ``lfs_min`` (the size rule), ``extra_listing`` (names added to the listings only, e.g. ``../../x``).
+byte every ``trickle`` seconds), ``lfs_min`` (the size rule), ``extra_listing`` (names added to the listings only, e.g. ``../../x``),
+``resolve_status`` (every file request, HEAD and GET, answered with that HTTP status, e.g. 500).
 Every request is logged in ``requests`` (method, path).
 """
 
@@ -73,11 +74,13 @@ class HubMock:
         trickle: float | None = None,
         extra_listing: list[str] | None = None,
         lfs_min: int = LFS_MIN,
+        resolve_status: int | None = None,
     ):
         self.repos = {k: Repo(v, lfs_min=lfs_min) for k, v in repos.items()}
         self.tamper = set(tamper or ())
         self.trickle = trickle
         self.extra_listing = list(extra_listing or ())
+        self.resolve_status = resolve_status
         self.requests: list[tuple[str, str]] = []
         self._server: ThreadingHTTPServer | None = None
 
@@ -235,6 +238,9 @@ class HubMock:
     def _resolve(self, h, repo: Repo, name: str, head: bool) -> None:
         if name not in repo.files:
             return self._not_found(h, name, head)
+        if self.resolve_status:
+            body = json.dumps({"error": "the server failed"}).encode()
+            return self._send(h, self.resolve_status, body, head=head)
         data = repo.files[name]
         m = repo.meta(name)
         if name in self.tamper and data:

@@ -7,6 +7,7 @@ import pytest
 
 from compendium import data
 from compendium.data import acquire, synthetic_hitl
+from compendium.data.errors import DataValidationError
 from compendium.preferences import rowlevel
 
 
@@ -39,3 +40,26 @@ def test_cli_writes_the_release(tmp_path, capsys):
     assert synthetic_hitl.main([str(tmp_path / "out"), "--layout", "jsonl", "--seed", "2"]) == 0
     assert (tmp_path / "out" / "data" / "annotations-00000-of-00001.jsonl").exists()
     assert "seed 2, layout jsonl" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("category", ["personal_advice", "a_new_category"])
+def test_a_prompt_whose_category_changed_is_named_with_the_file_and_the_field(monkeypatch, category):
+    """Was: a bare AssertionError in the evaluate stage (the counts could not be dealt to the categories)."""
+    released = data.load_hitl_prompts
+
+    def changed():
+        p = released()
+        p.loc[p["id"] == "cw03", "category"] = category
+        return p
+
+    monkeypatch.setattr(data, "load_hitl_prompts", changed)
+    with pytest.raises(DataValidationError) as e:
+        synthetic_hitl.make_study_rows(seed=1)
+    assert str(e.value).startswith(
+        f"data/hitl/prolific_prompts.json: prompt 'cw03': field 'category' is {category!r}, but the released "
+        "per-category counts (data/hitl/published_pair_counts_by_category.csv) give "
+    )
+    assert "'creative_writing' 8" in str(e.value)
+    assert str(e.value).endswith(
+        "set its category back to 'creative_writing', or restore the released data with `dvc pull --force data.dvc`"
+    )

@@ -1,5 +1,6 @@
 """compendium.pipeline.yamlfile parses every YAML file of the project to the same object as yaml.safe_load."""
 
+import time
 from pathlib import Path
 
 import pytest
@@ -33,3 +34,42 @@ def test_unsafe_tags_rejected_like_safe_load():
 def test_bad_yaml_raises_yaml_error():
     with pytest.raises(yaml.YAMLError):
         yamlfile.loads("a: [1, 2\nb: 3")
+
+
+# ----------------------------------------------------------------------------------------------
+# aliases: bounded (issue 32: ten lines standing for 10^9 values hung `dvc repro` with no output)
+# ----------------------------------------------------------------------------------------------
+
+BOMB = 'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n' + "".join(
+    f"{k}: &{k} [{', '.join([f'*{p}'] * 10)}]\n" for p, k in zip("abcdefgh", "bcdefghi")
+)
+
+
+def test_an_alias_bomb_is_refused_quickly_naming_the_file_and_the_line(tmp_path):
+    f = tmp_path / "bomb.yaml"
+    f.write_text("# a pulled branch's file\n" + BOMB)
+    t0 = time.monotonic()
+    with pytest.raises(yamlfile.AliasBombError) as e:
+        yamlfile.load(f)
+    assert time.monotonic() - t0 < 2
+    assert str(e.value).startswith(f"{f}: YAML aliases (the anchor at line 9, repeated by *aliases) make the ")
+    assert isinstance(e.value, yaml.YAMLError) and "alias bomb" in str(e.value)
+    # small aliases, as the project's own files use them, still load
+    doc = yamlfile.loads("x: &x {kind: caveat, note: n}\ny: *x\nz: {<<: *x, kind: differs}\n")
+    assert doc["y"] == doc["x"] == {"kind": "caveat", "note": "n"} and doc["z"] == {"kind": "differs", "note": "n"}
+    assert yamlfile.load(paths.PUBLISHED / "notes" / "pwb.yaml")
+
+
+def test_an_alias_that_contains_itself_is_refused():
+    with pytest.raises(yamlfile.AliasBombError, match=r"line 1 contains an alias of itself"):
+        yamlfile.loads("a: &a [1, *a]\n")
+
+
+def test_the_bound_holds_for_dvcs_parser_too(tmp_path):
+    """read_yaml (DVC's ruamel parser, for params.yaml, dvc.yaml, dvc.lock, data.dvc) refuses the same bomb."""
+    from compendium.pipeline.params import ParamsError, read_yaml
+
+    f = tmp_path / "params.yaml"
+    f.write_text("workbank: {cutoff: 3.0}\n" + BOMB)
+    with pytest.raises(ParamsError, match=r"^params.yaml: YAML aliases \(the anchor at line 9, .* alias bomb\)"):
+        read_yaml(f)

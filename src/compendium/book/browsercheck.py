@@ -448,6 +448,9 @@ def browser_problems(
 
 
 def main(argv: list[str] | None = None) -> int:
+    from compendium.pipeline.cli import safe_output
+
+    safe_output()  # a terminal without UTF-8 gets escapes, not a UnicodeEncodeError
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("html", nargs="?", default=str(paths.BOOK / "_build" / "html"))
     ap.add_argument("--screenshots", default=str(paths.BOOK / "_build" / "screenshots"))

@@ -25,9 +25,7 @@ import re
 import sys
 from pathlib import Path
 
-import yaml
-
-from compendium.pipeline import paths
+from compendium.pipeline import paths, yamlfile
 
 CFF = paths.ROOT / "CITATION.cff"
 ZENODO_JSON = paths.ROOT / ".zenodo.json"
@@ -130,7 +128,7 @@ class CitationError(ValueError):
 
 def load_cff(path: Path | str = CFF) -> dict:
     path = Path(path)
-    cff = yaml.safe_load(path.read_text(encoding="utf-8"))
+    cff = yamlfile.load(path)  # aliases bounded
     if not isinstance(cff, dict):
         raise CitationError(f"{path}: not a YAML mapping")
     for key in ("cff-version", "title", "authors", "version", "date-released", "license"):
@@ -575,6 +573,9 @@ def validate_crate(crate_dir: Path | str) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from compendium.pipeline.cli import safe_output
+
+    safe_output()  # a terminal without UTF-8 gets escapes, not a UnicodeEncodeError
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("command", choices=["write", "check", "crate"])
     ap.add_argument("html", nargs="?", default=str(paths.BOOK / "_build" / "html"))

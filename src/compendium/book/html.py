@@ -427,6 +427,9 @@ def check(html_dir: Path = HTML) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from compendium.pipeline.cli import safe_output
+
+    safe_output()  # a terminal without UTF-8 gets escapes, not a UnicodeEncodeError
     argv = sys.argv[1:] if argv is None else argv
     if argv in (["build"], ["build", "--fresh"]):
         import signal

@@ -294,6 +294,9 @@ def missing_chapters(book: Path = paths.BOOK) -> list[str]:
 
 
 def main(argv=None) -> int:
+    from compendium.pipeline.cli import safe_output
+
+    safe_output()  # a terminal without UTF-8 gets escapes, not a UnicodeEncodeError
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--html-only", action="store_true", help="only build the single-page HTML")
     ap.add_argument("--print", nargs=2, metavar=("HTML", "PDF"), help="print one HTML file to PDF")

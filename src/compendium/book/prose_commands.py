@@ -115,6 +115,7 @@ PHASES = {
         "dvc repro",
         "dvc status",
         "git status",
+        "python -m compendium.pipeline.stage preflight",
         "dvc checkout",
         "git checkout HEAD -- dvc.lock && dvc checkout",
         "dvc repro workbank",
@@ -391,6 +392,9 @@ def override_value(arg: str):
 
 
 def main(argv: list[str] | None = None) -> int:
+    from compendium.pipeline.cli import safe_output
+
+    safe_output()  # a terminal without UTF-8 gets escapes, not a UnicodeEncodeError
     cmds = extract()
     by = {}
     for c in cmds:

@@ -9,9 +9,8 @@ import sys
 from importlib import metadata
 
 import pandas as pd
-import yaml
 
-from compendium.pipeline import paths
+from compendium.pipeline import paths, yamlfile
 
 KEY_PACKAGES = (
     "jupyter-book",
@@ -68,7 +67,7 @@ def pinned_requirements() -> int:
 
 def stage_times() -> pd.DataFrame:
     """Per-stage run times recorded by ``compendium.pipeline.notebooks finalize`` (last run of each stage)."""
-    stages = list(yaml.safe_load((paths.ROOT / "dvc.yaml").read_text())["stages"])
+    stages = list(yamlfile.load(paths.ROOT / "dvc.yaml")["stages"])  # aliases bounded
     rows = []
     for st in stages:
         f = paths.RESULTS / ".timings" / f"{st}.json"
@@ -81,7 +80,7 @@ def data_checksums() -> pd.DataFrame:
     """The DVC hash of data/ (from data.dvc) and the per-file SHA-256 recorded in the manifest."""
     from compendium.data.load import manifest
 
-    dvc = yaml.safe_load((paths.ROOT / "data.dvc").read_text())["outs"][0]
+    dvc = yamlfile.load(paths.ROOT / "data.dvc")["outs"][0]
     rows = [{"what": "data/ (DVC directory hash, data.dvc)", "checksum": dvc["md5"], "files": dvc.get("nfiles")}]
     for rel, rec in sorted(manifest().items()):
         rows.append({"what": f"data/{rel}", "checksum": "sha256:" + rec["sha256"], "files": 1})

@@ -17,7 +17,8 @@ statements, theme labels and file names. Text reaches HTML by one of these route
 
 Every route first makes bidi and zero-width controls visible (:func:`visible`): U+202E (right-to-left
 override), U+200B (zero-width space) and every other Unicode format or control character is shown as
-``[U+202E]``, so text cannot be made to read differently from what it is.
+``[U+202E]``, so text cannot be made to read differently from what it is. :func:`visible` is
+:func:`compendium.pipeline.cli.visible`, the one policy, which the commands apply to what they print.
 
 A string built here from escaped parts is a :class:`Markup` (already safe for MyST); the book's table
 function escapes every other string it is given.
@@ -27,11 +28,11 @@ from __future__ import annotations
 
 import html as _html
 import re
-import unicodedata
+
+from compendium.pipeline.cli import visible
 
 __all__ = ["Markup", "visible", "myst", "html", "code", "literal_block", "markup"]
 
-_KEEP = {"\n", "\t"}
 _ASCII_PUNCT = re.compile(r"([!-/:-@\[-`{-~])")
 _BACKTICKS = re.compile(r"`+")
 
@@ -40,22 +41,6 @@ class Markup(str):
     """A string already safe for MyST (built from :func:`myst` / :func:`code` output and authored text)."""
 
     __slots__ = ()
-
-
-def _is_hidden(ch: str) -> bool:
-    # Cf: format characters (bidi embeddings/overrides/isolates U+202A-202E, U+2066-2069, marks U+200E/F,
-    # U+061C; zero-width U+200B-200D, U+2060, U+FEFF; soft hyphen ...); Cc: C0/C1 controls; Zl/Zp: line and
-    # paragraph separators (U+2028/9), which break lines where no newline is seen.
-    return ch not in _KEEP and unicodedata.category(ch) in ("Cf", "Cc", "Zl", "Zp")
-
-
-def visible(text: object) -> str:
-    """``text`` (``str()`` of any value) with every invisible control shown as ``[U+XXXX]``; ``\\r\\n``
-    and ``\\r`` become ``\\n``."""
-    s = str(text).replace("\r\n", "\n").replace("\r", "\n")
-    if not any(_is_hidden(ch) for ch in s):
-        return s
-    return "".join(f"[U+{ord(ch):04X}]" if _is_hidden(ch) else ch for ch in s)
 
 
 def myst(text: object, inline: bool = True) -> Markup:

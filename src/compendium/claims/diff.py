@@ -314,9 +314,14 @@ def causes(commit: str) -> dict[str, list[str]]:
     ``code`` (notebooks, package modules), ``data`` (the raw-data record and manifest), ``parameters``
     (the study's sections of ``params.yaml``), ``register`` (``published/``)."""
     changed = [p for p in _git("diff", "--name-only", commit, "--").splitlines() if p]
-    dvc_yaml = load_text((paths.ROOT / "dvc.yaml").read_text()) or {}
-    old_params = load_text(_git("show", f"{commit}:params.yaml")) or {}
-    new_params = load_text(paths.PARAMS.read_text()) or {}
+    from yaml import YAMLError
+
+    try:  # aliases bounded: an old commit's params.yaml is a branch's file too
+        dvc_yaml = load_text((paths.ROOT / "dvc.yaml").read_text(), "dvc.yaml") or {}
+        old_params = load_text(_git("show", f"{commit}:params.yaml"), f"{commit}:params.yaml") or {}
+        new_params = load_text(paths.PARAMS.read_text(), "params.yaml") or {}
+    except YAMLError as exc:
+        raise DiffError(" ".join(str(exc).split())[:400]) from None
     out = {}
     for study, stages in STUDY_STAGES.items():
         found = set()
@@ -389,6 +394,9 @@ def render(d: Diff) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from compendium.pipeline.cli import safe_output
+
+    safe_output()  # a terminal without UTF-8 gets escapes, not a UnicodeEncodeError
     ap = argparse.ArgumentParser(prog="python -m compendium.claims", description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
     p = sub.add_parser("diff", help="claims whose value or status changed between REV and this build")

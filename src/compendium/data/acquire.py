@@ -21,6 +21,14 @@ Every refusal is one sentence and leaves ``data/`` unchanged. Files that only an
 ``data.dvc`` (see :mod:`compendium.data.acquired`); a WORKBank refresh replaces released files, so review
 it and then run ``python -m compendium.data.manifest --write`` and ``dvc add data``.
 
+**The download child dies with its parent.** It runs in a session of its own (so a terminal's Ctrl-C reaches
+only the parent, which then stops it), and: SIGTERM, SIGHUP (a closed terminal) and SIGINT make the parent
+unwind, killing the child's process group and removing the work folder, with one sentence; the child asks
+Linux for SIGKILL when its parent dies (``prctl(PR_SET_PDEATHSIG)``, for a parent killed by SIGKILL) and
+stops itself past the deadline (``alarm``) anywhere else; and the next acquisition kills an orphaned child it
+finds (``child.pid`` in an abandoned ``data/.acquire-*`` folder) before it removes that folder
+(:func:`sweep_abandoned`). A server error names the server's status and reason, not the connection.
+
 ``--from`` takes a folder laid out as the hub repository (e.g. a ``huggingface-cli download`` or
 ``snapshot_download(local_dir=...)``) or, for ``hitl``, one annotations file in any accepted layout; the
 same validation applies, and the files' hashes are checked against the ``.cache/huggingface`` metadata a
@@ -30,6 +38,7 @@ same validation applies, and the files' hashes are checked against the ``.cache/
 from __future__ import annotations
 
 import argparse
+import contextlib
 import fnmatch
 import glob
 import hashlib
@@ -45,6 +54,7 @@ from pathlib import Path, PurePosixPath
 from urllib.parse import urlparse
 
 from compendium.pipeline import paths
+from compendium.pipeline.cli import visible
 
 from . import acquired as acq_records
 from .catalog import DATASETS, PINS
@@ -53,6 +63,9 @@ from .errors import DataError
 #: suffixes of the annotation files the preferences reader accepts (the raw file keeps its own)
 TABLE_SUFFIXES = (".parquet", ".jsonl", ".csv", ".json")
 CHILD = "_download-child"
+#: the environment variable that tells the child its parent's pid (for the parent-death signal)
+PARENT_ENV = "COMPENDIUM_ACQUIRE_PARENT"
+CHILD_PID = "child.pid"
 
 
 class HubUnreachable(RuntimeError):
@@ -161,13 +174,15 @@ def readme_configs(text: str) -> dict[str, list[str]]:
     """``{config name: [data_files patterns]}`` from a dataset card's YAML front matter (``configs:``)."""
     import yaml
 
+    from compendium.pipeline import yamlfile
+
     if not text.startswith("---"):
         return {}
     end = text.find("\n---", 3)
     if end < 0:
         return {}
     try:
-        meta = yaml.safe_load(text[3:end]) or {}
+        meta = yamlfile.loads(text[3:end], "README.md") or {}  # aliases bounded (a bomb is a YAMLError)
     except yaml.YAMLError:
         return {}
     out: dict[str, list[str]] = {}
@@ -232,8 +247,56 @@ def plan(dataset: str, names: list[str], readme: str | None, where: str) -> dict
 # ----------------------------------------------------------------------------------------------
 
 
+_PR_SET_PDEATHSIG = 1  # linux/prctl.h
+
+
+def _die_with_parent(parent: int, deadline: float) -> bool:
+    """In the child, first thing: have the kernel send SIGKILL when the parent dies (Linux's
+    ``prctl(PR_SET_PDEATHSIG)``, through ctypes), then check the parent is still the one that started it
+    (it may have died before the call: then False, and the child leaves). Elsewhere, and as a backstop, an
+    ``alarm`` ends the child a little after the deadline its parent enforces."""
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):
+            pass
+    if hasattr(signal, "alarm") and deadline > 0:
+        signal.alarm(int(deadline) + 30)
+    return not parent or os.getppid() == parent
+
+
+def _http_status(exc: BaseException) -> str | None:
+    """``"HTTP 500 Internal Server Error for <url>"`` from the first exception in ``exc``'s chain that carries
+    a server response (huggingface_hub wraps a failed file request in "check your connection")."""
+    from http import HTTPStatus
+
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        resp = getattr(exc, "response", None)
+        code = getattr(resp, "status_code", None)
+        if isinstance(code, int):
+            reason = getattr(resp, "reason", None) or getattr(resp, "reason_phrase", None)
+            if not reason:
+                try:
+                    reason = HTTPStatus(code).phrase
+                except ValueError:
+                    reason = ""
+            url = str(getattr(resp, "url", "") or "")
+            return f"HTTP {code} {reason}".strip() + (f" for {url}" if url else "")
+        exc = exc.__cause__ or exc.__context__
+    return None
+
+
 def _child(dataset: str, revision: str, work: Path) -> int:
-    """Runs in its own process (killed at the deadline). Writes ``work/hub.json`` and ``work/snap/``."""
+    """Runs in its own process (killed at the deadline). Writes ``work/child.pid`` (once it is bound to die
+    with its parent), ``work/hub.json`` and ``work/snap/``."""
+    deadline = float(os.environ.get(PARENT_ENV + "_DEADLINE", "0") or 0)
+    if not _die_with_parent(int(os.environ.get(PARENT_ENV, "0") or 0), deadline):
+        return 3  # the parent is gone already: nobody waits for this download
+    (work / CHILD_PID).write_text(str(os.getpid()))
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     try:
         from huggingface_hub import HfApi, hf_hub_download, snapshot_download
@@ -283,6 +346,14 @@ def _child(dataset: str, revision: str, work: Path) -> int:
         print(str(exc), file=sys.stderr)
         return 3
     except Exception as exc:  # noqa: BLE001 - the child reports one sentence, never a traceback
+        status = _http_status(exc)
+        if status and status.startswith("HTTP 5"):
+            print(
+                f"the hub at {hub_endpoint()} answered {status} (a server error, not your connection); try again "
+                "later, or download the dataset elsewhere and accept it with --from",
+                file=sys.stderr,
+            )
+            return 3
         msg = " ".join(str(exc).split())[:400]
         print(f"the download from {hub_endpoint()} failed: {type(exc).__name__}: {msg}", file=sys.stderr)
         return 3
@@ -294,6 +365,7 @@ def _run_child(dataset: str, revision: str, work: Path, deadline: float) -> None
     env["PYTHONPATH"] = os.pathsep.join([str(Path(__file__).resolve().parents[2]), env.get("PYTHONPATH", "")]).rstrip(
         os.pathsep
     )
+    env[PARENT_ENV], env[PARENT_ENV + "_DEADLINE"] = str(os.getpid()), str(deadline)
     err = work / "child.stderr"
     with open(err, "wb") as fh:
         proc = subprocess.Popen(
@@ -470,6 +542,35 @@ def _alive(pid: int) -> bool:
         return False
     except PermissionError:  # another user's live process
         return True
+    try:  # a zombie (dead, not yet reaped) does not run
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return True
+
+
+def _end_orphan(work: Path, wait: float = 10.0) -> bool:
+    """Kill the download child of the abandoned work folder ``work`` if it still runs (its parent was killed
+    where no parent-death signal exists, or before the child could ask for one): the process named by
+    ``work/child.pid``, only if its command line is this module's child for ``work`` (a pid may have been
+    reused), with its process group. Waits until it has gone; True if one was ended."""
+    import time
+
+    try:
+        pid = int((work / CHILD_PID).read_text())
+        args = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except (OSError, ValueError):
+        return False
+    if CHILD.encode() not in args or os.fsencode(work) not in args or not _alive(pid):
+        return False
+    try:
+        os.killpg(pid, signal.SIGKILL)  # the child leads its own session, and so its process group
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        os.kill(pid, signal.SIGKILL)
+    end = time.monotonic() + wait
+    while _alive(pid) and time.monotonic() < end:
+        time.sleep(0.05)
     return True
 
 
@@ -477,7 +578,8 @@ def sweep_abandoned(data_root: Path, grace: float = 60.0) -> list[Path]:
     """Remove the work folders (``data/.acquire-*``) of acquisitions that were killed (SIGKILL, a power cut)
     before they could clean up: those whose ``owner.pid`` names a process that no longer runs, or, without
     that file, older than ``grace`` seconds (the moment between creating the folder and writing the file).
-    A concurrent acquisition's folder is left alone. Returns what was removed."""
+    A download child still running in one is killed first (:func:`_end_orphan`). A concurrent acquisition's
+    folder is left alone. Returns what was removed."""
     import time
 
     gone = []
@@ -490,9 +592,34 @@ def sweep_abandoned(data_root: Path, grace: float = 60.0) -> list[Path]:
         except (OSError, ValueError):
             abandoned = time.time() - work.stat().st_mtime > grace
         if abandoned:
+            _end_orphan(work)
             shutil.rmtree(work, ignore_errors=True)
             gone.append(work)
     return gone
+
+
+@contextlib.contextmanager
+def _signals_held():
+    """Hold SIGINT, SIGTERM and SIGHUP back during the block; they are delivered after it."""
+    sigs = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, sigs)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+class Interrupted(KeyboardInterrupt):
+    """SIGTERM or SIGHUP (a closed terminal) received: unwind like Ctrl-C, so the download child is killed
+    and the work folder removed."""
+
+    def __init__(self, signum: int):
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+def _raise_interrupted(signum, frame):
+    raise Interrupted(signum)
 
 
 def acquire(
@@ -524,8 +651,9 @@ def acquire(
     data_root.mkdir(parents=True, exist_ok=True)
     sweep_abandoned(data_root)
     work = Path(tempfile.mkdtemp(prefix=f".acquire-{dataset}-", dir=data_root))
-    (work / "owner.pid").write_text(str(os.getpid()))
+    committed = False
     try:
+        (work / "owner.pid").write_text(str(os.getpid()))
         if source is not None:
             hub = _from_local(dataset, Path(source), work)
         elif downloader is not None:
@@ -579,20 +707,28 @@ def acquire(
         tmp = final.with_name(f".{final.name}.tmp{os.getpid()}")
         tmp.write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
         try:
-            undo = commit(staged, data_root, units, others, work / "backup")
-            try:
-                os.replace(tmp, final)
-            except BaseException:
-                undo()
-                raise
+            with _signals_held():  # the files and their record go in together: a SIGTERM waits for both
+                undo = commit(staged, data_root, units, others, work / "backup")
+                try:
+                    os.replace(tmp, final)
+                except BaseException:
+                    undo()
+                    raise
+                committed = True
         finally:
             tmp.unlink(missing_ok=True)
         return sha
+    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM/SIGHUP through main's handler
+        exc.committed = committed  # so the message says whether data/ changed
+        raise
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
 
 def main(argv: list[str] | None = None) -> int:
+    from compendium.pipeline.cli import safe_output
+
+    safe_output()  # a terminal without UTF-8 gets escapes, not a UnicodeEncodeError
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == [CHILD]:
         return _child(argv[1], argv[2], Path(argv[3]))
@@ -614,8 +750,25 @@ def main(argv: list[str] | None = None) -> int:
         help="take the data from this folder (laid out as the hub dataset) or, for hitl, this annotations file",
     )
     args = ap.parse_args(argv)
+    before = {sig: signal.signal(sig, _raise_interrupted) for sig in (signal.SIGTERM, signal.SIGHUP)}
     try:
         sha = acquire(args.dataset, args.revision, args.timeout, deadline=args.deadline, source=args.source)
+    except KeyboardInterrupt as exc:
+        name = exc.args[0] if isinstance(exc, Interrupted) else "SIGINT"
+        code = 128 + getattr(exc, "signum", signal.SIGINT)
+        if getattr(exc, "committed", False):
+            msg = (
+                f"{args.dataset}: interrupted ({name}) just after the acquisition was complete: data/ holds it, "
+                f"recorded in {acq_records.manifest_path(args.dataset)}."
+            )
+        else:
+            msg = (
+                f"error: {args.dataset}: interrupted ({name}); the download process was stopped and its work folder "
+                "removed. Nothing in data/ was changed; run the same command again to acquire it."
+            )
+        with contextlib.suppress(OSError):  # a closed terminal (SIGHUP) has nowhere to print
+            print(msg, file=sys.stderr)
+        return code
     except HubUnreachable as exc:
         print(
             f"error: {exc}. Nothing in data/ was changed. Offline, restore the bundled copy with "
@@ -624,9 +777,12 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 2
     except (AcquireError, DataError, OSError, ValueError) as exc:
-        msg = " ".join(str(exc).split())
+        msg = visible(" ".join(str(exc).split()), inline=True)  # a server's or a file's text, shown visibly
         print(f"error: {args.dataset}: {msg}. Nothing in data/ was changed.", file=sys.stderr)
         return 1
+    finally:  # main may run inside another program (the tests): give it its handlers back
+        for sig, handler in before.items():
+            signal.signal(sig, handler)
     spec = DATASETS[args.dataset]
     origin = str(args.source) if args.source is not None else spec["hf_id"]
     nxt = (

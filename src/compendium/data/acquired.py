@@ -134,11 +134,20 @@ def verify(relpath: str, data_root: Path | None = None, acquired_root: Path | No
     return path
 
 
+def is_acquired_only(dataset: str, relpath: str) -> bool:
+    """Whether ``relpath`` (under ``data/``) is one of ``dataset``'s acquired-only paths (or inside one)."""
+    return any(relpath == p or relpath.startswith(p.rstrip("/") + "/") for p in acquired_paths(dataset))
+
+
 def scan_unrecorded(
     data_root: Path | None = None, acquired_root: Path | None = None, datasets: tuple[str, ...] | None = None
 ) -> list[str]:
     """Messages for acquired-only files under ``data/`` that their local manifest does not vouch for
-    (unrecorded, changed or missing), for ``python -m compendium.data.manifest``."""
+    (unrecorded, changed or missing), for ``python -m compendium.data.manifest``.
+
+    Only the acquired-only paths are this record's to vouch for: a record also lists the released files an
+    acquisition replaced (all of a WORKBank acquisition's), which the release manifest checks
+    (``src/compendium/data/manifest.json``), so they are neither "missing" nor checked twice here."""
     data_root = Path(data_root) if data_root is not None else paths.DATA
     out = []
     for ds in datasets or tuple(DATASETS):
@@ -155,7 +164,7 @@ def scan_unrecorded(
                 verify(rel, data_root, acquired_root)
             except ChecksumError as exc:
                 out.append(str(exc))
-        for rel in sorted(set(rec["files"]) - present):
+        for rel in sorted(r for r in set(rec["files"]) - present if is_acquired_only(ds, r)):
             out.append(
                 f"{data_root / rel}: recorded in {manifest_path(ds, acquired_root)} but missing; re-run "
                 f"`python -m compendium.data.acquire {ds}`, or delete {manifest_path(ds, acquired_root)} "
@@ -179,4 +188,4 @@ def verify_dataset(dataset: str, data_root: Path | None = None, acquired_root: P
         )
         raise ChecksumError(problems[0] + more)
     rec = read_record(dataset, acquired_root) or {"files": {}}
-    return [data_root / rel for rel in sorted(rec["files"])]
+    return [data_root / rel for rel in sorted(rec["files"]) if is_acquired_only(dataset, rel)]

@@ -13,6 +13,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from compendium.pipeline.cli import quote, visible
+
 #: the largest magnitude any score-like number may have (a larger one is a corrupt or hostile file)
 ABSURD = 1e6
 #: the range of a stored PWB score: 0-3, or -1, the runner's failed-run marker
@@ -114,8 +116,13 @@ def policy_table():
 
 
 def refuse(where: str, field: str, problem: str) -> DataAnomalyError:
-    """The error for refused input: ``"<where>: field <field>: <problem>."`` (raise it)."""
-    return DataAnomalyError(f"{where}: field {field}: {problem}.")
+    """The error for refused input: ``"<where>: field <field>: <problem>."`` (raise it). A field path that
+    holds a key of the file (``layer1.<dimension>``) is shown visibly and, if long, quoted and cut
+    (:func:`compendium.pipeline.cli.quote`)."""
+    shown = visible(field, inline=True)
+    if shown != field or len(field) > 200:
+        shown = quote(field, limit=200)
+    return DataAnomalyError(f"{where}: field {shown}: {problem}.")
 
 
 def number(value, where: str, field: str, *, lo: float | None = None, hi: float | None = None) -> float:
@@ -169,5 +176,4 @@ def load_json(path) -> object:
 
 
 def _short(value) -> str:
-    s = repr(value)
-    return s if len(s) <= 40 else s[:37] + "..."
+    return quote(value, limit=40)

@@ -28,10 +28,10 @@ def require_columns(df, columns, what: str, hint: str = "") -> None:
     if not isinstance(df, pd.DataFrame):
         raise DataValidationError(f"{what}: expected a pandas DataFrame, got {type(df).__name__}")
     columns = list(columns)
+    from compendium.pipeline.cli import quote
+
     missing = [c for c in columns if c not in df.columns]
     if missing:
-        shown = list(df.columns)[:10]
         raise DataValidationError(
-            f"{what}: missing column(s) {missing}; expected {columns}{hint} "
-            f"(the frame has {shown}{'...' if df.shape[1] > 10 else ''})"
+            f"{what}: missing column(s) {missing}; expected {columns}{hint} (the frame has {quote(list(df.columns))})"
         )

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from compendium.pipeline import paths
+from compendium.pipeline.cli import quote
 
 from .errors import ChecksumError, DataValidationError, MissingDataError
 from .schema import ALL_TABLES, INT, LIST, TableSpec, pandera_schema
@@ -107,7 +108,7 @@ def _json(text: str, path: Path, line: int | None = None):
 def _describe_bad(s: pd.Series, mask: np.ndarray) -> str:
     idx = np.flatnonzero(mask)
     example = s.iloc[idx[0]]
-    return f"{len(idx)} row(s), first at data row {idx[0] + 1} (value {example!r})"
+    return f"{len(idx)} row(s), first at data row {idx[0] + 1} (value {quote(example)})"
 
 
 def _rows(df: pd.DataFrame, cases: pd.DataFrame) -> np.ndarray:
@@ -122,10 +123,7 @@ def _message(df: pd.DataFrame, spec: TableSpec, failures: pd.DataFrame, where: s
     if missing:
         order = [c.name for c in spec.columns]
         missing = sorted(missing, key=order.index)
-        return (
-            f"{where}: missing required column(s) {missing}; "
-            f"the file has {list(df.columns)[:12]}{'...' if df.shape[1] > 12 else ''}"
-        )
+        return f"{where}: missing required column(s) {missing}; the file has {quote(list(df.columns))}"
     checks = failures["check"].astype(str)
     for col in spec.columns:
         mine = failures[(failures["column"] == col.name) & (failures["schema_context"] == "Column")]
@@ -144,7 +142,7 @@ def _message(df: pd.DataFrame, spec: TableSpec, failures: pd.DataFrame, where: s
                 bad = _rows(df, mine.loc[kind.index])
                 return f"{where}: column {col.name!r}: expected a list, found {_describe_bad(s, bad)}"
             v = s.dropna()
-            example = f" (e.g. {v.iloc[0]!r})" if col.kind == INT and len(v) else ""
+            example = f" (e.g. {quote(v.iloc[0])})" if col.kind == INT and len(v) else ""
             return f"{where}: column {col.name!r}: expected {expected}, got dtype {s.dtype}{example}"
         rng = name[name.str.startswith("in_range")]
         if len(rng):
@@ -158,11 +156,14 @@ def _message(df: pd.DataFrame, spec: TableSpec, failures: pd.DataFrame, where: s
                 f"{where}: column {col.name!r}: expected one of {list(col.allowed)}, "
                 f"found {_describe_bad(s, _rows(df, mine.loc[allowed.index]))}"
             )
-        return f"{where}: column {col.name!r}: failed {sorted(set(name))}: {mine['failure_case'].tolist()[:5]}"
+        return (
+            f"{where}: column {col.name!r}: failed {sorted(set(name))}: {quote(mine['failure_case'].tolist(), items=5)}"
+        )
     dup = failures[checks.isin(["multiple_fields_uniqueness", "field_uniqueness"])]
     if len(dup):
         mask = _rows(df, dup)
         first = df.loc[mask, list(spec.key)].iloc[0].to_dict()
+        first = "{" + ", ".join(f"{k!r}: {quote(v)}" for k, v in first.items()) + "}"
         return (
             f"{where}: key {list(spec.key)} must be unique, found {int(mask.sum())} rows sharing a key (e.g. {first})"
         )

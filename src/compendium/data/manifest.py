@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 from compendium.pipeline import paths
+from compendium.pipeline.cli import visible
 
 from . import acquired
 from .load import MANIFEST, sha256_file
@@ -51,7 +52,27 @@ def scan(root: Path | None = None) -> dict:
     return files
 
 
+def _acquisitions() -> dict[tuple[str, str], str]:
+    """``{(path under data/, sha256): "<hub id>@<revision>, acquired/<dataset>/manifest.json"}`` for every
+    released file an acquisition brought (a WORKBank refresh), so a mismatch it explains is named as such."""
+    out = {}
+    for ds in acquired.DATASETS:
+        try:
+            rec = acquired.read_record(ds)
+        except acquired.ChecksumError:
+            continue  # an unreadable record: scan_unrecorded reports it
+        for rel, f in (rec or {"files": {}})["files"].items():
+            if not acquired.is_acquired_only(ds, rel) and isinstance(f, dict) and f.get("sha256"):
+                rev = str(rec.get("resolved_revision") or "?")[:12]
+                where = rec.get("source") or f"{rec.get('hf_id', ds)}@{rev}"
+                out[(rel, f["sha256"])] = f"{where}, {acquired.manifest_path(ds).relative_to(paths.ROOT)}"
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
+    from compendium.pipeline.cli import safe_output
+
+    safe_output()  # a terminal without UTF-8 gets escapes, not a UnicodeEncodeError
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--write", action="store_true", help="re-record the manifest from data/")
     args = ap.parse_args(argv)
@@ -66,22 +87,33 @@ def main(argv: list[str] | None = None) -> int:
         for k in sorted(set(files) | set(recorded))
         if files.get(k, {}).get("sha256") != recorded.get(k, {}).get("sha256")
     ]
+    acquisitions = _acquisitions()
+    new = [k for k in bad if k in files and acquisitions.get((k, files[k]["sha256"]))]
     for k in bad:
+        came = acquisitions.get((k, files.get(k, {}).get("sha256")))
         print(
-            f"MISMATCH {k}: recorded {recorded.get(k, {}).get('sha256', 'none')[:16]} "
-            f"found {files.get(k, {}).get('sha256', 'missing')[:16]}"
+            f"MISMATCH {visible(k, inline=True)}: recorded {recorded.get(k, {}).get('sha256', 'none')[:16]} "
+            f"found {files.get(k, {}).get('sha256', 'missing')[:16]}" + (f" (acquired: {came})" if came else "")
         )
     print(f"{len(files) - len(bad)} of {len(recorded)} recorded files verified")
     unvouched = acquired.scan_unrecorded()
     for msg in unvouched:
-        print(f"ACQUIRED {msg}")
+        print(f"ACQUIRED {visible(msg, inline=True)}")
     if unvouched:
         print(
             f"ERROR: {len(unvouched)} acquired file(s) under data/ are not vouched for by their local manifest "
             "(acquired/<dataset>/manifest.json); accept or re-acquire them as printed.",
             file=sys.stderr,
         )
-    if bad:
+    if bad and len(new) == len(bad):
+        print(
+            f"ERROR: {len(bad)} raw file(s) under data/ are a new acquisition not yet accepted (each as recorded "
+            "in acquired/<dataset>/manifest.json); the loaders refuse them until you accept them: review them, then "
+            "`python -m compendium.data.manifest --write && dvc add data` (or go back to the recorded data with "
+            "`dvc pull --force data.dvc`).",
+            file=sys.stderr,
+        )
+    elif bad:
         print(
             f"ERROR: {len(bad)} raw file(s) under data/ differ from the recorded data (corrupt, truncated, "
             "modified, missing or unrecorded). Restore the recorded data with `dvc pull --force data.dvc`.",

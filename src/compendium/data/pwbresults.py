@@ -28,6 +28,7 @@ from dataclasses import dataclass, field as dc_field
 from pathlib import Path
 
 from compendium.pipeline import paths
+from compendium.pipeline.cli import quote, visible
 
 from . import acquired, anomalies
 from .schema import PWB_MODELS, PWB_VARIANTS
@@ -79,7 +80,17 @@ def check_results_json(data, where: str) -> None:
         raise anomalies.refuse(where, "(top level)", f"expected a results object, found {type(data).__name__}")
     for k in ("model_name", "variant", "timestamp", "model_id"):
         if data.get(k) is not None and not isinstance(data[k], str):
-            raise anomalies.refuse(where, k, f"expected text, found {type(data[k]).__name__} {data[k]!r:.40}")
+            raise anomalies.refuse(where, k, f"expected text, found {type(data[k]).__name__} {quote(data[k], 40)}")
+    name = data.get("model_name")
+    if isinstance(name, str) and visible(name, inline=True) != name:
+        shown = visible(name, inline=True)
+        first = shown[shown.index("[U+") :][:8]
+        raise anomalies.refuse(
+            where,
+            "model_name",
+            f"the model name {quote(shown)} holds the control character {first}; a model name is printed text, "
+            "so fix it in the file",
+        )
     if not data.get("model_name"):
         # refused, not skipped: the hub's results/ and the runner's output hold results files only (see the
         # module docstring), so a JSON file without a model is a stray file, and skipping it would hide it
@@ -92,7 +103,9 @@ def check_results_json(data, where: str) -> None:
     if data.get("variant") is None:
         raise anomalies.refuse(where, "variant", f"missing; expected one of {list(PWB_VARIANTS)}")
     if data["variant"] not in PWB_VARIANTS:
-        raise anomalies.refuse(where, "variant", f"expected one of {list(PWB_VARIANTS)}, found {data['variant']!r:.40}")
+        raise anomalies.refuse(
+            where, "variant", f"expected one of {list(PWB_VARIANTS)}, found {quote(data['variant'], 40)}"
+        )
     l1 = data.get("layer1")
     if l1 is not None and not isinstance(l1, Mapping):
         raise anomalies.refuse(where, "layer1", f"expected an object of dimensions, found {type(l1).__name__}")

@@ -32,10 +32,12 @@ import pandas as pd
 import yaml
 
 from compendium import data
-from compendium.pipeline import paths
+from compendium.pipeline import paths, yamlfile
+from compendium.pipeline.cli import quote
 
 from ..preferences.reproduce import MODELS
 from ..preferences.rowlevel import INTERNAL_MODEL_IDS
+from .errors import DataValidationError
 
 INTERNAL = {v: k for k, v in INTERNAL_MODEL_IDS.items()}
 HF_ID = "ProlificAI/autoresearch-hitl-annotations"
@@ -43,7 +45,7 @@ LAYOUTS = ("parquet", "jsonl", "csv", "export")
 
 
 def _published():
-    reg = yaml.safe_load((paths.PUBLISHED / "hitl.yaml").read_text())
+    reg = yamlfile.load(paths.PUBLISHED / "hitl.yaml")  # aliases bounded
     return {c["id"]: c["published"] for c in reg["claims"]}
 
 
@@ -73,6 +75,49 @@ def _deviations(d: int, k: int, m: int) -> list[int]:
     return dev
 
 
+PROMPTS = "data/hitl/prolific_prompts.json"
+BY_CATEGORY = "data/hitl/published_pair_counts_by_category.csv"
+RESTORE = "or restore the released data with `dvc pull --force data.dvc`"
+
+
+def check_categories(prompts: pd.DataFrame, by_cat: pd.DataFrame) -> None:
+    """Refuse prompts whose categories disagree with the released per-category counts, naming the file, the
+    prompt and the field (the layout below cannot place the counts otherwise).
+
+    Each pair judged each prompt about three times, so a category's prompts are its judgements summed over
+    the pairs divided by 3 x pairs, rounded (exact on the release: 8, 8, 8, 7, 5, 5, 5, 4). A prompt moved
+    to another category is found by its id's prefix (``cw01`` among the ``cw`` prompts, which are
+    ``creative_writing``)."""
+    import re
+
+    n_pairs = len(by_cat[["model_x", "model_y"]].drop_duplicates())
+    implied = (by_cat.groupby("category")["n"].sum() / (3 * n_pairs)).round().astype(int)
+    have = prompts["category"].value_counts()
+    cats = sorted(set(implied.index) | set(have.index), key=str)
+    differ = [c for c in cats if int(have.get(c, 0)) != int(implied.get(c, 0))]
+    if not differ:
+        return
+    over = {c for c in differ if have.get(c, 0) > implied.get(c, 0)}
+    under = {c for c in differ if have.get(c, 0) < implied.get(c, 0)}
+    prefix = prompts["id"].astype(str).map(lambda i: (re.match(r"[A-Za-z]+", i) or re.match(r".*", i)).group(0))
+    home = prompts.groupby(prefix)["category"].agg(lambda c: c.mode().iloc[0])
+    moved = prompts[prompts["category"].isin(over) & prefix.map(home).isin(under)]
+    counts = ", ".join(f"{quote(c)} {int(implied.get(c, 0))}" for c in differ)
+    found = ", ".join(f"{int(have.get(c, 0))}" for c in differ)
+    if len(moved):
+        p = moved.iloc[0]
+        was = home[prefix[moved.index[0]]]
+        raise DataValidationError(
+            f"{PROMPTS}: prompt {quote(p['id'])}: field 'category' is {quote(p['category'])}, but the released "
+            f"per-category counts ({BY_CATEGORY}) give {counts} prompts (the file has {found}), and the other "
+            f"{quote(prefix[moved.index[0]])} prompts are {quote(was)}: set its category back to {quote(was)}, {RESTORE}"
+        )
+    raise DataValidationError(
+        f"{PROMPTS}: field 'category': the released per-category counts ({BY_CATEGORY}) give {counts} prompts, the "
+        f"file has {found}: a prompt's category was changed; set it back, {RESTORE}"
+    )
+
+
 def make_study_rows(seed: int = 1, layout: str = "hf", choice_column: str = "choice_canonical") -> pd.DataFrame:
     """1,507 synthetic rows reproducing the released counts (see the module docstring).
 
@@ -84,6 +129,7 @@ def make_study_rows(seed: int = 1, layout: str = "hf", choice_column: str = "cho
     by_cat = data.load_hitl_pair_counts_by_category()
     prompts = data.load_hitl_prompts()
     ex = data.load_hitl_scenario_votes()
+    check_categories(prompts, by_cat)
     fixed = {
         (r.prompt_id, *sorted((r.winner_model, r.loser_model), key=MODELS.index)): r.winner_model
         for r in ex.itertuples()
@@ -105,7 +151,11 @@ def make_study_rows(seed: int = 1, layout: str = "hf", choice_column: str = "cho
                 while extra > 0 and m[c] < need[c][1] - 1:
                     m[c] += 1
                     extra -= 1
-            assert extra == 0
+            if extra != 0:  # check_categories catches a moved prompt first; this is any other disagreement
+                raise DataValidationError(
+                    f"{PROMPTS}, {BY_CATEGORY}: the released counts of {mx} vs {my} cannot be dealt to the prompts' "
+                    f"categories (field 'category', {extra:+d} scenarios); {RESTORE}"
+                )
             for r in cats.itertuples():
                 ps = list(prompts.loc[prompts.category == r.category, "id"])
                 d, k, _ = need[r.category]
@@ -127,7 +177,11 @@ def make_study_rows(seed: int = 1, layout: str = "hf", choice_column: str = "cho
                 for p in ps:
                     if p not in votes:
                         votes[p], labels = labels[: sizes[p]], labels[sizes[p] :]
-                assert not labels
+                if labels:
+                    raise DataValidationError(
+                        f"{BY_CATEGORY}: category {quote(r.category)} of {mx} vs {my}: {len(labels)} judgement(s) "
+                        f"left over after dealing them to its prompts (field 'category' of {PROMPTS}); {RESTORE}"
+                    )
                 for p in ps:
                     grid_id = f"{p}__{INTERNAL[mx]}__vs__{INTERNAL[my]}"
                     sid = "p2_" + hashlib.sha256(grid_id.encode()).hexdigest()[:10]
@@ -197,6 +251,9 @@ def write_release(outdir: Path, seed: int = 1, layout: str = "parquet") -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from compendium.pipeline.cli import safe_output
+
+    safe_output()  # a terminal without UTF-8 gets escapes, not a UnicodeEncodeError
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("outdir", type=Path)
     ap.add_argument("--seed", type=int, default=1)

@@ -41,9 +41,8 @@ import sys
 from pathlib import Path
 
 import numpy as np
-import yaml
 
-from compendium.pipeline import paths
+from compendium.pipeline import paths, yamlfile
 
 SIZES = {
     "full": {"n_prompts": 20, "n_runs": 5, "n_scenarios": 16, "n_adversarial": 40},
@@ -75,7 +74,7 @@ ANOMALIES = {
 
 
 def _yaml(path: Path):
-    return yaml.safe_load(path.read_text(encoding="utf-8"))
+    return yamlfile.load(path)  # aliases bounded
 
 
 def _sources(pwb: Path) -> dict:
@@ -316,6 +315,9 @@ def write_model(
 
 
 def main(argv: list[str] | None = None) -> int:
+    from compendium.pipeline.cli import safe_output
+
+    safe_output()  # a terminal without UTF-8 gets escapes, not a UnicodeEncodeError
     ap = argparse.ArgumentParser(prog="python -m compendium.data.synthetic_pwb", description=__doc__.split("\n")[0])
     ap.add_argument("outdir", help="folder to write results/*.json into (created)")
     ap.add_argument("--seed", type=int, default=0)

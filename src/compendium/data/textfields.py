@@ -22,6 +22,8 @@ from pathlib import Path
 
 import yaml
 
+from compendium.pipeline import yamlfile
+
 from .schema import HITL, PWB, STR, WORKBANK, TableSpec
 
 __all__ = ["TableField", "Document", "DOCUMENTS", "table_fields", "document_files", "map_strings"]
@@ -108,7 +110,7 @@ def read_document(path: Path, fmt: str):
     text = path.read_text(encoding="utf-8")
     if fmt == "text":
         return text
-    return yaml.safe_load(text) if fmt == "yaml" else json.loads(text)
+    return yamlfile.loads(text, str(path)) if fmt == "yaml" else json.loads(text)  # aliases bounded
 
 
 def write_document(path: Path, fmt: str, obj) -> None:

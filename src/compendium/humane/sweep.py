@@ -210,9 +210,12 @@ def digest(rows: pd.DataFrame) -> str:
 def main(argv: list[str] | None = None) -> int:
     import argparse
 
+    from compendium.pipeline.cli import safe_output
     from compendium.pipeline.params import load_section, study_params
 
     from .grid import grid_from_params
+
+    safe_output()  # a terminal without UTF-8 gets escapes, not a UnicodeEncodeError
 
     ap = argparse.ArgumentParser(prog="python -m compendium.humane.sweep", description=__doc__.splitlines()[0])
     ap.add_argument("--grid", default="book", help="which grid of params.yaml's humane section: default | book")

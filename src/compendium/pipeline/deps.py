@@ -205,6 +205,9 @@ def rewrite_dvc_yaml(text: str, wanted: dict[str, list[str]], data: dict[str, li
 
 
 def main(argv: list[str] | None = None) -> int:
+    from compendium.pipeline.cli import safe_output
+
+    safe_output()  # a terminal without UTF-8 gets escapes, not a UnicodeEncodeError
     argv = sys.argv[1:] if argv is None else argv
     wanted, data = stage_dep_paths(), stage_data_deps()
     if argv == ["--write"]:

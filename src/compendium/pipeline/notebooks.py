@@ -118,6 +118,9 @@ def glued(notebook: Path) -> dict[str, str]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from compendium.pipeline.cli import safe_output
+
+    safe_output()  # a terminal without UTF-8 gets escapes, not a UnicodeEncodeError
     argv = sys.argv[1:] if argv is None else argv
     if len(argv) not in (2, 3) or argv[0] != "finalize":
         print(__doc__, file=sys.stderr)

@@ -495,14 +495,31 @@ def validate(doc: Any, source: str = "params.yaml") -> dict[str, dict]:
 YAML_HINT = "Fix the line, or restore the committed file with `git checkout -- params.yaml`."
 
 
+def _load_bounded(text: str, path: Path) -> Any:
+    """``YAML(typ="safe", pure=True).load(text)`` in its two steps, with an alias bomb refused between them
+    (:func:`compendium.pipeline.yamlfile.check_aliases` raises
+    :class:`~compendium.pipeline.yamlfile.AliasBombError`, naming the file and the anchor's line): composing
+    shares an alias's node, and only building values from the graph (as DVC's parsing of ``params.yaml``
+    does) expands it. One parse, as before."""
+    from ruamel.yaml import YAML
+
+    from compendium.pipeline.yamlfile import check_aliases
+
+    yaml = YAML(typ="safe", pure=True)
+    node = yaml.compose(text)
+    check_aliases(node, path.name)
+    return None if node is None else yaml.constructor.construct_document(node)
+
+
 def read_yaml(path: Path, hint: str = YAML_HINT) -> Any:
     """Parse ``path`` as DVC does (ruamel.yaml, ``YAML(typ="safe")``: YAML 1.2, repeated keys refused).
 
     PyYAML follows YAML 1.1, where ``1e-12`` (as ``dvc exp run -S`` writes it) is a string and ``yes``
     is true; reading with DVC's own parser means the values checked here are the values DVC records.
     Raises :class:`ParamsError` with the file, line and column of a syntax error, and ``hint``."""
-    from ruamel.yaml import YAML
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
+    from compendium.pipeline.yamlfile import AliasBombError
 
     path = Path(path)
     try:
@@ -514,7 +531,9 @@ def read_yaml(path: Path, hint: str = YAML_HINT) -> Any:
     except OSError as exc:
         raise ParamsError(f"{path.name} cannot be read ({exc.strerror or exc}).") from None
     try:
-        return YAML(typ="safe", pure=True).load(text)
+        return _load_bounded(text, path)
+    except AliasBombError as exc:
+        raise ParamsError(f"{exc}: refused before DVC or anything else expands it. {hint}") from None
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""

@@ -144,12 +144,18 @@ def committed_data_dvc(root: Path | None = None) -> bytes | None:
 
 def message(bad: list[str], root: Path | None = None, restored_record: bool = False) -> str:
     """The documented message: which files differ, and the recovery that works as printed."""
+    import shlex
+
+    from compendium.pipeline.cli import visible
+
     root = Path(root) if root is not None else paths.ROOT
-    shown = ", ".join(f"data/{b}" for b in bad[:5]) + (f" and {len(bad) - 5} more" if len(bad) > 5 else "")
+    # a file name is data: shown with its control characters visible, and quoted in a command to copy
+    shown = ", ".join(visible(f"data/{b}", inline=True) for b in bad[:5])
+    shown += f" and {len(bad) - 5} more" if len(bad) > 5 else ""
     corrupt = corrupt_cache_objects(bad, root)
     if corrupt:
         rm = " ".join(str(p.relative_to(root)) for p in corrupt)
-        files = " ".join(f"data/{b}" for b in bad if (root / "data" / b).exists())
+        files = " ".join(visible(shlex.quote(f"data/{b}"), inline=True) for b in bad if (root / "data" / b).exists())
         restore = f"`rm -f {rm} {files} && dvc pull --force data.dvc` (the DVC cache copy is corrupt too)"
     else:
         restore = "`dvc pull --force data.dvc`"
@@ -187,6 +193,9 @@ def guard(root: Path | None = None, manifest: Path | None = None) -> str | None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from compendium.pipeline.cli import safe_output
+
+    safe_output()  # a terminal without UTF-8 gets escapes, not a UnicodeEncodeError
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quiet", action="store_true", help="print only when something is wrong")
     args = ap.parse_args(argv)

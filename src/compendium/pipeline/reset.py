@@ -23,15 +23,30 @@ from pathlib import Path
 
 import yaml
 
-from compendium.pipeline import paths
+from compendium.pipeline import paths, yamlfile
 
 TRACKED = ("params.yaml", "dvc.lock", "metrics")
 
 
 def stage_names(root: Path | None = None) -> list[str]:
-    """Every stage of ``dvc.yaml`` (each has outputs); ``data.dvc`` is not a stage and is left alone."""
+    """Every stage of ``dvc.yaml`` (each has outputs); ``data.dvc`` is not a stage and is left alone, but it
+    is read like ``dvc.yaml`` first: DVC reads both, and an alias bomb in either (a pulled branch's file,
+    which ``make reset`` does not restore) would have it fill the memory
+    (:class:`compendium.pipeline.yamlfile.AliasBombError`)."""
     root = Path(root) if root is not None else paths.ROOT
-    return list(yaml.safe_load((root / "dvc.yaml").read_text())["stages"])
+    for name in ("data.dvc", "dvc.yaml"):
+        try:
+            doc = yamlfile.load(root / name) if (root / name).exists() or name == "dvc.yaml" else None
+        except yaml.YAMLError as exc:
+            raise ResetError(
+                f"{' '.join(str(exc).split())[:400]}; restore the committed file with `git checkout -- {name}`, "
+                "then run make reset again (params.yaml, dvc.lock and metrics/ are already the committed ones)"
+            ) from None
+    return list(doc["stages"])
+
+
+class ResetError(RuntimeError):
+    """A file ``make reset`` does not restore cannot be read; the message names it and the recovery."""
 
 
 def _dvc() -> str:
@@ -40,6 +55,9 @@ def _dvc() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from compendium.pipeline.cli import safe_output
+
+    safe_output()  # a terminal without UTF-8 gets escapes, not a UnicodeEncodeError
     t0 = time.perf_counter()
     root = paths.ROOT
     # drop the files from git's index first: after `dvc exp run -S` rewrote params.yaml to the same size (DVC keeps
@@ -52,7 +70,11 @@ def main(argv: list[str] | None = None) -> int:
     if git.returncode != 0:
         print(f"ERROR: git could not restore {', '.join(TRACKED)}: {git.stderr.strip()}", file=sys.stderr)
         return 1
-    stages = stage_names(root)
+    try:
+        stages = stage_names(root)
+    except ResetError as exc:  # a bomb or a syntax error in dvc.yaml / data.dvc: not DVC's silent hang
+        print(f"ERROR: {exc}.", file=sys.stderr)
+        return 1
     dvc = subprocess.Popen(
         [_dvc(), "checkout", "--force", "--quiet", *stages],
         cwd=root,

@@ -244,6 +244,29 @@ def imported_modules(source: Path) -> list[str]:
     return found
 
 
+#: AF_UNIX socket paths must be shorter than 108 bytes on Linux (104 on macOS); jupyter_client adds "-<n>"
+_SUN_PATH = 100
+
+
+def _ipc_dir() -> str:
+    """A private folder for the kernel's IPC sockets whose socket paths fit the AF_UNIX limit: under the
+    temporary folder (``TMPDIR``), or, where that path is too long (a deep ``TMPDIR``: zmq's "File name too
+    long"), under ``/tmp``. Raises :class:`StageError` naming ``TMPDIR`` and the fix when neither fits."""
+    for base in (None, "/tmp"):
+        try:
+            d = tempfile.mkdtemp(prefix="compendium-kernel-", dir=base)
+        except OSError:
+            continue
+        if len(os.fsencode(os.path.join(d, "k-99999"))) < _SUN_PATH:
+            return d
+        os.rmdir(d)
+    raise StageError(
+        f"the temporary folder {tempfile.gettempdir()} (TMPDIR) is too long a path for the kernel's sockets "
+        f"(at most about {_SUN_PATH - 30} characters), and /tmp is not writable; run with a short one, e.g. "
+        "`TMPDIR=/tmp dvc repro`. The last good results and chapters are unchanged."
+    )
+
+
 class _Kernel:
     """The stage's kernel, started before the runner imports papermill and jupytext, and told at once to
     import the modules the notebook imports: those imports (1-2 s of pandas, scipy, matplotlib and the
@@ -261,7 +284,7 @@ class _Kernel:
         self.kc = None
         # local IPC sockets in a private temporary folder, not TCP ports: nothing listens on the network,
         # and the kernel no longer warns, once per stage, that its TCP traffic is unencrypted
-        self._ipc_dir = tempfile.mkdtemp(prefix="compendium-kernel-")
+        self._ipc_dir = _ipc_dir()  # short enough for AF_UNIX socket paths, whatever TMPDIR is
         self.km = AsyncKernelManager(kernel_name="python3", transport="ipc", ip=os.path.join(self._ipc_dir, "k"))
         run_sync(self.km.start_kernel)(cwd=str(paths.NOTEBOOKS))
         try:
@@ -352,6 +375,8 @@ def _run_locked(st: Stage, quiet: bool, executed_dir: Path | None) -> float:
         parameters = stage_section(st.params) if st.params else {}
         try:
             kernel = _Kernel(imported_modules(st.source))
+        except StageError:  # already one sentence with its own recovery (TMPDIR)
+            raise
         except Exception as exc:  # noqa: BLE001 - one sentence, not jupyter_client's traceback
             raise StageError(
                 f"stage {name!r} could not start its Python kernel ({_first_error_line(exc)}); check that the "
@@ -462,13 +487,16 @@ _YAML_HINTS = {
     "dvc.lock": "Restore the committed file with `git checkout -- dvc.lock`; `dvc repro` then re-runs the stages "
     "whose inputs differ from it.",
     "dvc.yaml": "Fix it, or restore the committed file with `git checkout -- dvc.yaml`.",
+    "data.dvc": "Restore the committed file with `git checkout -- data.dvc`.",
 }
 
 
 def preflight() -> list[str]:
     """The files DVC reads before any stage runs, checked first, so that a YAML error gets its recovery
-    (DVC says only that the file is corrupted): ``params.yaml``, ``dvc.yaml`` and ``dvc.lock``, read
-    with DVC's own parser. One line per unreadable file; [] if all can be read."""
+    (DVC says only that the file is corrupted, or that it failed to parse 'vars'; on an alias bomb it says
+    nothing and fills the memory): ``params.yaml``, ``dvc.yaml``, ``dvc.lock`` and ``data.dvc``, read with
+    DVC's own parser, aliases bounded (:func:`compendium.pipeline.params.read_yaml`), and each a mapping.
+    One line per unreadable file; [] if all can be read."""
     from compendium.pipeline.params import read_yaml
 
     problems = []
@@ -476,14 +504,27 @@ def preflight() -> list[str]:
         if hint is not None and not path.exists():
             continue  # no dvc.lock yet: DVC writes it
         try:
-            read_yaml(path) if hint is None else read_yaml(path, hint=hint)
+            doc = read_yaml(path) if hint is None else read_yaml(path, hint=hint)
         except ParamsError as exc:
             problems.append(str(exc))
+            continue
+        if not isinstance(doc, dict):  # DVC: "failed to parse 'vars' in 'dvc.yaml'", naming neither file nor fix
+            kind = "empty" if doc is None else f"a YAML {'list' if isinstance(doc, list) else type(doc).__name__}"
+            what = "sections (workbank:, preferences:, ...)" if hint is None else "keys"
+            reset = " (or `make reset`: the committed params.yaml, dvc.lock and outputs)" if hint is None else ""
+            problems.append(
+                f"{path.name} is {kind}, not a mapping of {what}. Restore the committed file with "
+                f"`git checkout -- {path.name}`{reset}."
+            )
     return problems
 
 
 def main(argv: list[str] | None = None) -> int:
     import argparse
+
+    from compendium.pipeline.cli import safe_output
+
+    safe_output()  # a terminal without UTF-8 gets escapes, not a UnicodeEncodeError
 
     ap = argparse.ArgumentParser(prog="python -m compendium.pipeline.stage", description="Run one DVC stage.")
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -495,7 +536,9 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="write the executed notebook here instead of book/executed/ (tests)",
     )
-    sub.add_parser("preflight", help="check that params.yaml, dvc.yaml and dvc.lock can be read (make reproduce)")
+    sub.add_parser(
+        "preflight", help="check that params.yaml, dvc.yaml, dvc.lock and data.dvc can be read (make reproduce)"
+    )
     args = ap.parse_args(sys.argv[1:] if argv is None else argv)
     if args.cmd == "preflight":
         problems = preflight()

@@ -127,10 +127,13 @@ def main() -> int:
     import json
     import time
 
+    from compendium.pipeline.cli import safe_output
     from compendium.pipeline.notebooks import timing_file
     from compendium.pipeline.results import write_table, write_values
 
     from .. import data
+
+    safe_output()  # a terminal without UTF-8 gets escapes, not a UnicodeEncodeError
 
     t0 = time.perf_counter()
     values, tbl = build(data.load_hitl_pair_counts(), data.load_hitl_pair_counts_by_category())

@@ -16,7 +16,12 @@ skips them. Printed, and written as CSV and JSON when ``--out`` is given (never 
   (judgements resampled within each pair, seeded) and the share of replicates in which the model ranks first;
 * the **Davidson** (1970) fit with an explicit tie parameter (:func:`compendium.stats.pairwise.davidson_fit`).
 
-A malformed file gets one sentence naming the file, the row and the field.
+A malformed file gets one sentence naming the file, the row and the field; a model id holding a control
+character (NUL, ESC, ...) is such a malformation. Every model id, path and value it prints is shown with its
+control characters visible (:func:`compendium.pipeline.cli.visible`), so a hostile file cannot write terminal
+control sequences. A file whose models and replicates would need more memory than the budget
+(:func:`memory_needed`; 2 GiB, or ``COMPENDIUM_MEMORY_GIB``) is refused before anything is allocated, with the
+largest ``--n-boot`` that fits; ``--out`` is checked writable before the computation.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ import numpy as np
 import pandas as pd
 
 from compendium.pipeline import paths
+from compendium.pipeline.cli import gib, memory_budget, quote, safe_output, visible, writable_folder
 
 from ..data.errors import DataError, DataValidationError
 from ..stats import pairwise as pw
@@ -38,8 +44,19 @@ from . import rowlevel
 MAX_BOOT = 100_000
 
 
-def _bad(file: Path, i: int, field: str, why: str) -> DataValidationError:
-    return DataValidationError(f"{file}: row {i + 1}: field {field!r}: {why}")
+def _bad(file: Path, i: int, field: str, why: str, rows: rowlevel._Rows | None = None) -> DataValidationError:
+    """``<file>: row 5: field 'b_model': why`` (``line``/``record`` for JSON lines / a JSON array)."""
+    where = f"{rows.label} {rows.numbers[i]}" if rows is not None else f"row {i + 1}"
+    return DataValidationError(f"{file}: {where}: field {field!r}: {why}")
+
+
+def _control(v: str) -> str | None:
+    """The first control or invisible format character of ``v`` as ``[U+XXXX]``, else None."""
+    shown = visible(v, inline=True)
+    if shown == v:
+        return None
+    start = shown.index("[U+")
+    return shown[start : start + 8]
 
 
 def _repeated(df: pd.DataFrame) -> int | None:
@@ -60,23 +77,36 @@ def judgements(df: pd.DataFrame, file: Path) -> tuple[pd.DataFrame, int]:
     """``(frame of model_a, model_b, outcome in {a, b, tie}, n_skipped)`` from the raw rows."""
     for c in ("a_model", "b_model"):
         if c not in df.columns:
-            raise DataValidationError(f"{file}: missing field {c!r} (the columns are {list(df.columns)[:12]})")
+            raise DataValidationError(f"{file}: missing field {c!r} (the columns are {quote(list(df.columns))})")
     col = next((c for c in rowlevel.CHOICE_COLUMNS if c in df.columns), None)
     if col is None:
         raise DataValidationError(f"{file}: no choice field; expected one of {list(rowlevel.CHOICE_COLUMNS)}")
-    rows, skipped = [], 0
+    where = rowlevel._Rows(df)
+    rows, skipped, first = [], 0, {}
     for i, (a, b, ch) in enumerate(zip(df["a_model"], df["b_model"], df[col])):
         if ch is None or (isinstance(ch, float) and np.isnan(ch)) or (isinstance(ch, str) and not ch.strip()):
             skipped += 1
             continue
         for field, v in (("a_model", a), ("b_model", b)):
             if not isinstance(v, str) or not v.strip():
-                raise _bad(file, i, field, f"expected a model id, got {v!r}")
+                raise _bad(file, i, field, f"expected a model id, got {quote(v)}", where)
+            bad = _control(v)
+            if bad:
+                raise _bad(
+                    file,
+                    i,
+                    field,
+                    f"the model id {quote(visible(v, inline=True))} holds the control character {bad}; "
+                    "a model id is printed text, so fix the id in the file",
+                    where,
+                )
         a, b = (rowlevel.INTERNAL_MODEL_IDS.get(v.strip(), v.strip()) for v in (a, b))
+        first.setdefault(a, (i, "a_model"))
+        first.setdefault(b, (i, "b_model"))
         if a == b:
-            raise _bad(file, i, "b_model", f"the same model {a!r} on both sides")
+            raise _bad(file, i, "b_model", f"the same model {quote(a)} on both sides", where)
         if not isinstance(ch, str):
-            raise _bad(file, i, col, f"expected A, B, tie or a model id, got {ch!r}")
+            raise _bad(file, i, col, f"expected A, B, tie or a model id, got {quote(ch)}", where)
         key = " ".join(ch.strip().lower().replace("_", " ").replace("-", " ").split())
         named = rowlevel.INTERNAL_MODEL_IDS.get(ch.strip(), ch.strip())
         if key in rowlevel._A or named == a:
@@ -86,11 +116,74 @@ def judgements(df: pd.DataFrame, file: Path) -> tuple[pd.DataFrame, int]:
         elif key in rowlevel._TIE:
             out = "tie"
         else:
-            raise _bad(file, i, col, f"{ch!r} is not A, B, tie or one of the two models shown ({a}, {b})")
+            raise _bad(
+                file,
+                i,
+                col,
+                f"{quote(ch)} is not A, B, tie or one of the two models shown ({quote(a)}, {quote(b)})",
+                where,
+            )
         rows.append((a, b, out))
     if not rows:
         raise DataValidationError(f"{file}: none of the {len(df)} row(s) has a choice in field {col!r}")
-    return pd.DataFrame(rows, columns=["model_a", "model_b", "outcome"]), skipped
+    j = pd.DataFrame(rows, columns=["model_a", "model_b", "outcome"])
+    # where each model is first named (row label, field), for a sentence about one model
+    j.attrs["first_seen"] = {m: (f"{where.label} {where.numbers[i]}", f) for m, (i, f) in first.items()}
+    return j, skipped
+
+
+#: arrays of models x models x replicates (8 bytes each) alive at once in the bootstrap's Bradley-Terry fit:
+#: the replicates' win matrices, the fit's copy without the diagonal, the comparison counts, and the two
+#: temporaries of one MM step
+BOOT_MATRICES = 5
+
+
+def memory_needed(n_models: int, n_pairs: int, n_boot: int) -> int:
+    """Bytes the bootstrap allocates at its peak: :data:`BOOT_MATRICES` float arrays of
+    ``n_boot x n_models x n_models`` and the resampled counts (``n_pairs x n_boot`` x 3 outcomes, as
+    integers and again as floats)."""
+    return 8 * n_boot * (BOOT_MATRICES * n_models * n_models + 6 * n_pairs)
+
+
+def check_memory(file: Path, n_models: int, n_pairs: int, n_boot: int) -> None:
+    """Raise :class:`DataValidationError` (one sentence: the need, the budget, what to lower) when
+    :func:`memory_needed` exceeds the budget (:func:`compendium.pipeline.cli.memory_budget`)."""
+    budget = memory_budget()
+    need = memory_needed(n_models, n_pairs, n_boot)
+    if need <= budget:
+        return
+    fits = budget // memory_needed(n_models, n_pairs, 1)
+    if fits >= 1:
+        lower = f"lower --n-boot to at most {fits:,} or rank fewer models (a subset of the file's rows)"
+    else:
+        most = int((budget / 8 / BOOT_MATRICES) ** 0.5)
+        lower = f"rank at most about {most:,} models at a time (a subset of the file's rows)"
+    raise DataValidationError(
+        f"{file}: {n_models:,} models and {n_boot:,} bootstrap replicates need about {gib(need)} of memory "
+        f"({BOOT_MATRICES} arrays of models x models x replicates), above the budget of {gib(budget)}: {lower}, "
+        "or, on a machine with more memory, raise the budget with COMPENDIUM_MEMORY_GIB=<GiB>"
+    )
+
+
+def _why(j: pd.DataFrame) -> str:
+    """``; model 'x' (first named in row 5, field 'b_model') wins no judgement ...``: the first model that
+    never wins or never loses (Bradley-Terry has no finite strength for it), where it is first named."""
+    seen = j.attrs.get("first_seen", {})
+    for m in dict.fromkeys([*j["model_a"], *j["model_b"]]):
+        as_a, as_b = j["model_a"] == m, j["model_b"] == m
+        n = int((as_a | as_b).sum())
+        won = int((as_a & (j["outcome"] != "b")).sum() + (as_b & (j["outcome"] != "a")).sum())
+        lost = int((as_a & (j["outcome"] != "a")).sum() + (as_b & (j["outcome"] != "b")).sum())
+        if won and lost:
+            continue
+        row, field = seen.get(m, ("?", "?"))
+        what = "wins" if not won else "loses"
+        return (
+            f"; model {quote(visible(m, inline=True))} (first named in {row}, field {field!r}) {what} none of its "
+            f"{n} judgement(s), so Bradley-Terry gives it no finite strength: check that its id is spelt as "
+            "elsewhere in the file (another spelling is another model), or leave its rows out"
+        )
+    return ""
 
 
 def pair_counts(j: pd.DataFrame) -> tuple[list[str], pd.DataFrame]:
@@ -119,11 +212,13 @@ def rank(file: str | Path, n_boot: int = 2000, seed: int = 0, ci: float = 0.95) 
     K = len(models)
     if K < 2:
         raise DataValidationError(f"{file}: fewer than two models compared")
+    check_memory(file, K, len(pc), n_boot)  # before any array of the bootstrap is allocated
     z = float(stats.norm.ppf(0.5 + ci / 2))
     i, jj = pc["i"].to_numpy(), pc["j"].to_numpy()
     a, b, t = (pc[c].to_numpy(dtype=float) for c in ("i_wins", "j_wins", "ties"))
     W = pw.win_matrix_from_counts(i, jj, a, b, t, K)
-    fit = pw.bradley_terry_mm(W)
+    with np.errstate(divide="ignore", invalid="ignore"):  # a model that never wins: named below, not warned
+        fit = pw.bradley_terry_mm(W)
     # bootstrap: each pair's judgements resampled with replacement (multinomial at the observed shares)
     rng = np.random.default_rng(seed)
     n = a + b + t
@@ -138,7 +233,9 @@ def rank(file: str | Path, n_boot: int = 2000, seed: int = 0, ci: float = 0.95) 
     ok = np.isfinite(bres.strengths).all(axis=1) & np.asarray(bres.converged) & (bres.strengths > 0).all(axis=1)
     boot = bres.strengths[ok]
     if len(boot) == 0:
-        raise DataValidationError(f"{file}: too few judgements for a bootstrap (no replicate has a finite fit)")
+        raise DataValidationError(
+            f"{file}: too few judgements for a bootstrap (no replicate has a finite fit){_why(j)}"
+        )
     q = [(1 - ci) / 2 * 100, (1 + ci) / 2 * 100]
     zeros = np.zeros_like(a)
     dav = pw.davidson_fit(
@@ -244,6 +341,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--ci", type=float, default=0.95, help="interval level (default 0.95)")
     ap.add_argument("--out", type=Path, default=None, help="write rank.csv and rank.json here (not under results/)")
+    safe_output()
     args = ap.parse_args(argv)
     try:
         if not 1 <= args.n_boot <= MAX_BOOT:
@@ -252,18 +350,23 @@ def main(argv: list[str] | None = None) -> int:
             raise ValueError(f"--ci must be between 0 and 1, got {args.ci}")
         if args.out is not None and args.out.resolve().is_relative_to(paths.RESULTS.resolve()):
             raise ValueError(f"--out {args.out}: the paper's results/ are never written; choose another folder")
+        if args.out is not None:
+            problem = writable_folder(args.out, "--out")  # before the computation, not after it
+            if problem:
+                raise ValueError(problem)
         res = rank(args.file, n_boot=args.n_boot, seed=args.seed, ci=args.ci)
     except (DataError, FileNotFoundError, ValueError) as exc:
-        print(f"error: {' '.join(str(exc).split())}", file=sys.stderr)
+        print(f"error: {visible(' '.join(str(exc).split()), inline=True)}", file=sys.stderr)
         return 1
     t, info = res["table"], res["info"]
     pct = f"{info['ci_level']:.0%}"
     print(
-        f"{info['file']}: {info['judgements']:,} judgements of {info['models']} models in {info['pairs']} pairs "
+        f"{visible(info['file'], inline=True)}: {info['judgements']:,} judgements of {info['models']} models in {info['pairs']} pairs "
         f"({info['rows_without_choice']:,} row(s) without a choice skipped); {pct} intervals, "
         f"{info['n_boot']:,} bootstrap replicates (seed {info['seed']})"
     )
     shown = t.copy()
+    shown["model"] = shown["model"].map(lambda m: visible(m, inline=True))  # no control sequence reaches the terminal
     for c in ("win_rate", "wilson_lo", "wilson_hi", "p_best"):
         shown[c] = shown[c].map(lambda v: f"{v:.3f}")
     for c in ("bt_strength", "bt_lo", "bt_hi", "davidson_strength"):
@@ -281,7 +384,7 @@ def main(argv: list[str] | None = None) -> int:
         (args.out / "rank.json").write_text(
             json.dumps({"info": info, "models": t.to_dict(orient="records")}, indent=1) + "\n"
         )
-        print(f"wrote {args.out / 'rank.csv'} and {args.out / 'rank.json'}")
+        print(f"wrote {visible(args.out / 'rank.csv', inline=True)} and {visible(args.out / 'rank.json', inline=True)}")
     return 0
 
 

@@ -42,6 +42,7 @@ import pandas as pd
 from scipy import stats
 
 from compendium.pipeline import paths
+from compendium.pipeline.cli import quote
 
 from ..data.anomalies import parse_json
 from ..data.errors import DataValidationError, require_columns
@@ -183,7 +184,7 @@ def read_annotations(path: str | Path, verify: bool = True) -> pd.DataFrame:
         if bad is not None:
             raise DataValidationError(f"{p}: record {bad + 1}: expected a JSON object (one annotation)")
         return _sourced(pd.DataFrame.from_records(obj), p, "record")
-    raise DataValidationError(f"{p}: unsupported file type {p.suffix!r}; expected .parquet, .csv, .json or .jsonl")
+    raise DataValidationError(f"{p}: unsupported file type {quote(p.suffix)}; expected .parquet, .csv, .json or .jsonl")
 
 
 def _sourced(df: pd.DataFrame, p: Path, label: str, numbers: list[int] | None = None) -> pd.DataFrame:
@@ -225,7 +226,7 @@ def _map_model_ids(s: pd.Series, col: str, rows: _Rows | None = None) -> pd.Seri
     bad = ~out.isin(MODELS).to_numpy()
     if bad.any():
         raise DataValidationError(
-            f"{rows.at(bad)}: field {col}: unknown model id {out[bad].iloc[0]!r}; expected one of "
+            f"{rows.at(bad)}: field {col}: unknown model id {quote(out[bad].iloc[0])}; expected one of "
             f"{list(MODELS)} (HF ids) or {list(INTERNAL_MODEL_IDS)} (the study's internal ids)"
         )
     return out
@@ -292,7 +293,7 @@ def normalise_annotations(df: pd.DataFrame, prompts: pd.DataFrame | None = None)
     same = (a_model == b_model).to_numpy()
     if same.any():
         raise DataValidationError(
-            f"{rows.at(same)}: field b_model: the same model {a_model[same].iloc[0]!r} as a_model on both sides"
+            f"{rows.at(same)}: field b_model: the same model {quote(a_model[same].iloc[0])} as a_model on both sides"
         )
     raw = df[col].astype("string").str.strip().str.lower().str.replace(r"[_\-]+", " ", regex=True)
     side = pd.Series(pd.NA, index=df.index, dtype="string")
@@ -308,7 +309,7 @@ def normalise_annotations(df: pd.DataFrame, prompts: pd.DataFrame | None = None)
     unread = side.isna().to_numpy()
     if unread.any():
         raise DataValidationError(
-            f"{rows.at(unread)}: field {col}: value {str(df.loc[unread, col].iloc[0])!r} is not A, B, tie or one "
+            f"{rows.at(unread)}: field {col}: value {quote(str(df.loc[unread, col].iloc[0]))} is not A, B, tie or one "
             "of the two models shown"
         )
     order = {m: k for k, m in enumerate(MODELS)}
@@ -332,7 +333,7 @@ def normalise_annotations(df: pd.DataFrame, prompts: pd.DataFrame | None = None)
     bad = per[(per > 1).any(axis=1)]
     if len(bad):
         raise DataValidationError(
-            f"{where}: scenario_id {bad.index[0]!r} (and {len(bad) - 1} more) has rows with "
+            f"{where}: scenario_id {quote(bad.index[0])} (and {len(bad) - 1} more) has rows with "
             "different models or prompts; one scenario is one prompt x pair instance"
         )
     dcol = next((c for c in DISPLAY_COLUMNS if c in df.columns), None)
@@ -362,7 +363,7 @@ def normalise_annotations(df: pd.DataFrame, prompts: pd.DataFrame | None = None)
         unknown = ~out["prompt_id"].isin(list(cat)).to_numpy()
         if unknown.any():
             raise DataValidationError(
-                f"{rows.at(unknown)}: field prompt_id: id {out.loc[unknown, 'prompt_id'].iloc[0]!r} is not in the "
+                f"{rows.at(unknown)}: field prompt_id: id {quote(out.loc[unknown, 'prompt_id'].iloc[0])} is not in the "
                 "prompt list"
             )
         out.insert(3, "category", out["prompt_id"].map(cat))
@@ -393,7 +394,7 @@ def repeated_keys(participant: pd.Series, scenario: pd.Series, rows: _Rows, stac
 
     warnings.warn(
         f"{rows.where}: {n} row(s) repeat a participant's judgement of a scenario (key ({', '.join(ROW_KEY)}), "
-        f"e.g. participant {first['participant_id']!r}, scenario {first['scenario_id']!r} at {rows.label}s "
+        f"e.g. participant {quote(first['participant_id'])}, scenario {quote(first['scenario_id'])} at {rows.label}s "
         f"{' and '.join(map(str, numbers))}); they are counted, as the study's report counts every row (the "
         "anomaly policy tolerates them; remove the repeated rows to count each judgement once)",
         stacklevel=stacklevel,
@@ -572,7 +573,7 @@ def scenario_votes(norm: pd.DataFrame, prompt_id: str, winner: str, loser: str) 
         return None
     if len(hit) > 1:
         raise DataValidationError(
-            f"annotations: prompt {prompt_id!r} has {len(hit)} scenarios for the pair {mx} vs {my}"
+            f"annotations: prompt {quote(prompt_id)} has {len(hit)} scenarios for the pair {mx} vs {my}"
         )
     r = hit.iloc[0]
     w, lo = (r["x"], r["y"]) if winner == mx else (r["y"], r["x"])

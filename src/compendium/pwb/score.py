@@ -17,7 +17,10 @@ Printed, and written to ``DIR`` (default ``./pwb-score-<name>/``) as ``score.csv
   difference, and no multiple-comparison correction is made).
 
 It never writes under ``results/`` (the paper's outputs). A malformed file stops it with one sentence
-naming the file, record and field (the anomaly policy of :mod:`compendium.data.anomalies`).
+naming the file, record and field (the anomaly policy of :mod:`compendium.data.anomalies`); so does a model
+whose Layer-1 runs would make the bootstrap need more memory than the budget (:func:`check_memory`), and an
+output folder that cannot be written (checked before the bootstrap). Model names are printed with their
+control characters visible (:func:`compendium.pipeline.cli.visible`).
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from pathlib import Path
 import pandas as pd
 
 from compendium.pipeline import paths
+from compendium.pipeline.cli import gib, memory_budget, quote, safe_output, visible, writable_folder
 
 from ..data.anomalies import DataAnomalyError
 from . import instances as inst
@@ -38,6 +42,11 @@ from .constants import CONDITIONS, MODEL_KEYS
 
 N_BOOT, SEED, CI = 10_000, 42, 0.95
 COND_LABEL = {"baseline": "baseline", "with_system_prompt": "prompted"}
+#: draws the bootstrap holds at once (``chunk_reps`` of :func:`compendium.pwb.bootstrap._resampled_means`)
+BOOT_CHUNK = 1000
+#: bytes per (draw held at once x Layer-1 run score) at the bootstrap's peak: 32-bit stream words, their
+#: 64-bit products and indices, the resampled values (measured: 64 on the integer path, 87 on the general one)
+BYTES_PER_DRAW_SCORE = 96
 
 
 def _weights() -> dict[str, float]:
@@ -57,26 +66,43 @@ def new_model(results_dir: Path, name: str | None) -> tuple[str, pd.DataFrame]:
     names = sorted(table["model"].unique())
     if name is None:
         if len(names) != 1:
-            raise ValueError(
-                f"{results_dir}: results of {len(names)} models ({', '.join(names)}); choose one with --name"
-            )
+            raise ValueError(f"{results_dir}: results of {len(names)} models ({quote(names)}); choose one with --name")
         name = names[0]
     if name not in names:
-        raise ValueError(f"{results_dir}: no results for model_name {name!r} (found: {', '.join(names)})")
+        raise ValueError(f"{results_dir}: no results for model_name {quote(name)} (found: {quote(names)})")
     t = table[table["model"] == name]
     have = set(t["condition"])
     if have != set(CONDITIONS):
         lacking = sorted(set(CONDITIONS) - have)
         raise ValueError(
-            f"{results_dir}: {name!r} has no results file with variant {lacking[0]!r} (both conditions are needed)"
+            f"{results_dir}: {quote(name)} has no results file with variant {lacking[0]!r} (both conditions are needed)"
         )
     return name, t
+
+
+def check_memory(results_dir: Path, name: str, runs: pd.DataFrame, n_boot: int = N_BOOT) -> None:
+    """Refuse (``ValueError``, one sentence: the need, the budget, what to lower) a model whose Layer-1 runs
+    would make the bootstrap need more than the memory budget (:func:`compendium.pipeline.cli.memory_budget`):
+    it holds :data:`BOOT_CHUNK` draws of every run score of one condition at once, about
+    :data:`BYTES_PER_DRAW_SCORE` bytes each."""
+    budget = memory_budget()
+    per_draw = BYTES_PER_DRAW_SCORE * min(BOOT_CHUNK, n_boot)
+    for cond, n in runs.groupby("condition").size().items():
+        need = per_draw * int(n)
+        if need > budget:
+            raise ValueError(
+                f"{results_dir}: model {quote(name)} has {int(n):,} scored Layer-1 runs in condition {cond}; the "
+                f"paper's bootstrap over them needs about {gib(need)} of memory, above the budget of {gib(budget)}: "
+                f"score at most {budget // per_draw:,} runs per condition (fewer prompts or runs in the results "
+                "files), or, on a machine with more memory, raise the budget with COMPENDIUM_MEMORY_GIB=<GiB>"
+            )
 
 
 def score_model(results_dir: Path, name: str | None = None, n_boot: int = N_BOOT) -> dict:
     """PWI per condition with its interval, ΔPWI and d_pooled of the new model (dict of plain values)."""
     name, t = new_model(Path(results_dir), name)
     runs = inst.layer1_runs(inst.panel_scores(t))
+    check_memory(Path(results_dir), name, runs, n_boot)  # before the bootstrap allocates anything
     pwi = inst.pwi_bootstrap(runs, _weights(), n_boot=n_boot, seed=SEED, ci=CI).set_index("condition")
     d = inst.d_pooled(runs)
     out = {"model": name, "n_judge_values": int(len(t)), "n_layer1_runs": int(len(runs))}
@@ -211,6 +237,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--name", help="model_name to score when the folder holds several models")
     ap.add_argument("--out", help="folder for score.csv and score.json (default ./pwb-score-<name>/)")
     ap.add_argument("--n-boot", type=int, default=N_BOOT, help=argparse.SUPPRESS)
+    safe_output()
     args = ap.parse_args(argv)
     try:
         d = Path(args.results_dir)
@@ -218,12 +245,22 @@ def main(argv: list[str] | None = None) -> int:
             raise ValueError(f"{d}: not a folder (give the folder that holds the results *.json files)")
         if args.out:
             _out_dir(args.out, "x")
+        # before the bootstrap, not after it: the folder given, or the current one (./pwb-score-<name>/)
+        problem = (
+            writable_folder(args.out, "--out")
+            if args.out
+            else writable_folder(
+                Path.cwd(), "the current folder", "give --out a folder you can write, e.g. --out /tmp/score"
+            )
+        )
+        if problem:
+            raise ValueError(problem)
         res = evaluate(d, args.name, n_boot=args.n_boot)
         new = {k: v for k, v in res.items() if k not in ("released_source", "placement", "statement")}
         source, place, text = res["released_source"], res["placement"], res["statement"]
         out = _out_dir(args.out, new["model"])
     except (DataAnomalyError, ValueError, FileNotFoundError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {visible(' '.join(str(exc).split()), inline=True)}", file=sys.stderr)
         return 1
     out.mkdir(parents=True, exist_ok=True)
     place.to_csv(out / "score.csv", index=False, float_format="%.4f")
@@ -234,14 +271,17 @@ def main(argv: list[str] | None = None) -> int:
         + "\n",
         encoding="utf-8",
     )
-    print(f"{new['model']}: {new['n_layer1_runs']:,} scored Layer-1 runs, {new['n_judge_values']:,} judge rows")
+    print(
+        f"{visible(new['model'], inline=True)}: {new['n_layer1_runs']:,} scored Layer-1 runs, {new['n_judge_values']:,} judge rows"
+    )
     for lab in ("baseline", "prompted"):
         v = new[lab]
         print(f"  PWI {lab:9s} {v['pwi']:6.2f}  95% CI [{v['ci_lower']:.2f}, {v['ci_upper']:.2f}]")
     print(f"  ΔPWI {new['delta_pwi']:+.2f}   d_pooled {new['d_pooled']:.3f}")
     print(f"\nReleased models: {source}.")
     show = place.assign(
-        interval=[f"[{a:.1f}, {b:.1f}]" for a, b in zip(place["ci_lower"], place["ci_upper"], strict=True)]
+        model=place["model"].map(lambda m: visible(m, inline=True)),
+        interval=[f"[{a:.1f}, {b:.1f}]" for a, b in zip(place["ci_lower"], place["ci_upper"], strict=True)],
     )
     print(
         show[["condition", "rank", "model", "pwi", "interval", "versus_new_model"]].to_string(
@@ -250,8 +290,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     print()
     for s in text:
-        print(s)
-    print(f"\nwritten: {out / 'score.csv'}, {out / 'score.json'}")
+        print(visible(s, inline=True))
+    print(f"\nwritten: {visible(out / 'score.csv', inline=True)}, {visible(out / 'score.json', inline=True)}")
     return 0
 
 

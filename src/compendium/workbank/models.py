@@ -117,11 +117,14 @@ def main() -> int:
     import json
     import time
 
+    from compendium.pipeline.cli import safe_output
     from compendium.pipeline.notebooks import timing_file
     from compendium.pipeline.params import stage_section, study_params
     from compendium.pipeline.stage import python_stage
 
     from .build import Inputs, build_models
+
+    safe_output()  # a terminal without UTF-8 gets escapes, not a UnicodeEncodeError
 
     t0 = time.perf_counter()
     with python_stage(STAGE) as folder:
