@@ -39,7 +39,7 @@ def _own_study(tmp_path):
 def test_rank_agrees_with_choix_and_statsmodels(tmp_path):
     f = tmp_path / "rows.parquet"
     make_study_rows(seed=3).to_parquet(f, index=False)
-    res = rank.rank(f, n_boot=200, seed=1)
+    res = rank.rank(f, n_boot=200, seed=1, ci=rank.CI)
     t = res["table"].set_index("model")
     # independent BT: choix on the same half-win matrix (models in any order), strengths scaled to sum to K
     j, _ = rank.judgements(pd.read_parquet(f), f)
@@ -119,7 +119,7 @@ def test_rank_counts_and_names_repeated_participant_scenario_rows(tmp_path):
     f = tmp_path / "dup.csv"
     rows.to_csv(f, index=False)
     with pytest.warns(UserWarning) as w:
-        res = rank.rank(f, n_boot=50)
+        res = rank.rank(f, n_boot=50, seed=rank.SEED, ci=rank.CI)
     msg = str(w[0].message)
     pid, sid = rows.iloc[3]["participant_id"], rows.iloc[3]["scenario_id"]
     assert msg.startswith(f"{f}: 1 row(s) repeat a participant's judgement of a scenario"), msg

@@ -124,7 +124,7 @@ def test_a_model_that_never_wins_is_named_with_where_it_first_appears(tmp_path):
     pd.DataFrame(rows, columns=["a_model", "b_model", "choice"]).to_csv(f, index=False)
     with pytest.raises(rank.DataValidationError) as e, warnings.catch_warnings():
         warnings.simplefilter("error")  # and no RuntimeWarning beside the sentence
-        rank.rank(f, n_boot=50)
+        rank.rank(f, n_boot=50, seed=rank.SEED, ci=rank.CI)
     assert "too few judgements" in str(e.value)
     assert "model 'm3' (first named in row 3, field 'b_model') wins none of its 2 judgement(s)" in str(e.value)
 

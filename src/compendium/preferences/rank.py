@@ -36,6 +36,7 @@ import pandas as pd
 
 from compendium.pipeline import paths
 from compendium.pipeline.cli import gib, memory_budget, quote, safe_output, visible, writable_folder
+from compendium.pipeline.params import reference
 
 from ..data.errors import DataError, DataValidationError
 from ..stats import pairwise as pw
@@ -200,7 +201,12 @@ def pair_counts(j: pd.DataFrame) -> tuple[list[str], pd.DataFrame]:
     return models, t.groupby(["i", "j"], as_index=False).sum()
 
 
-def rank(file: str | Path, n_boot: int = 2000, seed: int = 0, ci: float = 0.95) -> dict:
+#: the command's defaults: replicates and seed of its own (a user's file, not the study's run) and the study's interval
+#: level (the preferences section's reference, typed nowhere else)
+N_BOOT, SEED, CI = 2000, 0, reference("preferences")["ci_level"]
+
+
+def rank(file: str | Path, *, n_boot: int, seed: int, ci: float) -> dict:
     """Everything the CLI prints: ``table`` (one row per model), ``info`` (counts, Davidson ``nu``)."""
     from scipy import stats
 
@@ -337,9 +343,11 @@ def top_sentence(table: pd.DataFrame) -> str:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("file", type=Path)
-    ap.add_argument("--n-boot", type=int, default=2000, help=f"bootstrap replicates (1..{MAX_BOOT}, default 2000)")
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--ci", type=float, default=0.95, help="interval level (default 0.95)")
+    ap.add_argument(
+        "--n-boot", type=int, default=N_BOOT, help=f"bootstrap replicates (1..{MAX_BOOT}, default {N_BOOT})"
+    )
+    ap.add_argument("--seed", type=int, default=SEED)
+    ap.add_argument("--ci", type=float, default=CI, help=f"interval level (default {CI:g})")
     ap.add_argument("--out", type=Path, default=None, help="write rank.csv and rank.json here (not under results/)")
     safe_output()
     args = ap.parse_args(argv)

@@ -35,12 +35,14 @@ import pandas as pd
 
 from compendium.pipeline import paths
 from compendium.pipeline.cli import gib, memory_budget, quote, safe_output, visible, writable_folder
+from compendium.pipeline.params import reference
 
 from ..data.anomalies import DataAnomalyError
 from . import instances as inst
 from .constants import CONDITIONS, MODEL_KEYS
 
-N_BOOT, SEED, CI = 10_000, 42, 0.95
+#: the paper's PWI bootstrap (draws, seed, interval level): the pwb section's reference values, typed nowhere else
+N_BOOT, SEED, CI = (reference("pwb")[k] for k in ("n_boot", "seed", "ci_level"))
 COND_LABEL = {"baseline": "baseline", "with_system_prompt": "prompted"}
 #: draws the bootstrap holds at once (``chunk_reps`` of :func:`compendium.pwb.bootstrap._resampled_means`)
 BOOT_CHUNK = 1000
@@ -80,7 +82,7 @@ def new_model(results_dir: Path, name: str | None) -> tuple[str, pd.DataFrame]:
     return name, t
 
 
-def check_memory(results_dir: Path, name: str, runs: pd.DataFrame, n_boot: int = N_BOOT) -> None:
+def check_memory(results_dir: Path, name: str, runs: pd.DataFrame, n_boot: int) -> None:
     """Refuse (``ValueError``, one sentence: the need, the budget, what to lower) a model whose Layer-1 runs
     would make the bootstrap need more than the memory budget (:func:`compendium.pipeline.cli.memory_budget`):
     it holds :data:`BOOT_CHUNK` draws of every run score of one condition at once, about
@@ -98,7 +100,7 @@ def check_memory(results_dir: Path, name: str, runs: pd.DataFrame, n_boot: int =
             )
 
 
-def score_model(results_dir: Path, name: str | None = None, n_boot: int = N_BOOT) -> dict:
+def score_model(results_dir: Path, name: str | None = None, *, n_boot: int) -> dict:
     """PWI per condition with its interval, ΔPWI and d_pooled of the new model (dict of plain values)."""
     name, t = new_model(Path(results_dir), name)
     runs = inst.layer1_runs(inst.panel_scores(t))
@@ -113,7 +115,7 @@ def score_model(results_dir: Path, name: str | None = None, n_boot: int = N_BOOT
     return out
 
 
-def released_models(n_boot: int = N_BOOT) -> tuple[pd.DataFrame, str]:
+def released_models(*, n_boot: int) -> tuple[pd.DataFrame, str]:
     """The seven released models' PWI and interval per condition, and where they come from."""
     rdir = paths.PWB / "results"
     if rdir.is_dir():
@@ -194,7 +196,7 @@ def statement(new: dict, place: pd.DataFrame) -> list[str]:
     return out
 
 
-def evaluate(results_dir: str | Path, name: str | None = None, n_boot: int = N_BOOT) -> dict:
+def evaluate(results_dir: str | Path, name: str | None = None, *, n_boot: int) -> dict:
     """Everything the command prints and writes to ``score.json``: :func:`score_model`'s values, the released
     models' source, the :func:`placement` table (a DataFrame) and the :func:`statement` sentences. The book's
     page "Evaluate your own model" calls it, so its numbers are the command's."""
