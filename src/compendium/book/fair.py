@@ -26,6 +26,7 @@ import sys
 from pathlib import Path
 
 from compendium.pipeline import paths, yamlfile
+from compendium.pipeline.rawdata import sha256_file
 
 CFF = paths.ROOT / "CITATION.cff"
 ZENODO_JSON = paths.ROOT / ".zenodo.json"
@@ -444,7 +445,7 @@ def build_crate(html_dir: Path | str, cff_path: Path | str = CFF, manifest_path:
                     "name": nb.stem,
                     "encodingFormat": "application/x-ipynb+json",
                     "description": f"executed notebook of notebooks/{nb.stem}.md, as run by its DVC stage",
-                    "sha256": _sha256(nb),
+                    "sha256": sha256_file(nb),
                     "contentSize": str(nb.stat().st_size),
                 },
             )
@@ -466,12 +467,6 @@ def build_crate(html_dir: Path | str, cff_path: Path | str = CFF, manifest_path:
         root["mainEntity"] = crate.get("index.html")
     crate.metadata["datePublished"] = date
     return crate
-
-
-def _sha256(path: Path) -> str:
-    import hashlib
-
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
 def _title(page: Path) -> str | None:
@@ -563,7 +558,7 @@ def validate_crate(crate_dir: Path | str) -> list[str]:
             f = crate_dir / eid
             if not f.is_file():
                 problems.append(f"{eid}: data entity missing from the crate")
-            elif e.get("sha256") and _sha256(f) != e["sha256"]:
+            elif e.get("sha256") and sha256_file(f) != e["sha256"]:
                 problems.append(f"{eid}: sha256 differs from the file")
     try:
         ROCrate(crate_dir)

@@ -20,7 +20,6 @@ Not listed in ``book/_config.yml``: a plain ``jupyter-book build`` needs neither
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -29,8 +28,11 @@ MANIFEST = "compendium-sources.json"
 
 
 def sha256(path: Path) -> str:
+    """The file's SHA-256 (:func:`compendium.pipeline.rawdata.sha256_file`), or ``<missing>`` where it cannot be read."""
+    from compendium.pipeline.rawdata import sha256_file
+
     try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
+        return sha256_file(path)
     except OSError:
         return "<missing>"
 

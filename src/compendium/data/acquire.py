@@ -55,6 +55,7 @@ from urllib.parse import urlparse
 
 from compendium.pipeline import paths
 from compendium.pipeline.cli import visible
+from compendium.pipeline.rawdata import sha256_file
 
 from . import acquired as acq_records
 from .catalog import DATASETS, PINS
@@ -101,14 +102,6 @@ def probe_hub(timeout: float = 5.0) -> None:
 def git_blob_sha1(path: Path) -> str:
     """The git blob id of a file: ``sha1(b"blob <size>\\0" + content)`` (what the hub lists as ``blobId``)."""
     h = hashlib.sha1(f"blob {path.stat().st_size}\0".encode())
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
-
-
-def sha256_file(path: Path) -> str:
-    h = hashlib.sha256()
     with open(path, "rb") as f:
         for chunk in iter(lambda: f.read(1 << 20), b""):
             h.update(chunk)

@@ -101,7 +101,7 @@ def accept_hint(dataset: str, path: Path | str) -> str:
 
 @lru_cache(maxsize=512)
 def _sha256(path: str, mtime_ns: int, size: int) -> str:
-    from .load import sha256_file
+    from compendium.pipeline.rawdata import sha256_file
 
     return sha256_file(Path(path))
 

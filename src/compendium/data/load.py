@@ -10,7 +10,6 @@ expectation.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from functools import lru_cache
 from pathlib import Path
@@ -20,19 +19,12 @@ import pandas as pd
 
 from compendium.pipeline import paths
 from compendium.pipeline.cli import quote
+from compendium.pipeline.rawdata import sha256_file
 
 from .errors import ChecksumError, DataValidationError, MissingDataError
 from .schema import ALL_TABLES, INT, LIST, TableSpec, pandera_schema
 
 MANIFEST = Path(__file__).with_name("manifest.json")
-
-
-def sha256_file(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 @lru_cache(maxsize=1)

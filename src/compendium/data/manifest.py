@@ -18,9 +18,10 @@ from pathlib import Path
 
 from compendium.pipeline import paths
 from compendium.pipeline.cli import visible
+from compendium.pipeline.rawdata import sha256_file
 
 from . import acquired
-from .load import MANIFEST, sha256_file
+from .load import MANIFEST
 
 SKIP = {"README.md", ".gitignore"}
 
