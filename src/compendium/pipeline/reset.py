@@ -10,6 +10,10 @@ After ``dvc exp run -S ...`` the workspace holds the experiment: its ``params.ya
 3. the raw data are checked against the manifest and reported separately: ``make reset`` never changes
    ``data/`` (a modified raw file may be deliberate); the message gives the command that restores it.
 
+It changes nothing while a ``dvc repro`` or ``dvc exp run`` is running in this checkout, or a stage holds its lock
+(:func:`compendium.pipeline.workspace.busy`): the run would otherwise swap its results in after the reset, beside
+the committed ``params.yaml`` and ``dvc.lock``, and DVC would call them up to date.
+
 It takes about 1.5 s here. Outputs not in the cache (a fresh clone that never ran ``dvc repro``) stop it
 with the command that recomputes them.
 """
@@ -60,6 +64,16 @@ def main(argv: list[str] | None = None) -> int:
     safe_output()  # a terminal without UTF-8 gets escapes, not a UnicodeEncodeError
     t0 = time.perf_counter()
     root = paths.ROOT
+    from compendium.pipeline.workspace import busy
+
+    why = busy()  # a run in progress would swap its results in after the reset (issue 32)
+    if why:
+        print(
+            f"ERROR: make reset changed nothing: {why}, and it would swap its results in after a reset. Wait for it "
+            "to finish (or stop it with Ctrl-C), then run make reset again.",
+            file=sys.stderr,
+        )
+        return 1
     # drop the files from git's index first: after `dvc exp run -S` rewrote params.yaml to the same size (DVC keeps
     # the comments' columns) git's stat cache can take the file as unchanged, and a plain `git checkout` then
     # leaves the experiment's value in place (found by tests/reliability with workbank.stable_level=1.5)

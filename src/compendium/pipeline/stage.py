@@ -28,6 +28,7 @@ chapter in place, and prints one line naming the stage and the error.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
 import shutil
@@ -336,6 +337,9 @@ def run(name: str, quiet: bool = False, executed_dir: Path | None = None) -> flo
     (``results/.staging/<stage>.<random>/``, ``book/executed/.staging/<stage>.<random>/``)."""
     if name not in STAGES:
         raise StageError(f"unknown stage {name!r}; the stages are {', '.join(STAGES)}")
+    from compendium.pipeline import workspace
+
+    workspace.claim(name)  # one run at a time owns the workspace's state (a second waits)
     with exclusive(name, lock_file(name)):
         return _run_locked(STAGES[name], quiet, executed_dir)
 
@@ -394,6 +398,11 @@ def _run_locked(st: Stage, quiet: bool, executed_dir: Path | None) -> float:
     from compendium.pipeline import notebooks
 
     notebooks.finalize(staging_nb, name, seconds=seconds, staging=staging_results)
+    if st.params:
+        from compendium.pipeline import workspace
+
+        workspace.write_run_params(name, parameters, staging_results)
+        _refuse_if_params_changed(name, st.params, parameters, (staging_results, staging_nb.parent))
     with signals_deferred():  # the results and the chapter are swapped in together, or neither
         if any(staging_results.iterdir()):
             _swap(staging_results, results_dest)
@@ -410,6 +419,35 @@ def _run_locked(st: Stage, quiet: bool, executed_dir: Path | None) -> float:
     return seconds
 
 
+def _refuse_if_params_changed(name: str, record: str, parameters: dict, staging: tuple[Path, ...]) -> None:
+    """Before a swap: if ``params.yaml`` no longer gives the parameters the stage ran with (a ``make reset``, an edit
+    or another ``dvc exp run -S`` while it ran), drop the staged results and raise: results computed with one value
+    are never swapped in beside another value's ``params.yaml``."""
+    from compendium.pipeline.params import ParamsError, load_section
+
+    try:
+        now = json.loads(json.dumps(load_section(record)))
+    except ParamsError:
+        now = None
+    if now == parameters:
+        return
+    for p in staging:
+        _remove(p)
+    changed = (
+        "; ".join(
+            f"{k}: ran with {parameters.get(k)!r}, now {now.get(k)!r}"
+            for k in parameters
+            if now.get(k) != parameters.get(k)
+        )
+        if now is not None
+        else "it is no longer valid"
+    )
+    raise StageError(
+        f"stage {name!r}: params.yaml changed while it ran ({changed}), so its results were not kept (they would "
+        f"disagree with params.yaml); the last good results/{name}/ are unchanged. Run `dvc repro` again."
+    )
+
+
 @contextlib.contextmanager
 def python_stage(name: str):
     """A stage without a notebook (a module's ``main``, e.g. ``python -m compendium.workbank.models``), run
@@ -418,7 +456,14 @@ def python_stage(name: str):
     the block), swapped in place of ``results/<name>/`` in one atomic exchange only if the block ends
     without an error; otherwise the staging folder is removed and the last good results stay. Holds the
     stage's lock (:func:`exclusive`) throughout. Yields the staging folder."""
+    from compendium.pipeline import studies, workspace
+    from compendium.pipeline.params import load_section
+
+    spec = studies.stage(name) if name in {s.name for s in studies.ALL_STAGES} else None
+    record = workspace.record_name(name) if spec is not None and spec.section else None
+    workspace.claim(name)
     with exclusive(name, lock_file(name)):
+        parameters = json.loads(json.dumps(load_section(record))) if record else None
         dest = paths.RESULTS / name
         recover(dest)
         root = paths.RESULTS / ".staging"
@@ -437,6 +482,9 @@ def python_stage(name: str):
                 os.environ.pop(STAGING_ENV, None)
             else:
                 os.environ[STAGING_ENV] = before
+        if record:
+            workspace.write_run_params(name, parameters, staging)
+            _refuse_if_params_changed(name, record, parameters, (staging,))
         with signals_deferred():
             _swap(staging, dest)
 
@@ -516,6 +564,10 @@ def preflight() -> list[str]:
                 f"{path.name} is {kind}, not a mapping of {what}. Restore the committed file with "
                 f"`git checkout -- {path.name}`{reset}."
             )
+    if not problems:  # results that DVC would call up to date but that were computed with other parameters
+        from compendium.pipeline.workspace import problems as workspace_problems
+
+        problems += workspace_problems(full=False)
     return problems
 
 
