@@ -323,7 +323,8 @@ def test_two_runs_of_one_stage_at_once_both_end_with_complete_results(clone):
     second = _popen(clone, *cmd)
     err1, err2 = first.communicate(300)[1], second.communicate(300)[1]
     assert first.returncode == 0 and second.returncode == 0, err1 + err2
-    assert f"[datasheet] another run (pid {first.pid}) is in progress; waiting for it to finish" in err2
+    # the second waits for the first, which owns the workspace (compendium.pipeline.workspace), and says so once
+    assert f"(pid {first.pid}) is running in this checkout; waiting for it to finish" in err2
     assert "[datasheet] done in" in err1 and "[datasheet] done in" in err2
     assert "Traceback" not in err1 + err2
     assert output_state(clone) == before
@@ -338,7 +339,57 @@ def test_a_direct_stage_run_and_dvc_repro_of_it_at_once_do_not_collide(clone):
     p = run(clone, "dvc", "repro", "-f", "-s", "datasheet")
     direct.communicate(300)
     assert direct.returncode == 0 and p.returncode == 0, p.stderr[-2000:]
-    assert "another run" in p.stdout + p.stderr and "is in progress; waiting" in p.stdout + p.stderr
+    assert f"(pid {direct.pid}) is running in this checkout; waiting for it to finish" in p.stdout + p.stderr
+    assert output_state(clone) == before
+    assert_clean(clone)
+
+
+def _consistency(clone: Path) -> list[str]:
+    """compendium.pipeline.workspace.problems(full=True) in the clone: results that disagree with params.yaml/dvc.lock."""
+    code = "import json; from compendium.pipeline import workspace; print(json.dumps(workspace.problems(full=True)))"
+    return json.loads(run(clone, sys.executable, "-c", code).stdout)
+
+
+def test_make_reset_during_a_running_stage_changes_nothing_and_names_the_run(clone):
+    """Issue 32, case 1: `make reset` 4 s into `dvc repro workbank` (cut-off 3.5) used to report the committed run,
+    then the stage swapped its 3.5 results in beside the committed params.yaml, and DVC called it up to date. Now
+    reset refuses while the run owns the workspace, and the run ends consistent; a reset after it restores all."""
+    before = output_state(clone)
+    params_yaml = clone / "params.yaml"
+    params_yaml.write_text(params_yaml.read_text().replace("cutoff: 3.0", "cutoff: 3.5", 1))
+    repro = _popen(clone, "dvc", "repro", "workbank")
+    _wait_for(lambda: _lock_held(clone / "results" / ".locks" / "workbank.lock"), "the workbank stage", timeout=600)
+    p = run(clone, *MAKE, "reset")
+    assert p.returncode != 0 and "make reset changed nothing" in p.stderr, p.stdout + p.stderr
+    assert "is running in this checkout" in p.stderr and "Traceback" not in p.stderr
+    assert "cutoff: 3.5" in params_yaml.read_text()  # nothing was restored under the running stage
+    out, err = repro.communicate(600)
+    assert repro.returncode == 0, err[-2000:]
+    values = json.loads((clone / "results" / "workbank" / "values.json").read_text())
+    assert values["wb.zones.green"] == 125  # the 3.5 run, beside params.yaml's 3.5
+    assert _consistency(clone) == []
+    ok = run(clone, *MAKE, "reset")
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    assert output_state(clone) == before
+    assert_clean(clone)
+
+
+def test_two_experiments_at_once_never_leave_a_false_clean_state(clone):
+    """Issue 32, case 2: a second `dvc exp run -S` 3 s into the first could leave params.yaml and dvc.lock at 2.5
+    while every result was the 3.0 run, and `dvc status` said up to date. Now the second run's stages wait for the
+    first, a stage whose parameters changed under it keeps no results, and whatever DVC itself does with two
+    experiments at once, the workspace is never both 'up to date' and inconsistent; make reset restores it."""
+    before = output_state(clone)
+    first = _popen(clone, "dvc", "exp", "run", "-S", "workbank.cutoff=3.5")
+    _wait_for(lambda: _lock_held(clone / "results" / ".locks" / "workbank.lock"), "the first run's stage", timeout=600)
+    second = _popen(clone, "dvc", "exp", "run", "-S", "workbank.cutoff=2.5")
+    first.communicate(900)
+    second.communicate(900)
+    clean = run(clone, "dvc", "status", "-q").returncode == 0
+    problems = _consistency(clone)
+    assert not (clean and problems), f"dvc status says up to date, but: {problems}"
+    ok = run(clone, *MAKE, "reset")
+    assert ok.returncode == 0, ok.stdout + ok.stderr
     assert output_state(clone) == before
     assert_clean(clone)
 

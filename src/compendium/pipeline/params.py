@@ -608,6 +608,9 @@ def check(out_dir: Path | None = None) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from compendium.pipeline.cli import safe_output
+
+    safe_output()  # a terminal without UTF-8 gets escapes, not a UnicodeEncodeError
     argv = sys.argv[1:] if argv is None else argv
     if argv != ["check"]:
         print(__doc__, file=sys.stderr)
