@@ -69,8 +69,10 @@ reproduce: data
 	dvc repro
 	echo ">> the book: $(CURDIR)/book/_build/html/index.html"
 
+# both cores (pytest-xdist), one file per worker at a time so that a file's module fixtures are built once
 test: data
-	python -m pytest
+	@SECONDS=0; rc=0; python -m pytest -n 2 --dist loadfile || rc=$$?; \
+	  echo ">> make test took $$((SECONDS / 60)) min $$((SECONDS % 60)) s"; exit $$rc
 
 # no `setup` prerequisite: a reset must not reinstall anything (it takes about 1.5 s)
 reset:

@@ -34,10 +34,19 @@ def data_copy(tmp_path):
 @pytest.fixture(scope="session")
 def evaluation():
     if not os.environ.get("COMPENDIUM_NO_REPRO"):
+        import fcntl
+
         dvc = Path(sys.executable).with_name("dvc")
-        proc = subprocess.run(
-            [str(dvc), "repro", "claims"], check=False, cwd=paths.ROOT, capture_output=True, text=True
-        )
+        # one `dvc repro` at a time: under pytest-xdist (make test) every worker opens this session fixture, and
+        # DVC refuses a second repro in the same checkout; the first brings the results up to date, the others
+        # then find nothing to do
+        lock = paths.RESULTS / ".locks" / "tests-repro.lock"
+        lock.parent.mkdir(parents=True, exist_ok=True)
+        with open(lock, "w") as f:
+            fcntl.flock(f, fcntl.LOCK_EX)
+            proc = subprocess.run(
+                [str(dvc), "repro", "claims"], check=False, cwd=paths.ROOT, capture_output=True, text=True
+            )
         assert proc.returncode == 0, f"`dvc repro claims` failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
     from compendium import claims
 
