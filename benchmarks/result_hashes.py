@@ -5,7 +5,7 @@
     python benchmarks/result_hashes.py --compare before.txt
 
 Prints one line per file under results/ (CSV, JSON, Parquet, text; not figures, whose PNG bytes carry
-Matplotlib's metadata, and not results/.timings): its SHA-256 and its path. `--compare FILE` prints the
+Matplotlib's metadata, and not the runner's bookkeeping under results/.*): its SHA-256 and its path. `--compare FILE` prints the
 files that differ, appeared or disappeared, and exits 1 if any did. The issue-19 rule: every result CSV
 and values.json byte-identical before and after a redesign, under two BLAS kernels (run with
 OPENBLAS_VERBOSE=2 to see the kernel really loaded).
@@ -26,7 +26,8 @@ def fingerprints(root: Path = ROOT) -> dict[str, str]:
     out = {}
     for p in sorted((root / "results").rglob("*")):
         rel = p.relative_to(root).as_posix()
-        if not p.is_file() or p.suffix not in KINDS or rel.startswith("results/.timings"):
+        # results/.timings, .locks, .history, .staging: the runner's bookkeeping, not a stage's outputs
+        if not p.is_file() or p.suffix not in KINDS or rel.startswith("results/."):
             continue
         out[rel] = hashlib.sha256(p.read_bytes()).hexdigest()
     return out
