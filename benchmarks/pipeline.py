@@ -187,7 +187,7 @@ def _experiments(co: Checkout) -> set[str]:
     return {ln.strip() for ln in r.stdout.splitlines() if ln.strip() and not ln.rstrip().endswith(":")}
 
 
-def exercise_loop(co: Checkout, k: int) -> tuple[Run, dict[str, float]]:
+def exercise_loop(co: Checkout, k: int, exercise: str = EXERCISE) -> tuple[Run, dict[str, float]]:
     """`dvc exp run -S workbank.cutoff=3.5` (timed), then the experiment removed and the state restored.
     Seen once: with an identical experiment of the same baseline left by an earlier run, DVC 3.67 ran every
     stage and then failed to record this one ('NoneType' object is not subscriptable); with it removed, the
@@ -196,7 +196,7 @@ def exercise_loop(co: Checkout, k: int) -> tuple[Run, dict[str, float]]:
     before = _experiments(co)
     name = f"bench-{os.getpid()}-{co.label.replace(' ', '-')}-{k}"
     try:
-        return measure_stages([str(BIN / "dvc"), "exp", "run", "-S", EXERCISE, "-n", name], co.root, co.env)
+        return measure_stages([str(BIN / "dvc"), "exp", "run", "-S", exercise, "-n", name], co.root, co.env)
     finally:
         for exp in sorted((_experiments(co) - before) | {name}):  # this run's, under whatever name DVC gave it
             subprocess.run([str(BIN / "dvc"), "exp", "remove", exp], cwd=co.root, env=co.env, capture_output=True)
@@ -224,7 +224,14 @@ def chapter_rebuilds(co: Checkout) -> list[Run]:
     return runs
 
 
-def against(rev: str, repeat: int, extra_env: list[str], forced_repeat: int | None = None) -> int:
+def against(
+    rev: str,
+    repeat: int,
+    extra_env: list[str],
+    forced_repeat: int | None = None,
+    exercise: str = EXERCISE,
+    loop_only: bool = False,
+) -> int:
     """The steps of issue 19 for git revision ``rev`` (in a temporary worktree) and for this checkout,
     alternately, so that both see the same machine: this VM's speed drifts by up to 1.4x within an hour,
     and other processes share its two cores, which makes an absolute time from another session no
@@ -274,13 +281,15 @@ def against(rev: str, repeat: int, extra_env: list[str], forced_repeat: int | No
         for k in range(repeat):
             for co in sides:
                 loads.append(os.getloadavg()[0])
-                run, split = exercise_loop(co, k)
+                run, split = exercise_loop(co, k, exercise)
                 note("exercise loop", co, run)
                 stage_split[co.label].append(split)
+                if loop_only:
+                    continue
                 for run in chapter_rebuilds(co):
                     note("book, one chapter changed", co, run)
                 note("no-op dvc repro", co, measure([dvc, "repro"], cwd=co.root, env=co.env))
-        for _ in range(repeat if forced_repeat is None else forced_repeat):
+        for _ in range(0 if loop_only else repeat if forced_repeat is None else forced_repeat):
             for co in sides:
                 loads.append(os.getloadavg()[0])
                 note("forced dvc repro -f", co, measure([dvc, "repro", "-f"], cwd=co.root, env=co.env))
@@ -366,6 +375,13 @@ def main(argv: list[str] | None = None) -> int:
         help="environment of the baseline's runs (repeatable), e.g. OPENBLAS_CORETYPE=Haswell for 2be8eba",
     )
     ap.add_argument(
+        "--exercise",
+        metavar="KEY=VALUE",
+        default=EXERCISE,
+        help=f"with --baseline: the exercise loop's parameter change (default {EXERCISE})",
+    )
+    ap.add_argument("--loop-only", action="store_true", help="with --baseline: the exercise loop only")
+    ap.add_argument(
         "--stages",
         action="store_true",
         help="instead: each stage's command alone, then a forced repro: where the time goes",
@@ -379,7 +395,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.stages:
         return stage_breakdown()
     if args.baseline:
-        return against(args.baseline, args.repeat, args.baseline_env, args.forced_repeat)
+        return against(args.baseline, args.repeat, args.baseline_env, args.forced_repeat, args.exercise, args.loop_only)
     dvc = str(BIN / "dvc")
     steps = [
         ("forced full dvc repro", [dvc, "repro", "-f"], 30),
