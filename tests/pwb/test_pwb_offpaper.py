@@ -2,12 +2,18 @@
 at one off-reference value, against the build at the reference: the claims whose status changes are exactly those
 whose value moved (the stale Table 8, the pooled means and the fourth-judge claims keep their *differs*), the
 Table 2 verdict says "it does not" only when a PWI moved, and no sentence gives the run's value as the paper's
-(the restored-dimensions sentence at ``restore_weight = 0.05`` among them)."""
+(the restored-dimensions sentence at ``restore_weight = 0.05`` among them); and, at the teaching guide's settings,
+the chapter's sentences that a parameter changes say what the run gives, read from the chapter's text with the
+run's values in place (``pwb_chapter.prose``) and checked against the result."""
 
 from __future__ import annotations
 
+import re
+
+import pandas as pd
 import pytest
 from offpaper import attribution_problems, off_keys, published_numbers, results_dir_for, status_problems
+from pwb_chapter import between, prose
 
 from compendium import pwb
 from compendium.pipeline.params import REFERENCE, study_params
@@ -89,3 +95,68 @@ def test_the_teaching_guides_key_to_the_weights_exercise_holds(reference):
     assert len(off) >= 14 and all(c.startswith(("pwb.pwi.", "pwb.table2.", "pwb.delta.", "pwb.fig1.")) for c in off)
     slips = before.index[before["status"] == "differs"]
     assert (after.loc[slips, "status"] == "differs").all()
+
+
+# ------------------------------------------------------------------ the chapter's sentences at the guide's settings
+
+
+@pytest.fixture(scope="module")
+def at(reference, tmp_path_factory):
+    """``at(**changed)``: the build with ``changed`` keys of the pwb section (the reference inputs), its values,
+    its results folder for the claims' statuses, and the chapter's prose at that setting; each setting built once."""
+    inputs, ref_values = reference
+    cache = {}
+
+    def build(**changed):
+        key = tuple(sorted(changed.items()))
+        if key not in cache:
+            r = pwb.build(study_params("pwb", **changed), inputs)
+            values = {**stage_values(r), **register_values(r)[0]}
+            rd = results_dir_for(tmp_path_factory.mktemp("results"), "pwb", changed, ref_values)
+            glue = {**summary.summary(r), **summary.verdicts(values, results_dir=rd)}
+            cache[key] = r, values, rd, prose(glue)
+        return cache[key]
+
+    return build
+
+
+WEIGHTS = pytest.mark.parametrize("changed", [{}, {"weight_scheme": "legacy_weights_v2_0"}], ids=["paper", "v2_0"])
+
+
+@WEIGHTS
+def test_the_table2_paragraph_says_why_the_published_pwis_differ(at, changed):
+    """Session 1, `pwb.weight_scheme=legacy_weights_v2_0`: the published PWIs differ from ours by the largest
+    difference of the values (5.8 at the v2.0 weights, not "by 0.1"), and only at the paper's weights is that the
+    bootstrap's Monte-Carlo noise, with the released point PWIs "as we do"; off them the run's weights are named."""
+    r, _, _, text = at(**changed)
+    t2 = r.aggregates.t2.set_index("model")
+    ours = {(m, c): round(float(t2.loc[m, c]), 1) for m in t2.index for c in ("baseline", "prompted")}
+    pub = {(m, c): float(t2.loc[m, f"{c}_released"]) for m, c in ours}
+    off = [k for k in ours if ours[k] != pub[k]]
+    gaps = {round(abs(ours[k] - pub[k]), 1) for k in off}
+    paper_weights = not changed
+    para = between(text, "The mean gain over the", "(pwb-dpooled)=")
+    m = re.search(
+        r"(\w+) published PWIs? .*?differs? from (?:the|our) point value rounded to one decimal, by (up to )?(\d+\.\d)",
+        para,
+    )
+    assert m, para
+    assert float(m.group(3)) == max(gaps) and (m.group(2) is None) == (len(gaps) == 1), m.group(0)
+    assert m.group(1) in ({"Two"} if len(off) == 2 else {str(len(off)), "all"})
+    assert ("Monte-Carlo noise, not an error" in para) == ("as we do" in para) == paper_weights, para
+    assert ("legacy_weights_v2_0" in para) == (not paper_weights), para
+    summ = r.inputs.released["summary"].set_index("Model")
+    if paper_weights:  # "as we do": the released point PWIs of the differing ones are ours
+        assert all(float(summ.loc[mod, "PWI_" + c]) == ours[(mod, c)] for mod, c in off)
+
+
+@WEIGHTS
+def test_the_opening_names_the_runs_weights_beside_the_pwi_gap(at, changed):
+    """The opening's "the point PWI ... lies within 0.06 points of the published bootstrap mean": the largest gap
+    of the values, and at the v2.0 weights the run's weights named beside the paper's v2.1 ones."""
+    r, _, _, text = at(**changed)
+    t2 = r.aggregates.t2
+    gap = pd.concat([t2["baseline"] - t2["baseline_released"], t2["prompted"] - t2["prompted_released"]]).abs().max()
+    within = between(text, "point PWI of every model and condition lies within", "({numref}")
+    assert f"{gap:.2f} points of the published bootstrap mean" in within
+    assert ("legacy_weights_v2_0" in within) == bool(changed), within
