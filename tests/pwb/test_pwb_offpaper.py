@@ -15,9 +15,9 @@ import pytest
 from offpaper import attribution_problems, off_keys, published_numbers, results_dir_for, status_problems
 from pwb_chapter import between, prose
 
-from compendium import pwb
+from compendium import claims, pwb
 from compendium.pipeline.params import REFERENCE, study_params
-from compendium.pwb import summary
+from compendium.pwb import paper_printed as printed, summary
 from compendium.pwb.register import register_values
 from compendium.pwb.values import stage_values
 
@@ -32,8 +32,9 @@ OFF = {
     "restore_weight": 0.05,
     "fourth_judge_rule": "all",
 }
-#: numbers the paper prints that the register lists only as a table it does not claim cell by cell
-PAPER_EXTRA = (25.4, 24.8)
+#: numbers the paper prints that the register lists only as a table it does not claim cell by cell, or not at all
+#: (the pilot's and the fourth judge's overall agreement, ``paper_printed``)
+PAPER_EXTRA = (25.4, 24.8, *printed.PILOT_PRINTED.values(), *printed.FOURTH_JUDGE_PRINTED.values())
 
 
 def test_every_key_has_an_off_value():
@@ -160,3 +161,116 @@ def test_the_opening_names_the_runs_weights_beside_the_pwi_gap(at, changed):
     within = between(text, "point PWI of every model and condition lies within", "({numref}")
     assert f"{gap:.2f} points of the published bootstrap mean" in within
     assert ("legacy_weights_v2_0" in within) == bool(changed), within
+
+
+#: each rule as the rule sentence must state it, and as the rules table's caption lists it (an oracle typed here)
+RULE_WORDS = {
+    "first": "keep the first valid record",
+    "last": "keep the last valid record",
+    "drop": "drop every item scored twice",
+    "all": "keep every valid record",
+}
+RULE_ROWS = {
+    "first": "first valid record",
+    "last": "last valid record",
+    "drop": "drop duplicated items",
+    "all": "keep all records",
+}
+#: how the opening must name a sample claim that moved away from the paper's
+MOVED_WORDS = {"pwb.fourth_judge.n": "sample's size", "pwb.fourth_judge.ut_qwk": "κ on uncertainty transparency"}
+RULES = pytest.mark.parametrize("rule", ["first", "all", "drop"])
+
+
+def _at_rule(at, rule):
+    return at(**({} if rule == "first" else {"fourth_judge_rule": rule}))
+
+
+def _per_dim(r):
+    """The run's sample size and its per-dimension counts as the chapter writes them ("50" or "50–51")."""
+    sample = r.validation.sample
+    per_dim = sample["dimension"].value_counts()
+    lo, hi = int(per_dim.min()), int(per_dim.max())
+    return len(sample), (str(lo) if lo == hi else f"{lo}–{hi}"), lo == hi
+
+
+@RULES
+def test_the_rule_sentence_states_the_runs_rule_and_its_counts(at, rule):
+    """Session 1, `pwb.fourth_judge_rule=all` (and `drop`): the rule the chapter states is the run's, with the
+    run's N and per-dimension counts ("exactly" only where they are equal): N = 504, 50–51 with `all`."""
+    r, _, _, text = _at_rule(at, rule)
+    n, counts, equal = _per_dim(r)
+    m = re.search(
+        r"\*\*Rule(?: \(this run's `fourth_judge_rule = (\w+)`\))?: (.*?)\*\* It yields \*N\* = (\d+), (exactly )?(\S+) "
+        r"per dimension",
+        text,
+    )
+    assert m and (m.group(1) or "first") == rule and RULE_WORDS[rule] in m.group(2), m and m.group(0)
+    assert int(m.group(3)) == n and m.group(5) == counts and bool(m.group(4)) == equal, m.group(0)
+
+
+@RULES
+def test_the_agreement_sentence_is_the_runs_rule_beside_the_papers_numbers(at, rule):
+    """The fourth judge's agreement is given under the run's rule, named as the run's, and set beside the paper's
+    66.8 %, 96.8 % and 0.840 as "the paper's" only where the run's values round to them; the two weakest dimensions
+    are the run's."""
+    r, _, _, text = _at_rule(at, rule)
+    o = r.validation.fa["overall"]
+    agreement = between(text, "With ", " Its weakest dimensions")
+    m = re.fullmatch(
+        r"With (.+?) the fourth judge agrees with the panel median exactly on (\d+\.\d) % of runs, within one point "
+        r"on (\d+\.\d) %, with κ = (\d\.\d{3})(.+)",
+        agreement,
+    )
+    assert m, agreement
+    assert ("first-record" in m.group(1)) == (rule == "first")
+    assert (f"this run's pwb.fourth_judge_rule = {rule}" in m.group(1)) == (rule != "first"), m.group(1)
+    assert (m.group(2), m.group(3), m.group(4)) == (f"{o['exact']:.1f}", f"{o['adjacent']:.1f}", f"{o['qwk']:.3f}")
+    p = printed.FOURTH_JUDGE_PRINTED
+    paper = f"{p['exact']:.1f} %, {p['adjacent']:.1f} % and {p['qwk']:.3f}"
+    rounds = (round(o["exact"], 1), round(o["adjacent"], 1), round(o["qwk"], 3)) == (
+        p["exact"],
+        p["adjacent"],
+        p["qwk"],
+    )
+    assert m.group(5).startswith(f": the paper's {paper}" if rounds else f"; the paper's figures are {paper}, what"), (
+        m.group(5)
+    )
+    fpd = r.validation.fa["per_dimension"].sort_values("qwk")
+    (d1, k1), (d2, k2) = fpd[["dimension", "qwk"]].head(2).itertuples(index=False)
+    assert (
+        f"Its weakest dimensions are {d1.replace('_', ' ')} (κ = {k1:.2f}) and {d2.replace('_', ' ')} ({k2:.2f})"
+        in text
+    )
+
+
+@RULES
+def test_the_openings_reproduce_comes_from_the_claims_statuses(at, rule):
+    """The opening says the samples "reproduce the paper's agreement figures" only where the claims check says so
+    at this run's settings; off them it gives the run's κ beside the paper's, names the changed key and the claims
+    that moved (the sample's size with `drop`; with `all` also the κ on uncertainty transparency)."""
+    _, values, rd, text = _at_rule(at, rule)
+    verdict = between(text, "The human pilot (*N* = 30) and the fourth-judge sample", "; the fourth-judge file holds")
+    assert f"κ = {values['pwb.pilot.qwk']:.3f} and {values['pwb.fourth_judge.qwk']:.3f}" in verdict
+    st = claims.own_statuses("pwb", values, list(MOVED_WORDS), results_dir=rd)["statuses"]
+    off = [c for c in MOVED_WORDS if st[c] == "off_paper"]
+    k_paper = f"{printed.PILOT_PRINTED['qwk']:.3f} and {printed.FOURTH_JUDGE_PRINTED['qwk']:.3f}"
+    if rule == "first":
+        assert not off and "reproduce the paper's agreement figures" in verdict, verdict
+    else:
+        assert off and "reproduce the paper's agreement figures" not in verdict, verdict
+        assert f"the paper prints {k_paper}" in verdict and f"fourth_judge_rule = {rule}" in verdict, verdict
+    assert all((MOVED_WORDS[c] in verdict) == (c in off) for c in MOVED_WORDS), (off, verdict)
+
+
+@RULES
+def test_the_captions_count_the_runs_sample(at, rule):
+    """The IRR table's caption and the agreement paragraph count the run's sample (50–51 runs per dimension and
+    504 runs with `all`), the rules table's caption marks the run's rule as used, and the table of data levels
+    counts the runs of the file (500 items whatever the rule)."""
+    r, _, _, text = _at_rule(at, rule)
+    n, counts, _ = _per_dim(r)
+    assert f"complete triples; {counts} runs per dimension before dropping" in text
+    assert f"The same {n} runs also carry" in text
+    caption = between(text, "under each way of handling the duplicates: ", ". Only")
+    assert caption.count("(used)") == 1 and f"{RULE_ROWS[rule]} (used)" in caption, caption
+    assert f"the fourth-judge sample ({r.inputs.fourth_scores['item_id'].nunique()} runs:" in text
