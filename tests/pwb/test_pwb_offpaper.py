@@ -274,3 +274,24 @@ def test_the_captions_count_the_runs_sample(at, rule):
     caption = between(text, "under each way of handling the duplicates: ", ". Only")
     assert caption.count("(used)") == 1 and f"{RULE_ROWS[rule]} (used)" in caption, caption
     assert f"the fourth-judge sample ({r.inputs.fourth_scores['item_id'].nunique()} runs:" in text
+
+
+#: each scheme as the weight-sensitivity caption names it (an oracle typed here)
+SCHEME_WORDS = {
+    "default": "default",
+    "equal": "equal",
+    "cf_heavy": "CF-heavy",
+    "restore_ut_ar": "restored",
+    "v2_0": "v2.0",
+}
+
+
+@pytest.mark.parametrize("cf_heavy_weight", [0.3, 0.1])
+def test_the_sensitivity_caption_names_the_scheme_with_the_smallest_gain(at, cf_heavy_weight):
+    """The weight-sensitivity figure's "smallest gain +22.8, under CF-heavy" is the smallest gain of any scheme and
+    names that scheme: at ``cf_heavy_weight = 0.1`` the default's +24.1, not CF-heavy's +25.1."""
+    changed = {} if cf_heavy_weight == 0.3 else {"cf_heavy_weight": cf_heavy_weight}
+    r, _, _, text = at(**changed)
+    sens = r.sensitivity.sens.set_index("scheme")["min_delta"]
+    m = re.search(r"smallest gain \+(\d+\.\d), under ([^)]+)\)", text)
+    assert m and m.group(1) == f"{sens.min():.1f}" and SCHEME_WORDS[str(sens.idxmin())] in m.group(2), m and m.group(0)

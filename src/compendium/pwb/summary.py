@@ -294,7 +294,8 @@ def sensitivity_phrases(r: PwbResult) -> dict:
         "pwb_cf_heavy_weight": float(r.params.cf_heavy_weight),
         "pwb_restore_weight": float(r.params.restore_weight),
         "pwb_tau_equal": float(s_.loc["equal", "kendall_tau"]),
-        "pwb_min_cf": float(s_.loc["cf_heavy", "min_delta"]),
+        "pwb_min_gain": float(s_["min_delta"].min()),
+        "pwb_min_gain_scheme": SCHEME_NAMES[str(s_["min_delta"].idxmin())],
         "pwb_restore_min": float(s_.loc["restore_ut_ar", "min_delta"]),
         "pwb_default_min": float(s_.loc["default", "min_delta"]),
         "pwb_v20_min": float(s_.loc["v2_0", "min_delta"]),
@@ -307,6 +308,16 @@ def sensitivity_phrases(r: PwbResult) -> dict:
         ),
         "pwb_lb_n_printed": int(3 * len(lbc)),
     }
+
+
+#: each weighting scheme as the weight-sensitivity figure's caption names it
+SCHEME_NAMES = {
+    "default": "the default",
+    "equal": "equal weights",
+    "cf_heavy": "CF-heavy",
+    "restore_ut_ar": "the restored UT + AR_d",
+    "v2_0": "the v2.0 weights",
+}
 
 
 #: the pwb keys the weight-sensitivity appendix depends on (its schemes: the run's weights and the two free weights)
