@@ -104,8 +104,9 @@ def test_pwi_phrases(s, result):
     }
     pub = {(r["Model"], "baseline" if r["Variant"] == "baseline" else "prompted"): r["PWI"] for _, r in pwi.iterrows()}
     off = [k for k in ours if ours[k] != pub[k]]
-    assert s["pwb_n_pwi_off"] == ["No", "One", "Two", "Three"][len(off)]
-    assert s["pwb_pwi_off_names"] == (" and ".join(f"{m} {c}" for m, c in off) or "none")
+    md = s["pwb_pwi_off_md"].data.replace("\\", "")
+    assert md.startswith(["No", "One", "Two", "Three"][len(off)] + " published PWI")
+    assert "(" + " and ".join(f"{m} {c}" for m, c in off) + ")" in md
     gaps = [abs(t2.loc[m, c] - pub[(m, c)]) for m, c in ours]
     assert s["pwb_pwi_maxdiff"] == pytest.approx(max(gaps)) and s["pwb_n_within_tol"] == sum(g <= 0.1 for g in gaps)
     assert s["pwb_mean_delta"] == pytest.approx(
@@ -311,10 +312,10 @@ def test_the_table2_verdict_follows_the_claims_statuses():
     ids = [c for c in pub["claim_id"] if re.fullmatch(r"pwb\.pwi\.[a-z0-9]+\.(baseline|prompted)", c)]
     values = dict(zip(pub["claim_id"], pub["published"]))
     at_paper = {k: values[k] for k in ids}
-    v = summary.verdicts(at_paper)
+    v = summary.pwi_verdict(at_paper)
     assert v == {"pwb_n_pwi": 14, "pwb_pwi_verdict": ", and it does"}
     off = {k: x + 5 for k, x in at_paper.items()}
-    assert summary.verdicts(off)["pwb_pwi_verdict"] == ", but only 0 of the 14 reproduce"
+    assert summary.pwi_verdict(off)["pwb_pwi_verdict"] == ", but only 0 of the 14 reproduce"
 
 
 def test_the_summary_is_the_union_of_the_small_phrase_functions(result, s):

@@ -7,7 +7,13 @@ phrases the result here:
   :func:`compendium.chapter.display.glue_all`; the keys are the ``{glue:text}`` names of the chapter): the union of
   the small ``*_phrases(result)`` functions of :data:`PHRASES`, one per section of the chapter, each a pure
   function of the result (:func:`compendium.chapter.publish.phrases`: two that give a key different values raise);
-- :func:`verdicts` -- the Table 2 sentence, from the statuses the claims check gives the chapter's values.
+- :func:`verdicts` -- the Table 2 sentence and the opening's sentence on the judge-level samples, from the
+  statuses the claims check gives the chapter's values.
+
+A sentence whose fact a parameter can change is generated here, so that it is true at every setting (issue 38): from
+the result's values, the run's parameters and the claims' statuses, keeping the paper's numbers and the run's apart,
+and naming a parameter's run value where the text at the reference names the paper's (the weights of Table 2, the
+fourth-judge rule).
 
 Nothing is computed here: the analyses are in :mod:`compendium.pwb.sections` (and the modules it calls), the
 ``values.json`` entries and result tables in :mod:`compendium.pwb.values`, the claim ids in
@@ -79,6 +85,13 @@ def _sens_n_match(cmp: pd.DataFrame) -> int:
     )
 
 
+def _paper_weights(r: PwbResult) -> bool:
+    """Whether the run weights the PWI with the paper's scheme (``weight_scheme`` at its reference value)."""
+    from compendium.pipeline.params import REFERENCE
+
+    return str(r.params.weight_scheme) == str(REFERENCE["pwb"]["weight_scheme"][0])
+
+
 def instances_status(r: PwbResult) -> str:
     """The chapter's sentence on the per-instance data (``pwb_inst_status``)."""
     if r.instances is not None:
@@ -107,7 +120,7 @@ def reconstruction_phrases(r: PwbResult) -> dict:
     cells = a.cells
     n_models = int(cells["model"].nunique())
     pub_base = [v for k, v in published.items() if k.startswith("pwb.pwi.") and k.endswith(".baseline")]
-    scheme_note = "the paper's v2.1 weights" if r.params.weight_scheme == "weights" else "not the paper's v2.1 weights"
+    scheme_note = "the paper's v2.1 weights" if _paper_weights(r) else "not the paper's v2.1 weights"
     return {
         "pwb_n_models": n_models,
         "pwb_n_pwis": 2 * n_models,
@@ -129,20 +142,92 @@ def table2_phrases(r: PwbResult) -> dict:
     """Table 2: our point PWIs against the published bootstrap means, the gains."""
     t2 = r.aggregates.t2
     gaps = pd.concat([t2["diff_baseline"], t2["diff_prompted"]]).abs()
-    off = _pwi_off(t2)
-    summ = r.inputs.released["summary"].set_index("Model")
     g = {
-        "pwb_n_pwi_off": {0: "No", 1: "One", 2: "Two", 3: "Three"}.get(len(off), str(len(off))),
-        "pwb_pwi_off_names": " and ".join(f"{m} {c}" for m, c in off) or "none",
-        "pwb_pwi_off_summary": " and ".join(f"{summ.loc[m, 'PWI_' + c]:.1f}" for m, c in off) or "–",
         # against the published 10,000-draw bootstrap means: printed to 3 decimals (no MC rule)
         "pwb_pwi_maxdiff": float(gaps.max()),
+        "pwb_pwi_within": pwi_within(r),
+        "pwb_pwi_off_md": pwi_off_sentence(r),
         "pwb_n_within_tol": int((gaps <= 0.1).sum()),
         "pwb_mean_delta": mean_printed_delta(t2["baseline"], t2["prompted"]),
     }
     for name, col in (("delta", "delta_printed"), ("base", "baseline"), ("prompt", "prompted")):
         g[f"pwb_{name}_min"], g[f"pwb_{name}_max"] = float(t2[col].min()), float(t2[col].max())
     return g
+
+
+def pwi_within(r: PwbResult) -> str:
+    """The opening's "within 0.06 points of the published bootstrap mean", naming this run's weights where they
+    are not the paper's (the published PWIs are the paper's v2.1 ones)."""
+    t2 = r.aggregates.t2
+    gap = float(pd.concat([t2["diff_baseline"], t2["diff_prompted"]]).abs().max())
+    text = f"{gap:.2f} points of the published bootstrap mean"
+    if _paper_weights(r):
+        return text
+    return f"{text}, which uses the paper's v2.1 weights where this run uses {r.params.weight_scheme}"
+
+
+def pwi_off_sentence(r: PwbResult):
+    """The Table 2 paragraph on the published PWIs that differ from our point PWI rounded to one decimal, true at
+    every setting (issue 38): how many, by how much (the largest difference, from the values), and why: at the
+    paper's weights a difference of one unit in the last digit is the bootstrap's Monte-Carlo noise (the released
+    point PWIs of ``summary_table.csv`` are checked against ours, "as we do" only where they equal them); at other
+    weights the difference is the weights', since the published PWIs are the paper's v2.1 ones. Markdown."""
+    from IPython.display import Markdown
+
+    from compendium.chapter.safetext import code, markup
+
+    t2 = r.aggregates.t2.set_index("model")
+    off = _pwi_off(t2.reset_index())
+    summ = r.inputs.released["summary"].set_index("Model")
+    if not off:
+        return Markdown("No published PWI differs from the point value rounded to one decimal.")
+    ours = [round(float(t2.loc[m, c]), 1) for m, c in off]
+    gaps = [round(abs(o - float(t2.loc[m, f"{c}_released"])), 1) for o, (m, c) in zip(ours, off, strict=True)]
+    by = f"by {gaps[0]:.1f}" if len(set(gaps)) == 1 else f"by up to {max(gaps):.1f}"
+    one = len(off) == 1
+    if not _paper_weights(r):
+        n_all = 2 * len(t2)
+        which = f"all {n_all} published PWIs" if len(off) == n_all else f"{len(off)} of the {n_all} published PWIs"
+        return Markdown(
+            markup(
+                "At this run's weights, {} (not the paper's v2.1 weights), {} {} from our point value rounded to one "
+                "decimal, {}: the published PWIs are computed with the paper's weights, so the difference is the "
+                "weights', not the bootstrap's Monte-Carlo noise.",
+                code(r.params.weight_scheme),
+                which,
+                "differs" if one else "differ",
+                by,
+            )
+        )
+    names = " and ".join(f"{m} {c}" for m, c in off)
+    released = [float(summ.loc[m, "PWI_" + c]) for m, c in off]
+    head = markup(
+        "{} published {} ({}) {} from the point value rounded to one decimal, {}.",
+        count_word(len(off)),
+        "PWI" if one else "PWIs",
+        names,
+        "differs" if one else "differ",
+        by,
+    )
+    prints = " and ".join(f"{x:.1f}" for x in released)
+    them = "it" if one else "them"
+    if max(gaps) <= 0.1 and released == ours:
+        tail = markup(
+            " That is the bootstrap's Monte-Carlo noise, not an error: the released {}, which holds point PWIs, "
+            "prints {} for {}, as we do.",
+            code("summary_table.csv"),
+            prints,
+            them,
+        )
+    else:
+        tail = markup(
+            " The released {}, which holds point PWIs, prints {} for {}; we give {}.",
+            code("summary_table.csv"),
+            prints,
+            them,
+            " and ".join(f"{x:.1f}" for x in ours),
+        )
+    return Markdown(head + tail)
 
 
 def d_pooled_phrases(r: PwbResult) -> dict:
@@ -209,7 +294,8 @@ def sensitivity_phrases(r: PwbResult) -> dict:
         "pwb_cf_heavy_weight": float(r.params.cf_heavy_weight),
         "pwb_restore_weight": float(r.params.restore_weight),
         "pwb_tau_equal": float(s_.loc["equal", "kendall_tau"]),
-        "pwb_min_cf": float(s_.loc["cf_heavy", "min_delta"]),
+        "pwb_min_gain": float(s_["min_delta"].min()),
+        "pwb_min_gain_scheme": SCHEME_NAMES[str(s_["min_delta"].idxmin())],
         "pwb_restore_min": float(s_.loc["restore_ut_ar", "min_delta"]),
         "pwb_default_min": float(s_.loc["default", "min_delta"]),
         "pwb_v20_min": float(s_.loc["v2_0", "min_delta"]),
@@ -222,6 +308,16 @@ def sensitivity_phrases(r: PwbResult) -> dict:
         ),
         "pwb_lb_n_printed": int(3 * len(lbc)),
     }
+
+
+#: each weighting scheme as the weight-sensitivity figure's caption names it
+SCHEME_NAMES = {
+    "default": "the default",
+    "equal": "equal weights",
+    "cf_heavy": "CF-heavy",
+    "restore_ut_ar": "the restored UT + AR_d",
+    "v2_0": "the v2.0 weights",
+}
 
 
 #: the pwb keys the weight-sensitivity appendix depends on (its schemes: the run's weights and the two free weights)
@@ -302,9 +398,75 @@ def fourth_judge_records_phrases(r: PwbResult) -> dict:
         "pwb_fj_err_range": f"{au['error_item_range'][0]}–{au['error_item_range'][1]}",
         "pwb_fj_n": au["n_sample"],
         "pwb_fj_per_dim": str(per_dim_n[0]) if len(per_dim_n) == 1 else f"{per_dim_n[0]}–{per_dim_n[-1]}",
+        "pwb_fj_rule_md": fourth_judge_rule_sentence(r),
         "pwb_fj_rule_spread": float(val.rules["qwk"].max() - val.rules["qwk"].min()),
-        "pwb_fj_irr_per_dim": au["n_sample"] // max(len(au["per_dimension_n"]), 1),
+        "pwb_fj_rules_list": ", ".join(
+            RULE_ROWS[x] + (" (used)" if x == r.params.fourth_judge_rule else "") for x in val.rules["rule"]
+        ),
     }
+
+
+#: the fourth-judge file's duplicate-handling rules (``pwb.fourth_judge_rule``), as the rule sentence states each
+RULE_TEXT = {
+    "first": "keep the first valid record (score 0–3) of each {item_id} in file order",
+    "last": "keep the last valid record (score 0–3) of each {item_id} in file order",
+    "drop": "keep the valid record (score 0–3) of each {item_id} scored once, and drop every item scored twice",
+    "all": "keep every valid record (score 0–3), both records of an {item_id} scored twice included",
+}
+#: each rule as the agreement paragraph names it
+RULE_NAMES = {
+    "first": "the first-record rule",
+    "last": "the last-record rule",
+    "drop": "the rule that drops the items scored twice",
+    "all": "the all-records rule",
+}
+#: each rule as the caption of the rules table lists it, in the table's order
+RULE_ROWS = {
+    "first": "first valid record",
+    "last": "last valid record",
+    "drop": "drop duplicated items",
+    "all": "keep all records",
+}
+#: the rule of the authors' own ``pilot/analyze.py``
+AUTHORS_RULE = "first"
+
+
+def _off_rule(r: PwbResult) -> str:
+    """The run's rule named as its parameter (" (this run's pwb.fourth_judge_rule = all)") where it is not the
+    reference one, else the empty string."""
+    from compendium.pipeline.params import REFERENCE
+
+    rule = r.params.fourth_judge_rule
+    return "" if rule == REFERENCE["pwb"]["fourth_judge_rule"][0] else f" (this run's pwb.fourth_judge_rule = {rule})"
+
+
+def fourth_judge_rule_sentence(r: PwbResult):
+    """The rule of the fourth-judge sample, as this run applies it, and what it yields (issue 38): the run's rule
+    (named as the run's parameter where it is not the reference one), its *N* and its per-dimension counts ("exactly"
+    only where every dimension has the same), and the authors' own rule beside it where the run's is another.
+    Markdown."""
+    from IPython.display import Markdown
+
+    from compendium.chapter.safetext import code, markup
+
+    val, rule = r.validation, r.params.fourth_judge_rule
+    au = val.audit
+    per_dim = sorted(set(au["per_dimension_n"].values()))
+    each = f"exactly {per_dim[0]}" if len(per_dim) == 1 else f"{per_dim[0]}–{per_dim[-1]}"
+    name = "Rule" + (markup(" (this run's {})", code(f"fourth_judge_rule = {rule}")) if _off_rule(r) else "")
+    text = markup(RULE_TEXT[rule], item_id=code("item_id"))
+    head = f"**{name}: {text}; failed calls never enter.** It yields *N* = {au['n_sample']}, {each} per dimension"
+    if rule == AUTHORS_RULE:
+        return Markdown(head + markup(", and is the rule of the authors' own {}.", code("pilot/analyze.py")))
+    n_authors = int(val.rules.set_index("rule").loc[AUTHORS_RULE, "n"])
+    return Markdown(
+        head
+        + markup(
+            "; the authors' own {} keeps the first valid record of each item instead, which yields *N* = {}.",
+            code("pilot/analyze.py"),
+            n_authors,
+        )
+    )
 
 
 def agreement_phrases(r: PwbResult) -> dict:
@@ -315,8 +477,8 @@ def agreement_phrases(r: PwbResult) -> dict:
     irr_rel = r.inputs.released["irr"].rename(columns={"Dimension": "dimension", "N": "n"}).set_index("dimension")
     g = {}
     g["pwb_fj_exact"], g["pwb_fj_adj"], g["pwb_fj_qwk"] = (fa["overall"][k] for k in ("exact", "adjacent", "qwk"))
-    g["pwb_fj_qwk_mc"] = float(fpd.loc["metacognitive_calibration", "qwk"])
-    g["pwb_fj_qwk_ut"] = float(fpd.loc["uncertainty_transparency", "qwk"])
+    g["pwb_fj_agreement"] = fourth_judge_agreement_sentence(r)
+    g["pwb_fj_weakest"] = fourth_judge_weakest_sentence(r)
     g["pwb_fj_n_triples"] = int(sirr_.loc["POOLED", "n"])
     g["pwb_irr_full_n"] = int(irr_rel.loc["POOLED", "n"])
     below = irr_rel.drop("POOLED")["qwk"].sort_values()
@@ -325,6 +487,52 @@ def agreement_phrases(r: PwbResult) -> dict:
     g["pwb_irr_below_names"] = ", ".join(dim_label(dd) for dd in below.index)
     g["pwb_fj_beats_panel"] = int(sum(fpd.loc[dd, "qwk"] > sirr_.loc[dd, "qwk"] for dd in below.index))
     return g
+
+
+def _fj_printed_triple(x: Mapping) -> str:
+    return f"{x['exact']:.1f} %, {x['adjacent']:.1f} % and {x['qwk']:.3f}"
+
+
+def _fj_rounds_to_printed(x: Mapping) -> bool:
+    p = printed.FOURTH_JUDGE_PRINTED
+    return (
+        round(x["exact"], 1) == p["exact"]
+        and round(x["adjacent"], 1) == p["adjacent"]
+        and round(x["qwk"], 3) == p["qwk"]
+    )
+
+
+def fourth_judge_agreement_sentence(r: PwbResult) -> str:
+    """The fourth judge's agreement with the panel median under this run's rule (issue 38), named as the run's
+    parameter where it is not the reference one; this run's numbers are set equal to the paper's three only where
+    they round to them, else the paper's are quoted apart, with the rule that gives them (the rules table)."""
+    o = r.validation.fa["overall"]
+    rule = r.params.fourth_judge_rule
+    lead = (
+        f"With {RULE_NAMES[rule]}{_off_rule(r)} the fourth judge agrees with the panel median exactly on "
+        f"{o['exact']:.1f} % of runs, within one point on {o['adjacent']:.1f} %, with κ = {o['qwk']:.3f}"
+    )
+    paper = _fj_printed_triple(printed.FOURTH_JUDGE_PRINTED)
+    if _fj_rounds_to_printed(o):
+        return f"{lead}: the paper's {paper}."
+    rules = r.validation.rules.set_index("rule")
+    giving = [x for x in rules.index if _fj_rounds_to_printed(rules.loc[x])]
+    which = f"what {' and '.join(RULE_NAMES[x] for x in giving)} gives" if giving else "what no rule gives"
+    return f"{lead}; the paper's figures are {paper}, {which}."
+
+
+def fourth_judge_weakest_sentence(r: PwbResult) -> str:
+    """The fourth judge's two weakest dimensions in this run's sample (lowest κ), and whether they are the two the
+    paper names (it prints their κ: ``paper_printed.FOURTH_JUDGE_PRINTED``)."""
+    fpd = r.validation.fa["per_dimension"].dropna(subset=["qwk"]).sort_values("qwk", kind="stable")
+    (d1, k1), (d2, k2) = fpd[["dimension", "qwk"]].head(2).itertuples(index=False)
+    paper = [k.removeprefix("qwk_") for k in printed.FOURTH_JUDGE_PRINTED if k.startswith("qwk_")]
+    names = " and ".join(d.replace("_", " ") for d in paper)
+    named = ", as the paper says" if {d1, d2} == set(paper) else f"; the paper names {names}"
+    return (
+        f"Its weakest dimensions are {d1.replace('_', ' ')} (κ = {k1:.2f}) and {d2.replace('_', ' ')} "
+        f"({k2:.2f}){named}."
+    )
 
 
 def stale_phrases(r: PwbResult) -> dict:
@@ -408,10 +616,17 @@ def summary(result: PwbResult) -> dict:
 
 
 #: the names :func:`verdicts` glues (the chapter quotes them beside those of :func:`summary`)
-VERDICT_NAMES = ("pwb_n_pwi", "pwb_pwi_verdict")
+VERDICT_NAMES = ("pwb_n_pwi", "pwb_pwi_verdict", "pwb_samples_verdict")
 
 
 def verdicts(values: Mapping, results_dir=None) -> dict[str, object]:
+    """The chapter's sentences on reproducing, generated from the statuses the claims check gives its values at
+    this run's settings (``compendium.claims.own_statuses``), never fixed text: :func:`pwi_verdict` (Table 2) and
+    :func:`samples_verdict` (the opening's sentence on the judge-level samples)."""
+    return {**pwi_verdict(values, results_dir), **samples_verdict(values, results_dir)}
+
+
+def pwi_verdict(values: Mapping, results_dir=None) -> dict[str, object]:
     """The chapter's sentence on Table 2 ("it should match to Monte-Carlo error, and it does"), generated from
     the statuses the claims check gives the 14 PWIs at this run's settings (``compendium.claims.own_statuses``),
     never fixed text: off the paper's settings it says so and names the changed keys."""
@@ -427,4 +642,55 @@ def verdicts(values: Mapping, results_dir=None) -> dict[str, object]:
             ", but this run is off the paper's settings ({keys}), so it does not",
             ", but only {n} of the {m} reproduce",
         ),
+    }
+
+
+#: the register's claims on the judge-level samples (the human pilot, the fourth judge), by prefix
+SAMPLE_PREFIXES = ("pwb.pilot.", "pwb.fourth_judge.")
+#: how the opening's sentence names each of them that moved away from the paper's
+SAMPLE_NAMES = {
+    "pwb.pilot.n": "the pilot's size",
+    "pwb.pilot.mad": "the pilot's mean absolute deviation",
+    "pwb.pilot.ut_ard_n": "the pilot's UT + AR_d subset",
+    "pwb.pilot.ut_ard_exact": "the pilot's agreement on UT + AR_d",
+    "pwb.pilot.ut_ard_adjacent": "the pilot's agreement on UT + AR_d",
+    "pwb.fourth_judge.n": "the fourth-judge sample's size",
+    "pwb.fourth_judge.mc_qwk": "the fourth judge's κ on metacognitive calibration",
+    "pwb.fourth_judge.ut_qwk": "the fourth judge's κ on uncertainty transparency",
+}
+
+
+def samples_verdict(values: Mapping, results_dir=None) -> dict[str, str]:
+    """The opening's sentence on the judge-level samples ("The human pilot and the fourth-judge sample reproduce
+    the paper's agreement figures (κ = 0.702 and 0.840)"), true at every setting (issue 38): generated from the
+    statuses the claims check gives the register's pilot and fourth-judge claims at this run's settings
+    (``compendium.claims.own_statuses``, ``compendium.claims.verdict``; a documented slip among them, *differs*,
+    is the slips table's, not this sentence's), and from this run's overall κ of each sample beside the one the
+    paper prints (``paper_printed``): "the paper's" only where they round to it; off the paper's settings the
+    changed keys and the claims that moved are named."""
+    from .. import claims
+
+    published = claims.load_published()
+    register = published.loc[published["study"] == "pwb", "claim_id"]
+    ids = [c for c in register if c.startswith(SAMPLE_PREFIXES) and values.get(c) is not None]
+    own = claims.own_statuses("pwb", values, ids, results_dir=results_dir)
+    statuses = {c: st for c, st in own["statuses"].items() if st != "differs"}
+    own = {**own, "statuses": statuses, "counts": {**own["counts"], "differs": 0}}
+    ours = (float(values["pwb.pilot.qwk"]), float(values["pwb.fourth_judge.qwk"]))
+    paper = (printed.PILOT_PRINTED["qwk"], printed.FOURTH_JUDGE_PRINTED["qwk"])
+    k_ours, k_paper = f"κ = {ours[0]:.3f} and {ours[1]:.3f}", f"{paper[0]:.3f} and {paper[1]:.3f}"
+    same = all(round(o, 3) == q for o, q in zip(ours, paper, strict=True))
+    at = "at this run's settings ({keys})"
+    reproduce = f"reproduce the paper's agreement figures ({k_ours})"
+    give = f"give {k_ours} {at}, where the paper prints {k_paper}"
+    return {
+        "pwb_samples_verdict": claims.verdict(
+            own,
+            reproduce if same else f"give {k_ours}, where the paper prints {k_paper}",
+            (f"reproduce the paper's κ values ({k_ours}) {at}, but " if same else give + ", and ")
+            + "{moved} moved away from the paper's",
+            f"reproduce only {{n}} of the {{m}} agreement figures checked ({k_ours}; the paper prints {k_paper})",
+            unmoved=reproduce if same else give + ", and the paper's other agreement figures still reproduce",
+            names=SAMPLE_NAMES,
+        )
     }
