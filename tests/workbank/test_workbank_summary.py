@@ -117,6 +117,7 @@ def _result(values=None):
         "workers_per_task_max": 2,
         "expert_max_tasks": 2,
         "occ_worker_levels": [21, 22, 23, 24, 25],
+        "n_tasks_on_cutoff": 3,
     }
     return SimpleNamespace(
         values=Values() if values is None else values,
@@ -127,7 +128,10 @@ def _result(values=None):
     )
 
 
-PUBLISHED = {"claims": [{"id": "wb.has.workers_more", "published": 47.5}], "tables": []}
+PUBLISHED = {
+    "claims": [{"id": "wb.has.workers_more", "published": 47.5}, {"id": "wb.fig5c.low.per_task", "published": 118.08}],
+    "tables": [],
+}
 #: the register's mapping of the stand-in result, and its summary (the register paragraph's numbers)
 REG_VALUES = {"wb.counts.expert_sd_max": 1.0, "wb.counts.expert_sd_max.variant.sample_sd": 1.41, "x": 1}
 REG_SUMMARY = pd.DataFrame({"table": ["t1", "t2"], "cells": [10, 5], "null": [0, 2]})
@@ -176,6 +180,9 @@ def test_summary_derives_the_prose_phrases_by_hand(register_mapping):
     assert g["wb_bls_black"] == 13.0 and g["wb_sample_hisp"] == 8.0 and g["wb_green_party_n"] == 2
     assert g["wb_stable_pct"] == pytest.approx(95.0) and g["wb_mixed_method"] == "BFGS"
     assert g["wb_tie_rule_md"].data == "`lowest`" and g["wb_more_same_min_rule"].data == "`highest`"
+    assert g["wb_n_on_cut"] == 3 and g["wb_as_zones"] == "as the zones do"
+    # the sweep's largest Green Light drop (500 -> 364 -> 100) is just above the run's cut-off, 3.0
+    assert g["wb_sweep_look"].startswith("Look at the jumps just above it:")
     assert g["wb_pub_workers_more"] == 47.5 and g["wb_cutoff"] == 3.0
     # workers' occupation levels under the run's tie rule (a fact), the experts' a published value
     assert (g["wb_occ_w_h1"], g["wb_occ_e_h5"]) == (21, 15)
@@ -209,7 +216,7 @@ def test_each_phrase_is_a_function_of_the_result_alone():
     assert S.summary(_result()).keys() == g.keys()
     r.values["wb.zones.green"] = 1.0
     moved = {k for k, x in S.summary(r).items() if repr(x) != repr(g[k])}
-    assert moved == {"wb_zone_green"}
+    assert moved == {"wb_zone_green", "wb_green_largest_sentence"}  # Green is no longer the largest zone
     keys = [k for f in S.PHRASES for k in f(r)]
     assert len(keys) == len(set(keys)), "two section functions phrase the same key"
 
@@ -364,3 +371,39 @@ def test_the_variance_by_source_says_per_zone_which_source_moves_the_totals_more
         "a new draw of as many tasks would move every zone total less than a different expert panel; "
         "a new draw of workers would move every zone total about as much as a different expert panel"
     )
+
+
+# ------------------------------------------------------------------------------ sentences the parameters can change
+
+
+def test_the_cutoff_sentences_keep_the_papers_cutoff_apart_from_the_runs():
+    assert S.as_the_zones(3.0, "as the zones do") == "as the zones do"
+    assert S.as_the_zones(3.5, "as the zones do") == (
+        "as the zones do at the paper's cut-off (this run's zones draw the line at 3.5)"
+    )
+    assert S.low_density_sentence(3.0, 119.0755, 119.0755, 118.08) == (
+        "The Low-Priority paper density is 119.08 papers per task, printed as 118.08 in the paper."
+    )
+    assert S.low_density_sentence(3.5, 124.489, 119.0755, 118.08) == (
+        "At this run's cut-off of 3.5 the Low-Priority paper density is 124.49 papers per task; at the paper's 3.0 it "
+        "is 119.08, printed as 118.08 in the paper."
+    )
+    zones = {"green": 125, "red": 317, "rnd": 79, "low": 323}
+    assert S.green_largest_sentence(zones, 0.0) == (
+        "At this run's cut-off Low Priority, not Green, is the largest zone; a different expert panel makes Green the "
+        "largest in 0% of draws."
+    )
+    assert S.green_largest_sentence(zones | {"green": 400}, 99.6) == (
+        "A different expert panel keeps Green the largest zone in 100% of draws."
+    )
+
+
+def test_the_sweep_caption_says_where_the_runs_cutoff_sits_against_the_largest_jump():
+    sweep = pd.DataFrame({"cutoff": [2.5, 2.75, 3.0, 3.25, 3.5], "green": [604, 560, 480, 259, 125]})
+    assert S.sweep_advice(sweep, 3.0, 207).startswith("Look at the jumps just above it: ")  # 3.0 -> 3.25: 221
+    assert S.sweep_advice(sweep, 3.0, 0).startswith("Look at the jumps, the largest just above 3:")  # none on it
+    assert S.sweep_advice(sweep, 2.5, 78).startswith("Look at the jumps, the largest just above 3:")
+    assert S.sweep_advice(sweep, 3.5, 99).startswith(
+        "The sweep ends at it, so no jump above it is drawn; look at the jumps, the largest just above 3:"
+    )
+    assert S.sweep_advice(sweep, 4.2, 5).startswith("It lies outside the sweep's range; look at the jumps")

@@ -15,10 +15,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
+import numpy as np
 from IPython.display import Markdown
 
 from compendium.chapter.publish import phrases
 from compendium.chapter.safetext import code
+from compendium.pipeline.params import WORKBANK_PAPER_CUTOFF
 from compendium.stats.mcdigits import mc_format, mc_step
 
 from .register import register_summary, register_values
@@ -102,8 +104,17 @@ def desire_phrases(r) -> dict:
         wb_rep_err_agree=f["reason_flags_agree"],
         wb_strict_incl_gap=v["wb.desire.share_ge3"] - v["wb.desire.share_gt3"],
         wb_n_at_three=f["n_at_paper_cutoff"],
+        wb_as_zones_below=as_the_zones(r.params.cutoff, "as the zones below do"),
     )
     return g
+
+
+def as_the_zones(cutoff: float, words: str) -> str:
+    """``words`` ("as the zones do") where the run's zones count a mean of 3.0 as high, i.e. at the paper's cut-off;
+    at another cut-off the same words qualified: the paper's zones do, this run's draw the line elsewhere."""
+    if cutoff == WORKBANK_PAPER_CUTOFF:
+        return words
+    return f"{words} at the paper's cut-off (this run's zones draw the line at {cutoff:g})"
 
 
 def landscape_phrases(r) -> dict:
@@ -116,6 +127,7 @@ def landscape_phrases(r) -> dict:
         wb_p_cap=v["wb.p.capability_desire"],
         wb_n_des_at_cut=v["wb.zones.n_desire_at_cutoff"],
         wb_n_cap_at_cut=v["wb.zones.n_capability_at_cutoff"],
+        wb_n_on_cut=r.facts["n_tasks_on_cutoff"],  # either mean on the cut-off: its zone follows ">=" or ">"
     )
     g["wb_rho_cap_lo"], g["wb_rho_cap_hi"] = _lo_hi(v["wb.zones.rho_capability_desire_ci"])
     return g
@@ -193,7 +205,12 @@ def external_phrases(r) -> dict:
         "wb_yc_rl": v["wb.external.yc_red_low_share"],
         "wb_ax_rl": v["wb.external.arxiv_red_low_share"],
         "wb_yc_rl2": v["wb.external.yc_red_low_share_task_occupation"],
-        "wb_ax_low": v["wb.external.arxiv_density_low"],
+        "wb_ax_low_sentence": low_density_sentence(
+            r.params.cutoff,
+            v["wb.external.arxiv_density_low"],
+            v["wb.slips.low_paper_density"],
+            published_value("wb.fig5c.low.per_task", r.register),
+        ),
         "wb_sectors_in_sample": v["wb.external.sectors_in_sample"],
         "wb_sector_gap": v["wb.external.sector_share_abs_gap"],
         "wb_n_sectors_bls": n_sectors,
@@ -202,6 +219,19 @@ def external_phrases(r) -> dict:
         "wb_cm_rnd": v["wb.slips.cm_rnd_pct"],
         "wb_cm_n": v["wb.slips.cm_n_tasks"],
     }
+
+
+def low_density_sentence(cutoff: float, at_cutoff: float, at_paper_cutoff: float, printed: float) -> str:
+    """The Low-Priority arXiv density at this run's cut-off, and the data's value at the paper's cut-off beside the
+    paper's printed one (the same number at the paper's cut-off)."""
+    if cutoff == WORKBANK_PAPER_CUTOFF:
+        return (
+            f"The Low-Priority paper density is {at_cutoff:.2f} papers per task, printed as {printed:.2f} in the paper."
+        )
+    return (
+        f"At this run's cut-off of {cutoff:g} the Low-Priority paper density is {at_cutoff:.2f} papers per task; at "
+        f"the paper's {WORKBANK_PAPER_CUTOFF:.1f} it is {at_paper_cutoff:.2f}, printed as {printed:.2f} in the paper."
+    )
 
 
 def tie_rule_phrases(r) -> dict:
@@ -240,7 +270,10 @@ def zone_phrases(r) -> dict:
         "wb_n_boot": p.n_boot,
         "wb_zone_widen": v["wb.robust.zone_ci_cluster_widening"],
         "wb_zone_widen_keep": v["wb.robust.zone_ci_cluster_widening_keep"],
-        "wb_green_largest_experts": v["wb.robust.zone_green_largest_share.experts"],
+        "wb_green_largest_sentence": green_largest_sentence(
+            {z: v[f"wb.zones.{z}"] for z in ZONES}, v["wb.robust.zone_green_largest_share.experts"]
+        ),
+        "wb_sweep_look": sweep_advice(r.tables["cutoff_sweep"], p.cutoff, f["n_tasks_on_cutoff"]),
         "wb_expert_max_tasks": f["expert_max_tasks"],
         "wb_zone_cl_defined": v["wb.robust.zone_cluster_mean_tasks_defined"],
         "wb_sweep_min": p.sweep_min,
@@ -272,6 +305,38 @@ def zone_phrases(r) -> dict:
 
 
 SHORT_ZONE = {"green": "Green", "red": "Red", "rnd": "R&D", "low": "Low Priority"}
+
+
+def green_largest_sentence(zones: Mapping[str, int], share: float) -> str:
+    """How often a different expert panel leaves Green the largest zone (``share``, % of draws), said as "keeps"
+    only where Green is the largest of this run's ``zones`` (task counts)."""
+    largest = max(ZONES, key=lambda z: zones[z])
+    if zones["green"] >= zones[largest]:
+        return f"A different expert panel keeps Green the largest zone in {share:.0f}% of draws."
+    return (
+        f"At this run's cut-off {SHORT_ZONE[largest]}, not Green, is the largest zone; a different expert panel "
+        f"makes Green the largest in {share:.0f}% of draws."
+    )
+
+
+def sweep_advice(sweep, cutoff: float, n_on_cutoff: int) -> str:
+    """Where the cut-off sweep's caption sends the reader: the jumps just above the run's cut-off where the sweep's
+    largest Green Light drop starts there (and task means sit on it); otherwise the largest jump, with where the
+    run's cut-off (the dotted line) sits against the sweep."""
+    c = sweep["cutoff"].to_numpy(dtype=float)
+    green = sweep["green"].to_numpy()
+    at = c[int(np.argmax(green[:-1] - green[1:]))]  # the sweep value after which Green Light drops most
+    why = "the zone sizes depend on the exact threshold, because so many task means sit exactly on"
+    if np.isclose(at, cutoff) and n_on_cutoff > 0:
+        return f"Look at the jumps just above it: {why} it."
+    look = f"the jumps, the largest just above {at:g}: {why} round values."
+    if np.isclose(cutoff, c[-1]):
+        return f"The sweep ends at it, so no jump above it is drawn; look at {look}"
+    if cutoff > c[-1] or cutoff < c[0]:
+        return f"It lies outside the sweep's range; look at {look}"
+    return f"Look at {look}"
+
+
 #: two standard deviations within this ratio of each other count as "about as much" (the Monte-Carlo spread
 #: of a zone total's SD over 2,000 draws is a few per cent)
 SAME_SD = 1.1
@@ -352,6 +417,7 @@ def raking_phrases(r) -> dict:
         "wb_null_spread": 100 * v["wb.raking.null_spread"],
         "wb_null_random_gt_med": v["wb.raking.null_random.share_gt_median"],
         "wb_unw_gt": v["wb.desire.share_gt3"],
+        "wb_as_zones": as_the_zones(r.params.cutoff, "as the zones do"),
     }
     g["wb_null_permuted_share_ge_lo"], g["wb_null_permuted_share_ge_hi"] = _lo_hi(v["wb.raking.null_permuted.share_ge"])
     for name in ("random", "permuted"):
