@@ -3,8 +3,8 @@ that key at one off-reference value (chosen to move something where possible), a
 reference: the claims whose status changes are exactly those whose value moved (the paper's slips stay *differs*),
 the opening's verdict names only headline numbers that moved, no sentence gives the run's value as the paper's, and
 the chapter's prose, rendered from the run's phrases, says what the run's parameters make true (:func:`sentence_problems`:
-the stability line, the cut-off's side, the tasks on the cut-off, the sweep caption, the density beside the paper's),
-at every key's off value and at the teaching guide's exercise settings.
+the stability line, the cut-off's side, the tasks on the cut-off, the sweep caption, the density beside the paper's,
+the tie rule), at every key's off value and at the teaching guide's exercise settings.
 
 The builds use few bootstrap draws (both the reference and the off-paper one), so they are fast; the statuses are
 compared between the two, not with the committed run."""
@@ -22,7 +22,7 @@ from compendium.chapter.display import plain
 from compendium.pipeline import paths
 from compendium.pipeline.params import REFERENCE, WORKBANK_PAPER_CUTOFF, study_params
 from compendium.pipeline.studies import stage
-from compendium.workbank import landscape, summary
+from compendium.workbank import landscape, sections, summary
 from compendium.workbank.build import Inputs, build, build_models
 from compendium.workbank.register import register_values
 from compendium.workbank.values import stage_values
@@ -105,6 +105,15 @@ def prose(glue: dict) -> str:
     return " ".join(re.sub(r"\{glue:(text|md)\}`([^`]+)`", value, text).split())
 
 
+#: how the chapter says a task's dominant HAS level is found, per tie rule
+DOMINANT = {
+    "lowest": "the mode of its ratings, with ties going to the lowest level",
+    "highest": "the mode of its ratings, with ties going to the highest level",
+    "random": "the mode of its ratings, with ties broken by a seeded random draw",
+    "mean": "the mean of its ratings rounded to the nearest level",
+}
+
+
 def sentence_problems(r, text: str, results_dir) -> list[str]:
     """Each sentence of the rendered chapter ``text`` that the run's parameters make false, checked against the
     result ``r`` (its values, tables, landscape and parameters) and the claims' statuses at its settings."""
@@ -148,6 +157,12 @@ def sentence_problems(r, text: str, results_dir) -> list[str]:
     largest = max(("green", "red", "rnd", "low"), key=lambda z: v[f"wb.zones.{z}"])
     if "keeps Green the largest zone" in text and largest != "green":
         out.append(f"'keeps Green the largest zone': the largest zone is {largest}")
+    # the tie rule: how the dominant level is found, and whose rule the H5 sets follow
+    if f"Each task's dominant HAS level is {DOMINANT[p.has_tie_rule]}" not in text:
+        out.append(f"the dominant HAS level is not described by the run's rule {p.has_tie_rule!r}")
+    h5 = re.search(r"Its code drew the experts' profile.*?shows both\.", text)
+    if not h5 or (p.has_tie_rule != "lowest") != ("this run's tie rule" in h5.group(0)):
+        out.append(f"the H5 sets do not say which tie rule gives them ({h5 and h5.group(0)!r})")
     return out
 
 
@@ -155,6 +170,8 @@ def sentence_problems(r, text: str, results_dir) -> list[str]:
 EXERCISES = (
     {"cutoff": 3.5},
     {"cutoff": 2.5},
+    {"has_tie_rule": "random"},
+    {"has_tie_rule": "mean"},
     {"sweep_min": 2.0, "sweep_max": 4.0},
 )
 
@@ -169,9 +186,17 @@ def test_at_the_papers_settings_the_chapters_sentences_are_true(reference, tmp_p
 
 @pytest.mark.parametrize("changed", EXERCISES, ids=lambda c: ",".join(f"{k}={x}" for k, x in c.items()))
 def test_at_the_teaching_guides_settings_the_chapters_sentences_are_true(changed, reference, tmp_path):
-    """Session 2's exercises: the cut-off at 3.5 and 2.5, the wider sweep."""
+    """Session 2's exercises: the cut-off at 3.5 and 2.5, the random and mean tie rules, the wider sweep (the agency
+    section alone recomputed for a tie rule)."""
     inputs, models, ref_values, _ = reference
     p = study_params("workbank", **(FAST | changed))
+    if "has_tie_rule" in changed:
+        models = {
+            **models,
+            "agency": sections.agency_section(
+                inputs.desires, inputs.experts, tie_rule=p.has_tie_rule, seed=p.seed, n_random=p.n_tie_draws
+            ),
+        }
     r = build(p, inputs, models=models)
     root = results_dir_for(tmp_path, "workbank", changed, ref_values)
     glue = {**summary.summary(r), **summary.verdicts(_values(r), results_dir=root)}

@@ -179,7 +179,11 @@ def test_summary_derives_the_prose_phrases_by_hand(register_mapping):
     assert (g["wb_green_at_min"], g["wb_green_at_max"], g["wb_gt_at_max"]) == (500, 100, 20.0)
     assert g["wb_bls_black"] == 13.0 and g["wb_sample_hisp"] == 8.0 and g["wb_green_party_n"] == 2
     assert g["wb_stable_pct"] == pytest.approx(95.0) and g["wb_mixed_method"] == "BFGS"
-    assert g["wb_tie_rule_md"].data == "`lowest`" and g["wb_more_same_min_rule"].data == "`highest`"
+    assert (
+        g["wb_dominant_md"].data
+        == "the mode of its ratings, with ties going to the lowest level (tie rule here: `lowest`)"
+    )
+    assert g["wb_more_same_min_rule"].data == "`highest`"
     assert g["wb_n_on_cut"] == 3 and g["wb_as_zones"] == "as the zones do"
     # the sweep's largest Green Light drop (500 -> 364 -> 100) is just above the run's cut-off, 3.0
     assert g["wb_sweep_look"].startswith("Look at the jumps just above it:")
@@ -374,6 +378,23 @@ def test_the_variance_by_source_says_per_zone_which_source_moves_the_totals_more
 
 
 # ------------------------------------------------------------------------------ sentences the parameters can change
+
+
+def test_the_tie_rule_sentences_name_the_runs_rule_and_the_papers_beside_it():
+    assert S.dominant_level_phrase("highest") == (
+        "the mode of its ratings, with ties going to the highest level (tie rule here: `highest`; the paper's is `lowest`)"
+    )
+    mean = S.dominant_level_phrase("mean")
+    assert mean.startswith("the mean of its ratings rounded to the nearest level, halves up (tie rule here: `mean`;")
+    assert mean.endswith("the paper's, `lowest`, takes the mode of its ratings, with ties going to the lowest level)")
+    assert "broken by a seeded random draw" in S.dominant_level_phrase("random")
+    assert S.h5_sets_phrase("lowest", 24, 12) == (
+        "Its code drew the experts' profile on the tasks the *workers* put at H5 (24 tasks); the experts' own H5 set "
+        "is different (12 tasks)."
+    )
+    assert S.h5_sets_phrase("mean", 2, 31).endswith(
+        "With this run's tie rule, `mean` (the paper's is `lowest`), the workers put 2 tasks at H5 and the experts 31."
+    )
 
 
 def test_the_cutoff_sentences_keep_the_papers_cutoff_apart_from_the_runs():

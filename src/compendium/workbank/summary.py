@@ -20,7 +20,7 @@ from IPython.display import Markdown
 
 from compendium.chapter.publish import phrases
 from compendium.chapter.safetext import code
-from compendium.pipeline.params import WORKBANK_PAPER_CUTOFF
+from compendium.pipeline.params import REFERENCE, WORKBANK_PAPER_CUTOFF
 from compendium.stats.mcdigits import mc_format, mc_step
 
 from .register import register_summary, register_values
@@ -149,10 +149,11 @@ def agency_phrases(r) -> dict:
     g.update(
         wb_mean_has_w=v["wb.has.mean_worker"],
         wb_mean_has_e=v["wb.has.mean_expert"],
-        wb_h5_w=v["wb.has.h5_worker_tasks"],
-        wb_h5_e=v["wb.has.h5_expert_tasks"],
         wb_rho_we_has=v["wb.rho.worker_expert_human_agency"],
-        wb_tie_rule_md=_md_code(r.params.has_tie_rule),
+        wb_dominant_md=Markdown(dominant_level_phrase(r.params.has_tie_rule)),
+        wb_h5_md=Markdown(
+            h5_sets_phrase(r.params.has_tie_rule, v["wb.has.h5_worker_tasks"], v["wb.has.h5_expert_tasks"])
+        ),
         wb_ept_min=f["experts_per_task_min"],
         wb_ept_max=f["experts_per_task_max"],
         wb_ept_median=f["experts_per_task_median"],
@@ -160,6 +161,43 @@ def agency_phrases(r) -> dict:
         wb_wpt_max=f["workers_per_task_max"],
     )
     return g
+
+
+#: how each tie rule finds a task's dominant HAS level (``compendium.workbank.agency.dominant_level``)
+DOMINANT = {
+    "lowest": "the mode of its ratings, with ties going to the lowest level",
+    "highest": "the mode of its ratings, with ties going to the highest level",
+    "random": "the mode of its ratings, with ties broken by a seeded random draw",
+    "mean": "the mean of its ratings rounded to the nearest level, halves up",
+}
+
+
+def _paper_tie_rule() -> str:
+    return REFERENCE["workbank"]["has_tie_rule"][0]
+
+
+def dominant_level_phrase(rule: str) -> str:
+    """How this run finds a task's dominant HAS level (MyST), and, under another rule than the paper's, the paper's
+    way beside it."""
+    paper = _paper_tie_rule()
+    if rule == paper:
+        return f"{DOMINANT[rule]} (tie rule here: {code(rule)})"
+    if DOMINANT[rule].startswith("the mode"):
+        return f"{DOMINANT[rule]} (tie rule here: {code(rule)}; the paper's is {code(paper)})"
+    return f"{DOMINANT[rule]} (tie rule here: {code(rule)}; the paper's, {code(paper)}, takes {DOMINANT[paper]})"
+
+
+def h5_sets_phrase(rule: str, n_worker: int, n_expert: int) -> str:
+    """The two H5 task sets of Fig 6d (MyST): their sizes are this run's, so under another tie rule than the paper's
+    the sentence names the rule that gives them."""
+    lead = "Its code drew the experts' profile on the tasks the *workers* put at H5"
+    paper = _paper_tie_rule()
+    if rule == paper:
+        return f"{lead} ({n_worker} tasks); the experts' own H5 set is different ({n_expert} tasks)."
+    return (
+        f"{lead}; the experts' own H5 set is different. With this run's tie rule, {code(rule)} (the paper's is "
+        f"{code(paper)}), the workers put {n_worker} tasks at H5 and the experts {n_expert}."
+    )
 
 
 def skills_phrases(r) -> dict:
