@@ -4,7 +4,7 @@ reference: the claims whose status changes are exactly those whose value moved (
 the opening's verdict names only headline numbers that moved, no sentence gives the run's value as the paper's, and
 the chapter's prose, rendered from the run's phrases, says what the run's parameters make true (:func:`sentence_problems`:
 the stability line, the cut-off's side, the tasks on the cut-off, the sweep caption, the density beside the paper's,
-the tie rule), at every key's off value and at the teaching guide's exercise settings.
+the tie rule, the optimiser), at every key's off value and at the teaching guide's exercise settings.
 
 The builds use few bootstrap draws (both the reference and the off-paper one), so they are fast; the statuses are
 compared between the two, not with the committed run."""
@@ -163,6 +163,18 @@ def sentence_problems(r, text: str, results_dir) -> list[str]:
     h5 = re.search(r"Its code drew the experts' profile.*?shows both\.", text)
     if not h5 or (p.has_tie_rule != "lowest") != ("this run's tie rule" in h5.group(0)):
         out.append(f"the H5 sets do not say which tie rule gives them ({h5 and h5.group(0)!r})")
+    # the optimiser: what this run's fit gave, and how many of Table 1's cells reproduce with it
+    t1 = [c["id"] for c in r.register["claims"] if c["id"].startswith("wb.table1.")]
+    st = claims.own_statuses("workbank", v, t1, results_dir=results_dir)
+    n, m_ = st["counts"]["reproduced"], len(t1)
+    method = p.mixed_method.upper() if p.mixed_method == "bfgs" else p.mixed_method
+    told = f"all {m_} cells of Table 1" if n == m_ else f"{n} of Table 1's {m_} cells"
+    if f"This run fits with {method} (parameter `mixed_method`)" not in text or told not in text:
+        out.append(f"the optimiser's sentence does not say that with {method} {told}")
+    if f"log-likelihood of {v['wb.mixed.loglik']:.3f}" not in text:
+        out.append("the optimiser's sentence does not give this run's log-likelihood")
+    if "BFGS reproduces the paper" in text:
+        out.append("'BFGS reproduces the paper': a claim about another fit than this run's")
     return out
 
 

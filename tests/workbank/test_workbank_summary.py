@@ -119,12 +119,14 @@ def _result(values=None):
         "occ_worker_levels": [21, 22, 23, 24, 25],
         "n_tasks_on_cutoff": 3,
     }
+    fit = {"llf": -7581.4171, "sigma_u2": 0.066, "singular_warning": False, "converged": True}
     return SimpleNamespace(
         values=Values() if values is None else values,
         tables=tables,
         facts=facts,
         params=study_params("workbank"),
         register=PUBLISHED,
+        reliability=SimpleNamespace(extra={"summary": fit}),
     )
 
 
@@ -185,6 +187,7 @@ def test_summary_derives_the_prose_phrases_by_hand(register_mapping):
     )
     assert g["wb_more_same_min_rule"].data == "`highest`"
     assert g["wb_n_on_cut"] == 3 and g["wb_as_zones"] == "as the zones do"
+    assert g["wb_mixed_fit"] == "reaches a REML log-likelihood of -7581.417"
     # the sweep's largest Green Light drop (500 -> 364 -> 100) is just above the run's cut-off, 3.0
     assert g["wb_sweep_look"].startswith("Look at the jumps just above it:")
     assert g["wb_pub_workers_more"] == 47.5 and g["wb_cutoff"] == 3.0
@@ -428,3 +431,31 @@ def test_the_sweep_caption_says_where_the_runs_cutoff_sits_against_the_largest_j
         "The sweep ends at it, so no jump above it is drawn; look at the jumps, the largest just above 3:"
     )
     assert S.sweep_advice(sweep, 4.2, 5).startswith("It lies outside the sweep's range; look at the jumps")
+
+
+def test_the_optimiser_sentences_say_what_this_runs_fit_gave():
+    fit = {"llf": -7581.4171, "sigma_u2": 0.0661035, "singular_warning": True, "converged": True}
+    assert S.mixed_fit_phrase(fit) == (
+        "reaches a REML log-likelihood of -7581.417 (statsmodels warns of a singular random-effects covariance; "
+        "the task variance σu² = 0.0661 is not zero)"
+    )
+    assert S.mixed_fit_phrase(fit | {"sigma_u2": 0.0, "converged": False}).endswith(
+        "the task variance is 0), but statsmodels reports that the fit did not converge"
+    )
+    fits = {"wb.mixed.loglik": "reproduced", "wb.mixed.group_var_se": "reproduced"}
+    cells = {f"wb.table1.r{i}.coef": "reproduced" for i in range(6)}
+    assert S.mixed_verdict(fits | cells) == (
+        "With it, the log-likelihood and the task variance's standard error that the authors' notebook prints "
+        "reproduce, and so do all 6 cells of Table 1."
+    )
+    cells |= {"wb.table1.r0.coef": "differs", "wb.table1.r1.coef": "differs", "wb.table1.r2.coef": "off_paper"}
+    assert S.mixed_verdict(fits | cells).endswith(
+        "and so do 3 of Table 1's 6 cells (of the other 3, 2 differ and 1 is an off-paper run)."
+    )
+    one = (
+        fits | {"wb.mixed.group_var_se": "off_paper"} | {"wb.table1.r0.coef": "differs", "wb.table1.r1.z": "reproduced"}
+    )
+    assert S.mixed_verdict(one) == (
+        "With it, of the log-likelihood and the task variance's standard error that the authors' notebook prints, only "
+        "the log-likelihood reproduces; 1 of Table 1's 2 cells reproduce (the other one differs)."
+    )

@@ -228,10 +228,27 @@ def reliability_phrases(r) -> dict:
         wb_mixed_task_var_removed=100 * (1 - v["wb.mixed.sigma_u2"] / su0),
         wb_mixed_resid_var_removed=100 * (1 - v["wb.mixed.sigma_e2"] / se0),
         wb_mixed_method=method.upper() if method == "bfgs" else method,
+        wb_mixed_fit=mixed_fit_phrase(r.reliability.extra["summary"]),
         wb_alpha_cap_dedup=v["wb.alpha.expert_capability.variant.dedup_rows"],
         wb_alpha_has_dedup=v["wb.alpha.expert_has.variant.dedup_rows"],
     )
     return g
+
+
+def mixed_fit_phrase(fit: Mapping) -> str:
+    """What this run's optimiser reached (``fit``: the mixed model's summary, :func:`.reliability.fit_mixed_model`):
+    the REML log-likelihood, and statsmodels' warnings as it gave them."""
+    out = f"reaches a REML log-likelihood of {fit['llf']:.3f}"
+    if fit["singular_warning"]:
+        var = (
+            f"the task variance σu² = {fit['sigma_u2']:.4f} is not zero"
+            if fit["sigma_u2"] > 0
+            else "the task variance is 0"
+        )
+        out += f" (statsmodels warns of a singular random-effects covariance; {var})"
+    if not fit["converged"]:
+        out += ", but statsmodels reports that the fit did not converge"
+    return out
 
 
 def external_phrases(r) -> dict:
@@ -571,7 +588,18 @@ HEADLINE_NAMES = {
 
 
 #: the names :func:`verdicts` glues (the chapter quotes them beside those of :func:`summary`)
-VERDICT_NAMES = ("wb_headline_verdict", "wb_slips_lead")
+VERDICT_NAMES = ("wb_headline_verdict", "wb_slips_lead", "wb_mixed_verdict")
+
+#: the mixed model's fit statistics the authors' notebook prints, as the verdict names them
+MIXED_FIT_CLAIMS = {"wb.mixed.loglik": "log-likelihood", "wb.mixed.group_var_se": "task variance's standard error"}
+#: how the mixed-model verdict says each status of a Table 1 cell that does not reproduce (one, several)
+STATUS_WORDS = {
+    "differs": ("differs", "differ"),
+    "off_paper": ("is an off-paper run", "are off-paper runs"),
+    "needs_data": ("needs data", "need data"),
+    "quoted": ("is quoted", "are quoted"),
+    "unexplained": ("is unexplained", "are unexplained"),
+}
 
 
 def verdicts(values: Mapping, results_dir=None) -> dict[str, str]:
@@ -581,6 +609,9 @@ def verdicts(values: Mapping, results_dir=None) -> dict[str, str]:
     from .. import claims
 
     own = claims.own_statuses("workbank", values, HEADLINE_CLAIMS, results_dir=results_dir)
+    published = claims.load_published()
+    table1 = [c for c in published.loc[published["study"] == "workbank", "claim_id"] if c.startswith("wb.table1.")]
+    mixed = claims.own_statuses("workbank", values, [*MIXED_FIT_CLAIMS, *table1], results_dir=results_dir)
     return {
         "wb_headline_verdict": claims.verdict(
             own,
@@ -597,4 +628,29 @@ def verdicts(values: Mapping, results_dir=None) -> dict[str, str]:
             "At the paper's settings, where the paper prints something else, the paper disagrees with its own data;",
             "Where the paper prints something else, the paper may disagree with its own data;",
         ),
+        "wb_mixed_verdict": mixed_verdict(mixed["statuses"]),
     }
+
+
+def mixed_verdict(statuses: Mapping[str, str]) -> str:
+    """What this run's mixed-model fit reproduces, from the claims' ``statuses`` (:func:`verdicts`): the fit
+    statistics the authors' notebook prints (:data:`MIXED_FIT_CLAIMS`) and the cells of Table 1 (``wb.table1.*``)."""
+    ok = [name for c, name in MIXED_FIT_CLAIMS.items() if statuses[c] == "reproduced"]
+    both = "the log-likelihood and the task variance's standard error that the authors' notebook prints"
+    if len(ok) == len(MIXED_FIT_CLAIMS):
+        fit = f"{both} reproduce"
+    elif not ok:
+        fit = f"neither {both.replace(' and ', ' nor ', 1)} reproduces"
+    else:
+        fit = f"of {both}, only the {ok[0]} reproduces"
+    t1 = [s for c, s in statuses.items() if c.startswith("wb.table1.")]
+    n, m = t1.count("reproduced"), len(t1)
+    cells = f"all {m} cells of Table 1" if n == m else f"{n} of Table 1's {m} cells"
+    out = f"With it, {fit}" + (f", and so do {cells}" if len(ok) == len(MIXED_FIT_CLAIMS) else f"; {cells} reproduce")
+    other = {s: t1.count(s) for s in STATUS_WORDS if s in t1}
+    if len(other) == 1:
+        ((s, k),) = other.items()
+        out += f" (the other {k} {STATUS_WORDS[s][k > 1]})" if k > 1 else f" (the other one {STATUS_WORDS[s][0]})"
+    elif other:
+        out += f" (of the other {m - n}, " + _and([f"{k} {STATUS_WORDS[s][k > 1]}" for s, k in other.items()]) + ")"
+    return out + "."
