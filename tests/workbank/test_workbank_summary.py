@@ -117,17 +117,23 @@ def _result(values=None):
         "workers_per_task_max": 2,
         "expert_max_tasks": 2,
         "occ_worker_levels": [21, 22, 23, 24, 25],
+        "n_tasks_on_cutoff": 3,
     }
+    fit = {"llf": -7581.4171, "sigma_u2": 0.066, "singular_warning": False, "converged": True}
     return SimpleNamespace(
         values=Values() if values is None else values,
         tables=tables,
         facts=facts,
         params=study_params("workbank"),
         register=PUBLISHED,
+        reliability=SimpleNamespace(extra={"summary": fit}),
     )
 
 
-PUBLISHED = {"claims": [{"id": "wb.has.workers_more", "published": 47.5}], "tables": []}
+PUBLISHED = {
+    "claims": [{"id": "wb.has.workers_more", "published": 47.5}, {"id": "wb.fig5c.low.per_task", "published": 118.08}],
+    "tables": [],
+}
 #: the register's mapping of the stand-in result, and its summary (the register paragraph's numbers)
 REG_VALUES = {"wb.counts.expert_sd_max": 1.0, "wb.counts.expert_sd_max.variant.sample_sd": 1.41, "x": 1}
 REG_SUMMARY = pd.DataFrame({"table": ["t1", "t2"], "cells": [10, 5], "null": [0, 2]})
@@ -175,7 +181,15 @@ def test_summary_derives_the_prose_phrases_by_hand(register_mapping):
     assert (g["wb_green_at_min"], g["wb_green_at_max"], g["wb_gt_at_max"]) == (500, 100, 20.0)
     assert g["wb_bls_black"] == 13.0 and g["wb_sample_hisp"] == 8.0 and g["wb_green_party_n"] == 2
     assert g["wb_stable_pct"] == pytest.approx(95.0) and g["wb_mixed_method"] == "BFGS"
-    assert g["wb_tie_rule_md"].data == "`lowest`" and g["wb_more_same_min_rule"].data == "`highest`"
+    assert (
+        g["wb_dominant_md"].data
+        == "the mode of its ratings, with ties going to the lowest level (tie rule here: `lowest`)"
+    )
+    assert g["wb_more_same_min_rule"].data == "`highest`"
+    assert g["wb_n_on_cut"] == 3 and g["wb_as_zones"] == "as the zones do"
+    assert g["wb_mixed_fit"] == "reaches a REML log-likelihood of -7581.417"
+    # the sweep's largest Green Light drop (500 -> 364 -> 100) is just above the run's cut-off, 3.0
+    assert g["wb_sweep_look"].startswith("Look at the jumps just above it:")
     assert g["wb_pub_workers_more"] == 47.5 and g["wb_cutoff"] == 3.0
     # workers' occupation levels under the run's tie rule (a fact), the experts' a published value
     assert (g["wb_occ_w_h1"], g["wb_occ_e_h5"]) == (21, 15)
@@ -209,7 +223,7 @@ def test_each_phrase_is_a_function_of_the_result_alone():
     assert S.summary(_result()).keys() == g.keys()
     r.values["wb.zones.green"] = 1.0
     moved = {k for k, x in S.summary(r).items() if repr(x) != repr(g[k])}
-    assert moved == {"wb_zone_green"}
+    assert moved == {"wb_zone_green", "wb_green_largest_sentence"}  # Green is no longer the largest zone
     keys = [k for f in S.PHRASES for k in f(r)]
     assert len(keys) == len(set(keys)), "two section functions phrase the same key"
 
@@ -363,4 +377,85 @@ def test_the_variance_by_source_says_per_zone_which_source_moves_the_totals_more
     assert source_comparison(same) == (
         "a new draw of as many tasks would move every zone total less than a different expert panel; "
         "a new draw of workers would move every zone total about as much as a different expert panel"
+    )
+
+
+# ------------------------------------------------------------------------------ sentences the parameters can change
+
+
+def test_the_tie_rule_sentences_name_the_runs_rule_and_the_papers_beside_it():
+    assert S.dominant_level_phrase("highest") == (
+        "the mode of its ratings, with ties going to the highest level (tie rule here: `highest`; the paper's is `lowest`)"
+    )
+    mean = S.dominant_level_phrase("mean")
+    assert mean.startswith("the mean of its ratings rounded to the nearest level, halves up (tie rule here: `mean`;")
+    assert mean.endswith("the paper's, `lowest`, takes the mode of its ratings, with ties going to the lowest level)")
+    assert "broken by a seeded random draw" in S.dominant_level_phrase("random")
+    assert S.h5_sets_phrase("lowest", 24, 12) == (
+        "Its code drew the experts' profile on the tasks the *workers* put at H5 (24 tasks); the experts' own H5 set "
+        "is different (12 tasks)."
+    )
+    assert S.h5_sets_phrase("mean", 2, 31).endswith(
+        "With this run's tie rule, `mean` (the paper's is `lowest`), the workers put 2 tasks at H5 and the experts 31."
+    )
+
+
+def test_the_cutoff_sentences_keep_the_papers_cutoff_apart_from_the_runs():
+    assert S.as_the_zones(3.0, "as the zones do") == "as the zones do"
+    assert S.as_the_zones(3.5, "as the zones do") == (
+        "as the zones do at the paper's cut-off (this run's zones draw the line at 3.5)"
+    )
+    assert S.low_density_sentence(3.0, 119.0755, 119.0755, 118.08) == (
+        "The Low-Priority paper density is 119.08 papers per task, printed as 118.08 in the paper."
+    )
+    assert S.low_density_sentence(3.5, 124.489, 119.0755, 118.08) == (
+        "At this run's cut-off of 3.5 the Low-Priority paper density is 124.49 papers per task; at the paper's 3.0 it "
+        "is 119.08, printed as 118.08 in the paper."
+    )
+    zones = {"green": 125, "red": 317, "rnd": 79, "low": 323}
+    assert S.green_largest_sentence(zones, 0.0) == (
+        "At this run's cut-off Low Priority, not Green, is the largest zone; a different expert panel makes Green the "
+        "largest in 0% of draws."
+    )
+    assert S.green_largest_sentence(zones | {"green": 400}, 99.6) == (
+        "A different expert panel keeps Green the largest zone in 100% of draws."
+    )
+
+
+def test_the_sweep_caption_says_where_the_runs_cutoff_sits_against_the_largest_jump():
+    sweep = pd.DataFrame({"cutoff": [2.5, 2.75, 3.0, 3.25, 3.5], "green": [604, 560, 480, 259, 125]})
+    assert S.sweep_advice(sweep, 3.0, 207).startswith("Look at the jumps just above it: ")  # 3.0 -> 3.25: 221
+    assert S.sweep_advice(sweep, 3.0, 0).startswith("Look at the jumps, the largest just above 3:")  # none on it
+    assert S.sweep_advice(sweep, 2.5, 78).startswith("Look at the jumps, the largest just above 3:")
+    assert S.sweep_advice(sweep, 3.5, 99).startswith(
+        "The sweep ends at it, so no jump above it is drawn; look at the jumps, the largest just above 3:"
+    )
+    assert S.sweep_advice(sweep, 4.2, 5).startswith("It lies outside the sweep's range; look at the jumps")
+
+
+def test_the_optimiser_sentences_say_what_this_runs_fit_gave():
+    fit = {"llf": -7581.4171, "sigma_u2": 0.0661035, "singular_warning": True, "converged": True}
+    assert S.mixed_fit_phrase(fit) == (
+        "reaches a REML log-likelihood of -7581.417 (statsmodels warns of a singular random-effects covariance; "
+        "the task variance σu² = 0.0661 is not zero)"
+    )
+    assert S.mixed_fit_phrase(fit | {"sigma_u2": 0.0, "converged": False}).endswith(
+        "the task variance is 0), but statsmodels reports that the fit did not converge"
+    )
+    fits = {"wb.mixed.loglik": "reproduced", "wb.mixed.group_var_se": "reproduced"}
+    cells = {f"wb.table1.r{i}.coef": "reproduced" for i in range(6)}
+    assert S.mixed_verdict(fits | cells) == (
+        "With it, the log-likelihood and the task variance's standard error that the authors' notebook prints "
+        "reproduce, and so do all 6 cells of Table 1."
+    )
+    cells |= {"wb.table1.r0.coef": "differs", "wb.table1.r1.coef": "differs", "wb.table1.r2.coef": "off_paper"}
+    assert S.mixed_verdict(fits | cells).endswith(
+        "and so do 3 of Table 1's 6 cells (of the other 3, 2 differ and 1 is an off-paper run)."
+    )
+    one = (
+        fits | {"wb.mixed.group_var_se": "off_paper"} | {"wb.table1.r0.coef": "differs", "wb.table1.r1.z": "reproduced"}
+    )
+    assert S.mixed_verdict(one) == (
+        "With it, of the log-likelihood and the task variance's standard error that the authors' notebook prints, only "
+        "the log-likelihood reproduces; 1 of Table 1's 2 cells reproduce (the other one differs)."
     )

@@ -196,6 +196,8 @@ def landscape_section(
     v.update(cluster_values)
     stab = per_task.reset_index().rename(columns={TASK: "task"})[list(STABILITY_COLUMNS)]
     lt = land.reset_index().rename(columns={TASK: "task"})
+    # the tasks whose zone depends on whether a mean equal to the cut-off counts as high (a mean on it, either axis)
+    on_cutoff = np.isclose(land["desire"], cutoff) | np.isclose(land["capability"], cutoff)
     return Section(
         values=v,
         tables={
@@ -208,6 +210,7 @@ def landscape_section(
             .rename(columns={"index": "stat"}),
         },
         extra={"landscape": land, "boot_counts": draws, "cluster_counts": cl},
+        facts={"n_tasks_on_cutoff": int(on_cutoff.sum())},
     )
 
 

@@ -15,10 +15,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
+import numpy as np
 from IPython.display import Markdown
 
 from compendium.chapter.publish import phrases
 from compendium.chapter.safetext import code
+from compendium.pipeline.params import REFERENCE, WORKBANK_PAPER_CUTOFF
 from compendium.stats.mcdigits import mc_format, mc_step
 
 from .register import register_summary, register_values
@@ -102,8 +104,17 @@ def desire_phrases(r) -> dict:
         wb_rep_err_agree=f["reason_flags_agree"],
         wb_strict_incl_gap=v["wb.desire.share_ge3"] - v["wb.desire.share_gt3"],
         wb_n_at_three=f["n_at_paper_cutoff"],
+        wb_as_zones_below=as_the_zones(r.params.cutoff, "as the zones below do"),
     )
     return g
+
+
+def as_the_zones(cutoff: float, words: str) -> str:
+    """``words`` ("as the zones do") where the run's zones count a mean of 3.0 as high, i.e. at the paper's cut-off;
+    at another cut-off the same words qualified: the paper's zones do, this run's draw the line elsewhere."""
+    if cutoff == WORKBANK_PAPER_CUTOFF:
+        return words
+    return f"{words} at the paper's cut-off (this run's zones draw the line at {cutoff:g})"
 
 
 def landscape_phrases(r) -> dict:
@@ -116,6 +127,7 @@ def landscape_phrases(r) -> dict:
         wb_p_cap=v["wb.p.capability_desire"],
         wb_n_des_at_cut=v["wb.zones.n_desire_at_cutoff"],
         wb_n_cap_at_cut=v["wb.zones.n_capability_at_cutoff"],
+        wb_n_on_cut=r.facts["n_tasks_on_cutoff"],  # either mean on the cut-off: its zone follows ">=" or ">"
     )
     g["wb_rho_cap_lo"], g["wb_rho_cap_hi"] = _lo_hi(v["wb.zones.rho_capability_desire_ci"])
     return g
@@ -137,10 +149,11 @@ def agency_phrases(r) -> dict:
     g.update(
         wb_mean_has_w=v["wb.has.mean_worker"],
         wb_mean_has_e=v["wb.has.mean_expert"],
-        wb_h5_w=v["wb.has.h5_worker_tasks"],
-        wb_h5_e=v["wb.has.h5_expert_tasks"],
         wb_rho_we_has=v["wb.rho.worker_expert_human_agency"],
-        wb_tie_rule_md=_md_code(r.params.has_tie_rule),
+        wb_dominant_md=Markdown(dominant_level_phrase(r.params.has_tie_rule)),
+        wb_h5_md=Markdown(
+            h5_sets_phrase(r.params.has_tie_rule, v["wb.has.h5_worker_tasks"], v["wb.has.h5_expert_tasks"])
+        ),
         wb_ept_min=f["experts_per_task_min"],
         wb_ept_max=f["experts_per_task_max"],
         wb_ept_median=f["experts_per_task_median"],
@@ -148,6 +161,43 @@ def agency_phrases(r) -> dict:
         wb_wpt_max=f["workers_per_task_max"],
     )
     return g
+
+
+#: how each tie rule finds a task's dominant HAS level (``compendium.workbank.agency.dominant_level``)
+DOMINANT = {
+    "lowest": "the mode of its ratings, with ties going to the lowest level",
+    "highest": "the mode of its ratings, with ties going to the highest level",
+    "random": "the mode of its ratings, with ties broken by a seeded random draw",
+    "mean": "the mean of its ratings rounded to the nearest level, halves up",
+}
+
+
+def _paper_tie_rule() -> str:
+    return REFERENCE["workbank"]["has_tie_rule"][0]
+
+
+def dominant_level_phrase(rule: str) -> str:
+    """How this run finds a task's dominant HAS level (MyST), and, under another rule than the paper's, the paper's
+    way beside it."""
+    paper = _paper_tie_rule()
+    if rule == paper:
+        return f"{DOMINANT[rule]} (tie rule here: {code(rule)})"
+    if DOMINANT[rule].startswith("the mode"):
+        return f"{DOMINANT[rule]} (tie rule here: {code(rule)}; the paper's is {code(paper)})"
+    return f"{DOMINANT[rule]} (tie rule here: {code(rule)}; the paper's, {code(paper)}, takes {DOMINANT[paper]})"
+
+
+def h5_sets_phrase(rule: str, n_worker: int, n_expert: int) -> str:
+    """The two H5 task sets of Fig 6d (MyST): their sizes are this run's, so under another tie rule than the paper's
+    the sentence names the rule that gives them."""
+    lead = "Its code drew the experts' profile on the tasks the *workers* put at H5"
+    paper = _paper_tie_rule()
+    if rule == paper:
+        return f"{lead} ({n_worker} tasks); the experts' own H5 set is different ({n_expert} tasks)."
+    return (
+        f"{lead}; the experts' own H5 set is different. With this run's tie rule, {code(rule)} (the paper's is "
+        f"{code(paper)}), the workers put {n_worker} tasks at H5 and the experts {n_expert}."
+    )
 
 
 def skills_phrases(r) -> dict:
@@ -178,10 +228,27 @@ def reliability_phrases(r) -> dict:
         wb_mixed_task_var_removed=100 * (1 - v["wb.mixed.sigma_u2"] / su0),
         wb_mixed_resid_var_removed=100 * (1 - v["wb.mixed.sigma_e2"] / se0),
         wb_mixed_method=method.upper() if method == "bfgs" else method,
+        wb_mixed_fit=mixed_fit_phrase(r.reliability.extra["summary"]),
         wb_alpha_cap_dedup=v["wb.alpha.expert_capability.variant.dedup_rows"],
         wb_alpha_has_dedup=v["wb.alpha.expert_has.variant.dedup_rows"],
     )
     return g
+
+
+def mixed_fit_phrase(fit: Mapping) -> str:
+    """What this run's optimiser reached (``fit``: the mixed model's summary, :func:`.reliability.fit_mixed_model`):
+    the REML log-likelihood, and statsmodels' warnings as it gave them."""
+    out = f"reaches a REML log-likelihood of {fit['llf']:.3f}"
+    if fit["singular_warning"]:
+        var = (
+            f"the task variance σu² = {fit['sigma_u2']:.4f} is not zero"
+            if fit["sigma_u2"] > 0
+            else "the task variance is 0"
+        )
+        out += f" (statsmodels warns of a singular random-effects covariance; {var})"
+    if not fit["converged"]:
+        out += ", but statsmodels reports that the fit did not converge"
+    return out
 
 
 def external_phrases(r) -> dict:
@@ -193,7 +260,12 @@ def external_phrases(r) -> dict:
         "wb_yc_rl": v["wb.external.yc_red_low_share"],
         "wb_ax_rl": v["wb.external.arxiv_red_low_share"],
         "wb_yc_rl2": v["wb.external.yc_red_low_share_task_occupation"],
-        "wb_ax_low": v["wb.external.arxiv_density_low"],
+        "wb_ax_low_sentence": low_density_sentence(
+            r.params.cutoff,
+            v["wb.external.arxiv_density_low"],
+            v["wb.slips.low_paper_density"],
+            published_value("wb.fig5c.low.per_task", r.register),
+        ),
         "wb_sectors_in_sample": v["wb.external.sectors_in_sample"],
         "wb_sector_gap": v["wb.external.sector_share_abs_gap"],
         "wb_n_sectors_bls": n_sectors,
@@ -202,6 +274,19 @@ def external_phrases(r) -> dict:
         "wb_cm_rnd": v["wb.slips.cm_rnd_pct"],
         "wb_cm_n": v["wb.slips.cm_n_tasks"],
     }
+
+
+def low_density_sentence(cutoff: float, at_cutoff: float, at_paper_cutoff: float, printed: float) -> str:
+    """The Low-Priority arXiv density at this run's cut-off, and the data's value at the paper's cut-off beside the
+    paper's printed one (the same number at the paper's cut-off)."""
+    if cutoff == WORKBANK_PAPER_CUTOFF:
+        return (
+            f"The Low-Priority paper density is {at_cutoff:.2f} papers per task, printed as {printed:.2f} in the paper."
+        )
+    return (
+        f"At this run's cut-off of {cutoff:g} the Low-Priority paper density is {at_cutoff:.2f} papers per task; at "
+        f"the paper's {WORKBANK_PAPER_CUTOFF:.1f} it is {at_paper_cutoff:.2f}, printed as {printed:.2f} in the paper."
+    )
 
 
 def tie_rule_phrases(r) -> dict:
@@ -240,7 +325,10 @@ def zone_phrases(r) -> dict:
         "wb_n_boot": p.n_boot,
         "wb_zone_widen": v["wb.robust.zone_ci_cluster_widening"],
         "wb_zone_widen_keep": v["wb.robust.zone_ci_cluster_widening_keep"],
-        "wb_green_largest_experts": v["wb.robust.zone_green_largest_share.experts"],
+        "wb_green_largest_sentence": green_largest_sentence(
+            {z: v[f"wb.zones.{z}"] for z in ZONES}, v["wb.robust.zone_green_largest_share.experts"]
+        ),
+        "wb_sweep_look": sweep_advice(r.tables["cutoff_sweep"], p.cutoff, f["n_tasks_on_cutoff"]),
         "wb_expert_max_tasks": f["expert_max_tasks"],
         "wb_zone_cl_defined": v["wb.robust.zone_cluster_mean_tasks_defined"],
         "wb_sweep_min": p.sweep_min,
@@ -272,6 +360,38 @@ def zone_phrases(r) -> dict:
 
 
 SHORT_ZONE = {"green": "Green", "red": "Red", "rnd": "R&D", "low": "Low Priority"}
+
+
+def green_largest_sentence(zones: Mapping[str, int], share: float) -> str:
+    """How often a different expert panel leaves Green the largest zone (``share``, % of draws), said as "keeps"
+    only where Green is the largest of this run's ``zones`` (task counts)."""
+    largest = max(ZONES, key=lambda z: zones[z])
+    if zones["green"] >= zones[largest]:
+        return f"A different expert panel keeps Green the largest zone in {share:.0f}% of draws."
+    return (
+        f"At this run's cut-off {SHORT_ZONE[largest]}, not Green, is the largest zone; a different expert panel "
+        f"makes Green the largest in {share:.0f}% of draws."
+    )
+
+
+def sweep_advice(sweep, cutoff: float, n_on_cutoff: int) -> str:
+    """Where the cut-off sweep's caption sends the reader: the jumps just above the run's cut-off where the sweep's
+    largest Green Light drop starts there (and task means sit on it); otherwise the largest jump, with where the
+    run's cut-off (the dotted line) sits against the sweep."""
+    c = sweep["cutoff"].to_numpy(dtype=float)
+    green = sweep["green"].to_numpy()
+    at = c[int(np.argmax(green[:-1] - green[1:]))]  # the sweep value after which Green Light drops most
+    why = "the zone sizes depend on the exact threshold, because so many task means sit exactly on"
+    if np.isclose(at, cutoff) and n_on_cutoff > 0:
+        return f"Look at the jumps just above it: {why} it."
+    look = f"the jumps, the largest just above {at:g}: {why} round values."
+    if np.isclose(cutoff, c[-1]):
+        return f"The sweep ends at it, so no jump above it is drawn; look at {look}"
+    if cutoff > c[-1] or cutoff < c[0]:
+        return f"It lies outside the sweep's range; look at {look}"
+    return f"Look at {look}"
+
+
 #: two standard deviations within this ratio of each other count as "about as much" (the Monte-Carlo spread
 #: of a zone total's SD over 2,000 draws is a few per cent)
 SAME_SD = 1.1
@@ -352,6 +472,7 @@ def raking_phrases(r) -> dict:
         "wb_null_spread": 100 * v["wb.raking.null_spread"],
         "wb_null_random_gt_med": v["wb.raking.null_random.share_gt_median"],
         "wb_unw_gt": v["wb.desire.share_gt3"],
+        "wb_as_zones": as_the_zones(r.params.cutoff, "as the zones do"),
     }
     g["wb_null_permuted_share_ge_lo"], g["wb_null_permuted_share_ge_hi"] = _lo_hi(v["wb.raking.null_permuted.share_ge"])
     for name in ("random", "permuted"):
@@ -467,7 +588,18 @@ HEADLINE_NAMES = {
 
 
 #: the names :func:`verdicts` glues (the chapter quotes them beside those of :func:`summary`)
-VERDICT_NAMES = ("wb_headline_verdict", "wb_slips_lead")
+VERDICT_NAMES = ("wb_headline_verdict", "wb_slips_lead", "wb_mixed_verdict")
+
+#: the mixed model's fit statistics the authors' notebook prints, as the verdict names them
+MIXED_FIT_CLAIMS = {"wb.mixed.loglik": "log-likelihood", "wb.mixed.group_var_se": "task variance's standard error"}
+#: how the mixed-model verdict says each status of a Table 1 cell that does not reproduce (one, several)
+STATUS_WORDS = {
+    "differs": ("differs", "differ"),
+    "off_paper": ("is an off-paper run", "are off-paper runs"),
+    "needs_data": ("needs data", "need data"),
+    "quoted": ("is quoted", "are quoted"),
+    "unexplained": ("is unexplained", "are unexplained"),
+}
 
 
 def verdicts(values: Mapping, results_dir=None) -> dict[str, str]:
@@ -477,6 +609,9 @@ def verdicts(values: Mapping, results_dir=None) -> dict[str, str]:
     from .. import claims
 
     own = claims.own_statuses("workbank", values, HEADLINE_CLAIMS, results_dir=results_dir)
+    published = claims.load_published()
+    table1 = [c for c in published.loc[published["study"] == "workbank", "claim_id"] if c.startswith("wb.table1.")]
+    mixed = claims.own_statuses("workbank", values, [*MIXED_FIT_CLAIMS, *table1], results_dir=results_dir)
     return {
         "wb_headline_verdict": claims.verdict(
             own,
@@ -493,4 +628,29 @@ def verdicts(values: Mapping, results_dir=None) -> dict[str, str]:
             "At the paper's settings, where the paper prints something else, the paper disagrees with its own data;",
             "Where the paper prints something else, the paper may disagree with its own data;",
         ),
+        "wb_mixed_verdict": mixed_verdict(mixed["statuses"]),
     }
+
+
+def mixed_verdict(statuses: Mapping[str, str]) -> str:
+    """What this run's mixed-model fit reproduces, from the claims' ``statuses`` (:func:`verdicts`): the fit
+    statistics the authors' notebook prints (:data:`MIXED_FIT_CLAIMS`) and the cells of Table 1 (``wb.table1.*``)."""
+    ok = [name for c, name in MIXED_FIT_CLAIMS.items() if statuses[c] == "reproduced"]
+    both = "the log-likelihood and the task variance's standard error that the authors' notebook prints"
+    if len(ok) == len(MIXED_FIT_CLAIMS):
+        fit = f"{both} reproduce"
+    elif not ok:
+        fit = f"neither {both.replace(' and ', ' nor ', 1)} reproduces"
+    else:
+        fit = f"of {both}, only the {ok[0]} reproduces"
+    t1 = [s for c, s in statuses.items() if c.startswith("wb.table1.")]
+    n, m = t1.count("reproduced"), len(t1)
+    cells = f"all {m} cells of Table 1" if n == m else f"{n} of Table 1's {m} cells"
+    out = f"With it, {fit}" + (f", and so do {cells}" if len(ok) == len(MIXED_FIT_CLAIMS) else f"; {cells} reproduce")
+    other = {s: t1.count(s) for s in STATUS_WORDS if s in t1}
+    if len(other) == 1:
+        ((s, k),) = other.items()
+        out += f" (the other {k} {STATUS_WORDS[s][k > 1]})" if k > 1 else f" (the other one {STATUS_WORDS[s][0]})"
+    elif other:
+        out += f" (of the other {m - n}, " + _and([f"{k} {STATUS_WORDS[s][k > 1]}" for s, k in other.items()]) + ")"
+    return out + "."
