@@ -43,6 +43,7 @@ __all__ = [
     "rowlevel_text",
     "dropped_text",
     "mc_text",
+    "mc_settings_off",
 ]
 
 
@@ -73,6 +74,10 @@ def pairs_phrase(n: int) -> str:
     if n < 0:
         raise ValueError(f"a count of pairs cannot be negative: {n}")
     return "no pair" if n == 0 else "1 pair" if n == 1 else f"{n} pairs"
+
+
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
 
 
 def category_leaders(cat_bt: pd.DataFrame) -> str:
@@ -384,9 +389,9 @@ def simulation_phrases(r: PreferencesResult) -> dict[str, Any]:
     for s in STRATEGIES:
         short = {"uniform": "uniform", "information_gain": "ig", "arena": "arena"}[s]
         for k, col in (("rank", "n_for_ranking"), ("top", "n_for_top")):
-            v, lo, hi, se = (nd.loc[s, f"{col}{x}"] for x in ("", "_mc_lo", "_mc_hi", "_mc_se"))
+            v = nd.loc[s, col]
             out[f"pref_sim_{short}_{k}"] = float(v) if np.isfinite(v) else float(budget)
-            out[f"pref_sim_{short}_{k}_txt"] = _needed_text(v, lo, hi, se, budget)
+            out[f"pref_sim_{short}_{k}_txt"] = _own_needed(r, s, col)
     return out
 
 
@@ -414,6 +419,7 @@ def comparison_phrases(r: PreferencesResult) -> dict[str, Any]:
         index=["model_i", "model_j"], columns="strategy", values="mean_share", sort=False
     )
     ds = sim.detectable
+    off = mc_settings_off(r)  # the opening's number is the preferences_mc stage's: "that number" only at its settings
     return dict(
         pref_sim_cmp_n=sim.n_compare,
         pref_sim_ig_verdict=_verdict(cmp, "information_gain"),
@@ -421,7 +427,9 @@ def comparison_phrases(r: PreferencesResult) -> dict[str, Any]:
         pref_sim_ig_short={
             "more": "recovers the ranking with fewer judgements than uniform sampling",
             "less": "needs more judgements than uniform sampling",
-            "no detectable difference": "does not detectably reduce that number",
+            "no detectable difference": "does not detectably reduce that number"
+            if off is None
+            else f"does not detectably reduce the number needed at this run's {off[1]}",
         }[ig],
         pref_sim_claim_verdict="is supported" if ig == "more" else "is not supported",
         pref_sim_ig_max_share=float(alloc["information_gain"].max()),
@@ -444,15 +452,10 @@ def mc_phrases(r: PreferencesResult) -> dict[str, Any]:
         row = kept.loc[f]
         return mc_text(row["n_needed"], row["n_mc_lo"], row["n_mc_hi"], row["n_mc_se"])
 
-    def needed(what: str) -> tuple[float, str]:
-        key = f"pref_mc.uniform.n_for_{what}"
-        n, se = v[key], v[f"{key}_mc_se"]
-        return _mc_estimate(n, se), mc_text(n, v[f"{key}_mc_lo"], v[f"{key}_mc_hi"], se)
-
     missing = [k for k in ("pref_mc.uniform.n_for_top", "pref_mc.checkpoints") if k not in v]
     if missing:
         raise ValueError(f"results/preferences_mc/values.json lacks {missing}; re-run `dvc repro preferences_mc`")
-    n1, n1_txt = needed("ranking")
+    n1, n1_txt = _mc_needed(v, "ranking")
     out = dict(
         pref_mc_uniform_rank=n1,
         pref_mc_uniform_rank_txt=n1_txt,
@@ -463,8 +466,75 @@ def mc_phrases(r: PreferencesResult) -> dict[str, Any]:
         pref_mc_target=float(v["pref_mc.target"]),
         pref_sim_ratio=round(n1 / r.report.n_decisive),
     )
-    out["pref_mc_uniform_top"], out["pref_mc_uniform_top_txt"] = needed("top")
+    out["pref_mc_uniform_top"], out["pref_mc_uniform_top_txt"] = _mc_needed(v, "top")
     return out
+
+
+def _mc_needed(v: Mapping[str, Any], what: str) -> tuple[float, str]:
+    """The ``preferences_mc`` stage's judgements needed for the full ranking or the top model (``what``:
+    ``"ranking"``, ``"top"``; ``v``: its values): the number to the digits its Monte Carlo error supports, and
+    as the prose prints it with its interval (:func:`mc_text`)."""
+    key = f"pref_mc.uniform.n_for_{what}"
+    n, se = v[key], v[f"{key}_mc_se"]
+    return _mc_estimate(n, se), mc_text(n, v[f"{key}_mc_lo"], v[f"{key}_mc_hi"], se)
+
+
+def _own_needed(r: PreferencesResult, strategy: str, col: str) -> str:
+    """This run's judgements needed by ``strategy`` (``col``: ``"n_for_ranking"``, ``"n_for_top"``) at its target,
+    from its own curves, as the prose prints it (:func:`_needed_text`)."""
+    row = r.simulation.needed.set_index("strategy").loc[strategy]
+    return _needed_text(*(row[f"{col}{x}"] for x in ("", "_mc_lo", "_mc_hi", "_mc_se")), r.params.sim_budget)
+
+
+def mc_settings_off(r: PreferencesResult) -> tuple[str, str] | None:
+    """Where the ``preferences_mc`` stage's settings, which are constants (:mod:`.montecarlo`), differ from this
+    run's simulation settings (its recovery target, its estimator's prior SD): ``(the stage's, this run's)`` in
+    words, e.g. ``("95% recovery", "80% target")``; None where they agree, so that the stage's uniform numbers
+    answer this run's question."""
+    from .montecarlo import PRIOR_SD
+
+    v, p = r.inputs.mc["values"], r.params
+    mc_target, mc_prior = float(v["pref_mc.target"]), float(v.get("pref_mc.prior_sd", PRIOR_SD))
+    theirs, ours = [], []
+    if not np.isclose(p.sim_target, mc_target):
+        theirs.append(f"{mc_target:.0%} recovery")
+        ours.append(f"{p.sim_target:.0%} target")
+    if not np.isclose(p.sim_prior_sd, mc_prior):
+        theirs.append(f"a prior SD of {mc_prior:g}")
+        ours.append(f"prior SD of {p.sim_prior_sd:g}")
+    return (" and ".join(theirs), " and ".join(ours)) if theirs else None
+
+
+def uniform_row_phrases(r: PreferencesResult) -> dict[str, Any]:
+    """The uniform row of the table of judgements needed, at this run's target, and where it comes from: the
+    ``preferences_mc`` stage's many-study run where its settings are this run's (:func:`mc_settings_off`), else
+    this run's own uniform curve, like the other two rows, with the stage's numbers quoted as what they are (its
+    target, never under this run's). ``pref_mc_source`` and ``pref_mc_quote`` frame the paragraph after the table,
+    ``pref_tbl_*`` the table's caption and uniform cells."""
+    v = r.inputs.mc["values"]
+    (_, rank), (_, top) = _mc_needed(v, "ranking"), _mc_needed(v, "top")
+    off = mc_settings_off(r)
+    needs = f"the full ranking needs {rank}, the number quoted at the top of this chapter, and the top model {top}."
+    if off is None:
+        return dict(
+            pref_tbl_uniform_rank_txt=rank,
+            pref_tbl_uniform_top_txt=top,
+            pref_tbl_uniform_src="Uniform pairs:",
+            pref_tbl_rows_src="Information gain and arena-like skew",
+            pref_mc_source="The uniform row comes from a separate run",
+            pref_mc_quote=f": the top-model curve is nearly flat near {r.params.sim_target:.0%}, so where its noisy "
+            f"estimate crosses the line is poorly determined. {_capital(needs)}",
+        )
+    theirs, ours = off
+    return dict(
+        pref_tbl_uniform_rank_txt=_own_needed(r, "uniform", "n_for_ranking"),
+        pref_tbl_uniform_top_txt=_own_needed(r, "uniform", "n_for_top"),
+        pref_tbl_uniform_src=f"The text below, not this table, quotes the uniform pairs at {theirs} from",
+        pref_tbl_rows_src="All three designs",
+        pref_mc_source=f"The uniform numbers at {theirs} come from a separate run",
+        pref_mc_quote=f". At {theirs} {needs[:-1]}; at this run's {ours} the table's uniform row comes from the "
+        "curves instead, like the other two rows.",
+    )
 
 
 #: the chapter's sections, in its order: each a pure function of the result
@@ -485,6 +555,7 @@ PHRASES = (
     simulation_phrases,
     comparison_phrases,
     mc_phrases,
+    uniform_row_phrases,
 )
 
 
