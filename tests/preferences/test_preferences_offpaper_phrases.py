@@ -13,6 +13,7 @@ import dataclasses
 import re
 from functools import cache
 
+import numpy as np
 import pytest
 
 from compendium.pipeline import paths
@@ -145,3 +146,93 @@ def test_the_opening_does_not_call_the_runs_comparison_the_95_percent_number(at_
             assert s.endswith("does not detectably reduce that number"), s
         else:
             assert "that number" not in s and f"at this run's {target} target" in s, s
+
+
+# ------------------------------------------------------------------ the bootstrap's replicates and intervals
+
+
+_TIMES = {"twice": 2, "three times": 3, "four times": 4, "five times": 5}
+
+
+def test_the_widening_ratios_error_follows_the_runs_replicates(at):
+    """``n_bootstrap=20000``: the chapter's own ratios carry sqrt(50,000 / 20,000), about 1.6 times the cached
+    ratios' Monte Carlo error (three times at the reference 5,000)."""
+    for n in (20000, int(REFERENCE["preferences"]["n_bootstrap"][0])):
+        r = at(n_bootstrap=n)
+        text = prose(summary.summary(r))
+        m = re.search(r"ratios from the chapter's own ([\d,]+) replicates carry about (.+?) that error", text)
+        assert m, text
+        assert int(m.group(1).replace(",", "")) == n
+        written = m.group(2)
+        factor = np.sqrt(r.inputs.mc["values"]["pref_mc.cluster_widen.replicates"] / n)
+        if written in _TIMES:
+            assert abs(factor - _TIMES[written]) <= 0.2, (written, factor)
+        else:
+            assert written.endswith(" times") and abs(float(written.split()[0]) - factor) <= 0.05, (written, factor)
+    assert "carry about three times that error" in text  # the reference, as committed
+
+
+#: the words for how far two intervals overlap: the share of the narrower interval's width each allows
+OVERLAP = {"almost entirely": (0.75, 1.0), "widely": (0.4, 0.75), "only partly": (0.0, 0.4), "not at all": (0.0, 0.0)}
+
+
+def _share(summary_table, x: str, y: str) -> float:
+    s = summary_table.set_index("model")
+    a, b = (s.loc[f"recipe_{m.lower()}", ["ci_lo", "ci_hi"]].to_numpy(float) for m in (x, y))
+    return max(0.0, min(a[1], b[1]) - max(a[0], b[0])) / min(a[1] - a[0], b[1] - b[0])
+
+
+def _described(caption: str) -> dict[tuple[str, str], str]:
+    """``{(x, y): word}`` for each pair of recipes the caption says something of."""
+    words = "|".join(OVERLAP)
+    m = re.search(
+        rf"the intervals of Recipes C and D (?:overlap ({words})|do not overlap), those of (.*?)\. Bottom", caption
+    )
+    assert m, caption
+    out = {("C", "D"): m.group(1) or "not at all"}
+    rest = m.group(2)
+    if grouped := re.fullmatch(rf"B, C and D ({words})", rest):
+        out |= {("B", "C"): grouped.group(1), ("B", "D"): grouped.group(1)}
+    else:
+        for x, y, w in re.findall(rf"(?:those of )?([BCD]) and ([BCD]) ({words})", rest):
+            out[(x, y)] = w
+    assert set(out) == {("C", "D"), ("B", "C"), ("B", "D")}, caption
+    return out
+
+
+@pytest.mark.parametrize("level", [0.8, 0.95])
+def test_the_interval_overlap_is_read_from_the_intervals(at, level):
+    """``ci_level=0.8``: the figure caption says how the intervals of B, C and D overlap as the run's intervals do
+    (at 80 %, B [0.966, 1.124] and C [1.089, 1.259] share 0.035, and C and D about 65 % of the narrower), not
+    "C and D almost entirely, B, C and D widely" as at 95 %."""
+    r = at(ci_level=level)
+    caption = between(prose(summary.summary(r)), "Top: Bradley–Terry strengths", "(the untrained model")
+    for (x, y), word in _described(caption).items():
+        share = _share(r.bootstrap.summary, x, y)
+        lo, hi = OVERLAP[word]
+        assert (share == 0) if word == "not at all" else (lo <= share <= hi and share > 0), (x, y, word, share)
+    if level == 0.95:
+        assert "the intervals of Recipes C and D overlap almost entirely, those of B, C and D widely." in caption
+    else:
+        assert _overlap_length(r, "B", "C") == pytest.approx(0.035, abs=0.002)
+
+
+def _overlap_length(r, x: str, y: str) -> float:
+    s = r.bootstrap.summary.set_index("model")
+    a, b = (s.loc[f"recipe_{m.lower()}", ["ci_lo", "ci_hi"]].to_numpy(float) for m in (x, y))
+    return max(0.0, min(a[1], b[1]) - max(a[0], b[0]))
+
+
+def test_the_overlap_words_by_hand():
+    assert summary.overlap_share((0.0, 1.0), (0.5, 3.0)) == pytest.approx(0.5)
+    assert summary.overlap_share((0.0, 1.0), (2.0, 3.0)) == 0.0
+    assert [summary.overlap_word(x) for x in (0.8, 0.5, 0.1, 0.0)] == [
+        "almost entirely",
+        "widely",
+        "only partly",
+        "not at all",
+    ]
+    assert summary.error_ratio_text(50_000, 5_000) == "about three times that error"
+    assert summary.error_ratio_text(50_000, 20_000) == "about 1.6 times that error"
+    assert summary.error_ratio_text(50_000, 50_000) == "about the same error"
+    assert summary.error_ratio_text(50_000, 100_000) == "about 0.7 times that error"

@@ -43,6 +43,10 @@ __all__ = [
     "rowlevel_text",
     "dropped_text",
     "mc_text",
+    "overlap_share",
+    "overlap_word",
+    "interval_overlap_text",
+    "error_ratio_text",
     "mc_settings_off",
 ]
 
@@ -74,6 +78,57 @@ def pairs_phrase(n: int) -> str:
     if n < 0:
         raise ValueError(f"a count of pairs cannot be negative: {n}")
     return "no pair" if n == 0 else "1 pair" if n == 1 else f"{n} pairs"
+
+
+#: how much two intervals overlap, in words: (smallest share of the narrower interval's width, word), largest first
+OVERLAP_WORDS = ((0.75, "almost entirely"), (0.4, "widely"), (0.0, "only partly"))
+
+
+def overlap_share(a: tuple[float, float], b: tuple[float, float]) -> float:
+    """The length two intervals ``(lo, hi)`` share, as a share of the narrower one's width (0 when disjoint)."""
+    shared = min(a[1], b[1]) - max(a[0], b[0])
+    return max(0.0, shared) / min(a[1] - a[0], b[1] - b[0])
+
+
+def overlap_word(share: float) -> str:
+    """:data:`OVERLAP_WORDS` for a share of the narrower interval (:func:`overlap_share`); "not at all" for 0."""
+    if share <= 0:
+        return "not at all"
+    return next(word for lo, word in OVERLAP_WORDS if share >= lo)
+
+
+def interval_overlap_text(boot_summary: pd.DataFrame) -> str:
+    """How the bootstrap intervals of Recipes B, C and D overlap, from the intervals themselves (``boot_summary``:
+    columns ``model, ci_lo, ci_hi``): "the intervals of Recipes C and D overlap almost entirely, those of B, C and
+    D widely", or, where B's overlaps with C and with D differ, each pair on its own ("..., those of B and D widely
+    and those of B and C only partly")."""
+    s = boot_summary.set_index("model")
+    iv = {
+        m[-1].upper(): (float(s.loc[m, "ci_lo"]), float(s.loc[m, "ci_hi"]))
+        for m in ("recipe_b", "recipe_c", "recipe_d")
+    }
+    cd, bd, bc = (overlap_word(overlap_share(iv[x], iv[y])) for x, y in (("C", "D"), ("B", "D"), ("B", "C")))
+    lead = "the intervals of Recipes C and D " + ("do not overlap" if cd == "not at all" else f"overlap {cd}")
+    return (
+        f"{lead}, those of B, C and D {bd}" if bd == bc else f"{lead}, those of B and D {bd} and those of B and C {bc}"
+    )
+
+
+_TIMES = {2: "twice", 3: "three times", 4: "four times", 5: "five times", 6: "six times", 7: "seven times",
+          8: "eight times", 9: "nine times", 10: "ten times"}  # fmt: skip
+
+
+def error_ratio_text(n_reference: int, n_own: int) -> str:
+    """The Monte Carlo error of a statistic over ``n_own`` replicates against the same statistic's over
+    ``n_reference`` (errors scale as 1/sqrt(n)): "about three times that error" (5,000 against 50,000), "about 1.6
+    times that error" (20,000), "about the same error"."""
+    f = float(np.sqrt(n_reference / n_own))
+    if abs(f - 1) < 0.05:
+        return "about the same error"
+    k = round(f)
+    if k in _TIMES and abs(f - k) <= 0.2:
+        return f"about {_TIMES[k]} that error"
+    return f"about {f:.1f} times that error"
 
 
 def _capital(text: str) -> str:
@@ -177,7 +232,7 @@ def theme_phrases(r: PreferencesResult) -> dict[str, Any]:
 
 
 def bootstrap_phrases(r: PreferencesResult) -> dict[str, Any]:
-    """The judgement bootstrap: SDs, P(best) per model, the rank shares."""
+    """The judgement bootstrap: SDs, P(best) per model, the rank shares, how the intervals of B, C and D overlap."""
     b = r.bootstrap
     bs = b.summary.set_index("model")
     out = dict(
@@ -189,6 +244,7 @@ def bootstrap_phrases(r: PreferencesResult) -> dict[str, Any]:
         out[f"pref_p_best_{m.replace('recipe_', '')}"] = float(bs.loc[m, "p_best"])
     out["pref_p_top2_cd"] = float(b.rank_probs.loc[["recipe_c", "recipe_d"], "rank_1"].sum())
     out.update(pref_p_bottom_pair=b.rank_shares["bottom_pair"], pref_p_untrained_last=b.rank_shares["untrained_last"])
+    out["pref_bt_overlap"] = interval_overlap_text(b.summary)
     return out
 
 
@@ -235,8 +291,9 @@ def widen_range_text(ratios: pd.DataFrame) -> str:
 
 def widen_phrases(r: PreferencesResult) -> dict[str, Any]:
     """The widening the category-cluster bootstrap brings, per model, from the ``preferences_mc`` stage's
-    many-replicate run (the chapter's own replicates give the same ratios within their larger Monte Carlo
-    error): the range as printed, its replicates and the largest standard error."""
+    many-replicate run (the chapter's own replicates give the same ratios within their own Monte Carlo error): the
+    range as printed, its replicates, the largest standard error, and how the error of ratios from this run's
+    ``n_bootstrap`` replicates compares with it (:func:`error_ratio_text`)."""
     v = r.inputs.mc["values"]
     if "pref_mc.cluster_widen.replicates" not in v:
         raise ValueError(
@@ -253,6 +310,7 @@ def widen_phrases(r: PreferencesResult) -> dict[str, Any]:
         pref_cl_widen_txt=widen_range_text(ratios),
         pref_cl_widen_reps=int(v["pref_mc.cluster_widen.replicates"]),
         pref_cl_widen_se=float(ratios["mc_se"].max()),
+        pref_cl_widen_own_error=error_ratio_text(int(v["pref_mc.cluster_widen.replicates"]), int(r.params.n_bootstrap)),
     )
 
 
