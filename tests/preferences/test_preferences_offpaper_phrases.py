@@ -172,6 +172,23 @@ def test_the_widening_ratios_error_follows_the_runs_replicates(at):
     assert "carry about three times that error" in text  # the reference, as committed
 
 
+def test_the_try_it_box_names_the_committed_runs_settings(at):
+    """The "Try it" questions compare a command with the committed run: "are 5,000 replicates enough?" and "rounds
+    of 20", whatever the run's own (here 20,000 replicates, and rounds of 1)."""
+    ref = REFERENCE["preferences"]
+    boxes = [between(prose(summary.summary(at(**changed))), "{admonition} Try it", "```") for changed in (
+        {"n_bootstrap": 20000}, {"sim_batch": 1})]  # fmt: skip
+    assert all(f"are {ref['n_bootstrap'][0]:,} replicates enough" in box for box in boxes)
+    assert all(f"compared with rounds of {ref['sim_batch'][0]}?" in box for box in boxes)
+
+
+def test_a_selection_round_of_one_judgement_reads_as_one(at):
+    """``sim_batch=1``: information gain chooses "each single judgement", not "each round of 1 judgements"."""
+    text = prose(summary.summary(at(sim_batch=1)))
+    assert "round of 1 judgements" not in text and "information gain (each single judgement goes to the pair" in text
+    assert "information gain (each round of 20 judgements goes to the pair" in prose(summary.summary(at()))
+
+
 #: the words for how far two intervals overlap: the share of the narrower interval's width each allows
 OVERLAP = {"almost entirely": (0.75, 1.0), "widely": (0.4, 0.75), "only partly": (0.0, 0.4), "not at all": (0.0, 0.0)}
 

@@ -435,6 +435,7 @@ def simulation_phrases(r: PreferencesResult) -> dict[str, Any]:
     p, sim = r.params, r.simulation
     out: dict[str, Any] = dict(
         pref_sim_batch=int(p.sim_batch),
+        pref_sim_round=f"each round of {p.sim_batch} judgements" if p.sim_batch != 1 else "each single judgement",
         pref_sim_skew=float(p.sim_arena_skew),
         pref_sim_every=int(p.sim_checkpoint_every),
         pref_sim_reps=int(p.sim_repetitions),
@@ -595,6 +596,15 @@ def uniform_row_phrases(r: PreferencesResult) -> dict[str, Any]:
     )
 
 
+def tryit_phrases(r: PreferencesResult) -> dict[str, Any]:
+    """The "Try it" box's questions compare a command's setting with the committed run's: the reference values
+    they name (``params.REFERENCE``, whatever this run's)."""
+    from compendium.pipeline.params import REFERENCE
+
+    ref = REFERENCE[STUDY.id]
+    return dict(pref_ref_n_boot=int(ref["n_bootstrap"][0]), pref_ref_sim_batch=int(ref["sim_batch"][0]))
+
+
 #: the chapter's sections, in its order: each a pure function of the result
 PHRASES = (
     data_phrases,
@@ -614,6 +624,7 @@ PHRASES = (
     comparison_phrases,
     mc_phrases,
     uniform_row_phrases,
+    tryit_phrases,
 )
 
 
