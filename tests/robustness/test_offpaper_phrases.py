@@ -1,5 +1,5 @@
 """The robustness chapter's sentences off the committed grids (issue 38), at the teaching guide's exercises
-(book/teaching.md, Session 4): each checked in the chapter's text as the
+(book/teaching.md, Session 4) and the chapter's own "Try it" commands: each checked in the chapter's text as the
 reader sees it (the notebook's prose with the summary's values in place of its ``{glue:text}`` roles) against the
 findings table (``compendium.robustness.findings``) and the sweeps of a result built once per module at the
 exercise's setting, with fewer resampling replicates and random tie-breaks than the chapter's (:data:`FAST`: no
@@ -89,6 +89,39 @@ def test_the_summary_says_what_the_findings_table_says(at, changed):
         ) in text
     else:
         assert (rnd["n_hold"], rnd["n_settings"]) == (499, 500)  # the referee's count, this seed
+
+
+@pytest.mark.parametrize(
+    "changed", [{}, {"zone_cutoffs": "2.0,2.5,3.0,3.5,4.0"}], ids=["committed", "the Try-it box's wider cut-offs"]
+)
+def test_the_zone_figure_says_where_red_light_exceeds_rnd(at, changed):
+    """The zone figure's caption says the Red Light line stays above the R&D Opportunity line "everywhere" only
+    where the sweep says so; with the chapter's "Try it" cut-offs 2.0-4.0 it does not at 2.0 (dashed line: a mean
+    equal to the cut-off counted as low)."""
+    r = at(**changed)
+    caption = between(prose(summary.summary(r)), "Tasks per zone against the cut-off", "```")
+    zones = r.zones.sweep
+    fails = zones[~zones["red_gt_rnd"]]
+    m = re.search(r"The red line \(Red Light\) stays above the purple one \(R&D Opportunity\) (.*?)\.(?:\s|$)", caption)
+    assert m, caption
+    where = m.group(1)
+    assert (where == "everywhere") == fails.empty, where
+    for c, b in zip(fails["cutoff"], fails["boundary"], strict=True):
+        assert f"{c:g} ({'solid' if b == 'ge' else 'dashed'} line)" in where, where
+    if changed:
+        assert where == "everywhere except at a cut-off of 2 (dashed line)"
+
+
+def test_red_above_where_by_hand():
+    import pandas as pd
+
+    z = pd.DataFrame({"cutoff": [2.0, 2.0, 3.0], "boundary": ["ge", "gt", "ge"], "red_gt_rnd": [True, False, True]})
+    assert summary.red_above_where(z) == "everywhere except at a cut-off of 2 (dashed line)"
+    assert summary.red_above_where(z.assign(red_gt_rnd=True)) == "everywhere"
+    assert summary.red_above_where(z.assign(red_gt_rnd=[False, False, True])) == (
+        "everywhere except at cut-offs 2 (solid line) and 2 (dashed line)"
+    )
+    assert summary.red_above_where(z.assign(red_gt_rnd=False)) == "nowhere"
 
 
 def _fake(holds: dict, *, zones_vary: bool = True, share_varies: bool = True):

@@ -32,6 +32,7 @@ __all__ = [
     "holds_phrase",
     "fmt_list",
     "green_largest_where",
+    "red_above_where",
     "zone_phrases",
     "agency_phrases",
     "pwb_phrases",
@@ -76,6 +77,22 @@ def green_largest_where(zones: pd.DataFrame) -> str:
     return "cut-offs " + ", ".join(f"{c:g}" for c in sorted(set(ok)))
 
 
+def red_above_where(zones: pd.DataFrame) -> str:
+    """Where the zone sweep figure's Red Light line lies above its R&D Opportunity line, in words: "everywhere", or
+    "everywhere except at a cut-off of 2 (dashed line)" (solid: a mean equal to the cut-off counts as high, the
+    paper's ``ge``; dashed: as low)."""
+    fails = zones[~zones["red_gt_rnd"].astype(bool)]
+    if fails.empty:
+        return "everywhere"
+    if len(fails) == len(zones):
+        return "nowhere"
+    items = [
+        f"{c:g} ({'solid' if b == 'ge' else 'dashed'} line)"
+        for c, b in zip(fails["cutoff"], fails["boundary"], strict=True)
+    ]
+    return "everywhere except at " + ("a cut-off of " if len(items) == 1 else "cut-offs ") + fmt_list(items)
+
+
 def zone_phrases(r: RobustnessResult) -> dict:
     """WORKBank zones: the paper's counts, the grid's range, where Green is largest, ge against gt at 3.0."""
     land, zones, at3 = r.zones.land, r.zones.sweep, r.zones.at_paper_cutoff
@@ -91,6 +108,7 @@ def zone_phrases(r: RobustnessResult) -> dict:
         rob_green_largest_n=int(zones["green_largest"].sum()),
         rob_green_largest_where=green_largest_where(zones),
         rob_redrnd_phrase=holds_phrase(zones["red_gt_rnd"]),
+        rob_redrnd_where=red_above_where(zones),
         rob_nw_min=int(land["n_workers"].min()),
         rob_nw_max=int(land["n_workers"].max()),
         rob_paper_cut=float(PAPER_CUTOFF),
