@@ -56,7 +56,14 @@ def test_summary_numbers_and_every_quoted_key(result, small_inputs):
 def test_each_phrase_section_is_a_pure_function_of_the_result(result):
     """The sections of PHRASES partition the glue keys, and phrasing twice gives the same values (the result
     unchanged)."""
-    sections = [rs.zone_phrases, rs.agency_phrases, rs.pwb_phrases, rs.bt_phrases, rs.how_sure_phrases]
+    sections = [
+        rs.zone_phrases,
+        rs.agency_phrases,
+        rs.pwb_phrases,
+        rs.bt_phrases,
+        rs.how_sure_phrases,
+        rs.verdict_phrases,
+    ]
     assert rs.PHRASES == tuple(sections)
     keys = [set(f(result)) for f in sections]
     assert sum(len(k) for k in keys) == len(set().union(*keys)) == len(rs.summary(result))

@@ -43,6 +43,11 @@ __all__ = [
     "rowlevel_text",
     "dropped_text",
     "mc_text",
+    "overlap_share",
+    "overlap_word",
+    "interval_overlap_text",
+    "error_ratio_text",
+    "mc_settings_off",
 ]
 
 
@@ -73,6 +78,61 @@ def pairs_phrase(n: int) -> str:
     if n < 0:
         raise ValueError(f"a count of pairs cannot be negative: {n}")
     return "no pair" if n == 0 else "1 pair" if n == 1 else f"{n} pairs"
+
+
+#: how much two intervals overlap, in words: (smallest share of the narrower interval's width, word), largest first
+OVERLAP_WORDS = ((0.75, "almost entirely"), (0.4, "widely"), (0.0, "only partly"))
+
+
+def overlap_share(a: tuple[float, float], b: tuple[float, float]) -> float:
+    """The length two intervals ``(lo, hi)`` share, as a share of the narrower one's width (0 when disjoint)."""
+    shared = min(a[1], b[1]) - max(a[0], b[0])
+    return max(0.0, shared) / min(a[1] - a[0], b[1] - b[0])
+
+
+def overlap_word(share: float) -> str:
+    """:data:`OVERLAP_WORDS` for a share of the narrower interval (:func:`overlap_share`); "not at all" for 0."""
+    if share <= 0:
+        return "not at all"
+    return next(word for lo, word in OVERLAP_WORDS if share >= lo)
+
+
+def interval_overlap_text(boot_summary: pd.DataFrame) -> str:
+    """How the bootstrap intervals of Recipes B, C and D overlap, from the intervals themselves (``boot_summary``:
+    columns ``model, ci_lo, ci_hi``): "the intervals of Recipes C and D overlap almost entirely, those of B, C and
+    D widely", or, where B's overlaps with C and with D differ, each pair on its own ("..., those of B and D widely
+    and those of B and C only partly")."""
+    s = boot_summary.set_index("model")
+    iv = {
+        m[-1].upper(): (float(s.loc[m, "ci_lo"]), float(s.loc[m, "ci_hi"]))
+        for m in ("recipe_b", "recipe_c", "recipe_d")
+    }
+    cd, bd, bc = (overlap_word(overlap_share(iv[x], iv[y])) for x, y in (("C", "D"), ("B", "D"), ("B", "C")))
+    lead = "the intervals of Recipes C and D " + ("do not overlap" if cd == "not at all" else f"overlap {cd}")
+    return (
+        f"{lead}, those of B, C and D {bd}" if bd == bc else f"{lead}, those of B and D {bd} and those of B and C {bc}"
+    )
+
+
+_TIMES = {2: "twice", 3: "three times", 4: "four times", 5: "five times", 6: "six times", 7: "seven times",
+          8: "eight times", 9: "nine times", 10: "ten times"}  # fmt: skip
+
+
+def error_ratio_text(n_reference: int, n_own: int) -> str:
+    """The Monte Carlo error of a statistic over ``n_own`` replicates against the same statistic's over
+    ``n_reference`` (errors scale as 1/sqrt(n)): "about three times that error" (5,000 against 50,000), "about 1.6
+    times that error" (20,000), "about the same error"."""
+    f = float(np.sqrt(n_reference / n_own))
+    if abs(f - 1) < 0.05:
+        return "about the same error"
+    k = round(f)
+    if k in _TIMES and abs(f - k) <= 0.2:
+        return f"about {_TIMES[k]} that error"
+    return f"about {f:.1f} times that error"
+
+
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
 
 
 def category_leaders(cat_bt: pd.DataFrame) -> str:
@@ -172,7 +232,7 @@ def theme_phrases(r: PreferencesResult) -> dict[str, Any]:
 
 
 def bootstrap_phrases(r: PreferencesResult) -> dict[str, Any]:
-    """The judgement bootstrap: SDs, P(best) per model, the rank shares."""
+    """The judgement bootstrap: SDs, P(best) per model, the rank shares, how the intervals of B, C and D overlap."""
     b = r.bootstrap
     bs = b.summary.set_index("model")
     out = dict(
@@ -184,6 +244,7 @@ def bootstrap_phrases(r: PreferencesResult) -> dict[str, Any]:
         out[f"pref_p_best_{m.replace('recipe_', '')}"] = float(bs.loc[m, "p_best"])
     out["pref_p_top2_cd"] = float(b.rank_probs.loc[["recipe_c", "recipe_d"], "rank_1"].sum())
     out.update(pref_p_bottom_pair=b.rank_shares["bottom_pair"], pref_p_untrained_last=b.rank_shares["untrained_last"])
+    out["pref_bt_overlap"] = interval_overlap_text(b.summary)
     return out
 
 
@@ -230,8 +291,9 @@ def widen_range_text(ratios: pd.DataFrame) -> str:
 
 def widen_phrases(r: PreferencesResult) -> dict[str, Any]:
     """The widening the category-cluster bootstrap brings, per model, from the ``preferences_mc`` stage's
-    many-replicate run (the chapter's own replicates give the same ratios within their larger Monte Carlo
-    error): the range as printed, its replicates and the largest standard error."""
+    many-replicate run (the chapter's own replicates give the same ratios within their own Monte Carlo error): the
+    range as printed, its replicates, the largest standard error, and how the error of ratios from this run's
+    ``n_bootstrap`` replicates compares with it (:func:`error_ratio_text`)."""
     v = r.inputs.mc["values"]
     if "pref_mc.cluster_widen.replicates" not in v:
         raise ValueError(
@@ -248,6 +310,7 @@ def widen_phrases(r: PreferencesResult) -> dict[str, Any]:
         pref_cl_widen_txt=widen_range_text(ratios),
         pref_cl_widen_reps=int(v["pref_mc.cluster_widen.replicates"]),
         pref_cl_widen_se=float(ratios["mc_se"].max()),
+        pref_cl_widen_own_error=error_ratio_text(int(v["pref_mc.cluster_widen.replicates"]), int(r.params.n_bootstrap)),
     )
 
 
@@ -372,6 +435,7 @@ def simulation_phrases(r: PreferencesResult) -> dict[str, Any]:
     p, sim = r.params, r.simulation
     out: dict[str, Any] = dict(
         pref_sim_batch=int(p.sim_batch),
+        pref_sim_round=f"each round of {p.sim_batch} judgements" if p.sim_batch != 1 else "each single judgement",
         pref_sim_skew=float(p.sim_arena_skew),
         pref_sim_every=int(p.sim_checkpoint_every),
         pref_sim_reps=int(p.sim_repetitions),
@@ -384,9 +448,9 @@ def simulation_phrases(r: PreferencesResult) -> dict[str, Any]:
     for s in STRATEGIES:
         short = {"uniform": "uniform", "information_gain": "ig", "arena": "arena"}[s]
         for k, col in (("rank", "n_for_ranking"), ("top", "n_for_top")):
-            v, lo, hi, se = (nd.loc[s, f"{col}{x}"] for x in ("", "_mc_lo", "_mc_hi", "_mc_se"))
+            v = nd.loc[s, col]
             out[f"pref_sim_{short}_{k}"] = float(v) if np.isfinite(v) else float(budget)
-            out[f"pref_sim_{short}_{k}_txt"] = _needed_text(v, lo, hi, se, budget)
+            out[f"pref_sim_{short}_{k}_txt"] = _own_needed(r, s, col)
     return out
 
 
@@ -414,6 +478,7 @@ def comparison_phrases(r: PreferencesResult) -> dict[str, Any]:
         index=["model_i", "model_j"], columns="strategy", values="mean_share", sort=False
     )
     ds = sim.detectable
+    off = mc_settings_off(r)  # the opening's number is the preferences_mc stage's: "that number" only at its settings
     return dict(
         pref_sim_cmp_n=sim.n_compare,
         pref_sim_ig_verdict=_verdict(cmp, "information_gain"),
@@ -421,7 +486,9 @@ def comparison_phrases(r: PreferencesResult) -> dict[str, Any]:
         pref_sim_ig_short={
             "more": "recovers the ranking with fewer judgements than uniform sampling",
             "less": "needs more judgements than uniform sampling",
-            "no detectable difference": "does not detectably reduce that number",
+            "no detectable difference": "does not detectably reduce that number"
+            if off is None
+            else f"does not detectably reduce the number needed at this run's {off[1]}",
         }[ig],
         pref_sim_claim_verdict="is supported" if ig == "more" else "is not supported",
         pref_sim_ig_max_share=float(alloc["information_gain"].max()),
@@ -444,15 +511,10 @@ def mc_phrases(r: PreferencesResult) -> dict[str, Any]:
         row = kept.loc[f]
         return mc_text(row["n_needed"], row["n_mc_lo"], row["n_mc_hi"], row["n_mc_se"])
 
-    def needed(what: str) -> tuple[float, str]:
-        key = f"pref_mc.uniform.n_for_{what}"
-        n, se = v[key], v[f"{key}_mc_se"]
-        return _mc_estimate(n, se), mc_text(n, v[f"{key}_mc_lo"], v[f"{key}_mc_hi"], se)
-
     missing = [k for k in ("pref_mc.uniform.n_for_top", "pref_mc.checkpoints") if k not in v]
     if missing:
         raise ValueError(f"results/preferences_mc/values.json lacks {missing}; re-run `dvc repro preferences_mc`")
-    n1, n1_txt = needed("ranking")
+    n1, n1_txt = _mc_needed(v, "ranking")
     out = dict(
         pref_mc_uniform_rank=n1,
         pref_mc_uniform_rank_txt=n1_txt,
@@ -463,8 +525,84 @@ def mc_phrases(r: PreferencesResult) -> dict[str, Any]:
         pref_mc_target=float(v["pref_mc.target"]),
         pref_sim_ratio=round(n1 / r.report.n_decisive),
     )
-    out["pref_mc_uniform_top"], out["pref_mc_uniform_top_txt"] = needed("top")
+    out["pref_mc_uniform_top"], out["pref_mc_uniform_top_txt"] = _mc_needed(v, "top")
     return out
+
+
+def _mc_needed(v: Mapping[str, Any], what: str) -> tuple[float, str]:
+    """The ``preferences_mc`` stage's judgements needed for the full ranking or the top model (``what``:
+    ``"ranking"``, ``"top"``; ``v``: its values): the number to the digits its Monte Carlo error supports, and
+    as the prose prints it with its interval (:func:`mc_text`)."""
+    key = f"pref_mc.uniform.n_for_{what}"
+    n, se = v[key], v[f"{key}_mc_se"]
+    return _mc_estimate(n, se), mc_text(n, v[f"{key}_mc_lo"], v[f"{key}_mc_hi"], se)
+
+
+def _own_needed(r: PreferencesResult, strategy: str, col: str) -> str:
+    """This run's judgements needed by ``strategy`` (``col``: ``"n_for_ranking"``, ``"n_for_top"``) at its target,
+    from its own curves, as the prose prints it (:func:`_needed_text`)."""
+    row = r.simulation.needed.set_index("strategy").loc[strategy]
+    return _needed_text(*(row[f"{col}{x}"] for x in ("", "_mc_lo", "_mc_hi", "_mc_se")), r.params.sim_budget)
+
+
+def mc_settings_off(r: PreferencesResult) -> tuple[str, str] | None:
+    """Where the ``preferences_mc`` stage's settings, which are constants (:mod:`.montecarlo`), differ from this
+    run's simulation settings (its recovery target, its estimator's prior SD): ``(the stage's, this run's)`` in
+    words, e.g. ``("95% recovery", "80% target")``; None where they agree, so that the stage's uniform numbers
+    answer this run's question."""
+    from .montecarlo import PRIOR_SD
+
+    v, p = r.inputs.mc["values"], r.params
+    mc_target, mc_prior = float(v["pref_mc.target"]), float(v.get("pref_mc.prior_sd", PRIOR_SD))
+    theirs, ours = [], []
+    if not np.isclose(p.sim_target, mc_target):
+        theirs.append(f"{mc_target:.0%} recovery")
+        ours.append(f"{p.sim_target:.0%} target")
+    if not np.isclose(p.sim_prior_sd, mc_prior):
+        theirs.append(f"a prior SD of {mc_prior:g}")
+        ours.append(f"prior SD of {p.sim_prior_sd:g}")
+    return (" and ".join(theirs), " and ".join(ours)) if theirs else None
+
+
+def uniform_row_phrases(r: PreferencesResult) -> dict[str, Any]:
+    """The uniform row of the table of judgements needed, at this run's target, and where it comes from: the
+    ``preferences_mc`` stage's many-study run where its settings are this run's (:func:`mc_settings_off`), else
+    this run's own uniform curve, like the other two rows, with the stage's numbers quoted as what they are (its
+    target, never under this run's). ``pref_mc_source`` and ``pref_mc_quote`` frame the paragraph after the table,
+    ``pref_tbl_*`` the table's caption and uniform cells."""
+    v = r.inputs.mc["values"]
+    (_, rank), (_, top) = _mc_needed(v, "ranking"), _mc_needed(v, "top")
+    off = mc_settings_off(r)
+    needs = f"the full ranking needs {rank}, the number quoted at the top of this chapter, and the top model {top}."
+    if off is None:
+        return dict(
+            pref_tbl_uniform_rank_txt=rank,
+            pref_tbl_uniform_top_txt=top,
+            pref_tbl_uniform_src="Uniform pairs:",
+            pref_tbl_rows_src="Information gain and arena-like skew",
+            pref_mc_source="The uniform row comes from a separate run",
+            pref_mc_quote=f": the top-model curve is nearly flat near {r.params.sim_target:.0%}, so where its noisy "
+            f"estimate crosses the line is poorly determined. {_capital(needs)}",
+        )
+    theirs, ours = off
+    return dict(
+        pref_tbl_uniform_rank_txt=_own_needed(r, "uniform", "n_for_ranking"),
+        pref_tbl_uniform_top_txt=_own_needed(r, "uniform", "n_for_top"),
+        pref_tbl_uniform_src=f"The text below, not this table, quotes the uniform pairs at {theirs} from",
+        pref_tbl_rows_src="All three designs",
+        pref_mc_source=f"The uniform numbers at {theirs} come from a separate run",
+        pref_mc_quote=f". At {theirs} {needs[:-1]}; at this run's {ours} the table's uniform row comes from the "
+        "curves instead, like the other two rows.",
+    )
+
+
+def tryit_phrases(r: PreferencesResult) -> dict[str, Any]:
+    """The "Try it" box's questions compare a command's setting with the committed run's: the reference values
+    they name (``params.REFERENCE``, whatever this run's)."""
+    from compendium.pipeline.params import REFERENCE
+
+    ref = REFERENCE[STUDY.id]
+    return dict(pref_ref_n_boot=int(ref["n_bootstrap"][0]), pref_ref_sim_batch=int(ref["sim_batch"][0]))
 
 
 #: the chapter's sections, in its order: each a pure function of the result
@@ -485,6 +623,8 @@ PHRASES = (
     simulation_phrases,
     comparison_phrases,
     mc_phrases,
+    uniform_row_phrases,
+    tryit_phrases,
 )
 
 

@@ -3,7 +3,8 @@
 :func:`summary` is ``{glue key: value}`` for the whole prose (``notebooks/40_robustness.md`` glues it in one
 call, :func:`compendium.chapter.display.glue_all`): the union of the small functions of :data:`PHRASES`, one per
 section (:func:`zone_phrases`, :func:`agency_phrases`, :func:`pwb_phrases`, :func:`bt_phrases`,
-:func:`how_sure_phrases`), each of the :class:`~compendium.robustness.build.RobustnessResult` alone, collected by
+:func:`how_sure_phrases`, and the Summary's :func:`verdict_phrases`), each of the
+:class:`~compendium.robustness.build.RobustnessResult` alone, collected by
 :func:`compendium.chapter.publish.phrases` (two that gave one key different values would raise). Nothing is
 computed here that the result does not hold: whether a finding holds is :mod:`.findings` (the chapter's
 analysis of the sweeps, not a claims check: the wing has no register, :mod:`.register`), the recorded values
@@ -22,7 +23,7 @@ from compendium.chapter.publish import phrases
 
 from .findings import TOP_MODEL, split_has, split_pwb, untied_flags
 from .sampling import share_text
-from .sweeps import PAPER_CUTOFF, ZONE_LABELS
+from .sweeps import PAPER_CUTOFF, ZONE_LABELS, ZONE_NAMES
 
 if TYPE_CHECKING:
     from .build import RobustnessResult
@@ -31,11 +32,13 @@ __all__ = [
     "holds_phrase",
     "fmt_list",
     "green_largest_where",
+    "red_above_where",
     "zone_phrases",
     "agency_phrases",
     "pwb_phrases",
     "bt_phrases",
     "how_sure_phrases",
+    "verdict_phrases",
     "PHRASES",
     "summary",
 ]
@@ -74,6 +77,22 @@ def green_largest_where(zones: pd.DataFrame) -> str:
     return "cut-offs " + ", ".join(f"{c:g}" for c in sorted(set(ok)))
 
 
+def red_above_where(zones: pd.DataFrame) -> str:
+    """Where the zone sweep figure's Red Light line lies above its R&D Opportunity line, in words: "everywhere", or
+    "everywhere except at a cut-off of 2 (dashed line)" (solid: a mean equal to the cut-off counts as high, the
+    paper's ``ge``; dashed: as low)."""
+    fails = zones[~zones["red_gt_rnd"].astype(bool)]
+    if fails.empty:
+        return "everywhere"
+    if len(fails) == len(zones):
+        return "nowhere"
+    items = [
+        f"{c:g} ({'solid' if b == 'ge' else 'dashed'} line)"
+        for c, b in zip(fails["cutoff"], fails["boundary"], strict=True)
+    ]
+    return "everywhere except at " + ("a cut-off of " if len(items) == 1 else "cut-offs ") + fmt_list(items)
+
+
 def zone_phrases(r: RobustnessResult) -> dict:
     """WORKBank zones: the paper's counts, the grid's range, where Green is largest, ge against gt at 3.0."""
     land, zones, at3 = r.zones.land, r.zones.sweep, r.zones.at_paper_cutoff
@@ -89,6 +108,7 @@ def zone_phrases(r: RobustnessResult) -> dict:
         rob_green_largest_n=int(zones["green_largest"].sum()),
         rob_green_largest_where=green_largest_where(zones),
         rob_redrnd_phrase=holds_phrase(zones["red_gt_rnd"]),
+        rob_redrnd_where=red_above_where(zones),
         rob_nw_min=int(land["n_workers"].min()),
         rob_nw_max=int(land["n_workers"].max()),
         rob_paper_cut=float(PAPER_CUTOFF),
@@ -223,8 +243,93 @@ def how_sure_phrases(r: RobustnessResult) -> dict:
     )
 
 
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def _choices_sentence(r: RobustnessResult, found: pd.DataFrame) -> str:
+    """What moves with the choices swept: the zone sizes and the share behind "workers want more agency" where
+    they differ between the grid's settings (the latter under one tie rule for both sides), and which model tops
+    the PWB where GLM 5.1 does not lead under every weighting."""
+    zones, same = r.zones.sweep, split_has(r.agency.sweep)[0]
+    choices = [
+        text
+        for text, varies in (
+            ("the zone sizes", bool((zones[list(ZONE_NAMES)].nunique() > 1).any())),
+            ('the exact share behind "workers want more agency"', bool(same["workers_more"].nunique() > 1)),
+        )
+        if varies
+    ]
+    top = [k for k in ("pwb_top_glm", "pwb_top_glm_random") if k in found.index]
+    top_moves = not bool(found.loc[top, "holds_all"].all())
+    if not choices:
+        return (
+            "On this build's grids, which model tops the PWB is a choice as much as a result."
+            if top_moves
+            else f"On this build's grids, {TOP_MODEL} tops the PWB under every weighting."
+        )
+    plural = len(choices) > 1 or choices[0] == "the zone sizes"
+    verb = "are choices as much as results" if plural else "is a choice as much as a result"
+    tail = (
+        ", and so is which model tops the PWB." if top_moves else f"; {TOP_MODEL} tops the PWB under every weighting."
+    )
+    return f"On this build's grids, {fmt_list(choices)} {verb}{tail}"
+
+
+def _robust_sentence(found: pd.DataFrame) -> tuple[str, bool]:
+    """Whether the direction of the agency finding (one tie rule for both sides) and the PWB's gains (named and
+    random weightings) hold at every setting, as the findings table says; and whether any of the two does."""
+    agency, gains = found.loc["wb_workers_more_same_rule"], found.loc["pwb_all_gain"]
+    rnd = found.loc["pwb_all_gain_random"] if "pwb_all_gain_random" in found.index else None
+    robust, notes = [], []
+    if agency["holds_all"]:
+        robust.append("the direction of the agency finding")
+    else:
+        notes.append(
+            f"the direction of the agency finding holds at only {agency['n_hold']} of its {agency['n_settings']} "
+            "settings with one tie rule for both sides"
+        )
+    if gains["holds_all"] and (rnd is None or rnd["holds_all"]):
+        robust.append("the PWB's gains")
+    elif gains["holds_all"]:
+        notes.append(
+            f"the PWB's gains hold under all {gains['n_settings']} named weight schemes but in only {rnd['n_hold']} "
+            f"of the {rnd['n_settings']} random weightings"
+        )
+    else:
+        notes.append(
+            f"the PWB's gains fail under {gains['n_settings'] - gains['n_hold']} of the {gains['n_settings']} named "
+            "weight schemes"
+            + (
+                f" and {rnd['n_settings'] - rnd['n_hold']} of the {rnd['n_settings']} random weightings"
+                if rnd is not None and not rnd["holds_all"]
+                else ""
+            )
+        )
+    parts = [f"{fmt_list(robust)} {'do' if len(robust) > 1 else 'does'} not depend on those choices"] if robust else []
+    return _capital("; ".join(parts + notes)) + ".", bool(robust)
+
+
+def verdict_phrases(r: RobustnessResult) -> dict:
+    """The Summary's sentences on what depends on the choices swept and what does not, generated from the findings
+    table (:func:`compendium.robustness.findings.findings`, ``holds_all``, ``n_hold`` of ``n_settings``) and the
+    sweeps, so that they say what the table says at every setting."""
+    found = r.findings.set_index("key")
+    robust, any_robust = _robust_sentence(found)
+    bt = found.loc["bt_ranking"]
+    ranking = (
+        "The preference ranking does not depend on the tie convention"
+        + (" either" if any_robust else "")
+        + ", but that was never in much doubt; it does depend"
+        if bt["holds_all"]
+        else f"The preference ranking does depend on the tie convention (it holds under {bt['n_hold']} of the "
+        f"{bt['n_settings']}); it also depends"
+    )
+    return dict(rob_summary_choices=_choices_sentence(r, found), rob_summary_robust=robust, rob_summary_ranking=ranking)
+
+
 #: the chapter's phrases, one function per section, in the order of the prose
-PHRASES = (zone_phrases, agency_phrases, pwb_phrases, bt_phrases, how_sure_phrases)
+PHRASES = (zone_phrases, agency_phrases, pwb_phrases, bt_phrases, how_sure_phrases, verdict_phrases)
 
 
 def summary(result: RobustnessResult) -> dict:
