@@ -977,3 +977,47 @@ def test_the_claims_chapter_says_how_many_values_moved_and_with_which_keys():
         "marked off-paper run (⇄), 1 still matches it; the other 3 claims keep their status, reason and evidence. "
     )
     assert off_paper_sentence(SimpleNamespace(table=table, off_paper={}, moved={})) == ""
+
+
+def test_a_first_run_off_the_paper_says_there_is_no_reference_run():
+    """A checkout whose first run is off the paper's settings has no run at the reference settings: the sentence
+    says so instead of counting values 'moved against' a run that does not exist."""
+    from types import SimpleNamespace
+
+    import pandas as pd
+
+    from compendium.claims.output import off_paper_sentence
+
+    table = pd.DataFrame({"study": ["preferences"] * 3, "status": ["off_paper", "off_paper", "reproduced"]})
+    ev = SimpleNamespace(
+        table=table,
+        off_paper={"preferences": ["preferences.ci_level = 0.8 (reference 0.95, the paper)"]},
+        moved={"preferences": ["a", "b", "c"]},
+        no_reference=("preferences",),
+    )
+    s = off_paper_sentence(ev)
+    assert "no run at the reference settings to compare with" in s
+    assert "2 of its 3 claims are marked off-paper run" in s
+    assert "moved against the run at the reference settings" not in s
+
+
+def test_write_reference_always_leaves_a_file_the_claims_stage_can_depend_on(tmp_path, monkeypatch):
+    """The claims stage lists results/<stage>/reference.json as a dependency, so a first run off the paper (no
+    earlier reference) still writes it, as JSON null, which read_reference gives as None; a run on the paper's
+    settings writes its values; an off-paper run after it carries them over unchanged."""
+    import json
+
+    from compendium.pipeline import paths, results
+
+    monkeypatch.setattr(paths, "RESULTS", tmp_path / "results")
+    live = tmp_path / "results" / "preferences"
+    staging = tmp_path / "staging" / "preferences"
+    out = results.write_reference("preferences", {"x": 1.0}, off_paper=True, root=staging)
+    assert out.read_text() == "null\n"
+    (live).mkdir(parents=True)
+    (live / "reference.json").write_text(out.read_text())
+    assert results.read_reference("preferences") is None
+    results.write_reference("preferences", {"x": 1.0}, off_paper=False, root=live)
+    assert results.read_reference("preferences") == {"x": 1.0}
+    carried = results.write_reference("preferences", {"x": 2.0}, off_paper=True, root=tmp_path / "s2" / "preferences")
+    assert json.loads(carried.read_text()) == {"x": 1.0}

@@ -522,6 +522,9 @@ class Evaluation:
     off_paper: dict[str, list[str]] = field(default_factory=dict)
     #: {study: computed claims whose value moved against the run at the reference settings}
     moved: dict[str, list[str]] = field(default_factory=dict)
+    #: the studies run off the paper's settings with no run at the reference settings on record (a checkout whose
+    #: first run was off them: ``reference.json`` holds null), whose computed claims all count as moved
+    no_reference: tuple[str, ...] = ()
 
     def __repr__(self) -> str:
         return f"Evaluation({len(self.table)} claims: {self.counts})"
@@ -660,4 +663,5 @@ def evaluate(
         data_files=data_files,
         off_paper=off,
         moved=moved_ids,
+        no_reference=tuple(study for study in off if reference.get(STUDY_STAGE[study]) is None),
     )

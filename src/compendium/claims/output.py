@@ -81,6 +81,14 @@ def off_paper_sentence(ev) -> str:
         n_moved = len(ev.moved.get(study, []))
         n_off = int((rows["status"] == "off_paper").sum())
         still = n_moved - n_off
+        if study in getattr(ev, "no_reference", ()):
+            parts.append(
+                f"{STUDY_NAME.get(study, study)} runs off the paper's settings ({'; '.join(keys)}) and this checkout "
+                f"has no run at the reference settings to compare with (its first run was off them), so every claim "
+                f"that misses the paper counts as moved: {n_off:,} of its {len(rows):,} claims are marked off-paper "
+                f"run (⇄); a run at the paper's settings first tells the values that moved from those that did not."
+            )
+            continue
         parts.append(
             f"{STUDY_NAME.get(study, study)} runs off the paper's settings ({'; '.join(keys)}): "
             f"{n_moved:,} of its {len(rows):,} claims moved against the run at the reference settings"

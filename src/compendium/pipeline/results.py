@@ -128,15 +128,16 @@ def read_export(stage: str, consumer: str, root: Path | None = None) -> dict[str
 REFERENCE_FILE = "reference.json"
 
 
-def write_reference(stage: str, values: Mapping[str, Any], off_paper: bool, root: Path | None = None) -> Path | None:
+def write_reference(stage: str, values: Mapping[str, Any], off_paper: bool, root: Path | None = None) -> Path:
     """Write ``results/<stage>/reference.json``: the stage's values at the reference parameters
     (``compendium.pipeline.params.REFERENCE``), against which an off-paper run says what moved.
 
     On the paper's settings (``off_paper`` false) it is this run's ``values``. Off them it is carried over
     unchanged from the last run's ``results/<stage>/reference.json`` (the live folder, which the running stage
     replaces only when it succeeds), so a chain of experiments keeps the reference of the run they started
-    from; with no earlier reference (a fresh clone whose first run is off the paper) none is written, and the
-    claims check says so. Returns the file written, or None."""
+    from; with no earlier reference (a fresh clone whose first run is off the paper) the file holds JSON
+    ``null`` (the file always exists, since the claims stage depends on it), :func:`read_reference` returns
+    None and the claims check says so. Returns the file written."""
     out = (root or paths.stage_dir(stage)) / REFERENCE_FILE
     out.parent.mkdir(parents=True, exist_ok=True)
     if not off_paper:
@@ -146,15 +147,17 @@ def write_reference(stage: str, values: Mapping[str, Any], off_paper: bool, root
     last = paths.RESULTS / stage / REFERENCE_FILE
     if last.exists() and last.resolve() != out.resolve():
         out.write_bytes(last.read_bytes())
-        return out
-    return out if out.exists() else None
+    elif not out.exists():
+        out.write_text("null\n")
+    return out
 
 
 def read_reference(stage: str, results_dir: Path | None = None) -> dict[str, Any] | None:
     """The stage's values at the reference parameters (:func:`write_reference`) as the last successful run left
-    them in ``results/<stage>/`` (``results_dir``: another results folder), or None where there are none."""
+    them in ``results/<stage>/`` (``results_dir``: another results folder), or None where there are none (no
+    file, or the ``null`` a first run off the paper writes)."""
     f = (Path(results_dir) if results_dir is not None else paths.RESULTS) / stage / REFERENCE_FILE
-    return json.loads(f.read_text()) if f.exists() else None
+    return (json.loads(f.read_text()) or None) if f.exists() else None
 
 
 def read_missing(stage: str, root: Path | None = None) -> dict[str, str]:
