@@ -3,7 +3,9 @@ checked against independent libraries (choix for Bradley-Terry, statsmodels for 
 
 from __future__ import annotations
 
+import importlib.util
 import json
+from pathlib import Path
 
 import choix
 import numpy as np
@@ -125,3 +127,208 @@ def test_rank_counts_and_names_repeated_participant_scenario_rows(tmp_path):
     assert msg.startswith(f"{f}: 1 row(s) repeat a participant's judgement of a scenario"), msg
     assert f"participant {pid!r}, scenario {sid!r} at rows 4 and 41" in msg
     assert res["info"]["repeated_rows"] == 1 and res["info"]["judgements"] == 41
+
+
+# ----------------------------------------------------------------------------------------------
+# Issue 37: the layouts rank reads (LMArena / Chatbot Arena, the hub card's, the authors' export),
+# its printed table and its --help
+# ----------------------------------------------------------------------------------------------
+
+FIXTURES = Path(__file__).parent / "fixtures"
+ARENA_MODELS = {"gpt-x": 0.6, "claude-y": 0.3, "llama-z": 0.0, "base": -0.5}  # true log-strengths
+
+
+def _arena(n: int = 400, seed: int = 37) -> pd.DataFrame:
+    """A seeded LMArena / Chatbot Arena export: 4 models (one called ``base``, an internal id of the study, which an
+    LMArena file must keep as it is), ``n`` battles, about 12 % ``tie`` and 8 % ``tie (bothbad)``, the others won
+    with Bradley-Terry probabilities; with the export's other columns."""
+    rng = np.random.default_rng(seed)
+    names = list(ARENA_MODELS)
+    rows = []
+    for q in range(n):
+        a, b = rng.choice(names, 2, replace=False)
+        p_a = 1 / (1 + np.exp(ARENA_MODELS[b] - ARENA_MODELS[a]))
+        u = rng.random()
+        w = "tie" if u < 0.12 else "tie (bothbad)" if u < 0.2 else "model_a" if rng.random() < p_a else "model_b"
+        rows.append(
+            {"question_id": f"q{q:04d}", "model_a": a, "model_b": b, "winner": w, "judge": f"u{q % 37}", "turn": 1}
+        )
+    return pd.DataFrame(rows)
+
+
+def _write(df: pd.DataFrame, f: Path) -> Path:
+    {
+        ".csv": lambda: df.to_csv(f, index=False),
+        ".json": lambda: df.to_json(f, orient="records"),
+        ".jsonl": lambda: df.to_json(f, orient="records", lines=True),
+        ".parquet": lambda: df.to_parquet(f, index=False),
+    }[f.suffix]()
+    return f
+
+
+def _half_win_matrix(df: pd.DataFrame, models: list[str], both_bad: str) -> np.ndarray:
+    """The half-win matrix of an LMArena file, built here from its ``winner`` column: a win is 1, a ``tie`` half a
+    win to each side, a ``tie (bothbad)`` the same (``both_bad="tie"``) or left out (``"drop"``)."""
+    k = {m: i for i, m in enumerate(models)}
+    W = np.zeros((len(models), len(models)))
+    for a, b, w in df[["model_a", "model_b", "winner"]].itertuples(index=False):
+        if w == "model_a":
+            W[k[a], k[b]] += 1
+        elif w == "model_b":
+            W[k[b], k[a]] += 1
+        elif w == "tie" or (w == "tie (bothbad)" and both_bad == "tie"):
+            W[k[a], k[b]] += 0.5
+            W[k[b], k[a]] += 0.5
+    return W
+
+
+def test_an_arena_export_ranks_with_intervals_and_its_bradley_terry_agrees_with_choix(tmp_path):
+    """Was: ``missing field 'a_model'``. An LMArena export (both kinds of tie) is ranked, with intervals.
+
+    Like with like: choix (``ilsr_pairwise_dense``, ``alpha=0``: no regularisation, the plain maximum-likelihood
+    Bradley-Terry) is given the half-win matrix built here from the file's ``winner`` column, with both kinds of
+    tie as half a win to each side, which is how rank counts them; choix's log-strengths are exponentiated and
+    scaled to sum to the number of models (4), rank's normalisation. Tolerance: relative 1e-5. rank's fit is the
+    study's MM procedure, which stops once no strength changes by 1e-6 in an iteration, so it lies within about
+    that of the maximum (measured here: 7.3e-7 relative). Counting a ``tie (bothbad)`` any other way (left out)
+    moves the strengths by up to 6 %, far outside the tolerance, so the check tells the tie conventions apart."""
+    df = _arena()
+    f = _write(df, tmp_path / "arena.csv")
+    res = rank.rank(f, n_boot=300, seed=1, ci=rank.CI)
+    t = res["table"].set_index("model")
+    models = sorted(ARENA_MODELS)
+    assert sorted(t.index) == models  # 'base' kept as it is, not mapped to the study's 'untrained'
+    ours = t.loc[models, "bt_strength"].to_numpy()
+
+    def choix_fit(both_bad):
+        s = np.exp(choix.ilsr_pairwise_dense(_half_win_matrix(df, models, both_bad), alpha=0, tol=1e-12))
+        return s / s.sum() * len(models)
+
+    np.testing.assert_allclose(ours, choix_fit("tie"), rtol=1e-5)
+    assert np.abs(ours / choix_fit("drop") - 1).max() > 1e-2  # another tie convention is told apart
+    # the order of the true strengths, with bootstrap intervals around each strength
+    assert list(res["table"]["model"]) == ["gpt-x", "claude-y", "llama-z", "base"]
+    assert (t["bt_lo"] < t["bt_strength"]).all() and (t["bt_strength"] < t["bt_hi"]).all()
+    assert res["table"]["p_best"].sum() == pytest.approx(1.0)
+    # counts: both kinds of tie are ties; the win rate leaves them out (Wilson as statsmodels computes it)
+    n_ties = int(df["winner"].isin(["tie", "tie (bothbad)"]).sum())
+    assert int(t["ties"].sum()) == 2 * n_ties
+    assert res["info"]["ties_both_bad"] == int((df["winner"] == "tie (bothbad)").sum()) > 0
+    assert res["info"]["layout"] == rank.ARENA and res["info"]["judgements"] == len(df)
+    for m in models:
+        wins = int(
+            ((df.model_a == m) & (df.winner == "model_a")).sum() + ((df.model_b == m) & (df.winner == "model_b")).sum()
+        )
+        losses = int(
+            ((df.model_a == m) & (df.winner == "model_b")).sum() + ((df.model_b == m) & (df.winner == "model_a")).sum()
+        )
+        assert (t.loc[m, "wins"], t.loc[m, "losses"]) == (wins, losses)
+        lo, hi = proportion_confint(wins, wins + losses, alpha=0.05, method="wilson")
+        assert (t.loc[m, "wilson_lo"], t.loc[m, "wilson_hi"]) == (
+            pytest.approx(lo, abs=1e-12),
+            pytest.approx(hi, abs=1e-12),
+        )
+
+
+@pytest.mark.parametrize("ext", [".json", ".jsonl", ".parquet"])
+def test_an_arena_export_reads_the_same_in_every_format(tmp_path, ext):
+    df = _arena(n=120, seed=5)
+    ref = rank.rank(_write(df, tmp_path / "arena.csv"), n_boot=50, seed=0, ci=rank.CI)
+    res = rank.rank(_write(df, tmp_path / f"arena{ext}"), n_boot=50, seed=0, ci=rank.CI)
+    pd.testing.assert_frame_equal(res["table"], ref["table"])
+    assert {k: v for k, v in res["info"].items() if k != "file"} == {
+        k: v for k, v in ref["info"].items() if k != "file"
+    }
+
+
+def test_the_arena_cli_says_how_many_ties_were_both_bad_and_writes_out(tmp_path, capsys):
+    df = _arena(n=200, seed=2)
+    f = _write(df, tmp_path / "arena.jsonl")
+    assert rank.main([str(f), "--n-boot", "100", "--out", str(tmp_path / "out")]) == 0
+    text = capsys.readouterr().out
+    ties, bad = int(df["winner"].str.startswith("tie").sum()), int((df["winner"] == "tie (bothbad)").sum())
+    assert f"{f} (LMArena / Chatbot Arena layout): 200 judgements of 4 models in 6 pairs" in text
+    assert f"{ties} tie(s), {bad} of them tie (bothbad): both kinds count as a tie" in text
+    j = json.loads((tmp_path / "out" / "rank.json").read_text())
+    assert j["info"]["layout"] == "arena" and j["info"]["ties_both_bad"] == bad
+
+
+@pytest.mark.parametrize(
+    "rows,msg",
+    [
+        (
+            [("m1", "m2", "model_a"), ("m1", "m2", "model_c")],
+            "row 2: field 'winner': 'model_c' is not model_a, model_b, tie or tie (bothbad)",
+        ),
+        (
+            [("m1", "m2", "model_a"), ("m1", "m2", "A")],
+            "row 2: field 'winner': 'A' is not model_a, model_b, tie or tie (bothbad)",
+        ),
+        ([("m1", "m2", "model_a"), ("m1", None, "tie")], "row 2: field 'model_b': expected a model id"),
+        ([("m1", " m1 ", "tie")], "row 1: field 'model_b': the same model 'm1' on both sides"),
+        (
+            [("m1", "m2", "model_a"), ("m\x1b[2K", "m2", "tie")],
+            "row 2: field 'model_a': the model id 'm[U+001B][2K' holds",
+        ),
+    ],
+)
+def test_a_malformed_arena_export_gets_one_sentence_naming_file_row_and_field(tmp_path, capsys, rows, msg):
+    f = tmp_path / "arena.csv"
+    pd.DataFrame(rows, columns=["model_a", "model_b", "winner"]).to_csv(f, index=False)
+    assert rank.main([str(f)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {f}: ") and msg in err and err.count("\n") == 1, err
+
+
+ACCEPTED_NAMED = ("model_a, model_b, winner", "a_model, b_model", "the hub card's layout", "the authors' export")
+
+
+@pytest.mark.parametrize(
+    "columns,what",
+    [
+        (["model_a", "model_b", "a_model", "b_model", "winner"], "which two models a row compares is ambiguous"),
+        # the Kaggle "LMSYS arena human preference" layout: one-hot outcome columns, no winner
+        (["model_a", "model_b", "winner_model_a", "winner_model_b", "winner_tie"], "missing field 'winner'"),
+        (["model_a", "opponent", "winner"], "missing field 'model_b'"),
+        (["left", "right", "vote"], "with no model columns (model_a, model_b or a_model, b_model)"),
+        (["a_model", "b_model", "score"], "no choice field beside a_model, b_model; rank reads"),
+        (["a_model", "model_b", "choice"], "missing field 'b_model'"),
+    ],
+)
+def test_an_unknown_or_ambiguous_layout_gets_one_sentence_naming_its_columns_and_the_layouts_read(
+    tmp_path, capsys, columns, what
+):
+    f = tmp_path / "other.csv"
+    pd.DataFrame([["m1", "m2", "x", "y", "z"][: len(columns)]], columns=columns).to_csv(f, index=False)
+    assert rank.main([str(f)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {f}: ") and err.count("\n") == 1 and "Traceback" not in err, err
+    assert what in err, err
+    assert all(repr(c) in err for c in columns), err  # the columns it found
+    assert all(s in err for s in ACCEPTED_NAMED), err  # the layouts it reads
+
+
+def _fixture_cases():
+    spec = importlib.util.spec_from_file_location("make_rank_before", FIXTURES / "make_rank_before.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.mark.parametrize("case", ["hub_csv", "export_json", "winner_parquet", "own_jsonl"])
+def test_the_study_layouts_give_exactly_what_they_gave_before(tmp_path, case):
+    """The hub's layout, the authors' export, a ``winner`` choice column and someone else's small study give what
+    ``rank.rank`` gave before issue 37 (fixtures/rank_before.json, made with the source at 43457b0 by
+    fixtures/make_rank_before.py): every count, rate, strength, interval and setting equal (the Davidson fit,
+    BFGS, to 1e-9 relative: its last digits may depend on the BLAS kernel), plus the two new ``info`` keys."""
+    make = _fixture_cases()
+    before = json.loads((FIXTURES / "rank_before.json").read_text())
+    f = make.write_cases(tmp_path)[case]
+    now = make.result(rank.rank(f, **before["settings"]))
+    want = before["cases"][case]
+    assert now["info"].pop("layout") == "study" and now["info"].pop("ties_both_bad") is None
+    assert now["info"].keys() == want["info"].keys()
+    assert now["info"] == {**want["info"], "davidson_nu": pytest.approx(want["info"]["davidson_nu"], rel=1e-9)}
+    assert len(now["models"]) == len(want["models"])
+    for got, was in zip(now["models"], want["models"]):
+        assert got == {**was, "davidson_strength": pytest.approx(was["davidson_strength"], rel=1e-9)}, got["model"]

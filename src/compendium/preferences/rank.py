@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -60,13 +61,117 @@ def _control(v: str) -> str | None:
     return shown[start : start + 8]
 
 
-def _repeated(df: pd.DataFrame) -> int | None:
-    """Rows with a choice that repeat the study's row key (participant x scenario), counted and warned
-    about (:func:`compendium.preferences.rowlevel.repeated_keys`); None when the file has no such key."""
-    pcol = next((c for c in rowlevel.PARTICIPANT_COLUMNS if c in df.columns), None)
-    col = next((c for c in rowlevel.CHOICE_COLUMNS if c in df.columns), None)
-    if pcol is None or "scenario_id" not in df.columns or col is None:
+#: The layouts :func:`layout_of` recognises from a file's columns (the module docstring describes them).
+ARENA, STUDY = "arena", "study"
+#: LMArena / Chatbot Arena export: the model columns and the outcome column.
+ARENA_COLUMNS = ("model_a", "model_b", "winner")
+#: The study's layout (the hub card's and the authors' export): the model columns; the choice column is the
+#: first of :data:`compendium.preferences.rowlevel.CHOICE_COLUMNS` present.
+STUDY_COLUMNS = ("a_model", "b_model")
+#: An LMArena ``winner`` (compared by :func:`_key`: lower case, ``_``/``-`` as spaces) -> outcome. Both kinds of
+#: tie are ties, as the rest of this module treats a tie: half a win to each side in Bradley-Terry, a tie in
+#: Davidson. That is how LMArena's own leaderboard code counts them (FastChat
+#: ``fastchat/serve/monitor/elo_analysis.py``: ``compute_elo`` scores ``tie`` and ``tie (bothbad)`` 0.5 each,
+#: ``compute_elo_mle_with_tie`` gives every outcome other than a win 0.5); ``tie (bothbad)`` says both responses
+#: were bad, not that one was better.
+ARENA_WINNER = {"model a": "a", "model b": "b", "tie": "tie", "tie (bothbad)": "tie"}
+#: The LMArena ``winner`` value that says neither response was good (counted as a tie, and reported).
+ARENA_BOTH_BAD = frozenset({"tie (bothbad)"})
+#: How the printed header names each layout.
+LAYOUT_NAMES = {ARENA: "LMArena / Chatbot Arena layout", STUDY: "the study's layout"}
+#: What the command reads, for the sentence refusing a file it cannot read.
+ACCEPTED = (
+    "an LMArena / Chatbot Arena export (model_a, model_b, winner) or the study's layout (a_model, b_model and a "
+    f"choice column, one of {list(rowlevel.CHOICE_COLUMNS)}: the hub card's layout and the authors' export)"
+)
+
+
+def _key(choice: str) -> str:
+    """A choice as compared: lower case, ``_`` and ``-`` as spaces, runs of white space as one space."""
+    return " ".join(choice.strip().lower().replace("_", " ").replace("-", " ").split())
+
+
+@dataclass(frozen=True)
+class Layout:
+    """A file's layout: its kind (:data:`ARENA` or :data:`STUDY`), its two model columns and its choice column."""
+
+    kind: str
+    a: str
+    b: str
+    choice: str
+
+    def model_id(self, v: str) -> str:
+        """A model id as ranked: stripped; the study's internal ids mapped to the dataset's (study layout only,
+        an LMArena model may well be called ``base``)."""
+        v = v.strip()
+        return rowlevel.INTERNAL_MODEL_IDS.get(v, v) if self.kind == STUDY else v
+
+    @property
+    def expected(self) -> str:
+        return "model_a, model_b, tie or tie (bothbad)" if self.kind == ARENA else "A, B, tie or a model id"
+
+    def outcome(self, ch: str, a: str, b: str) -> str | None:
+        """``a`` / ``b`` / ``tie`` for the choice ``ch`` between models ``a`` and ``b``; None if it names none."""
+        key = _key(ch)
+        if self.kind == ARENA:
+            return ARENA_WINNER.get(key)
+        named = rowlevel.INTERNAL_MODEL_IDS.get(ch.strip(), ch.strip())
+        if key in rowlevel._A or named == a:
+            return "a"
+        if key in rowlevel._B or named == b:
+            return "b"
+        if key in rowlevel._TIE:
+            return "tie"
         return None
+
+
+def layout_of(df: pd.DataFrame, file: Path) -> Layout:
+    """The file's :class:`Layout`, from its columns; a file with both pairs of model columns (ambiguous) or
+    neither (unknown), or without the layout's choice column, is refused in one sentence naming the file, the
+    columns it has and what the command reads."""
+    cols = list(df.columns)
+    has = set(cols)
+    found = f"{file}: the columns are {quote(cols)}"
+    arena, study = set(ARENA_COLUMNS[:2]) <= has, set(STUDY_COLUMNS) <= has
+    if arena and study:
+        raise DataValidationError(
+            f"{found}, which hold both an LMArena export's model_a, model_b and the study's a_model, b_model, so "
+            f"which two models a row compares is ambiguous; keep one pair of model columns, as rank reads {ACCEPTED}"
+        )
+    if arena:
+        if "winner" not in has:
+            raise DataValidationError(
+                f"{found}: missing field 'winner' of an LMArena / Chatbot Arena export (model_a, model_b, tie or "
+                f"tie (bothbad)); rank reads {ACCEPTED}"
+            )
+        return Layout(ARENA, *ARENA_COLUMNS)
+    if not has & {*ARENA_COLUMNS[:2], *STUDY_COLUMNS}:
+        raise DataValidationError(
+            f"{found}, with no model columns (model_a, model_b or a_model, b_model), so the file is in no layout rank "
+            f"reads; it reads {ACCEPTED}"
+        )
+    # a model column of one layout: the other one of that layout may be missing
+    near = STUDY_COLUMNS if has & set(STUDY_COLUMNS) else ARENA_COLUMNS[:2]
+    missing = [c for c in near if c not in has]
+    if missing:
+        raise DataValidationError(
+            f"{file}: missing field {missing[0]!r} (the columns are {quote(cols)}), so the file is in no layout "
+            f"rank reads; it reads {ACCEPTED}"
+        )
+    col = next((c for c in rowlevel.CHOICE_COLUMNS if c in has), None)
+    if col is None:
+        raise DataValidationError(f"{found}: no choice field beside a_model, b_model; rank reads {ACCEPTED}")
+    return Layout(STUDY, *STUDY_COLUMNS, col)
+
+
+def _repeated(df: pd.DataFrame, lay: Layout) -> int | None:
+    """Rows with a choice that repeat the study's row key (participant x scenario), counted and warned
+    about (:func:`compendium.preferences.rowlevel.repeated_keys`); None when the file has no such key (an
+    LMArena export: a battle has no participant x scenario key)."""
+    pcol = next((c for c in rowlevel.PARTICIPANT_COLUMNS if c in df.columns), None)
+    if lay.kind != STUDY or pcol is None or "scenario_id" not in df.columns:
+        return None
+    col = lay.choice
     where = rowlevel._Rows(df)
     chosen = ~(df[col].isna() | (df[col].astype("string").str.strip() == "")).to_numpy(dtype=bool)
     where.keep(chosen)
@@ -75,20 +180,18 @@ def _repeated(df: pd.DataFrame) -> int | None:
 
 
 def judgements(df: pd.DataFrame, file: Path) -> tuple[pd.DataFrame, int]:
-    """``(frame of model_a, model_b, outcome in {a, b, tie}, n_skipped)`` from the raw rows."""
-    for c in ("a_model", "b_model"):
-        if c not in df.columns:
-            raise DataValidationError(f"{file}: missing field {c!r} (the columns are {quote(list(df.columns))})")
-    col = next((c for c in rowlevel.CHOICE_COLUMNS if c in df.columns), None)
-    if col is None:
-        raise DataValidationError(f"{file}: no choice field; expected one of {list(rowlevel.CHOICE_COLUMNS)}")
+    """``(frame of model_a, model_b, outcome in {a, b, tie}, n_skipped)`` from the raw rows, in the file's
+    :class:`Layout` (:func:`layout_of`; ``attrs["layout"]``). ``attrs["both_bad"]``: the ties an LMArena export
+    marks ``tie (bothbad)`` (None in the study's layout, which has no such kind)."""
+    lay = layout_of(df, file)
+    col = lay.choice
     where = rowlevel._Rows(df)
-    rows, skipped, first = [], 0, {}
-    for i, (a, b, ch) in enumerate(zip(df["a_model"], df["b_model"], df[col])):
+    rows, skipped, first, both_bad = [], 0, {}, 0
+    for i, (a, b, ch) in enumerate(zip(df[lay.a], df[lay.b], df[col])):
         if ch is None or (isinstance(ch, float) and np.isnan(ch)) or (isinstance(ch, str) and not ch.strip()):
             skipped += 1
             continue
-        for field, v in (("a_model", a), ("b_model", b)):
+        for field, v in ((lay.a, a), (lay.b, b)):
             if not isinstance(v, str) or not v.strip():
                 raise _bad(file, i, field, f"expected a model id, got {quote(v)}", where)
             bad = _control(v)
@@ -101,35 +204,28 @@ def judgements(df: pd.DataFrame, file: Path) -> tuple[pd.DataFrame, int]:
                     "a model id is printed text, so fix the id in the file",
                     where,
                 )
-        a, b = (rowlevel.INTERNAL_MODEL_IDS.get(v.strip(), v.strip()) for v in (a, b))
-        first.setdefault(a, (i, "a_model"))
-        first.setdefault(b, (i, "b_model"))
+        a, b = lay.model_id(a), lay.model_id(b)
+        first.setdefault(a, (i, lay.a))
+        first.setdefault(b, (i, lay.b))
         if a == b:
-            raise _bad(file, i, "b_model", f"the same model {quote(a)} on both sides", where)
+            raise _bad(file, i, lay.b, f"the same model {quote(a)} on both sides", where)
         if not isinstance(ch, str):
-            raise _bad(file, i, col, f"expected A, B, tie or a model id, got {quote(ch)}", where)
-        key = " ".join(ch.strip().lower().replace("_", " ").replace("-", " ").split())
-        named = rowlevel.INTERNAL_MODEL_IDS.get(ch.strip(), ch.strip())
-        if key in rowlevel._A or named == a:
-            out = "a"
-        elif key in rowlevel._B or named == b:
-            out = "b"
-        elif key in rowlevel._TIE:
-            out = "tie"
-        else:
-            raise _bad(
-                file,
-                i,
-                col,
-                f"{quote(ch)} is not A, B, tie or one of the two models shown ({quote(a)}, {quote(b)})",
-                where,
-            )
+            raise _bad(file, i, col, f"expected {lay.expected}, got {quote(ch)}", where)
+        out = lay.outcome(ch, a, b)
+        if out is None:
+            shown = "" if lay.kind == ARENA else f" ({quote(a)}, {quote(b)})"
+            what = lay.expected if lay.kind == ARENA else "A, B, tie or one of the two models shown"
+            raise _bad(file, i, col, f"{quote(ch)} is not {what}{shown}", where)
+        if lay.kind == ARENA and _key(ch) in ARENA_BOTH_BAD:
+            both_bad += 1
         rows.append((a, b, out))
     if not rows:
         raise DataValidationError(f"{file}: none of the {len(df)} row(s) has a choice in field {col!r}")
     j = pd.DataFrame(rows, columns=["model_a", "model_b", "outcome"])
     # where each model is first named (row label, field), for a sentence about one model
     j.attrs["first_seen"] = {m: (f"{where.label} {where.numbers[i]}", f) for m, (i, f) in first.items()}
+    j.attrs["layout"] = lay
+    j.attrs["both_bad"] = both_bad if lay.kind == ARENA else None
     return j, skipped
 
 
@@ -207,13 +303,14 @@ N_BOOT, SEED, CI = 2000, 0, reference("preferences")["ci_level"]
 
 
 def rank(file: str | Path, *, n_boot: int, seed: int, ci: float) -> dict:
-    """Everything the CLI prints: ``table`` (one row per model), ``info`` (counts, Davidson ``nu``)."""
+    """Everything the CLI prints: ``table`` (one row per model), ``info`` (counts, Davidson ``nu``, the file's ``layout`` (:data:`ARENA` or :data:`STUDY`)
+    and ``ties_both_bad``, the ties an LMArena export marks ``tie (bothbad)``, None in the study's layout)."""
     from scipy import stats
 
     file = Path(file)
     raw = rowlevel.read_annotations(file, verify=False)
     j, skipped = judgements(raw, file)
-    repeated = _repeated(raw)
+    repeated = _repeated(raw, j.attrs["layout"])
     models, pc = pair_counts(j)
     K = len(models)
     if K < 2:
@@ -283,6 +380,8 @@ def rank(file: str | Path, *, n_boot: int, seed: int, ci: float) -> dict:
         "bt_converged": bool(fit.converged),
         "boot_left_out": int((~ok).sum()),
         "davidson_nu": float(dav.nu),
+        "layout": j.attrs["layout"].kind,
+        "ties_both_bad": j.attrs["both_bad"],
     }
     return {"table": table, "info": info}
 
@@ -306,13 +405,14 @@ VALUE_COLUMNS = (
 
 def flat_values(res: dict, prefix: str = "eval.rank") -> dict:
     """:func:`rank`'s result as flat ``values.json`` entries: the counts and settings of ``info`` (not the
-    file's path) and ``<prefix>.<model>.<column>`` for every model. The Davidson fit (BFGS) is rounded to 8
+    file's path nor its layout, a word; ``ties_both_bad`` only for an LMArena export) and
+    ``<prefix>.<model>.<column>`` for every model. The Davidson fit (BFGS) is rounded to 8
     significant digits, whose last digits would otherwise depend on the BLAS kernel
     (:func:`compendium.pipeline.results.significant`)."""
     from compendium.pipeline.results import significant
 
     info = res["info"]
-    out = {f"{prefix}.{k}": v for k, v in info.items() if k != "file" and v is not None}
+    out = {f"{prefix}.{k}": v for k, v in info.items() if k not in ("file", "layout") and v is not None}
     out[f"{prefix}.davidson_nu"] = significant(info["davidson_nu"])
     for _, r in res["table"].iterrows():
         for c in VALUE_COLUMNS:
@@ -368,9 +468,10 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     t, info = res["table"], res["info"]
     pct = f"{info['ci_level']:.0%}"
+    lay = LAYOUT_NAMES[info["layout"]]
     print(
-        f"{visible(info['file'], inline=True)}: {info['judgements']:,} judgements of {info['models']} models in {info['pairs']} pairs "
-        f"({info['rows_without_choice']:,} row(s) without a choice skipped); {pct} intervals, "
+        f"{visible(info['file'], inline=True)} ({lay}): {info['judgements']:,} judgements of {info['models']} models "
+        f"in {info['pairs']} pairs ({info['rows_without_choice']:,} row(s) without a choice skipped); {pct} intervals, "
         f"{info['n_boot']:,} bootstrap replicates (seed {info['seed']})"
     )
     shown = t.copy()
@@ -381,6 +482,12 @@ def main(argv: list[str] | None = None) -> int:
         shown[c] = shown[c].map(lambda v: f"{v:.3f}")
     print(shown.to_string(index=False))
     print(f"Davidson tie parameter nu = {info['davidson_nu']:.3f}")
+    if info["ties_both_bad"] is not None:
+        n_ties = int(t["ties"].sum()) // 2  # each tie is counted for both of its models
+        print(
+            f"{n_ties:,} tie(s), {info['ties_both_bad']:,} of them tie (bothbad): both kinds count as a tie (half a "
+            "win to each side), as LMArena's leaderboard counts them"
+        )
     if info["boot_left_out"]:
         print(
             f"{info['boot_left_out']:,} of {info['n_boot']:,} bootstrap replicates left out: in them a model won "
