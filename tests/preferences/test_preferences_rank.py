@@ -15,7 +15,7 @@ from statsmodels.stats.proportion import proportion_confint
 
 from compendium.data.synthetic_hitl import make_study_rows
 from compendium.pipeline import paths
-from compendium.preferences import rank
+from compendium.preferences import rank, rowlevel
 
 
 def _own_study(tmp_path):
@@ -306,6 +306,25 @@ def test_an_unknown_or_ambiguous_layout_gets_one_sentence_naming_its_columns_and
     assert what in err, err
     assert all(repr(c) in err for c in columns), err  # the columns it found
     assert all(s in err for s in ACCEPTED_NAMED), err  # the layouts it reads
+
+
+def test_the_hub_cards_layout_with_response_a_and_response_b_is_read(tmp_path):
+    """Was: the reader took response texts only as a_text / b_text (the authors' export); the hub's dataset card
+    names them response_a / response_b. rank reads such a file (it does not need the texts) and the preferences
+    reader takes the texts from it: the length ratios are those of the same rows with a_text / b_text."""
+    rows = make_study_rows(seed=2)
+    card = rows.rename(columns={"a_text": "response_a", "b_text": "response_b"}).assign(
+        axis=lambda d: d["a_model"] + " vs " + d["b_model"], prompt="the prompt"
+    )
+    f = _write(card, tmp_path / "annotations.parquet")
+    res = rank.rank(f, n_boot=50, seed=0, ci=rank.CI)
+    ref = rank.rank(_write(rows, tmp_path / "with_a_text.parquet"), n_boot=50, seed=0, ci=rank.CI)
+    pd.testing.assert_frame_equal(res["table"], ref["table"])
+    assert res["info"]["layout"] == rank.STUDY and res["info"]["judgements"] == 1507
+    norm = rowlevel.normalise_annotations(rowlevel.read_annotations(f, verify=False))
+    assert list(norm["a_text"]) == list(card["response_a"]) and list(norm["b_text"]) == list(card["response_b"])
+    by_a_text = rowlevel.length_ratios(rowlevel.normalise_annotations(rows))
+    assert by_a_text is not None and rowlevel.length_ratios(norm) == by_a_text
 
 
 def _fixture_cases():

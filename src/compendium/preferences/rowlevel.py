@@ -14,6 +14,9 @@ Two layouts are accepted (:func:`normalise_annotations`):
   ``prolific_pid`` for the participant, the internal model ids of :data:`INTERNAL_MODEL_IDS` and the
   choice in ``choice_canonical``; the comment may sit in ``responses.comment``.
 
+The response texts, when present, are the first pair of :data:`TEXT_COLUMNS` found: ``a_text`` / ``b_text``
+(the authors' export) or ``response_a`` / ``response_b`` (the names of the hub card's layout).
+
 The choice column is the first of :data:`CHOICE_COLUMNS` present (``choice_canonical``, ``choice``,
 ``label``, ...): ``A`` / ``B`` / ``tie`` (and spelled-out variants), or the id of the preferred model.
 
@@ -81,6 +84,9 @@ CHOICE_COLUMNS = (
     "winner_model",
     "preferred_model",
 )
+#: Accepted names of the two response-text columns (side A, side B), the first pair present wins: the authors'
+#: export names them ``a_text`` / ``b_text``, the hub card's layout ``response_a`` / ``response_b``.
+TEXT_COLUMNS = (("a_text", "b_text"), ("response_a", "response_b"))
 #: Columns naming the model *displayed* first (left / top) to the participant; only with one of these
 #: can a position bias be measured.
 DISPLAY_COLUMNS = ("displayed_first_model", "shown_first_model", "left_model", "display_a_model")
@@ -252,7 +258,8 @@ def normalise_annotations(df: pd.DataFrame, prompts: pd.DataFrame | None = None)
     ``id, category``, if given), ``a_model, b_model`` (the grid's canonical sides, dataset ids),
     ``side_choice`` (``A``/``B``/``tie``: the canonical side chosen), ``model_x, model_y`` (the earlier and
     later model in :data:`MODELS` order) and ``outcome`` (``x``/``y``/``tie``); plus ``displayed_first``
-    (the model shown first) when the rows record it, ``comment`` and ``a_text, b_text`` when present.
+    (the model shown first) when the rows record it, ``comment`` and ``a_text, b_text`` when present (from the
+    first pair of :data:`TEXT_COLUMNS` in the file: ``a_text`` / ``b_text`` or ``response_a`` / ``response_b``).
     Raises ``DataValidationError`` (a ``ValueError``) naming the column and the offending values.
 
     Rows without a choice (missing or empty) are skipped, as the study's report skips them; the frame's
@@ -355,9 +362,10 @@ def normalise_annotations(df: pd.DataFrame, prompts: pd.DataFrame | None = None)
     com = _comments(df)
     if com is not None:
         out["comment"] = com.to_numpy()
-    if "a_text" in df.columns and "b_text" in df.columns:
-        out["a_text"] = df["a_text"].fillna("").astype(str).to_numpy()
-        out["b_text"] = df["b_text"].fillna("").astype(str).to_numpy()
+    texts = next((pair for pair in TEXT_COLUMNS if all(c in df.columns for c in pair)), None)
+    if texts is not None:  # a_text / b_text (the authors' export) or response_a / response_b (the hub card)
+        out["a_text"] = df[texts[0]].fillna("").astype(str).to_numpy()
+        out["b_text"] = df[texts[1]].fillna("").astype(str).to_numpy()
     if prompts is not None:
         cat = dict(zip(prompts["id"], prompts["category"]))
         unknown = ~out["prompt_id"].isin(list(cat)).to_numpy()
@@ -616,7 +624,7 @@ def length_ratios(norm: pd.DataFrame, val_pref_acc: dict[str, float] = VAL_PREF_
     """Character-length ratio of the higher- to the lower-``val_pref_acc`` response, as the report computes
     it: mean length of the higher-val texts / mean length of the lower-val texts, over the scenarios where
     people agreed with the metric (``agree``) and where they disagreed (``disagree``). None when the rows
-    carry no response texts (``a_text``/``b_text``)."""
+    carry no response texts (``a_text``/``b_text``, read from either pair of :data:`TEXT_COLUMNS`)."""
     if "a_text" not in norm.columns:
         return None
     v = scenario_verdicts(norm, val_pref_acc)
