@@ -351,3 +351,39 @@ def test_the_study_layouts_give_exactly_what_they_gave_before(tmp_path, case):
     assert len(now["models"]) == len(want["models"])
     for got, was in zip(now["models"], want["models"]):
         assert got == {**was, "davidson_strength": pytest.approx(was["davidson_strength"], rel=1e-9)}, got["model"]
+
+
+def test_the_printed_table_puts_the_rank_first_with_the_chapters_column_names(tmp_path, capsys):
+    """Was: snake_case columns with the rank last. The printed names are the preferences chapter's
+    (compendium.preferences.views.COLUMNS); rank.csv and rank.json keep the code names."""
+    f = _own_study(tmp_path)
+    assert rank.main([str(f), "--n-boot", "100", "--ci", "0.9", "--out", str(tmp_path / "out")]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    header = lines[1]
+    names = ["rank", "model", "wins", "losses", "ties", "win rate", "Wilson low", "Wilson high", "BT (tie = half win)"]
+    names += ["90% low", "90% high", "P(best)", "Davidson"]
+    at = [header.find(n) for n in names]
+    assert header.lstrip().startswith("rank ") and -1 not in at and at == sorted(at), header
+    assert not any(c in "\n".join(lines) for c in ("bt_rank", "win_rate", "wilson_lo", "bt_strength", "p_best"))
+    assert [ln.split()[0] for ln in lines[2:5]] == ["1", "2", "3"]  # the rank opens each row
+    assert "90% percentile bootstrap interval" in "\n".join(lines)  # the legend names the level
+    assert list(pd.read_csv(tmp_path / "out" / "rank.csv").columns) == ["model", *rank.VALUE_COLUMNS]
+
+
+def test_help_names_the_command_and_the_layouts_in_plain_text(capsys):
+    with pytest.raises(SystemExit) as e:
+        rank.main(["--help"])
+    assert e.value.code == 0
+    text = capsys.readouterr().out
+    assert text.startswith("usage: python -m compendium.preferences.rank "), text[:200]
+    for role in (":func:", ":data:", ":mod:", "``", "**"):
+        assert role not in text, role
+    for s in (
+        "model_a, model_b, winner",
+        "tie (bothbad)",
+        "response_a / response_b",
+        "a_text / b_text",
+        "a_model, b_model",
+    ):
+        assert s in text, s
+    assert all(c in text for c in rowlevel.CHOICE_COLUMNS)

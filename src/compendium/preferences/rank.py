@@ -1,27 +1,42 @@
-"""Rank the models of any pairwise-annotation file (your own study, or the HITL release).
+"""Rank the models of any pairwise-annotation file (your own study, an LMArena export, or the HITL release).
 
     python -m compendium.preferences.rank FILE [--n-boot N] [--seed S] [--ci 0.95] [--out DIR]
 
-``FILE`` is in one of the layouts the preferences reader accepts (:func:`compendium.preferences.rowlevel.
-read_annotations`: parquet, CSV, JSON lines, or a JSON array such as the study's export), one row per
-judgement with ``a_model``, ``b_model`` and a choice column (the first of
-:data:`~compendium.preferences.rowlevel.CHOICE_COLUMNS`: ``A`` / ``B`` / ``tie`` and their spelled-out
-variants, or the preferred model's id). Model ids are taken as they are (any names; the study's internal
-ids are mapped to the dataset's). Rows without a choice are skipped and counted, as the study's report
-skips them. Printed, and written as CSV and JSON when ``--out`` is given (never under ``results/``):
+FILE is parquet, CSV, JSON lines or a JSON array of records, one row per judgement. The layout is
+recognised from the columns:
 
-* each model's pooled **win rate** (ties excluded) with its **Wilson** interval;
-* **Bradley-Terry** strengths (ties = half a win, the study's MM procedure,
-  :func:`compendium.stats.pairwise.bradley_terry_mm`) with percentile **bootstrap** intervals
-  (judgements resampled within each pair, seeded) and the share of replicates in which the model ranks first;
-* the **Davidson** (1970) fit with an explicit tie parameter (:func:`compendium.stats.pairwise.davidson_fit`).
+  LMArena / Chatbot Arena export   model_a, model_b, winner; winner is model_a, model_b, tie or
+                                   tie (bothbad). Both kinds of tie count as a tie (see below).
+  the study's layout               a_model, b_model and a choice column (the first of choice_canonical,
+                                   choice, label, preference, preferred, winner, winner_model,
+                                   preferred_model): A, B, tie (or a spelled-out variant such as
+                                   "about equal") or the preferred model's id. This is the layout of the
+                                   hub's dataset card (response texts in response_a / response_b) and of
+                                   the authors' export (annotations_real.json: prolific_pid, internal
+                                   model ids, mapped to the dataset's, response texts in a_text / b_text).
+                                   Response texts are not needed to rank.
 
-A malformed file gets one sentence naming the file, the row and the field; a model id holding a control
-character (NUL, ESC, ...) is such a malformation. Every model id, path and value it prints is shown with its
-control characters visible (:func:`compendium.pipeline.cli.visible`), so a hostile file cannot write terminal
-control sequences. A file whose models and replicates would need more memory than the budget
-(:func:`memory_needed`; 2 GiB, or ``COMPENDIUM_MEMORY_GIB``) is refused before anything is allocated, with the
-largest ``--n-boot`` that fits; ``--out`` is checked writable before the computation.
+A file with both pairs of model columns, or with neither, is refused with one sentence naming the
+columns it has. Model ids are taken as they are (any names). Rows without a choice are skipped and
+counted, as the study's report skips them.
+
+Printed, and written as rank.csv and rank.json when --out is given (never under results/):
+
+  - each model's pooled win rate (ties left out) with its Wilson interval;
+  - Bradley-Terry strengths (a tie is half a win to each side, the study's MM procedure; strengths
+    sum to the number of models) with percentile bootstrap intervals (judgements resampled within
+    each pair, seeded) and the share of replicates in which the model ranks first;
+  - the Davidson (1970) strengths, which fit ties with a parameter of their own (nu).
+
+A tie (bothbad) of an LMArena export is a tie like any other: neither response was preferred, so it
+counts as half a win to each side in Bradley-Terry and as a tie in Davidson, as LMArena's own
+leaderboard code (FastChat's elo_analysis) counts both kinds; how many ties were "both bad" is printed.
+
+A malformed file gets one sentence naming the file, the row and the field (a model id holding a
+control character such as NUL or ESC is malformed). Model ids, paths and values are printed with
+control characters shown as [U+XXXX]. A file whose models and replicates need more memory than the
+budget (2 GiB, or COMPENDIUM_MEMORY_GIB) is refused before anything is allocated, with the largest
+--n-boot that fits; --out is checked writable before the computation.
 """
 
 from __future__ import annotations
@@ -41,7 +56,7 @@ from compendium.pipeline.params import reference
 
 from ..data.errors import DataError, DataValidationError
 from ..stats import pairwise as pw
-from . import rowlevel
+from . import rowlevel, views
 
 MAX_BOOT = 100_000
 
@@ -303,7 +318,8 @@ N_BOOT, SEED, CI = 2000, 0, reference("preferences")["ci_level"]
 
 
 def rank(file: str | Path, *, n_boot: int, seed: int, ci: float) -> dict:
-    """Everything the CLI prints: ``table`` (one row per model), ``info`` (counts, Davidson ``nu``, the file's ``layout`` (:data:`ARENA` or :data:`STUDY`)
+    """Everything the CLI prints: ``table`` (one row per model, code names: :data:`PRINTED` gives the names it
+    is printed with), ``info`` (counts, Davidson ``nu``, the file's ``layout`` (:data:`ARENA` or :data:`STUDY`)
     and ``ties_both_bad``, the ties an LMArena export marks ``tie (bothbad)``, None in the study's layout)."""
     from scipy import stats
 
@@ -440,13 +456,66 @@ def top_sentence(table: pd.DataFrame) -> str:
     return s + "; its interval lies above every other model's."
 
 
+#: How the command prints :func:`rank`'s table: its columns in this order (rank first), each with the name the
+#: preferences chapter's tables give it (:data:`compendium.preferences.views.COLUMNS`; the bootstrap interval's
+#: bounds named with their level, as :func:`compendium.preferences.views.bootstrap_view` names them). Display
+#: only: the returned table, rank.csv and rank.json keep the code names.
+PRINTED = {
+    "bt_rank": views.COLUMNS["bt_rank"],
+    "model": "model",
+    "wins": "wins",
+    "losses": "losses",
+    "ties": "ties",
+    "win_rate": views.COLUMNS["higher_val_win_rate"],
+    "wilson_lo": views.COLUMNS["wilson_lo"],
+    "wilson_hi": views.COLUMNS["wilson_hi"],
+    "bt_strength": views.COLUMNS["bt_half_win"],
+    "bt_lo": "ci_lo",
+    "bt_hi": "ci_hi",
+    "p_best": views.COLUMNS["p_best"],
+    "davidson_strength": views.COLUMNS["davidson"],
+}
+
+
+def printed_table(table: pd.DataFrame, ci: float) -> pd.DataFrame:
+    """:func:`rank`'s table as the command prints it: the columns of :data:`PRINTED`, in its order and with its
+    names, rates and strengths to 3 decimals, every model id with its control characters visible (no control
+    sequence reaches the terminal)."""
+    boot = views.bootstrap_view(ci)["rename"]
+    names = {c: boot.get(n, n) for c, n in PRINTED.items()}
+    shown = table[list(PRINTED)].copy()
+    shown["model"] = shown["model"].map(lambda m: visible(m, inline=True))
+    for c in ("win_rate", "wilson_lo", "wilson_hi", "bt_strength", "bt_lo", "bt_hi", "p_best", "davidson_strength"):
+        shown[c] = shown[c].map(lambda v: f"{v:.3f}")
+    return shown.rename(columns=names)
+
+
+def legend(info: dict) -> str:
+    """What the printed columns hold, in a few lines."""
+    import textwrap
+
+    pct = f"{info['ci_level']:.0%}"
+    text = (
+        f"win rate: wins / (wins + losses), ties left out, with its {pct} Wilson interval. "
+        f"{views.COLUMNS['bt_half_win']}: Bradley-Terry strength, strengths summing to {info['models']}, with its "
+        f"{pct} percentile bootstrap interval ({pct} low, {pct} high). {views.COLUMNS['p_best']}: share of the "
+        f"bootstrap replicates in which the model is strongest. {views.COLUMNS['davidson']}: strength in the "
+        "Davidson model, which fits ties with a parameter of its own (nu)."
+    )
+    return textwrap.fill(text, width=100)
+
+
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("file", type=Path)
+    ap = argparse.ArgumentParser(
+        prog="python -m compendium.preferences.rank",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    ap.add_argument("file", type=Path, help="the annotations: a .parquet, .csv, .jsonl or .json file")
     ap.add_argument(
         "--n-boot", type=int, default=N_BOOT, help=f"bootstrap replicates (1..{MAX_BOOT}, default {N_BOOT})"
     )
-    ap.add_argument("--seed", type=int, default=SEED)
+    ap.add_argument("--seed", type=int, default=SEED, help=f"seed of the bootstrap (default {SEED})")
     ap.add_argument("--ci", type=float, default=CI, help=f"interval level (default {CI:g})")
     ap.add_argument("--out", type=Path, default=None, help="write rank.csv and rank.json here (not under results/)")
     safe_output()
@@ -474,13 +543,8 @@ def main(argv: list[str] | None = None) -> int:
         f"in {info['pairs']} pairs ({info['rows_without_choice']:,} row(s) without a choice skipped); {pct} intervals, "
         f"{info['n_boot']:,} bootstrap replicates (seed {info['seed']})"
     )
-    shown = t.copy()
-    shown["model"] = shown["model"].map(lambda m: visible(m, inline=True))  # no control sequence reaches the terminal
-    for c in ("win_rate", "wilson_lo", "wilson_hi", "p_best"):
-        shown[c] = shown[c].map(lambda v: f"{v:.3f}")
-    for c in ("bt_strength", "bt_lo", "bt_hi", "davidson_strength"):
-        shown[c] = shown[c].map(lambda v: f"{v:.3f}")
-    print(shown.to_string(index=False))
+    print(printed_table(t, info["ci_level"]).to_string(index=False))
+    print(legend(info))
     print(f"Davidson tie parameter nu = {info['davidson_nu']:.3f}")
     if info["ties_both_bad"] is not None:
         n_ties = int(t["ties"].sum()) // 2  # each tie is counted for both of its models
