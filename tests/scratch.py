@@ -11,7 +11,11 @@ folder and run commands there, never in the working copy. They share:
   ``drop`` removes more, ``extra`` adds or overrides variables;
 * :func:`run` (a command as a list) and :func:`sh` (a command line through bash, as a reader types it),
   output captured as text;
-* :func:`flip_byte` - the one-byte change the data-damage cases make.
+* :func:`flip_byte` - the one-byte change the data-damage cases make;
+* :func:`restore_outputs` - the working copy's DVC cache copied into a clone and checked out, so that the
+  clone's ``dvc repro`` only runs what HEAD's ``dvc.lock`` does not already describe (on CI, where the working
+  copy has just reproduced HEAD, nothing: the suites stop paying about 4 minutes each for a full run that
+  CI's own ``make reproduce`` has already made and checked).
 
 Imported as ``tests/hubmock.py`` is: the suite puts ``tests/`` on ``sys.path`` and imports ``scratch``.
 """
@@ -19,12 +23,13 @@ Imported as ``tests/hubmock.py`` is: the suite puts ``tests/`` on ``sys.path`` a
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterable
 from pathlib import Path
 
-__all__ = ["VENV_BIN", "FOLDER_OVERRIDES", "env", "run", "sh", "make_clone", "flip_byte"]
+__all__ = ["VENV_BIN", "FOLDER_OVERRIDES", "env", "run", "sh", "make_clone", "flip_byte", "restore_outputs"]
 
 #: the ``bin`` folder of the venv running the tests; a clone's ``.venv`` links to its parent
 VENV_BIN = Path(sys.executable).parent
@@ -77,3 +82,22 @@ def flip_byte(f: Path, at: int = 100) -> None:
     b = bytearray(f.read_bytes())
     b[at] = ord("X") if b[at] != ord("X") else ord("Y")
     f.write_bytes(bytes(b))
+
+
+def restore_outputs(clone: Path, source: Path) -> dict:
+    """Copy the objects of ``source``'s DVC cache that ``clone``'s cache lacks (copies, never links: a test may
+    damage a cache object in its clone), then ``dvc checkout`` in ``clone``. The outputs that HEAD's
+    ``dvc.lock`` records and ``source`` has computed appear in the clone as a ``dvc pull`` would bring them;
+    the rest (or everything, when ``source`` never ran HEAD) is left to the clone's ``dvc repro``, which runs
+    exactly the stages whose outputs are still missing or stale. Returns ``{"copied": n, "checkout": rc}``."""
+    src, dst = source / ".dvc" / "cache", clone / ".dvc" / "cache"
+    copied = 0
+    for f in sorted(src.rglob("*")) if src.is_dir() else ():
+        if f.is_file() and "runs" not in f.relative_to(src).parts[:1]:
+            target = dst / f.relative_to(src)
+            if not target.exists():
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(f, target)
+                copied += 1
+    p = run(clone, "dvc", "checkout", "-q")
+    return {"copied": copied, "checkout": p.returncode}

@@ -149,6 +149,7 @@ def clone(tmp_path_factory) -> Path:
     assert p.returncode != 0, p.stdout + p.stderr
     for cmd in ("python -m compendium.data.manifest", "python -m compendium.data.verify"):
         ok(sh(d, "setup", cmd))
+    scratch.restore_outputs(d, paths.ROOT)  # HEAD's outputs where the working copy computed them: repro runs the rest
     ok(sh(d, "setup", "dvc repro"))
     git = "git -c user.email=t@t -c user.name=t"
     ok(sh(d, "setup", f"{git} commit -qm 'the reproduced run' -- dvc.lock metrics || true"))
