@@ -20,7 +20,11 @@ def rewrite(src: Path, dest: Path, change: Callable[[dict], None], variant: str 
     return dest
 
 
-def file_of(folder: Path, variant: str) -> Path:
-    """The results file of ``variant`` in ``folder`` (the runner names it ``<model id>_<variant>_<stamp>.json``)."""
-    (f,) = [p for p in folder.glob("*.json") if json.loads(p.read_text())["variant"] == variant]
+def file_of(folder: Path, variant: str, model: str | None = None) -> Path:
+    """The results file of ``variant`` (of ``model``, when the folder holds several) in ``folder``."""
+    (f,) = [
+        p
+        for p in folder.glob("*.json")
+        if (d := json.loads(p.read_text()))["variant"] == variant and model in (None, d["model_name"])
+    ]
     return f

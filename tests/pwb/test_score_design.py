@@ -9,7 +9,7 @@ import json
 
 import pandas as pd
 import pytest
-from pwb_score_files import rewrite
+from pwb_score_files import file_of, rewrite
 
 from compendium.data import load_pwb_config, synthetic_pwb
 from compendium.pipeline import paths, yamlfile
@@ -246,6 +246,94 @@ def test_evaluate_and_flat_values_carry_the_coverage(cut):
     assert "eval.score.baseline.rank" not in flat and flat["eval.score.baseline.pwi"] == res["baseline"]["pwi"]
     ranked = score.flat_values(score.evaluate(cut, n_boot=100, allow_partial=True))
     assert ranked["eval.score.baseline.n_models"] == 8
+
+
+# --------------------------------------------------------------------------------------------------
+# (d) bad input: one sentence naming the file and the field
+# --------------------------------------------------------------------------------------------------
+
+
+def _cf(d, k=0):
+    return d["layer1"]["cognitive_forcing"][0]["runs"][k]
+
+
+def _append_first_prompt(d):
+    d["layer1"]["cognitive_forcing"].append(d["layer1"]["cognitive_forcing"][0])
+
+
+BAD = {
+    "layer missing": (
+        lambda d: d.pop("layer3"),
+        "field layer3: missing, and no other file for My Model / baseline has all of layer1, layer2 and layer3",
+    ),
+    "stored score above 3": (
+        lambda d: _cf(d).update(score=5),
+        "field layer1.cognitive_forcing[0].runs[0].score: value 5 outside [-1, 3] (refused by the anomaly policy).",
+    ),
+    "stored score below -1": (
+        lambda d: _cf(d).update(score=-2),
+        "field layer1.cognitive_forcing[0].runs[0].score: value -2 outside [-1, 3] (refused by the anomaly policy).",
+    ),
+    "Layer-3 stored score above 3": (
+        lambda d: d["layer3"][0].update(score=4),
+        "field layer3[0].score: value 4 outside [-1, 3]",
+    ),
+    "run index twice": (
+        lambda d: _cf(d, 1).update(run=0),
+        "field layer1.cognitive_forcing[0].runs[1].run: run index 0 of prompt id 'cf_01' appears twice (also "
+        "runs[0]), so the run would count twice.",
+    ),
+    "prompt id twice": (
+        _append_first_prompt,
+        "field layer1.cognitive_forcing[4].prompt_id: prompt id 'cf_01' appears twice in the dimension (also at "
+        "[0]), so its runs would count twice.",
+    ),
+    "run index not a whole number": (
+        lambda d: _cf(d).update(run="first"),
+        "field layer1.cognitive_forcing[0].runs[0].run: expected a whole-number run index, found 'first'.",
+    ),
+    "NaN stored score": (
+        lambda d: _cf(d).update(score=float("nan")),
+        "field layer1.cognitive_forcing[0].runs[0].score: non-finite value nan (refused by the anomaly policy).",
+    ),
+    "NaN judge value": (
+        lambda d: _cf(d).update(individual_scores=[float("nan"), 1, 1]),
+        "field layer1.cognitive_forcing[0].runs[0].individual_scores[0]: non-finite value nan",
+    ),
+    "no Layer-1 data": (
+        lambda d: d.update(layer1={}),
+        "field layer1: no scored run in a dimension the PWI weighs (the layer is empty, or every run failed with "
+        "stored score -1), so there is nothing to score.",
+    ),
+    "every run failed": (
+        lambda d: [
+            r.update(score=-1, individual_scores=[]) for ps in d["layer1"].values() for p in ps for r in p["runs"]
+        ],
+        "field layer1: no scored run in a dimension the PWI weighs",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD))
+def test_bad_input_gets_one_sentence_naming_the_file_and_field(small, tmp_path, capsys, case):
+    change, expected = BAD[case]
+    folder = rewrite(small, tmp_path / "results", change, variant="baseline")
+    rc, out, err, j = _score(capsys, folder, tmp_path / "out")
+    assert rc == 1 and out == "" and j is None and not (tmp_path / "out" / "score.csv").exists()
+    assert err.count("\n") == 1 and err.startswith("error: ") and "Traceback" not in err, err
+    assert f"error: {file_of(folder, 'baseline')}: {expected}" in err, err
+
+
+def test_a_judge_value_outside_0_3_is_kept_as_in_the_released_runs(tmp_path, capsys):
+    """The released runs hold judge values of 4 and 2.5, which the authors' analysis keeps (the run's stored
+    score counts); a new model's run is read the same way, so that the comparison stays like for like. The page
+    "Evaluate your own model" suggests scoring "GLM 5.1" of a synthetic release, which plants such a 4 there."""
+    synthetic_pwb.write_snapshot(tmp_path, seed=0, size="full")
+    glm = json.loads(file_of(tmp_path / "results", "baseline", "GLM 5.1").read_text())
+    assert glm["layer1"]["cognitive_forcing"][1]["runs"][0]["individual_scores"] == [2, 4, 3]
+    rc, out, err, j = _score(capsys, tmp_path / "results", tmp_path / "out", "--name", "GLM 5.1")
+    assert rc == 0 and err == "" and f"Design coverage: {FULL_LINE}; {BENCHMARK.format('covers')}" in out
+    assert j["coverage"]["ranked"] is True and len(j["placement"]) == 14  # beside the six other models
 
 
 def test_several_models_without_name_get_one_sentence(small, tmp_path, capsys):

@@ -68,8 +68,8 @@ def test_runs_beyond_the_memory_budget_are_refused_before_the_bootstrap(small, t
 
     def more_runs(d):
         for prompts in d["layer1"].values():
-            for p in prompts:
-                p["runs"] = p["runs"] * 400
+            for p in prompts:  # each run its own index: a run index twice is refused (test_score_design.py)
+                p["runs"] = [dict(r, run=k) for k, r in enumerate(p["runs"] * 400)]
 
     big = rewrite(small, tmp_path / "big", more_runs)
     p = _run(big, cwd=tmp_path, limit_gib=3)

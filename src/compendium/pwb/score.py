@@ -30,10 +30,12 @@ and statement, printed and in ``score.json`` (``coverage.like_for_like``: false)
 like for like.
 
 It never writes under ``results/`` (the paper's outputs). A malformed file stops it with one sentence
-naming the file, record and field (the anomaly policy of :mod:`compendium.data.anomalies`); so does a model
-whose Layer-1 runs would make the bootstrap need more memory than the budget (:func:`check_memory`), and an
-output folder that cannot be written (checked before the bootstrap). Model names are printed with their
-control characters visible (:func:`compendium.pipeline.cli.visible`).
+naming the file, record and field (the anomaly policy of :mod:`compendium.data.anomalies`: a stored score
+outside 0-3 or NaN, a missing layer; and, for a new model's results, :func:`check_run_records`: a prompt id or
+a run index twice); so does a folder whose files hold no scored Layer-1 run in a condition, a model whose
+Layer-1 runs would make the bootstrap need more memory than the budget (:func:`check_memory`), and an output
+folder that cannot be written (checked before the bootstrap). Model names are printed with their control
+characters visible (:func:`compendium.pipeline.cli.visible`).
 """
 
 from __future__ import annotations
@@ -55,7 +57,7 @@ from compendium.pipeline.cli import gib, memory_budget, quote, safe_output, visi
 from compendium.pipeline.params import reference
 
 from ..data import pwbresults
-from ..data.anomalies import DataAnomalyError
+from ..data.anomalies import DataAnomalyError, refuse
 from . import instances as inst
 from .constants import CONDITIONS, MODEL_KEYS
 
@@ -312,10 +314,56 @@ def coverage_sentence(cov: Mapping) -> str:
 # --------------------------------------------------------------------------------------------------
 
 
+def check_run_records(data: Mapping, where: str) -> None:
+    """Refuse, in a new model's results file ``where`` (already checked by
+    :func:`compendium.data.pwbresults.check_results_json`), what the loader tolerates in the released files but
+    a run to be scored may not hold; one sentence naming the file, the record and the field
+    (:func:`compendium.data.anomalies.refuse`):
+
+    - a Layer-1 prompt id twice in a dimension, or a run index (a run record's ``run``) twice in a prompt:
+      the same run would count twice (the loader keeps a repeated prompt id, labelled by its position, and
+      numbers runs by position);
+    - a run index that is not a whole number.
+
+    A stored run score outside 0-3 (other than -1, the failed-run marker) or a NaN is refused by the file check
+    already; a judge value of 4 or 2.5 is kept, as in the released runs (the stored score counts, and the
+    released models' runs were scored that way).
+    """
+    for dim, prompts in (data.get("layer1") or {}).items():
+        first: dict[str, int] = {}
+        for i, p in enumerate(prompts):
+            f = f"layer1.{dim}[{i}]"
+            pid = _prompt_id(dim, i, p)
+            if pid in first:
+                raise refuse(
+                    where,
+                    f"{f}.prompt_id",
+                    f"prompt id {quote(pid)} appears twice in the dimension (also at [{first[pid]}]), so its runs "
+                    "would count twice",
+                )
+            first[pid] = i
+            seen: dict[int, int] = {}
+            for k, r in enumerate(_runs(p)):
+                rf = f"{f}.runs[{k}]" if "runs" in p else f
+                idx = r.get("run") if "runs" in p else None
+                if idx is not None:
+                    whole = isinstance(idx, int | float) and not isinstance(idx, bool) and math.isfinite(idx)
+                    if not whole or idx != int(idx):
+                        raise refuse(where, f"{rf}.run", f"expected a whole-number run index, found {quote(idx, 40)}")
+                    if int(idx) in seen:
+                        raise refuse(
+                            where,
+                            f"{rf}.run",
+                            f"run index {int(idx)} of prompt id {quote(pid)} appears twice (also runs[{seen[int(idx)]}]), "
+                            "so the run would count twice",
+                        )
+                    seen[int(idx)] = k
+
+
 def new_model(results_dir: Path, name: str | None) -> tuple[str, dict[str, tuple[Path, Mapping]]]:
     """The new model's name and its results file per condition (``{condition: (file, data)}``), as the analysis
     selects them (:func:`compendium.data.pwbresults.select_files`: per condition the latest file holding all
-    three layers)."""
+    three layers), each checked by :func:`check_run_records`."""
     if not any(results_dir.glob("*.json")):
         raise ValueError(f"{results_dir}: no results *.json files (the runner writes one per condition)")
     chosen = pwbresults.select_files(results_dir, models=None).chosen
@@ -331,7 +379,23 @@ def new_model(results_dir: Path, name: str | None) -> tuple[str, dict[str, tuple
         raise ValueError(
             f"{results_dir}: {quote(name)} has no results file with variant {lacking[0]!r} (both conditions are needed)"
         )
-    return name, {c: chosen[(name, c)] for c in CONDITIONS}
+    files = {c: chosen[(name, c)] for c in CONDITIONS}
+    for f, data in files.values():
+        check_run_records(data, str(f))
+    return name, files
+
+
+def _require_scored(table: pd.DataFrame, where: Path) -> None:
+    """Refuse a condition's results without a scored Layer-1 run in a dimension the PWI weighs."""
+    weighted = [d for d, w in _weights().items() if w > 0]
+    l1 = table[(table["layer"] == 1) & (table["stored_score"] >= 0) & table["dimension"].isin(weighted)]
+    if l1.empty:
+        raise refuse(
+            str(where),
+            "layer1",
+            "no scored run in a dimension the PWI weighs (the layer is empty, or every run failed with stored "
+            "score -1), so there is nothing to score",
+        )
 
 
 def check_memory(results_dir: Path, name: str, runs: pd.DataFrame, n_boot: int) -> None:
@@ -354,10 +418,13 @@ def check_memory(results_dir: Path, name: str, runs: pd.DataFrame, n_boot: int) 
 
 def score_model(results_dir: Path, name: str | None = None, *, n_boot: int) -> dict:
     """PWI per condition with its interval, ΔPWI, d_pooled and the design coverage (:func:`coverage`) of the new
-    model (dict of plain values)."""
+    model (dict of plain values). A condition without a scored Layer-1 run in a weighted dimension is refused."""
     results_dir = Path(results_dir)
     name, files = new_model(results_dir, name)
-    frames = [inst.instances_from_results_json(data, name, c) for c, (_, data) in files.items()]
+    frames = []
+    for c, (f, data) in files.items():
+        frames.append(inst.instances_from_results_json(data, name, c))
+        _require_scored(frames[-1], f)
     t = inst.validate_instances(pd.concat(frames, ignore_index=True), where=str(results_dir))
     cov = coverage(files, benchmark_design())
     runs = inst.layer1_runs(inst.panel_scores(t))
