@@ -96,6 +96,8 @@ def test_the_score_numbers_are_what_the_command_prints(values, score_cmd):
         assert f"PWI {lab:9s} {v['pwi']:6.2f}  95% CI [{v['ci_lower']:.2f}, {v['ci_upper']:.2f}]" in stdout
     assert f"ΔPWI {values['eval.score.delta_pwi']:+.2f}   d_pooled {values['eval.score.d_pooled']:.3f}" in stdout
     assert values["eval.score.released_source"] == j["released_source"]
+    assert values["eval.score.coverage.line"] == j["coverage"]["line"] and values["eval.score.coverage.full"] is True
+    assert f"Design coverage: {j['coverage']['line']}; it covers the benchmark's design" in stdout
     place = pd.DataFrame(j["placement"])
     for lab in ("baseline", "prompted"):
         p = place[place["condition"] == lab]
@@ -113,7 +115,8 @@ def test_the_page_shows_the_commands_placement_and_statement(runs, score_cmd):
     for c in ("pwi", "ci_lower", "ci_upper"):
         assert (page[c] - cmd[c]).abs().max() <= 5e-5  # score.csv keeps 4 decimals
     executed = (runs[0] / "executed" / "12_evaluate.ipynb").read_text()
-    for s in j["statement"]:  # the honest statement, word for word (escaped for MyST)
+    # the honest statement and the coverage line, word for word (escaped for MyST)
+    for s in [*j["statement"], j["coverage"]["line"]]:
         assert json.dumps(str(myst(s)), ensure_ascii=False)[1:-1] in executed, s
 
 

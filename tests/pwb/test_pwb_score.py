@@ -23,6 +23,14 @@ def new_model(tmp_path_factory):
     return d
 
 
+@pytest.fixture(scope="module")
+def full_model(tmp_path_factory):
+    """A new model on the benchmark's full design (20 prompts x 5 runs x 3 judges per dimension): ranked."""
+    d = tmp_path_factory.mktemp("full") / "results"
+    synthetic_pwb.write_model(d, NAME, seed=7, size="full")
+    return d
+
+
 def _run(*args, cwd):
     env = dict(os.environ, PYTHONPATH=str(paths.ROOT / "src"))
     return subprocess.run(
@@ -34,11 +42,14 @@ def _run(*args, cwd):
     )
 
 
-def test_the_printed_command_scores_a_new_model_and_places_it(new_model, tmp_path):
+def test_the_printed_command_scores_a_new_model_and_places_it(full_model, tmp_path):
+    new_model = full_model
     out = tmp_path / "out"
     p = _run(new_model, "--name", NAME, "--out", out, cwd=tmp_path)
     assert p.returncode == 0, p.stderr
     assert "PWI baseline" in p.stdout and "PWI prompted" in p.stdout and "d_pooled" in p.stdout
+    line = "your run: 20/20 prompts per dimension, 5/5 runs per prompt, 3/3 judges per run"
+    assert f"Design coverage: {line}; it covers the benchmark's design" in p.stdout  # tests/pwb/test_score_design.py
     assert "Released models: the released per-model bootstrap PWIs" in p.stdout  # no per-instance data here
     j = json.loads((out / "score.json").read_text())
     place = pd.read_csv(out / "score.csv")

@@ -4,7 +4,6 @@ an ASCII terminal, ``--out`` checked before the bootstrap."""
 
 from __future__ import annotations
 
-import json
 import os
 import resource
 import subprocess
@@ -12,6 +11,7 @@ import sys
 import unicodedata
 
 import pytest
+from pwb_score_files import rewrite
 
 from compendium.data import synthetic_pwb
 from compendium.pipeline import paths
@@ -32,15 +32,6 @@ def small(tmp_path_factory):
     d = tmp_path_factory.mktemp("small") / "results"
     synthetic_pwb.write_model(d, NAME, seed=3, size="small")
     return d
-
-
-def _rewrite(src, dest, change):
-    dest.mkdir(parents=True, exist_ok=True)
-    for f in sorted(src.glob("*.json")):
-        d = json.loads(f.read_text())
-        change(d)
-        (dest / f.name).write_text(json.dumps(d), encoding="utf-8")
-    return dest
 
 
 def _run(*args, cwd, limit_gib: float | None = None, **env):
@@ -77,10 +68,10 @@ def test_runs_beyond_the_memory_budget_are_refused_before_the_bootstrap(small, t
 
     def more_runs(d):
         for prompts in d["layer1"].values():
-            for p in prompts:
-                p["runs"] = p["runs"] * 400
+            for p in prompts:  # each run its own index: a run index twice is refused (test_score_design.py)
+                p["runs"] = [dict(r, run=k) for k, r in enumerate(p["runs"] * 400)]
 
-    big = _rewrite(small, tmp_path / "big", more_runs)
+    big = rewrite(small, tmp_path / "big", more_runs)
     p = _run(big, cwd=tmp_path, limit_gib=3)
     err = one_sentence(p)
     assert f"error: {big}: model 'Hostile Model' has 31,600 scored Layer-1 runs in condition " in err
@@ -94,7 +85,7 @@ def test_control_sequences_in_the_model_name_never_reach_the_terminal(small, tmp
     def hostile(d):
         d["model_name"] = f"{NAME}{PAYLOADS[name]}"
 
-    bad = _rewrite(small, tmp_path / "bad", hostile)
+    bad = rewrite(small, tmp_path / "bad", hostile)
     p = _run(bad, cwd=tmp_path)
     err = one_sentence(p)
     assert raw_controls(p.stderr) == []
@@ -106,7 +97,7 @@ def test_a_huge_key_gives_a_short_message(small, tmp_path):
     def wide(d):
         d["layer1"]["x" * 2_000_000] = "not a list"
 
-    bad = _rewrite(small, tmp_path / "wide", wide)
+    bad = rewrite(small, tmp_path / "wide", wide)
     err = one_sentence(_run(bad, cwd=tmp_path))
     assert len(err) < 1_000 and "2,000,007 characters" in err and "expected a list of prompts" in err
 
