@@ -269,7 +269,12 @@ def load_hf_results(
     results JSON files (``*.json``, one model x condition each, as written by their ``runner.py``), of
     which :func:`compendium.data.pwbresults.select_files` picks the ones the analysis reads (per model and
     condition the latest file holding all three layers, as the authors' ``run_analysis.py``).
-    ``models`` restricts to the paper's seven models (None: keep all).
+    ``models`` restricts to the paper's seven models (None: keep all). A tidy table gives the JSON's PWIs
+    only with the JSON loader's extra columns (:data:`EXTRA_COLUMNS`: the file's dimension, prompt and run
+    positions, and ``stored_score``): without them the bootstrap draws its random stream in the authors'
+    dimension order rather than the file's, so the same run scores give a bootstrap mean (and interval) that
+    differs at the Monte-Carlo error (the point PWI is the same), and the panel score is recomputed from the
+    judge values rather than read (``tests/pwb/test_score_formats.py``).
 
     A file without a layer (absent or null: the runner's Layer-1 checkpoint) is skipped when a complete
     file for the same model and condition exists and refused otherwise (:mod:`compendium.data.anomalies`);

@@ -1,9 +1,16 @@
 """Score your own model on the Pro-Worker AI Benchmark, beside the seven released models.
 
     python -m compendium.pwb.score RESULTS_DIR [--name NAME] [--out DIR] [--allow-partial]
+                                   [--format eval-results|every-eval-ever] [--evaluator ORG]
+                                   [--evaluator-relationship REL] [--model-repo OWNER/NAME]
 
 ``RESULTS_DIR`` holds the new model's judged results as the authors' runner writes them
-(``results/*.json``, one file per condition: ``baseline`` and ``with_system_prompt``, all three layers).
+(``results/*.json``, one file per condition: ``baseline`` and ``with_system_prompt``, all three layers); the
+fields, what each layer is needed for and a minimal file (:data:`EXAMPLE_JSON`) are in ``--help``
+(:func:`help_epilog`) and on the book's page "Evaluate your own model". A folder of tidy tables (the instance
+loader's ``model, condition, layer, dimension, prompt_id, run, judge, score``) is refused in one sentence
+(:data:`TIDY_REFUSED`): the same run scores in a table's order give another bootstrap mean, and a failed run
+leaves no row for the design coverage.
 Printed, and written to ``DIR`` (default ``./pwb-score-<name>/``) as ``score.csv`` and ``score.json``:
 
 - its PWI per condition with the paper's bootstrap (the authors' exact random stream, 10,000 draws,
@@ -29,6 +36,11 @@ else, and fewer runs give a wider interval). ``--allow-partial`` places it anywa
 and statement, printed and in ``score.json`` (``coverage.like_for_like``: false), says the comparison is not
 like for like.
 
+``--format eval-results`` also writes the hub's ``.eval_results/<task>.yaml`` entries for the model's repository
+and ``--format every-eval-ever`` an Every Eval Ever record (:mod:`compendium.pwb.records`, which says what each
+field holds and why a run that does not cover the design gets no hub record, and an Every Eval Ever record only
+with ``--allow-partial``, marked); both are checked before the bootstrap.
+
 It never writes under ``results/`` (the paper's outputs). A malformed file stops it with one sentence
 naming the file, record and field (the anomaly policy of :mod:`compendium.data.anomalies`: a stored score
 outside 0-3 or NaN, a missing layer; and, for a new model's results, :func:`check_run_records`: a prompt id or
@@ -45,6 +57,8 @@ import json
 import math
 import re
 import sys
+import textwrap
+import time
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -58,7 +72,7 @@ from compendium.pipeline.params import reference
 
 from ..data import pwbresults
 from ..data.anomalies import DataAnomalyError, refuse
-from . import instances as inst
+from . import instances as inst, records
 from .constants import CONDITIONS, MODEL_KEYS
 
 #: the paper's PWI bootstrap (draws, seed, interval level): the pwb section's reference values, typed nowhere else
@@ -79,6 +93,21 @@ NOT_RANKED = (
     "Not ranked among the released models: the run does not cover the benchmark's design, so its PWI and interval "
     "are not like for like with theirs (other or fewer prompts make another index, fewer runs or judges another "
     "interval); to rank it anyway, marked as not like for like, run the command again with --allow-partial."
+)
+#: the authors' code, whose runner (src/runner.py, save_results) writes the results files this command reads
+RUNNER = "https://github.com/angelo-leone/pro-worker-benchmark"
+#: the one sentence for a folder of tidy tables (model, condition, layer, dimension, prompt_id, run, judge, score):
+#: the instance loader reads them, but the same scores give another PWI there (the bootstrap's random stream
+#: follows the results file's order, which a table does not keep: dimensions in the authors' list, not in the
+#: file's; tests/pwb/test_score_formats.py), the panel score is recomputed from the judge values (a value outside
+#: 0-3, which the runner's stored score used, is dropped), and a failed run leaves no row, so the design coverage
+#: cannot count it
+TIDY_REFUSED = (
+    "{folder}: holds tidy tables ({tables}) and no results *.json files; the score command reads only the runner's "
+    "JSON, because a tidy table loses what the PWI and the coverage depend on: the results file's order, which the "
+    "paper's bootstrap follows (the same run scores in another order give a bootstrap mean that differs in the "
+    "second decimal), the panel score the runner stored for each run, and the failed runs, which leave no row; give "
+    f"the folder of the runner's results *.json files ({RUNNER}, src/runner.py)"
 )
 #: what marks every placement row and statement of a run placed with ``--allow-partial``
 PARTIAL = "Not like for like (--allow-partial)"
@@ -365,6 +394,9 @@ def new_model(results_dir: Path, name: str | None) -> tuple[str, dict[str, tuple
     selects them (:func:`compendium.data.pwbresults.select_files`: per condition the latest file holding all
     three layers), each checked by :func:`check_run_records`."""
     if not any(results_dir.glob("*.json")):
+        tables = sorted(p.name for p in (*results_dir.glob("*.csv"), *results_dir.glob("*.parquet")))
+        if tables:  # the instance loader's tidy tables (compendium.pwb.instances.load_hf_results) are not enough
+            raise ValueError(TIDY_REFUSED.format(folder=results_dir, tables=quote(tables)))
         raise ValueError(f"{results_dir}: no results *.json files (the runner writes one per condition)")
     chosen = pwbresults.select_files(results_dir, models=None).chosen
     names = sorted({m for m, _ in chosen})
@@ -587,6 +619,50 @@ def _out_dir(out: str | None, name: str) -> Path:
     return d
 
 
+# --------------------------------------------------------------------------------------------------
+# the input format, documented (--help and the book's page "Evaluate your own model" show the same text)
+# --------------------------------------------------------------------------------------------------
+
+#: a minimal results file (one condition), as the runner writes it and :func:`new_model` reads it; the page
+#: "Evaluate your own model" prints the same text, and tests/pwb/test_score_formats.py checks both and that the
+#: two files it makes (this one and its with_system_prompt twin) are scored
+EXAMPLE_JSON = """\
+{
+  "model_name": "My model",
+  "model_id": "my-org/my-model",
+  "variant": "baseline",
+  "timestamp": "2026-05-01T09:00:00+00:00",
+  "layer1": {
+    "cognitive_forcing": [
+      {"prompt_id": "cf_01", "runs": [
+        {"run": 0, "score": 2, "individual_scores": [2, 2, 3]},
+        {"run": 1, "score": 1, "individual_scores": [1, 2, 1]},
+        {"run": 2, "score": -1, "individual_scores": [], "error": "timeout"}
+      ]}
+    ]
+  },
+  "layer2": [{"scenario_id": "teaching_moment", "average_score": 1.8}],
+  "layer3": [{"prompt_id": "ar_01", "score": 1, "individual_scores": [1, 1, 2]}]
+}"""
+#: what each part of a results file is for (the --help's and the page's "File format" text)
+FORMAT_NOTES = (
+    "One file per condition: variant baseline (no system prompt) or with_system_prompt; model_name names the "
+    "model (--name picks one when the folder holds several); of several files of one model and condition, the "
+    "one with the latest timestamp that holds all three layers is read.",
+    "layer1 gives the PWI, ΔPWI and d_pooled: per dimension a record per prompt (prompt_id, runs), per run the "
+    "judge panel's score as the runner stores it (int of the median of the valid judge values; the PWI uses this "
+    "number; -1 marks a failed run, which is left out) and individual_scores (the valid judge values, counted for "
+    "the design coverage).",
+    "layer2 (scenarios with an average_score) and layer3 (adversarial prompts with a score) are not in the PWI, "
+    "but a file must hold both keys (a file without them is the runner's Layer-1 checkpoint, read only beside a "
+    "complete file), and a run is ranked among the released models only when all three layers hold records for "
+    "the design's prompts, runs and judges.",
+    "A tidy table (model, condition, layer, dimension, prompt_id, run, judge, score; CSV or Parquet) is not read: "
+    "it loses the results file's order, which the paper's bootstrap follows (the same run scores in another order "
+    "give a bootstrap mean that differs in the second decimal), the stored panel scores and the failed runs.",
+    f"The authors' runner writes these files: {RUNNER} (src/runner.py).",
+)
+
 EPILOG = (
     "The run is first compared with the benchmark's design, read from the bundled files (the Layer-1 prompt ids "
     "per dimension; config.yaml's runs per prompt and judge panel; the three layers and two conditions), and its "
@@ -596,9 +672,76 @@ EPILOG = (
 )
 
 
+def help_epilog() -> str:
+    """The ``--help`` text after the options: the coverage rule, the records, the input format with
+    :data:`FORMAT_NOTES` and :data:`EXAMPLE_JSON`, wrapped to 100 columns (the example verbatim)."""
+
+    def fill(s: str, indent: str = "") -> str:
+        return textwrap.fill(
+            s,
+            100,
+            initial_indent=indent,
+            subsequent_indent=" " * len(indent),
+            break_on_hyphens=False,
+            break_long_words=False,
+        )
+
+    kinds = (
+        f"--format eval-results writes the hub's eval results ({records.FORMATS['eval-results']}, dataset "
+        f"{records.DATASET_ID}, tasks {', '.join(records.TASKS)}) and --format every-eval-ever an Every Eval Ever "
+        f"record ({records.FORMATS['every-eval-ever']}; it needs --evaluator and "
+        "--evaluator-relationship) under --out, beside score.csv and score.json. A run that does not cover the "
+        "design gets no hub record; its Every Eval Ever record is written only with --allow-partial, marked as not "
+        "like for like."
+    )
+    notes = "\n".join(fill(n, "- ") for n in FORMAT_NOTES)
+    return (
+        f"{fill(EPILOG)}\n\n{fill(kinds)}\n\nFile format (RESULTS_DIR/*.json, as the benchmark's runner writes "
+        f"them):\n{notes}\n\nA minimal results file:\n{EXAMPLE_JSON}\n"
+    )
+
+
+def _record_plan(args, d: Path) -> dict | None:
+    """Before the bootstrap, for ``--format``: the flags each record needs, and whether the run may have it
+    (:func:`compendium.pwb.records.refusal`); what the records take from the files (the run's dates, the model id).
+    None without ``--format``. Raises ``ValueError`` with one sentence."""
+    formats = list(dict.fromkeys(args.format or ()))
+    if not formats:
+        return None
+    eee = "every-eval-ever" in formats
+    if eee and not (args.evaluator and args.evaluator.strip()):
+        raise ValueError(
+            "--format every-eval-ever: give --evaluator ORG, the organisation that ran the evaluation (the record's "
+            "source_metadata.source_organization_name, which the command cannot know)"
+        )
+    if eee and not args.evaluator_relationship:
+        raise ValueError(
+            "--format every-eval-ever: give --evaluator-relationship, how the evaluator stands to the model's "
+            f"developer ({', '.join(records.EEE_RELATIONSHIPS)}), which the command cannot know"
+        )
+    if args.model_repo is not None and not re.fullmatch(r"[A-Za-z0-9][\w.-]*/[\w.-]+", args.model_repo):
+        raise ValueError(f"--model-repo {quote(args.model_repo, 80)}: expected a hub repository id, owner/name")
+    _, files = new_model(d, args.name)
+    cov = coverage(files, benchmark_design())
+    for fmt in formats:
+        if why := records.refusal(fmt, cov, args.allow_partial):
+            raise ValueError(why)
+    meta = records.run_meta(files)
+    model_id = args.model_repo or meta["model_id"]
+    if eee and not model_id:
+        raise ValueError(
+            f"--format every-eval-ever: the results files in {d} name no single model_id (the runner writes the "
+            "model's reference there), so give the model's hub repository with --model-repo owner/name"
+        )
+    return {"formats": formats, "meta": meta, "model_id": model_id}
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
-        prog="python -m compendium.pwb.score", description=__doc__.split("\n")[0], epilog=EPILOG
+        prog="python -m compendium.pwb.score",
+        description=__doc__.split("\n")[0],
+        epilog=help_epilog(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     ap.add_argument("results_dir", help="folder with the new model's results/*.json (the runner's layout)")
     ap.add_argument("--name", help="model_name to score when the folder holds several models")
@@ -608,6 +751,25 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="rank a run that does not cover the benchmark's design among the released models anyway, every rank "
         "and statement marked as not like for like (default: its PWI is printed, not ranked)",
+    )
+    ap.add_argument(
+        "--format",
+        action="append",
+        choices=list(records.FORMATS),
+        help="also write a record the ecosystem reads: eval-results (the Hugging Face hub's "
+        ".eval_results/<task>.yaml for the model's repository) or every-eval-ever (an Every Eval Ever record, "
+        "every_eval_ever.json); may be given twice",
+    )
+    ap.add_argument("--evaluator", help="every-eval-ever: the organisation that ran the evaluation")
+    ap.add_argument(
+        "--evaluator-relationship",
+        choices=records.EEE_RELATIONSHIPS,
+        help="every-eval-ever: how the evaluator stands to the model's developer",
+    )
+    ap.add_argument(
+        "--model-repo",
+        help="every-eval-ever: the model's hub repository (owner/name), its model id (default: the results "
+        "files' model_id)",
     )
     ap.add_argument("--n-boot", type=int, default=N_BOOT, help=argparse.SUPPRESS)
     safe_output()
@@ -628,6 +790,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         if problem:
             raise ValueError(problem)
+        plan = _record_plan(args, d)  # before the bootstrap too
         res = evaluate(d, args.name, n_boot=args.n_boot, allow_partial=args.allow_partial)
         new = {k: v for k, v in res.items() if k not in ("released_source", "placement", "statement")}
         source, place, text = res["released_source"], res["placement"], res["statement"]
@@ -644,6 +807,23 @@ def main(argv: list[str] | None = None) -> int:
         + "\n",
         encoding="utf-8",
     )
+    written = [out / "score.csv", out / "score.json"]
+    for fmt in plan["formats"] if plan else ():
+        if fmt == "eval-results":
+            content = records.eval_results(new, plan["meta"], n_boot=args.n_boot, ci=CI)
+        else:
+            content = records.every_eval_ever(
+                new,
+                plan["meta"],
+                evaluator=args.evaluator.strip(),
+                relationship=args.evaluator_relationship,
+                model_id=plan["model_id"],
+                n_boot=args.n_boot,
+                ci=CI,
+                seed=SEED,
+                retrieved=time.time(),
+            )
+        written += records.write(out, fmt, content)
     cov = new["coverage"]
     print(
         f"{visible(new['model'], inline=True)}: {new['n_layer1_runs']:,} scored Layer-1 runs, {new['n_judge_values']:,} judge rows"
@@ -669,7 +849,13 @@ def main(argv: list[str] | None = None) -> int:
     print()
     for s in text:
         print(visible(s, inline=True))
-    print(f"\nwritten: {visible(out / 'score.csv', inline=True)}, {visible(out / 'score.json', inline=True)}")
+    print(f"\nwritten: {', '.join(visible(p, inline=True) for p in written)}")
+    if plan and "eval-results" in plan["formats"]:
+        print(
+            f"The hub's eval results: add {visible(out / '.eval_results', inline=True)}/*.yaml to the model's "
+            "repository in a pull request (shown as community results while it is open; the hub's verified badge "
+            "needs a token from a run in its own jobs, which this command cannot give)."
+        )
     return 0
 
 
