@@ -22,7 +22,7 @@ abbreviations, models and conditions, typed once), :mod:`.bootstrap` (the author
 bootstrap streams, vectorised), :mod:`.benchmark` (the appendix that renders the benchmark itself),
 :mod:`.weights` (the weighting schemes), :mod:`.effects` (effect sizes with intervals and the significance
 tests, with pingouin, imported where a test runs), :mod:`.figures` and :mod:`.alttext` (imported on demand),
-:mod:`.score` (scoring a new model) and :mod:`.paper_printed` (numbers as printed in the paper, quoted only to
+:mod:`.score` (scoring a new model; :mod:`.records` writes its hub and Every Eval Ever records) and :mod:`.paper_printed` (numbers as printed in the paper, quoted only to
 show where the paper disagrees with its data).
 """
 
