@@ -475,12 +475,12 @@ def _validate(dataset: str, staged: Path) -> list[str]:
             norm = rowlevel.normalise_annotations(rowlevel.read_annotations(p), prompts=prompts)
             if norm.attrs["text_columns"] is None:
                 notes.append(f"data/{p.relative_to(staged).as_posix()}: {rowlevel.TEXTS_ABSENT}.")
-    return notes
     if dataset == "pwb" and (staged / "pwb" / "results").is_dir():
         from ..pwb import instances
 
         # the stage reads it so: the checks of the files and of the release (all 7 models x 2 conditions)
         instances.load_hf_results(staged / "pwb" / "results", complete=True, verify=False)
+    return notes
 
 
 def _units(dataset: str, targets: list[str]) -> list[str]:
