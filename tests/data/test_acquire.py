@@ -164,3 +164,23 @@ def test_a_killed_acquisitions_work_folder_is_swept_and_a_live_ones_kept(tmp_pat
     other.mkdir()
     assert acq.sweep_abandoned(tmp_path) == [killed, old]
     assert not killed.exists() and not old.exists() and live.exists() and fresh.exists() and other.exists()
+
+
+def test_validation_reads_the_pwb_release_and_notes_hitl_rows_without_texts(tmp_path):
+    """``_validate`` checks each dataset the download brought with the stage's reader (a PWB results file that is
+    not JSON is refused, naming it) and returns one note for HITL annotations without response texts."""
+    from compendium.data.anomalies import DataAnomalyError
+    from compendium.data.synthetic_hitl import make_study_rows
+    from compendium.preferences import rowlevel
+
+    staged = tmp_path / "staged"
+    (staged / "pwb" / "results").mkdir(parents=True)
+    (staged / "pwb" / "results" / "m.json").write_text("{not json")
+    with pytest.raises(DataAnomalyError, match=r"pwb/results/m\.json: not valid JSON"):
+        acq._validate("pwb", staged)
+    (staged / "hitl").mkdir()
+    rows = make_study_rows(seed=1)
+    rows.to_csv(staged / "hitl" / "annotations.csv", index=False)
+    assert acq._validate("hitl", staged) == []
+    rows.drop(columns=["response_a", "response_b"]).to_csv(staged / "hitl" / "annotations.csv", index=False)
+    assert acq._validate("hitl", staged) == [f"data/hitl/annotations.csv: {rowlevel.TEXTS_ABSENT}."]

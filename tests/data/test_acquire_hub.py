@@ -200,7 +200,9 @@ def test_write_error_on_the_fourth_of_four_files_leaves_data_unchanged(monkeypat
 
 
 def _bind(fn, data_root, acquired_root, downloader):
-    def bound(dataset, revision="main", timeout=5.0, deadline=900.0, source=None):
+    """``fn`` (``acquire``) with the roots and the downloader bound; what ``main`` passes goes through."""
+
+    def bound(dataset, revision="main", timeout=5.0, deadline=900.0, source=None, **more):
         return fn(
             dataset,
             revision,
@@ -210,6 +212,7 @@ def _bind(fn, data_root, acquired_root, downloader):
             deadline=deadline,
             source=source,
             acquired_root=acquired_root,
+            **more,
         )
 
     return bound
@@ -280,6 +283,39 @@ def test_from_dir_applies_the_same_validation(scratch, hitl_release, tmp_path):
     assert not (scratch / "data" / "hitl" / "annotations.parquet").exists()
     rec = json.loads((scratch / "acquired" / "hitl" / "manifest.json").read_text())
     assert list(rec["files"]) == ["hitl/annotations_real.json"]
+
+
+def test_the_cards_response_texts_are_acquired_and_their_absence_is_noted(scratch, hitl_release, tmp_path):
+    """The synthetic release has the hub card's columns (response texts as response_a / response_b): acquired as
+    it is, with no note. Without either pair of text columns the file is still acquired (the texts are optional),
+    and one line says which columns the two length ratios need. Half a pair is refused in one sentence."""
+    from compendium.preferences import rowlevel
+
+    r, _ = run_acquire(scratch, "http://127.0.0.1:9", "hitl", "--from", str(hitl_release))
+    assert r.returncode == 0, r.stderr
+    kept = pd.read_parquet(scratch / "data" / "hitl" / "annotations.parquet")
+    assert {"response_a", "response_b"} <= set(kept.columns) and "a_text" not in kept.columns
+    assert "note:" not in r.stdout
+
+    def copy_with(name, drop):
+        folder = tmp_path / name
+        shutil.copytree(hitl_release, folder)
+        f = next(folder.glob("data/*.parquet"))
+        pd.read_parquet(f).drop(columns=drop).to_parquet(f, index=False)
+        return folder
+
+    r, _ = run_acquire(
+        scratch, "http://127.0.0.1:9", "hitl", "--from", str(copy_with("bare", ["response_a", "response_b"]))
+    )
+    assert r.returncode == 0, r.stderr
+    notes = [ln for ln in r.stdout.splitlines() if ln.startswith("note: ")]
+    assert notes == [f"note: data/hitl/annotations.parquet: {rowlevel.TEXTS_ABSENT}."], r.stdout
+    before = tree_digest(scratch / "data")
+    r, _ = run_acquire(scratch, "http://127.0.0.1:9", "hitl", "--from", str(copy_with("half", ["response_b"])))
+    assert r.returncode == 1
+    assert_one_sentence(r.stderr)
+    assert "missing column 'response_b': the file has the response text 'response_a' but not 'response_b'" in r.stderr
+    assert tree_digest(scratch / "data") == before
 
 
 def test_from_dir_checks_the_local_dir_download_metadata(scratch, hitl_release, tmp_path):

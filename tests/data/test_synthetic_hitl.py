@@ -1,5 +1,7 @@
 """compendium.data.synthetic_hitl: every layout reads back through the preferences reader and aggregates
-exactly to the published pair and per-category counts; seeded (same seed, same bytes)."""
+exactly to the published pair and per-category counts; seeded (same seed, same bytes); the hub layouts have the
+dataset card's columns (response texts as ``response_a`` / ``response_b``), the export the authors' names
+(``a_text`` / ``b_text``), and from a card-shaped file every row-level claim of the register is computed."""
 
 from __future__ import annotations
 
@@ -8,7 +10,10 @@ import pytest
 from compendium import data
 from compendium.data import acquire, synthetic_hitl
 from compendium.data.errors import DataValidationError
-from compendium.preferences import rowlevel
+from compendium.pipeline import paths, yamlfile
+from compendium.preferences import build, register, rowlevel
+
+HUB_LAYOUTS = [layout for layout in synthetic_hitl.LAYOUTS if layout != "export"]
 
 
 @pytest.mark.parametrize("layout", synthetic_hitl.LAYOUTS)
@@ -63,3 +68,60 @@ def test_a_prompt_whose_category_changed_is_named_with_the_file_and_the_field(mo
     assert str(e.value).endswith(
         "set its category back to 'creative_writing', or restore the released data with `dvc pull --force data.dvc`"
     )
+
+
+def test_the_hub_layout_has_the_cards_columns_and_the_export_the_authors_names(tmp_path):
+    """Was: the hub layout wrote the response texts as a_text / b_text, the authors' export's names, where the
+    hub's dataset card lists response_a / response_b (issue 37). Same seed, same rows and texts in every layout."""
+    card = [
+        *("participant_id", "scenario_id", "prompt_id", "axis", "prompt", "a_model", "b_model"),
+        *("a_recipe_name", "b_recipe_name", "a_provenance", "b_provenance", "response_a", "response_b"),
+    ]
+    files = {
+        layout: synthetic_hitl.write_release(tmp_path / layout, seed=5, layout=layout)
+        for layout in synthetic_hitl.LAYOUTS
+    }
+    raw = {layout: rowlevel.read_annotations(f) for layout, f in files.items()}
+    for layout in HUB_LAYOUTS:
+        assert list(raw[layout].columns) == [*card, "choice_canonical", "comment"], layout
+        assert list(raw[layout].columns) == list(synthetic_hitl.CARD_COLUMNS)
+    export = raw["export"]
+    assert {"a_text", "b_text"} <= set(export.columns) and not {"response_a", "response_b"} & set(export.columns)
+    assert list(export["a_text"]) == list(raw["parquet"]["response_a"])
+    assert list(export["b_text"]) == list(raw["parquet"]["response_b"])
+    hub = raw["parquet"]
+    assert (hub["axis"] == [" vs ".join(sorted(p)) for p in zip(hub["a_model"], hub["b_model"])]).all()
+    prompts = data.load_hitl_prompts()
+    assert (hub["prompt"] == hub["prompt_id"].map(dict(zip(prompts["id"], prompts["text"])))).all()
+    assert set(hub["a_recipe_name"]) == set(synthetic_hitl.RECIPE_NAMES.values())
+
+
+def _row_level_claims() -> list[str]:
+    return [c["id"] for c in yamlfile.load(paths.PUBLISHED / "hitl.yaml")["claims"] if c["level"] == "row_level"]
+
+
+@pytest.mark.parametrize("layout", ["parquet", "csv"])
+def test_every_row_level_claim_is_computed_from_a_card_shaped_file(tmp_path, layout):
+    """The preferences build on the file the generator writes in the hub card's layout: the reader takes the
+    response texts from response_a / response_b, and no row-level claim of the register (the two length ratios
+    among them) is left without a value or named in ``missing``."""
+    f = synthetic_hitl.write_release(tmp_path, seed=1, layout=layout)
+    ann = rowlevel.read_annotations(f)
+    assert {"response_a", "response_b"} <= set(ann.columns) and "a_text" not in ann.columns
+    inputs = build.Inputs(
+        counts=data.load_hitl_pair_counts(),
+        by_category=data.load_hitl_pair_counts_by_category(),
+        prompts=data.load_hitl_prompts(),
+        themes=data.load_hitl_comment_themes(),
+        scenario_votes=data.load_hitl_scenario_votes(),
+        annotations=ann,
+    )
+    sections = build.data_sections(inputs)
+    assert sections.rows.rows.attrs["text_columns"] == ["response_a", "response_b"]
+    values, missing = register.register_values(sections)
+    row_level = _row_level_claims()
+    assert len(row_level) == 72
+    assert [k for k in row_level if values.get(k) is None] == []
+    assert [k for k in row_level if k in missing] == []
+    for k in ("hitl.length.ratio_agree", "hitl.length.ratio_disagree"):
+        assert isinstance(values[k], float) and values[k] > 0, k

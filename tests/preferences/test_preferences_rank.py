@@ -312,10 +312,9 @@ def test_the_hub_cards_layout_with_response_a_and_response_b_is_read(tmp_path):
     """Was: the reader took response texts only as a_text / b_text (the authors' export); the hub's dataset card
     names them response_a / response_b. rank reads such a file (it does not need the texts) and the preferences
     reader takes the texts from it: the length ratios are those of the same rows with a_text / b_text."""
-    rows = make_study_rows(seed=2)
-    card = rows.rename(columns={"a_text": "response_a", "b_text": "response_b"}).assign(
-        axis=lambda d: d["a_model"] + " vs " + d["b_model"], prompt="the prompt"
-    )
+    card = make_study_rows(seed=2)  # the hub card's layout (compendium.data.synthetic_hitl.CARD_COLUMNS)
+    assert {"response_a", "response_b", "axis", "prompt"} <= set(card.columns) and "a_text" not in card.columns
+    rows = card.rename(columns={"response_a": "a_text", "response_b": "b_text"})
     f = _write(card, tmp_path / "annotations.parquet")
     res = rank.rank(f, n_boot=50, seed=0, ci=rank.CI)
     ref = rank.rank(_write(rows, tmp_path / "with_a_text.parquet"), n_boot=50, seed=0, ci=rank.CI)

@@ -15,7 +15,7 @@ from statsmodels.stats.proportion import proportion_confint
 
 from compendium import data, preferences as pref
 from compendium.pipeline import paths
-from compendium.preferences import build, register
+from compendium.preferences import build, register, rowlevel
 from compendium.preferences.reproduce import VAL_PREF_ACC
 from compendium.stats import pairwise as pw
 
@@ -73,6 +73,35 @@ def test_without_rows_row_level_cells_name_the_annotations(built):
         if c["level"] == "row_level":
             assert values[c["id"]] is None
             assert "data/hitl/annotations.parquet" in missing[c["id"]]
+
+
+def test_without_rows_the_length_ratios_name_both_pairs_of_text_columns(built):
+    """Was: the note named only a_text / b_text (and a file of the authors' repository nothing here reads); the
+    hub's dataset card lists the texts as response_a / response_b, and the reader takes either pair."""
+    _, missing = built
+    for k in ("hitl.length.ratio_agree", "hitl.length.ratio_disagree"):
+        assert "data/hitl/annotations.parquet" in missing[k]
+        for a, b in rowlevel.TEXT_COLUMNS:
+            assert f"{a} / {b}" in missing[k], (k, a)
+        assert "prolific_pair_grid" not in missing[k]
+
+
+def test_rows_without_texts_leave_only_the_length_ratios_empty_with_one_sentence(inputs):
+    """Card-shaped rows without their response_a / response_b: every other row-level claim is computed, the two
+    length ratios are empty and ``missing`` says in one sentence which columns they need (both pairs)."""
+    from compendium.data.synthetic_hitl import make_study_rows
+
+    rows = make_study_rows(seed=1).drop(columns=["response_a", "response_b"])
+    values, missing = register.register_values(_sections(inputs, annotations=rows))
+    lengths = ["hitl.length.ratio_agree", "hitl.length.ratio_disagree"]
+    row_level = [c["id"] for c in _register()["claims"] if c["level"] == "row_level"]
+    assert [k for k in row_level if values[k] is None] == lengths
+    assert [k for k in row_level if k in missing] == lengths
+    for k in lengths:
+        assert missing[k] == rowlevel.TEXTS_ABSENT
+    for a, b in rowlevel.TEXT_COLUMNS:
+        assert f"{a} / {b}" in rowlevel.TEXTS_ABSENT
+    assert ". " not in rowlevel.TEXTS_ABSENT and "\n" not in rowlevel.TEXTS_ABSENT  # one sentence
 
 
 def test_outside_cells_are_none_with_reason(built):

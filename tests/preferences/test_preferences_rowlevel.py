@@ -410,3 +410,36 @@ def test_duplicated_rows_name_the_file_the_key_and_the_rows_and_are_counted_per_
     policy = anomalies.policy_table()
     hitl = policy[(policy["dataset"] == "HITL") & policy["case"].str.contains("participant")]
     assert list(hitl["action"]) == ["tolerated"], policy
+
+
+@pytest.mark.parametrize(
+    "found, absent",
+    [("response_a", "response_b"), ("response_b", "response_a"), ("a_text", "b_text"), ("b_text", "a_text")],
+)
+def test_half_a_pair_of_response_texts_is_refused_naming_the_file_and_both_columns(tmp_path, found, absent):
+    """One response-text column without its partner (and no complete pair) is a damaged file: refused in one
+    sentence naming the file, the column missing and the one found, with both ways on (the anomaly policy's
+    HITL rule). Either complete pair is read; neither pair reads the rows without texts."""
+    from compendium.data import anomalies
+
+    f = tmp_path / "a.jsonl"
+    make_rows().assign(**{found: "some text"}).to_json(f, orient="records", lines=True)
+    with pytest.raises(DataValidationError) as e:
+        rowlevel.normalise_annotations(rowlevel.read_annotations(f))
+    msg = str(e.value)
+    assert msg.startswith(f"{f}: missing column {absent!r}: the file has the response text {found!r} but not "), msg
+    assert msg.endswith(f"add {absent!r}, or remove {found!r} to read the rows without texts"), msg
+    assert "\n" not in msg and msg.count(": ") == 2
+    policy = anomalies.policy_table()
+    rule = policy[(policy["dataset"] == "HITL") & policy["case"].str.contains("response-text")]
+    assert list(rule["action"]) == ["refused"]
+
+
+@pytest.mark.parametrize("pair", rowlevel.TEXT_COLUMNS, ids=lambda p: p[0])
+def test_either_pair_of_response_texts_is_read_and_neither_is_noted(pair):
+    rows = make_rows()
+    bare = rowlevel.normalise_annotations(rows)
+    assert bare.attrs["text_columns"] is None and "a_text" not in bare
+    both = rowlevel.normalise_annotations(rows.assign(**{pair[0]: "aa", pair[1]: "bbbb"}))
+    assert both.attrs["text_columns"] == list(pair)
+    assert (both["a_text"] == "aa").all() and (both["b_text"] == "bbbb").all()

@@ -69,7 +69,10 @@ def test_fixture_reproduces_published_counts(rows, norm):
     for p in ("pc04", "cw03", "et02", "po01", "po06"):
         for c in ("winner_votes", "ties", "loser_votes"):
             assert values[f"hitl.examples.{p}.{c}"] == pub[f"hitl.examples.{p}.{c}"]
-    # with rows every row-level cell has a value (texts are in the fixture)
+    # with rows every row-level cell has a value: the fixture has the hub card's columns, its response texts as
+    # response_a / response_b (not the authors' a_text / b_text), and the two length ratios are computed from them
+    assert {"response_a", "response_b"} <= set(rows.columns) and not {"a_text", "b_text"} & set(rows.columns)
+    assert values["hitl.length.ratio_agree"] is not None and values["hitl.length.ratio_disagree"] is not None
     reg = yaml.safe_load((paths.PUBLISHED / "hitl.yaml").read_text())
     row_level = [c["id"] for c in reg["claims"] if c["level"] == "row_level"]
     assert [k for k in row_level if values[k] is None] == []
@@ -198,11 +201,12 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 
 def annealed_rows() -> pd.DataFrame:
-    """fixtures/hitl_rows.csv.gz with response texts of the lengths in fixtures/hitl_text_lengths.csv."""
+    """fixtures/hitl_rows.csv.gz (the hub's layout) with response texts of the lengths in
+    fixtures/hitl_text_lengths.csv, under the names the hub's dataset card gives them, response_a / response_b."""
     rows = pd.read_csv(FIXTURES / "hitl_rows.csv.gz")
     ln = pd.read_csv(FIXTURES / "hitl_text_lengths.csv").set_index(["prompt_id", "model"])["length"]
-    rows["a_text"] = ["w" * ln[(p, m)] for p, m in zip(rows.prompt_id, rows.a_model)]
-    rows["b_text"] = ["w" * ln[(p, m)] for p, m in zip(rows.prompt_id, rows.b_model)]
+    rows["response_a"] = ["w" * ln[(p, m)] for p, m in zip(rows.prompt_id, rows.a_model)]
+    rows["response_b"] = ["w" * ln[(p, m)] for p, m in zip(rows.prompt_id, rows.b_model)]
     return rows
 
 

@@ -282,6 +282,24 @@ def test_rowlevel_text_without_rows_names_the_file(res):
     assert "were not available" in text and "annotations.parquet" in text and "305" in text
 
 
+@pytest.mark.parametrize("texts", [True, False], ids=["card-shaped", "no-texts"])
+def test_rowlevel_text_says_when_the_rows_have_no_response_texts(res, texts):
+    """With card-shaped rows (response texts as response_a / response_b) the paragraph says nothing of texts;
+    without either pair of text columns it says, in one sentence, which columns the length ratios need."""
+    from compendium.chapter.safetext import myst
+    from compendium.data.synthetic_hitl import make_study_rows
+    from compendium.preferences import build as pbuild, rowlevel
+
+    rows = make_study_rows(seed=1)
+    if not texts:
+        rows = rows.drop(columns=["response_a", "response_b"])
+    with_rows = dataclasses.replace(res, rows=pbuild.row_level(dataclasses.replace(res.inputs, annotations=rows)))
+    text = summary.rowlevel_text(with_rows)
+    assert text.startswith("The row-level annotations are present")
+    assert (str(myst(rowlevel.TEXTS_ABSENT)) in text) is not texts
+    assert ("response" in text) is not texts  # the sentence is the only mention of the texts
+
+
 def test_stage_values_and_tables(res):
     reg, missing = register.register_values(res)
     v = merge_values(pref_values.stage_values(res), reg)

@@ -1,7 +1,8 @@
 """With data: the day the hub data arrive, on a scratch clone (``make test-with-data``; marker ``withdata``).
 
 Synthetic snapshots in the hub's layout are served by the loopback hub (tests/hubmock.py):
-the HITL annotations from :mod:`compendium.data.synthetic_hitl` and, when the branch has it, the PWB
+the HITL annotations from :mod:`compendium.data.synthetic_hitl` (the hub card's columns: response texts as
+``response_a`` / ``response_b``) and, when the branch has it, the PWB
 per-instance release from ``compendium.data.synthetic_pwb``. Then, unchanged, what a user runs:
 ``python -m compendium.data.acquire hitl`` (and ``pwb``) with ``HF_ENDPOINT`` set and a fresh ``HF_HOME``,
 and ``dvc repro``. Checked: every ``row_level`` claim (and ``per_instance`` when the PWB part ran) has a
@@ -63,6 +64,9 @@ def test_acquire_from_the_hub_then_repro_computes_every_row_level_claim(tmp_path
     snaps = tmp_path / "snapshots"
     p = run(clone, sys.executable, "-m", "compendium.data.synthetic_hitl", str(snaps / "hitl"), "--seed", "1")
     assert p.returncode == 0, p.stderr
+    # card-shaped: the response texts under the names the hub's dataset card lists, not the authors' a_text / b_text
+    served = pd.read_parquet(snaps / "hitl" / "data" / "annotations-00000-of-00001.parquet")
+    assert {"response_a", "response_b"} <= set(served.columns) and not {"a_text", "b_text"} & set(served.columns)
     repos = {"ProlificAI/autoresearch-hitl-annotations": snaps / "hitl"}
     datasets = ["hitl"]
     if HAS_SYNTHETIC_PWB:
@@ -110,6 +114,10 @@ def test_acquire_from_the_hub_then_repro_computes_every_row_level_claim(tmp_path
     lacking = claims[sel & ((claims["status"] == "needs_data") | (claims["reproduced"].str.strip() == ""))]
     assert lacking.empty, lacking[["claim_id", "status"]].head(20).to_string()
     assert (claims["level"] == "row_level").sum() == 72
+    # among them the two response-length ratios, computed from response_a / response_b
+    lengths = claims[claims["claim_id"].isin(["hitl.length.ratio_agree", "hitl.length.ratio_disagree"])]
+    assert len(lengths) == 2 and (lengths["status"] != "needs_data").all(), lengths[["claim_id", "status"]]
+    assert (lengths["reproduced"].str.strip() != "").all(), lengths[["claim_id", "reproduced"]]
     outside = claims[claims["level"] == "outside"]
     assert int((outside["status"] == "needs_data").sum()) == 20
     counts = claims[claims["level"].isin(levels)].groupby("status").size().to_dict()

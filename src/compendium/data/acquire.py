@@ -450,11 +450,14 @@ def _from_local(dataset: str, src: Path, work: Path) -> dict:
 # ----------------------------------------------------------------------------------------------
 
 
-def _validate(dataset: str, staged: Path) -> None:
-    """Parse and validate what the download brought, with the readers the stages use."""
+def _validate(dataset: str, staged: Path) -> list[str]:
+    """Parse and validate what the download brought, with the readers the stages use; return the notes on what
+    it lacks that the stages would use (HITL annotations without response texts, in either pair of names the
+    reader takes: ``response_a`` / ``response_b`` as the hub's card lists them, or ``a_text`` / ``b_text``)."""
     from .load import load_table
     from .schema import ALL_TABLES
 
+    notes = []
     for name, spec in ALL_TABLES.items():
         if spec.relpath.startswith(dataset + "/") and (staged / spec.relpath).exists():
             load_table(name, root=staged, verify=False)
@@ -469,12 +472,15 @@ def _validate(dataset: str, staged: Path) -> None:
                 prompts = load_hitl_prompts()
             except (DataError, OSError):
                 prompts = None
-            rowlevel.normalise_annotations(rowlevel.read_annotations(p), prompts=prompts)
+            norm = rowlevel.normalise_annotations(rowlevel.read_annotations(p), prompts=prompts)
+            if norm.attrs["text_columns"] is None:
+                notes.append(f"data/{p.relative_to(staged).as_posix()}: {rowlevel.TEXTS_ABSENT}.")
     if dataset == "pwb" and (staged / "pwb" / "results").is_dir():
         from ..pwb import instances
 
         # the stage reads it so: the checks of the files and of the release (all 7 models x 2 conditions)
         instances.load_hf_results(staged / "pwb" / "results", complete=True, verify=False)
+    return notes
 
 
 def _units(dataset: str, targets: list[str]) -> list[str]:
@@ -624,9 +630,11 @@ def acquire(
     deadline: float = 900.0,
     source: Path | None = None,
     acquired_root: Path | None = None,
+    notes: list[str] | None = None,
 ) -> str:
     """Fetch ``dataset`` (or take it from ``source``), verify, validate and move it into ``data/``; return the
-    resolved revision. Changes nothing on failure.
+    resolved revision. Changes nothing on failure. ``notes``, when given, receives one sentence for each thing
+    the acquired files lack that a stage would use (:func:`_validate`; the command prints them).
 
     ``timeout`` bounds the first connection, ``deadline`` the whole download (seconds). ``downloader`` (for
     tests) replaces the child process: ``downloader(dataset, revision, work)`` must fill ``work/snap`` and
@@ -665,7 +673,7 @@ def acquire(
                 continue
             (staged / target).parent.mkdir(parents=True, exist_ok=True)
             os.replace(work / "snap" / name, staged / target)
-        _validate(dataset, staged)
+        lacking = _validate(dataset, staged)
         targets = sorted(t for t in wanted.values() if t)
         units = _units(dataset, targets)
         groups = {_group(t) for t in targets}
@@ -710,6 +718,8 @@ def acquire(
                 committed = True
         finally:
             tmp.unlink(missing_ok=True)
+        if notes is not None:
+            notes.extend(lacking)
         return sha
     except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM/SIGHUP through main's handler
         exc.committed = committed  # so the message says whether data/ changed
@@ -744,8 +754,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = ap.parse_args(argv)
     before = {sig: signal.signal(sig, _raise_interrupted) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    notes: list[str] = []
     try:
-        sha = acquire(args.dataset, args.revision, args.timeout, deadline=args.deadline, source=args.source)
+        sha = acquire(
+            args.dataset, args.revision, args.timeout, deadline=args.deadline, source=args.source, notes=notes
+        )
     except KeyboardInterrupt as exc:
         name = exc.args[0] if isinstance(exc, Interrupted) else "SIGINT"
         code = 128 + getattr(exc, "signum", signal.SIGINT)
@@ -792,6 +805,8 @@ def main(argv: list[str] | None = None) -> int:
         else f"validated; {len(given)} file(s) had no hub checksum to compare with and were recorded as given"
     )
     print(f"{args.dataset}: acquired from {origin} at revision {sha}, {how}.\n{nxt}")
+    for note in notes:  # what the files lack that a stage would use (their names are the project's or the hub's)
+        print(f"note: {visible(note, inline=True)}")
     return 0
 
 

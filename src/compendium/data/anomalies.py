@@ -104,6 +104,13 @@ POLICY: tuple[Rule, ...] = (
         "counted, as the study's report counts every row; a warning names the file, the key and the rows",
     ),
     Rule("HITL", "annotation row without a choice", "skipped", "as the study's report skips it; counted"),
+    Rule(
+        "HITL",
+        "one response-text column without its partner (response_a without response_b, or a_text without b_text)",
+        "refused",
+        "file and the missing column named: response texts come in pairs; annotations with neither pair are read "
+        "without texts, and the two length ratios say which columns they need",
+    ),
     Rule("all", "JSON nested too deep to parse, or not valid JSON", "refused", "file named (and the line)"),
 )
 

@@ -1,15 +1,29 @@
-"""A seeded synthetic HITL annotation release: 1,507 rows in the hub card's layouts (parquet, jsonl, csv) or
+"""A seeded synthetic HITL annotation release: 1,507 rows in the hub card's layout (parquet, jsonl, csv) or
 the study's own export, aggregating exactly to the published pair and per-category counts.
 
     python -m compendium.data.synthetic_hitl OUTDIR [--seed N] [--layout parquet|jsonl|csv|export]
 
 Hub layouts write ``OUTDIR/README.md`` (YAML ``configs:`` with config ``annotations`` and its
-``data_files``) and ``OUTDIR/data/annotations-00000-of-00001.<ext>`` (columns ``participant_id``,
-``scenario_id``, ``prompt_id``, ``a_model``, ``b_model`` with the dataset's model ids,
-``choice_canonical``, ``a_text``, ``b_text``, ``comment``), a folder the loopback hub of the tests serves as
+``data_files``) and ``OUTDIR/data/annotations-00000-of-00001.<ext>`` with the columns of the dataset card
+(:data:`CARD_COLUMNS`), a folder the loopback hub of the tests serves as
 ``ProlificAI/autoresearch-hitl-annotations`` and ``python -m compendium.data.acquire hitl --from OUTDIR``
 accepts. ``--layout export`` writes ``OUTDIR/annotations_real.json``, the study's export as the authors'
-``build_report.py`` reads it (``prolific_pid``, the internal model ids, the comment in ``responses``).
+``build_report.py`` reads it (``prolific_pid``, the internal model ids, the comment in ``responses``, the
+response texts as ``a_text`` / ``b_text``).
+
+**Where the hub layout's column names come from.** The dataset card, ``README.md`` of
+huggingface.co/datasets/ProlificAI/autoresearch-hitl-annotations at commit 275b71d (read through the
+project's search tool, which stores it; nothing is bundled in ``data/hitl``), lists in its "Columns" table
+``participant_id`` (P001..P305), ``scenario_id``, ``prompt_id``, ``axis`` (the pair, sorted: "<model_x> vs
+<model_y>"), ``prompt`` (the prompt text), ``a_model`` / ``b_model`` (untrained, recipe_a .. recipe_d),
+``a_recipe_name`` / ``b_recipe_name`` (e.g. "Recipe C · LoRA + filtered data") and ``a_provenance`` /
+``b_provenance`` ("one of untrained, agent, ..."); issue 37 (read from the same card) adds the response
+texts, ``response_a`` / ``response_b``. The stored copy of the card breaks off inside the provenance row, so
+two things are not from the card: the choice column keeps the name the authors' ``build_report.py`` reads
+(``choice_canonical``) and the comment column is ``comment``; the recipe names and provenance values are
+those of ``build_report.py`` (``MODEL_DISPLAY``, the labels of ``PROVENANCE``), and ``axis`` is sorted
+alphabetically. The preferences reader uses the ids, the choice, the comment and the response texts; it
+ignores ``axis``, ``prompt``, the recipe names and the provenance.
 
 How the rows are made (:func:`make_study_rows`): per pair and prompt category the published wins, losses
 and ties are dealt to that category's prompts, with the published number of 3-rating scenarios per pair
@@ -42,6 +56,42 @@ from .errors import DataValidationError
 INTERNAL = {v: k for k, v in INTERNAL_MODEL_IDS.items()}
 HF_ID = "ProlificAI/autoresearch-hitl-annotations"
 LAYOUTS = ("parquet", "jsonl", "csv", "export")
+#: The hub layout's columns, in the card's order (the module docstring says which come from the card).
+CARD_COLUMNS = (
+    "participant_id",
+    "scenario_id",
+    "prompt_id",
+    "axis",
+    "prompt",
+    "a_model",
+    "b_model",
+    "a_recipe_name",
+    "b_recipe_name",
+    "a_provenance",
+    "b_provenance",
+    "response_a",
+    "response_b",
+    "choice_canonical",
+    "comment",
+)
+#: The response-text columns: the hub card's names -> the authors' export's (``build_report.py``'s grid).
+EXPORT_TEXT_COLUMNS = {"response_a": "a_text", "response_b": "b_text"}
+#: Recipe names by dataset id: ``build_report.py``'s ``MODEL_DISPLAY`` under :data:`INTERNAL_MODEL_IDS`.
+RECIPE_NAMES = {
+    "untrained": "Original model",
+    "recipe_a": "Recipe A · default DPO",
+    "recipe_b": "Recipe B · agent's pick",
+    "recipe_c": "Recipe C · LoRA + filtered data",
+    "recipe_d": "Recipe D · deeper LoRA + filtered data",
+}
+#: Where each recipe came from: the labels of ``build_report.py``'s ``PROVENANCE``.
+PROVENANCE = {
+    "untrained": "untrained",
+    "recipe_a": "agent",
+    "recipe_b": "agent",
+    "recipe_c": "agent + researcher",
+    "recipe_d": "agent + researcher",
+}
 
 
 def _published():
@@ -121,8 +171,10 @@ def check_categories(prompts: pd.DataFrame, by_cat: pd.DataFrame) -> None:
 def make_study_rows(seed: int = 1, layout: str = "hf", choice_column: str = "choice_canonical") -> pd.DataFrame:
     """1,507 synthetic rows reproducing the released counts (see the module docstring).
 
-    ``layout="hf"``: participant_id, dataset model ids; ``layout="export"``: prolific_pid, the study's
-    internal ids, the comment inside ``responses``. The grid side A of each scenario is random.
+    ``layout="hf"``: the hub card's columns (:data:`CARD_COLUMNS`: participant_id, dataset model ids, response
+    texts as ``response_a`` / ``response_b``); ``layout="export"``: the authors' export (prolific_pid, the
+    study's internal ids, response texts as ``a_text`` / ``b_text``, the comment inside ``responses``). The
+    grid side A of each scenario is random; the rows (and the seeded draws) are the same in both layouts.
     """
     rng = np.random.default_rng(seed)
     pub = _published()
@@ -198,20 +250,35 @@ def make_study_rows(seed: int = 1, layout: str = "hf", choice_column: str = "cho
                     "prompt_id": p,
                     "a_model": a,
                     "b_model": b,
+                    "response_a": f"{a}:{p}:" + "w" * (40 + 7 * MODELS.index(a)),
+                    "response_b": f"{b}:{p}:" + "w" * (40 + 7 * MODELS.index(b)),
                     "choice_canonical": side,
-                    "a_text": f"{a}:{p}:" + "w" * (40 + 7 * MODELS.index(a)),
-                    "b_text": f"{b}:{p}:" + "w" * (40 + 7 * MODELS.index(b)),
                     "comment": "shorter" if o == "y" else "",
                 }
             )
     df = pd.DataFrame(rows)
     df.insert(0, "participant_id", [f"P{(i % 305) + 1:03d}" for i in range(len(df))])
     if layout == "export":
+        df = (
+            df[["participant_id", "scenario_id", "prompt_id", "a_model", "b_model", "choice_canonical"]]
+            .join(df[list(EXPORT_TEXT_COLUMNS)].rename(columns=EXPORT_TEXT_COLUMNS))
+            .assign(comment=df["comment"])
+        )
         df = df.rename(columns={"participant_id": "prolific_pid"})
         df["prolific_pid"] = "5f" + df["prolific_pid"].str[1:].str.zfill(22)
         df["a_model"] = df["a_model"].map(INTERNAL)
         df["b_model"] = df["b_model"].map(INTERNAL)
         df["responses"] = [{"comment": c} for c in df.pop("comment")]
+    else:
+        text = dict(zip(prompts["id"], prompts["text"]))
+        df = df.assign(
+            axis=[" vs ".join(sorted(pair)) for pair in zip(df["a_model"], df["b_model"])],
+            prompt=df["prompt_id"].map(text),
+            a_recipe_name=df["a_model"].map(RECIPE_NAMES),
+            b_recipe_name=df["b_model"].map(RECIPE_NAMES),
+            a_provenance=df["a_model"].map(PROVENANCE),
+            b_provenance=df["b_model"].map(PROVENANCE),
+        )[list(CARD_COLUMNS)]
     if choice_column != "choice_canonical":
         df = df.rename(columns={"choice_canonical": choice_column})
     return df

@@ -9,7 +9,8 @@ text claims. A cell whose input is absent is ``None`` and the ``missing`` dict n
   8 per-category tables, the three steps (human side), the comment themes, the text claims;
 * **row_level** (``data/hitl/annotations.parquet``, Hugging Face): Fleiss' kappa per pair, the
   per-category disagreement table, the example vote tallies, the participants, the length ratios
-  (these also need the response texts);
+  (these also need the response texts: ``response_a`` / ``response_b``, the hub card's columns, or
+  ``a_text`` / ``b_text``, the authors' export);
 * **outside**: ``val_pref_acc`` and its differences need the model checkpoints and UltraFeedback
   ``test_prefs``. The project holds the five values only as the design input transcribed from the
   authors' code (:data:`compendium.preferences.reproduce.VAL_PREF_ACC`); they order the models for the
@@ -52,9 +53,12 @@ OUTSIDE_MISSING = (
 )
 #: What a None of a design constant the inputs do not hold is.
 DESIGN_MISSING = "design constant stated in the report; not held by the project's inputs (quoted)"
+#: What the two length ratios also wait for without annotations: their response texts, under either pair of
+#: names the reader takes (:data:`compendium.preferences.rowlevel.TEXT_COLUMNS`). With annotations that have
+#: neither pair, the note is :data:`compendium.preferences.rowlevel.TEXTS_ABSENT`.
 TEXTS_MISSING = (
-    "response texts of each scenario (eval_data/phase2/prolific_pair_grid.json in "
-    "prolific-oss/autoresearch-mlx, or a_text/b_text columns in the annotations; not bundled)"
+    "their response texts (columns response_a / response_b, as the hub's dataset card lists them, or a_text / "
+    "b_text, the authors' export)"
 )
 #: Register slugs of the prose steps "From -> To".
 STEPS = {"a_to_b": ("recipe_a", "recipe_b"), "b_to_c": ("recipe_b", "recipe_c"), "c_to_d": ("recipe_c", "recipe_d")}
@@ -386,8 +390,9 @@ def register_values(result, layout: list[dict] | None = None) -> tuple[dict, dic
     else:
         put("hitl.n_participants", rows.n_participants, "")
         lr = rows.length_ratios
-        put("hitl.length.ratio_agree", None if lr is None else lr["agree"], TEXTS_MISSING)
-        put("hitl.length.ratio_disagree", None if lr is None else lr["disagree"], TEXTS_MISSING)
+        for k in ("agree", "disagree"):
+            why = rowlevel.TEXTS_ABSENT if lr is None else f"no scenario where people {k}d with the metric in the rows"
+            put(f"hitl.length.ratio_{k}", None if lr is None else lr[k], why)
         if "comment" in rows.rows.columns:
             values["hitl.comments.n.variant.rows"] = int((rows.rows["comment"].str.len() > 0).sum())
     return values, missing

@@ -15,7 +15,9 @@ Two layouts are accepted (:func:`normalise_annotations`):
   choice in ``choice_canonical``; the comment may sit in ``responses.comment``.
 
 The response texts, when present, are the first pair of :data:`TEXT_COLUMNS` found: ``a_text`` / ``b_text``
-(the authors' export) or ``response_a`` / ``response_b`` (the names of the hub card's layout).
+(the authors' export) or ``response_a`` / ``response_b`` (the names of the hub card's layout). A file with
+neither pair is read without them (:data:`TEXTS_ABSENT` says so where the two length ratios would be); a file
+with one column of a pair and not the other is refused (:func:`text_columns`).
 
 The choice column is the first of :data:`CHOICE_COLUMNS` present (``choice_canonical``, ``choice``,
 ``label``, ...): ``A`` / ``B`` / ``tie`` (and spelled-out variants), or the id of the preferred model.
@@ -87,6 +89,14 @@ CHOICE_COLUMNS = (
 #: Accepted names of the two response-text columns (side A, side B), the first pair present wins: the authors'
 #: export names them ``a_text`` / ``b_text``, the hub card's layout ``response_a`` / ``response_b``.
 TEXT_COLUMNS = (("a_text", "b_text"), ("response_a", "response_b"))
+#: The one sentence for annotations without response texts (the register's missing note of the two length
+#: ratios, the chapter's row-level paragraph, the acquisition's note): which columns were looked for.
+TEXTS_ABSENT = (
+    "The annotations have no response texts: neither response_a / response_b (the columns the hub's dataset card "
+    "lists) nor a_text / b_text (the authors' export) is among their columns, so the two length ratios "
+    "(hitl.length.ratio_agree, hitl.length.ratio_disagree) are not computed; the hub's annotations config has "
+    "response_a / response_b"
+)
 #: Columns naming the model *displayed* first (left / top) to the participant; only with one of these
 #: can a position bias be measured.
 DISPLAY_COLUMNS = ("displayed_first_model", "shown_first_model", "left_model", "display_a_model")
@@ -251,6 +261,27 @@ def _comments(df: pd.DataFrame) -> pd.Series | None:
     return None
 
 
+def text_columns(columns, where: str = "annotations") -> tuple[str, str] | None:
+    """The response-text columns among ``columns``: the first pair of :data:`TEXT_COLUMNS` with both present,
+    or None when no column of any pair is there (:data:`TEXTS_ABSENT`). One column of a pair without the other
+    (and no complete pair) raises ``DataValidationError`` naming ``where``, the column found and the one
+    missing: half a pair cannot give the length ratios, and is more likely a damaged file than a choice."""
+    have = set(columns)
+    pair = next((p for p in TEXT_COLUMNS if set(p) <= have), None)
+    if pair is not None:
+        return pair
+    half = next(((p, c) for p in TEXT_COLUMNS for c in p if c in have), None)
+    if half is None:
+        return None
+    (first, second), found = half
+    other = second if found == first else first
+    names = " or ".join(f"{a!r} / {b!r}" for a, b in TEXT_COLUMNS)
+    raise DataValidationError(
+        f"{where}: missing column {other!r}: the file has the response text {found!r} but not {other!r} (response "
+        f"texts come in pairs, {names}); add {other!r}, or remove {found!r} to read the rows without texts"
+    )
+
+
 def normalise_annotations(df: pd.DataFrame, prompts: pd.DataFrame | None = None) -> pd.DataFrame:
     """Validate the rows (either layout) and put every judgement in the study's canonical orientation.
 
@@ -259,7 +290,8 @@ def normalise_annotations(df: pd.DataFrame, prompts: pd.DataFrame | None = None)
     ``side_choice`` (``A``/``B``/``tie``: the canonical side chosen), ``model_x, model_y`` (the earlier and
     later model in :data:`MODELS` order) and ``outcome`` (``x``/``y``/``tie``); plus ``displayed_first``
     (the model shown first) when the rows record it, ``comment`` and ``a_text, b_text`` when present (from the
-    first pair of :data:`TEXT_COLUMNS` in the file: ``a_text`` / ``b_text`` or ``response_a`` / ``response_b``).
+    first pair of :data:`TEXT_COLUMNS` in the file: ``a_text`` / ``b_text`` or ``response_a`` / ``response_b``;
+    :func:`text_columns`; ``attrs["text_columns"]`` names the pair read, None without texts).
     Raises ``DataValidationError`` (a ``ValueError``) naming the column and the offending values.
 
     Rows without a choice (missing or empty) are skipped, as the study's report skips them; the frame's
@@ -280,6 +312,7 @@ def normalise_annotations(df: pd.DataFrame, prompts: pd.DataFrame | None = None)
             f"{list(PARTICIPANT_COLUMNS)}, found columns {list(df.columns)[:12]}"
         )
     require_columns(df, REQUIRED, where, hint=f" plus a choice column (one of {list(CHOICE_COLUMNS)})")
+    texts = text_columns(df.columns, where)
     col = next((c for c in CHOICE_COLUMNS if c in df.columns), None)
     if col is None:
         raise DataValidationError(
@@ -362,7 +395,6 @@ def normalise_annotations(df: pd.DataFrame, prompts: pd.DataFrame | None = None)
     com = _comments(df)
     if com is not None:
         out["comment"] = com.to_numpy()
-    texts = next((pair for pair in TEXT_COLUMNS if all(c in df.columns for c in pair)), None)
     if texts is not None:  # a_text / b_text (the authors' export) or response_a / response_b (the hub card)
         out["a_text"] = df[texts[0]].fillna("").astype(str).to_numpy()
         out["b_text"] = df[texts[1]].fillna("").astype(str).to_numpy()
@@ -380,6 +412,7 @@ def normalise_annotations(df: pd.DataFrame, prompts: pd.DataFrame | None = None)
             "n_rows_read": n_rows,
             "n_without_choice": int(no_choice.sum()),
             "n_participants_all": n_participants_all,
+            "text_columns": list(texts) if texts is not None else None,
             **repeated_keys(out["participant_id"], out["scenario_id"], rows, stacklevel=3),
         }
     )
@@ -624,7 +657,8 @@ def length_ratios(norm: pd.DataFrame, val_pref_acc: dict[str, float] = VAL_PREF_
     """Character-length ratio of the higher- to the lower-``val_pref_acc`` response, as the report computes
     it: mean length of the higher-val texts / mean length of the lower-val texts, over the scenarios where
     people agreed with the metric (``agree``) and where they disagreed (``disagree``). None when the rows
-    carry no response texts (``a_text``/``b_text``, read from either pair of :data:`TEXT_COLUMNS`)."""
+    carry no response texts (``a_text``/``b_text``, read from either pair of :data:`TEXT_COLUMNS`; what is
+    missing then is :data:`TEXTS_ABSENT`)."""
     if "a_text" not in norm.columns:
         return None
     v = scenario_verdicts(norm, val_pref_acc)

@@ -26,7 +26,7 @@ from compendium.chapter.publish import phrases
 from compendium.pipeline import paths, yamlfile
 from compendium.stats.mcdigits import mc_format, mc_step
 
-from . import register
+from . import register, rowlevel
 from .build import STUDY
 from .reproduce import MODEL_LABELS, MODELS
 from .simulation import STRATEGIES
@@ -636,7 +636,7 @@ def summary(result: PreferencesResult) -> dict[str, Any]:
 
 def rowlevel_text(r: PreferencesResult) -> str:
     """The row-level paragraph (Markdown): what the annotations add, or which cells wait for them."""
-    from compendium.chapter.safetext import code  # the path is a parameter: a literal code span in the Markdown
+    from compendium.chapter.safetext import code, myst  # the path is a parameter: a literal code span in the Markdown
 
     path, rows = r.params.annotations_path, r.rows
     if rows is None:
@@ -657,6 +657,8 @@ def rowlevel_text(r: PreferencesResult) -> str:
         if bias is not None
         else "The rows do not record the displayed order, so no position bias is computed."
     )
+    # without response texts the two length ratios stay empty: say which columns were looked for
+    texts_text = "" if rows.length_ratios is not None else f"{myst(rowlevel.TEXTS_ABSENT)}. "
     text = (
         f"The row-level annotations are present ({code(path)}, {len(ann):,} rows). "
         f"They aggregate to the published pair counts in {int(agg['match'].sum())} of {len(agg)} "
@@ -667,7 +669,7 @@ def rowlevel_text(r: PreferencesResult) -> str:
         f"ranges from {kappa['kappa'].min():.2f} to {kappa['kappa'].max():.2f}. Canonical-side asymmetry: side A "
         f"was chosen in {side['share_a']:.1%} of {side['n_decisive']:,} decisive judgements (Wilson 95 % interval "
         f"{side['wilson_lo']:.3f}–{side['wilson_hi']:.3f}, exact binomial p = {side['binom_p']:.3f}). {bias_text} "
-        "The tables are `rowlevel_*.csv`."
+        f"{texts_text}The tables are `rowlevel_*.csv`."
     )
     skipped, dup = ann.attrs["n_without_choice"], ann.attrs["n_duplicate_rows"]
     return text + (
