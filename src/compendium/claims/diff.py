@@ -393,6 +393,18 @@ def render(d: Diff) -> str:
     return "\n".join(lines)
 
 
+def _say_unbuffered(message: str) -> None:
+    """``message`` on stderr straight through its file descriptor: a Ctrl-C can land inside a print of the
+    progress lines and leave ``sys.stderr``'s buffer mid-write, where a further print raises "reentrant call"
+    (seen once under heavy load: exit 1 and a traceback instead of the one sentence and 130)."""
+    with contextlib.suppress(Exception):
+        sys.stderr.flush()
+    try:
+        os.write(sys.stderr.fileno(), (message + "\n").encode("ascii", "backslashreplace"))
+    except (OSError, ValueError, AttributeError):
+        print(message, file=sys.stderr)
+
+
 def main(argv: list[str] | None = None) -> int:
     from compendium.pipeline.cli import safe_output
 
@@ -407,13 +419,12 @@ def main(argv: list[str] | None = None) -> int:
     try:
         d = diff(args.rev, log=lambda m: print(m, file=sys.stderr, flush=True), recompute_always=args.recompute)
     except KeyboardInterrupt:
-        print(
-            "claims diff: stopped by Ctrl-C; the temporary worktree was removed and nothing is left running.",
-            file=sys.stderr,
+        _say_unbuffered(
+            "claims diff: stopped by Ctrl-C; the temporary worktree was removed and nothing is left running."
         )
         return 130
     except Interrupted as exc:
-        print(f"claims diff: {exc}; the temporary worktree was removed and nothing is left running.", file=sys.stderr)
+        _say_unbuffered(f"claims diff: {exc}; the temporary worktree was removed and nothing is left running.")
         return exc.exit_code
     except DiffError as exc:
         print(f"claims diff: {exc}", file=sys.stderr)
