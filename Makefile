@@ -17,7 +17,7 @@ export MPLBACKEND := Agg
 
 help:
 	@echo "make reproduce   set up, restore data, run every stage (dvc repro), build the book"
-	@echo "make reset       back to the committed run after dvc exp run (params.yaml, dvc.lock, metrics, stage outputs; about 1.5 s)"
+	@echo "make reset       back to the committed run after dvc exp run (params.yaml, dvc.lock, metrics, stage outputs; about 7 s)"
 	@echo "make test        set up, restore data, run every test except the four scratch-clone suites (test-reliability, test-security, test-with-data, test-commands: minutes each)"
 	@echo "make lint        ruff on the package, tests, benchmarks and the notebooks' code cells (make format fixes)"
 	@echo "make test-reliability  failure cases (bad data, bad params, killed stages) on a scratch clone"
@@ -74,7 +74,7 @@ test: data
 	@SECONDS=0; rc=0; python -m pytest -n 2 --dist loadfile || rc=$$?; \
 	  echo ">> make test took $$((SECONDS / 60)) min $$((SECONDS % 60)) s"; exit $$rc
 
-# no `setup` prerequisite: a reset must not reinstall anything (it takes about 1.5 s)
+# no `setup` prerequisite: a reset must not reinstall anything (it takes about 7 s: DVC checks every output file against the cache)
 reset:
 	@test -x "$(BIN)/python" || { echo "ERROR: no $(VENV) in this checkout; run make setup first"; exit 1; }
 	"$(BIN)/python" -m compendium.pipeline.reset
