@@ -37,8 +37,8 @@ rates differ between prompt categories far beyond chance (its chapter's clustere
 twice as wide), so the pairs bootstrap describes a re-run on the same prompts and the clustered one a
 re-run on prompts like these. --cluster auto (the default) clusters by prompt_id when the file has it,
 else by category, else prints the pairs bootstrap only and says so; --cluster prompt, category or none
-chooses. The header line names the bootstrap(s) used; the clustered intervals are printed beside the
-pairs ones, never instead of them.
+chooses. The line after the table names the bootstrap(s) used; the clustered intervals are printed
+beside the pairs ones, never instead of them.
 
 A tie (bothbad) of an LMArena export is a tie like any other: neither response was preferred, so it
 counts as half a win to each side in Bradley-Terry and as a tie in Davidson, as LMArena's own
@@ -438,7 +438,7 @@ def rank(file: str | Path, *, n_boot: int, seed: int, ci: float, cluster: str = 
     ``cluster`` (:func:`cluster_of`): beside the pairs bootstrap, a clustered one (:func:`clustered_draws`) by
     prompt or category, whose interval and P(best) are the table's :data:`CLUSTER_VALUE_COLUMNS`; ``info`` says
     which ran (``cluster_by``: ``prompt``, ``category`` or None; ``cluster_column``, ``n_clusters``,
-    ``boot_left_out_clustered``; ``bootstrap``: the sentence naming them). The pairs bootstrap's numbers do not
+    ``boot_left_out_clustered``; ``bootstrap``: the sentence naming them, printed after the table). The pairs bootstrap's numbers do not
     depend on it."""
     from scipy import stats
 
@@ -537,7 +537,7 @@ def rank(file: str | Path, *, n_boot: int, seed: int, ci: float, cluster: str = 
 
 
 def bootstrap_sentence(by: str | None, n_clusters: int | None, columns: list[str]) -> str:
-    """Which bootstrap(s) the intervals come from, in one sentence (printed in the header, ``info["bootstrap"]``)."""
+    """Which bootstrap(s) the intervals come from, in one sentence (printed after the table, ``info["bootstrap"]``)."""
     pairs = f"Bootstrap: {BOOTSTRAP_NAMES[None]} (the study's)"
     if by is None:
         has = [c for c in CLUSTER_COLUMNS.values() if c in columns]

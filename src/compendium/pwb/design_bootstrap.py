@@ -117,7 +117,7 @@ HELP = (
     "resampled with replacement, the same ones for both conditions, each with its own runs (the cluster "
     "bootstrap, Davison & Hinkley 1997 section 3.8; Field & Welsh 2007): the interval for prompts like these, "
     "not for the same prompts run again. A third line resamples the three judges of each run as well, as a "
-    "sensitivity. Same draws and seed as the paper's bootstrap."
+    "sensitivity. As many draws as the paper's bootstrap, from the same seed (other streams)."
 )
 
 
