@@ -21,9 +21,10 @@ on prompts like these. It also gives ΔPWI and d_pooled no interval.
    alternative two-stage scheme that also resamples the runs of each drawn prompt *with* replacement
    (``resample_runs=True``, Davison & Hinkley's "Strategy 1") counts the run-to-run variance twice: the
    spread of the prompt means already holds it, and the second stage adds it again, about ``(1 - 1/b) s_w^2 /
-   (a b)`` to the variance of a dimension mean over ``a`` prompts of ``b`` runs (here up to 1.8 times the
-   runs-level variance when the prompts do not differ). It is implemented, tested and measured in the coverage
-   check (``tests/pwb/test_pwb_design_bootstrap.py``), not printed.
+   (a b)`` to the variance of a dimension mean over ``a`` prompts of ``b`` runs (``s_w^2`` the run-to-run
+   variance; with 20 prompts of 5 runs that do not differ, 1.75 times the true variance where the cluster
+   bootstrap gives 0.95 of it). It is implemented and its variance tested against that formula
+   (``tests/pwb/test_pwb_design_bootstrap.py``), not printed.
 3. *Judges, as a sensitivity* (``resample_judges=True``): the three judges of a run are resampled with
    replacement and the run's panel score recomputed as ``int(median)`` of the drawn values (the runner's rule;
    a run without judge values keeps its stored score). Not a component of the design-respecting interval: the
