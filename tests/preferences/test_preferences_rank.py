@@ -338,17 +338,30 @@ def test_the_study_layouts_give_exactly_what_they_gave_before(tmp_path, case):
     """The hub's layout, the authors' export, a ``winner`` choice column and someone else's small study give what
     ``rank.rank`` gave before issue 37 (fixtures/rank_before.json, made with the source at 43457b0 by
     fixtures/make_rank_before.py): every count, rate, strength, interval and setting equal (the Davidson fit,
-    BFGS, to 1e-9 relative: its last digits may depend on the BLAS kernel), plus the two new ``info`` keys."""
+    BFGS, to 1e-9 relative: its last digits may depend on the BLAS kernel), plus the two new ``info`` keys; and
+    the clustered bootstrap beside it (issue 37, intervals) changes none of the pairs bootstrap's numbers: its own
+    ``info`` keys and table columns are added, nothing else."""
     make = _fixture_cases()
     before = json.loads((FIXTURES / "rank_before.json").read_text())
     f = make.write_cases(tmp_path)[case]
     now = make.result(rank.rank(f, **before["settings"]))
     want = before["cases"][case]
     assert now["info"].pop("layout") == "study" and now["info"].pop("ties_both_bad") is None
+    clustered = {k: now["info"].pop(k) for k in ("cluster_by", "cluster_column", "n_clusters", "bootstrap")}
+    left_out = now["info"].pop("boot_left_out_clustered")
+    if "prompt_id" in rowlevel.read_annotations(f, verify=False).columns:  # the study's column: clustered by it
+        assert clustered["cluster_by"] == "prompt" and clustered["cluster_column"] == "prompt_id"
+        assert clustered["n_clusters"] >= 2 and left_out >= 0 and "prompts as clusters" in clustered["bootstrap"]
+    else:
+        pairs_only = rank.bootstrap_sentence(None, None, [])  # "... only: the file has no prompt_id or category ..."
+        assert clustered == {"cluster_by": None, "cluster_column": None, "n_clusters": None, "bootstrap": pairs_only}
+        assert left_out is None
     assert now["info"].keys() == want["info"].keys()
     assert now["info"] == {**want["info"], "davidson_nu": pytest.approx(want["info"]["davidson_nu"], rel=1e-9)}
     assert len(now["models"]) == len(want["models"])
     for got, was in zip(now["models"], want["models"]):
+        assert set(got) - set(was) == (set(rank.CLUSTER_VALUE_COLUMNS) if clustered["cluster_by"] else set())
+        got = {k: v for k, v in got.items() if k in was}
         assert got == {**was, "davidson_strength": pytest.approx(was["davidson_strength"], rel=1e-9)}, got["model"]
 
 
@@ -386,3 +399,111 @@ def test_help_names_the_command_and_the_layouts_in_plain_text(capsys):
     ):
         assert s in text, s
     assert all(c in text for c in rowlevel.CHOICE_COLUMNS)
+
+
+# --------------------------------------------------------------------------------------------------
+# the clustered bootstrap beside the pairs one (issue 37: intervals)
+# --------------------------------------------------------------------------------------------------
+
+STRENGTH = {"m1": 1.6, "m2": 1.0, "m3": 0.6}
+
+
+def _clustered_file(tmp_path, lean_sd, seed=0, n_prompts=60, per_pair=8, column="prompt_id"):
+    """Three models, every prompt judged ``per_pair`` times in each of the three pairs, one judgement in eight a
+    tie. A prompt shifts each model's log-strength by a normal effect of SD ``lean_sd`` (0: no cluster
+    structure)."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for p in range(n_prompts):
+        lean = dict(zip(STRENGTH, rng.normal(0, lean_sd, len(STRENGTH))))  # this prompt's shift of each model
+        for a, b in (("m1", "m2"), ("m2", "m3"), ("m1", "m3")):
+            prob = 1 / (1 + np.exp(-(np.log(STRENGTH[a] / STRENGTH[b]) + lean[a] - lean[b])))
+            for _ in range(per_pair):
+                choice = "tie" if rng.random() < 0.125 else "A" if rng.random() < prob else "B"
+                rows.append((a, b, choice, f"q{p:03d}"))
+    f = tmp_path / f"clustered-{lean_sd}-{column}.csv"
+    pd.DataFrame(rows, columns=["a_model", "b_model", "choice", column]).to_csv(f, index=False)
+    return f
+
+
+def _width_ratios(res) -> pd.Series:
+    t = res["table"].set_index("model")
+    return (t["bt_hi_clustered"] - t["bt_lo_clustered"]) / (t["bt_hi"] - t["bt_lo"])
+
+
+def test_the_clustered_interval_is_wider_when_prompts_differ_and_the_pairs_interval_is_untouched(tmp_path):
+    """Strong prompt effects (SD 1 on each log-strength, 8 judgements per prompt and pair): judgements on one prompt
+    agree with each other, so the prompts-as-clusters interval is much wider than the pairs bootstrap's; the
+    pairs bootstrap's numbers are those of the same file ranked with --cluster none."""
+    f = _clustered_file(tmp_path, lean_sd=1.0)
+    res = rank.rank(f, n_boot=1000, seed=3, ci=0.95)
+    assert res["info"]["cluster_by"] == "prompt" and res["info"]["n_clusters"] == 60
+    ratios = _width_ratios(res)
+    assert (ratios > 1.5).all(), ratios
+    plain = rank.rank(f, n_boot=1000, seed=3, ci=0.95, cluster="none")
+    pd.testing.assert_frame_equal(res["table"].drop(columns=list(rank.CLUSTER_VALUE_COLUMNS)), plain["table"])
+    assert plain["info"]["cluster_by"] is None and "--cluster none was given" in plain["info"]["bootstrap"]
+
+
+def test_without_cluster_structure_the_two_widths_agree_within_monte_carlo_error(tmp_path):
+    """No prompt effect: the prompts carry no information beyond the judgements, and the cluster bootstrap's
+    variance is (C - 1) / C of the pairs bootstrap's. With 3,000 replicates an interval's width has a Monte-Carlo
+    error of about 2 %, so a ratio of two independent widths about 3 %; the cluster bootstrap also estimates the
+    covariances between pairs from the prompts (zero here), which moves a width by about 1 / sqrt(C) at most, so
+    C = 600 prompts of 2 judgements per pair: they agree within 12 %."""
+    f = _clustered_file(tmp_path, lean_sd=0.0, n_prompts=600, per_pair=2, seed=1)
+    ratios = _width_ratios(rank.rank(f, n_boot=3000, seed=4, ci=0.95))
+    assert ((ratios - 1).abs() < 0.12).all(), ratios
+
+
+def test_the_cluster_counts_add_up_to_the_pair_counts_and_one_cluster_collapses_the_interval(tmp_path):
+    """Each judgement counted once, in its pair's orientation: the clusters' counts sum to the pairs' (the study's
+    layout with ties and both sides of each pair). One cluster holding everything: every replicate is the data,
+    so the clustered interval is the point estimate (hand-worked)."""
+    rows = make_study_rows(seed=4)
+    f = _write(rows, tmp_path / "rows.parquet")
+    raw = rowlevel.read_annotations(f, verify=False)
+    j, _ = rank.judgements(raw, f)
+    models, pc = rank.pair_counts(j)
+    ids, K = rank.cluster_counts(raw, j, pc, models, f, "prompt")
+    assert len(ids) == raw["prompt_id"].nunique()
+    np.testing.assert_array_equal(K.sum(0), pc[["i_wins", "j_wins", "ties"]].to_numpy())
+    one = _write(rows.assign(prompt_id="same"), tmp_path / "one.parquet")
+    t = rank.rank(one, n_boot=30, seed=0, ci=0.95)["table"]
+    assert t["bt_lo_clustered"].to_numpy() == pytest.approx(t["bt_strength"].to_numpy(), rel=1e-9)
+    assert t["bt_hi_clustered"].to_numpy() == pytest.approx(t["bt_strength"].to_numpy(), rel=1e-9)
+
+
+def test_cluster_auto_takes_the_prompt_then_the_category_and_says_which(tmp_path, capsys):
+    both = _clustered_file(tmp_path, lean_sd=0.5, n_prompts=12)
+    df = pd.read_csv(both).assign(category=lambda d: "c" + d["prompt_id"].str[-1].map(lambda x: str(int(x) % 3)))
+    df.to_csv(both, index=False)
+    assert rank.rank(both, n_boot=50, seed=0, ci=0.95)["info"]["cluster_by"] == "prompt"
+    cat = rank.rank(both, n_boot=50, seed=0, ci=0.95, cluster="category")["info"]
+    assert (cat["cluster_by"], cat["cluster_column"], cat["n_clusters"]) == ("category", "category", 3)
+    only_cat = tmp_path / "only_category.csv"
+    df.drop(columns="prompt_id").to_csv(only_cat, index=False)
+    assert rank.rank(only_cat, n_boot=50, seed=0, ci=0.95)["info"]["cluster_by"] == "category"
+    # the command names the bootstrap(s) it used, and prints the clustered columns beside the pairs ones
+    assert rank.main([str(both), "--n-boot", "50"]) == 0
+    out = capsys.readouterr().out
+    assert "Bootstrap: judgements resampled within each pair (the study's), and beside it prompts as clusters" in out
+    assert "95% low, by prompt" in out and "P(best), by prompt" in out
+    assert rank.main([str(_own_study(tmp_path)), "--n-boot", "50"]) == 0
+    out = capsys.readouterr().out
+    assert "only: the file has no prompt_id or category column to cluster by" in out and "by prompt" not in out
+
+
+def test_a_cluster_asked_for_but_absent_or_blank_is_refused_in_one_sentence(tmp_path, capsys):
+    f = _own_study(tmp_path)
+    assert rank.main([str(f), "--cluster", "prompt"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {f}: --cluster prompt needs a column 'prompt_id'") and err.count("\n") == 1, err
+    g = _clustered_file(tmp_path, lean_sd=0.0, n_prompts=5)
+    df = pd.read_csv(g)
+    df.loc[7, "prompt_id"] = None
+    df.to_csv(g, index=False)
+    assert rank.main([str(g)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {g}: row 8: field 'prompt_id': no prompt id") and "--cluster none" in err, err
+    assert rank.main([str(g), "--cluster", "none", "--n-boot", "20"]) == 0  # the way out the sentence names

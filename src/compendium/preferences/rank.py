@@ -1,6 +1,7 @@
 """Rank the models of any pairwise-annotation file (your own study, an LMArena export, or the HITL release).
 
     python -m compendium.preferences.rank FILE [--n-boot N] [--seed S] [--ci 0.95] [--out DIR]
+                                               [--cluster auto|prompt|category|none]
 
 FILE is parquet, CSV, JSON lines or a JSON array of records, one row per judgement. The layout is
 recognised from the columns:
@@ -26,7 +27,18 @@ Printed, and written as rank.csv and rank.json when --out is given (never under 
   - Bradley-Terry strengths (a tie is half a win to each side, the study's MM procedure; strengths
     sum to the number of models) with percentile bootstrap intervals (judgements resampled within
     each pair, seeded) and the share of replicates in which the model ranks first;
-  - the Davidson (1970) strengths, which fit ties with a parameter of their own (nu).
+  - the Davidson (1970) strengths, which fit ties with a parameter of their own (nu);
+  - beside the pairs bootstrap, when the file names each judgement's prompt (prompt_id) or prompt
+    category (category), a clustered bootstrap: the prompts (or categories) resampled with
+    replacement, each with all its judgements, and the same Bradley-Terry fit on every replicate.
+
+Which bootstrap: judgements on the same prompt share that prompt, and the preference study shows win
+rates differ between prompt categories far beyond chance (its chapter's clustered bootstrap is about
+twice as wide), so the pairs bootstrap describes a re-run on the same prompts and the clustered one a
+re-run on prompts like these. --cluster auto (the default) clusters by prompt_id when the file has it,
+else by category, else prints the pairs bootstrap only and says so; --cluster prompt, category or none
+chooses. The line after the table names the bootstrap(s) used; the clustered intervals are printed
+beside the pairs ones, never instead of them.
 
 A tie (bothbad) of an LMArena export is a tie like any other: neither response was preferred, so it
 counts as half a win to each side in Bradley-Terry and as a tie in Davidson, as LMArena's own
@@ -201,7 +213,7 @@ def judgements(df: pd.DataFrame, file: Path) -> tuple[pd.DataFrame, int]:
     lay = layout_of(df, file)
     col = lay.choice
     where = rowlevel._Rows(df)
-    rows, skipped, first, both_bad = [], 0, {}, 0
+    rows, skipped, first, both_bad, kept = [], 0, {}, 0, []
     for i, (a, b, ch) in enumerate(zip(df[lay.a], df[lay.b], df[col])):
         if ch is None or (isinstance(ch, float) and np.isnan(ch)) or (isinstance(ch, str) and not ch.strip()):
             skipped += 1
@@ -234,6 +246,7 @@ def judgements(df: pd.DataFrame, file: Path) -> tuple[pd.DataFrame, int]:
         if lay.kind == ARENA and _key(ch) in ARENA_BOTH_BAD:
             both_bad += 1
         rows.append((a, b, out))
+        kept.append(i)
     if not rows:
         raise DataValidationError(f"{file}: none of the {len(df)} row(s) has a choice in field {col!r}")
     j = pd.DataFrame(rows, columns=["model_a", "model_b", "outcome"])
@@ -241,6 +254,7 @@ def judgements(df: pd.DataFrame, file: Path) -> tuple[pd.DataFrame, int]:
     j.attrs["first_seen"] = {m: (f"{where.label} {where.numbers[i]}", f) for m, (i, f) in first.items()}
     j.attrs["layout"] = lay
     j.attrs["both_bad"] = both_bad if lay.kind == ARENA else None
+    j.attrs["rows"] = np.asarray(kept, dtype=np.int64)  # each judgement's position in the file's rows
     return j, skipped
 
 
@@ -312,15 +326,120 @@ def pair_counts(j: pd.DataFrame) -> tuple[list[str], pd.DataFrame]:
     return models, t.groupby(["i", "j"], as_index=False).sum()
 
 
+#: ``--cluster``: what the clustered bootstrap resamples -> the column naming it (the study's names: ``prompt_id`` as
+#: :data:`compendium.preferences.rowlevel.REQUIRED` has it, ``category`` as the prompts file and the normalised rows
+#: name it); ``auto`` takes the first the file has, ``none`` none
+CLUSTER_COLUMNS = {"prompt": "prompt_id", "category": "category"}
+CLUSTER_CHOICES = ("auto", *CLUSTER_COLUMNS, "none")
+#: how the output names each bootstrap
+BOOTSTRAP_NAMES = {
+    None: "judgements resampled within each pair",
+    "prompt": "prompts as clusters (each prompt id drawn with replacement, with all its judgements)",
+    "category": "prompt categories as clusters (each category drawn with replacement, with all its judgements)",
+}
+#: the clustered bootstrap's columns of :func:`rank`'s table (present only when it ran)
+CLUSTER_VALUE_COLUMNS = ("bt_lo_clustered", "bt_hi_clustered", "p_best_clustered")
+#: replicates x clusters held at once while drawing the clustered bootstrap
+CLUSTER_CHUNK = 4_000_000
+
+
+def cluster_of(df: pd.DataFrame, file: Path, choice: str) -> str | None:
+    """What ``--cluster choice`` clusters by in this file: ``prompt``, ``category`` or None (pairs bootstrap only).
+    ``auto``: the first of :data:`CLUSTER_COLUMNS` whose column the file has, None when it has neither; a level
+    asked for by name whose column the file lacks is refused in one sentence."""
+    if choice not in CLUSTER_CHOICES:
+        raise ValueError(f"--cluster must be one of {', '.join(CLUSTER_CHOICES)}, got {quote(choice)}")
+    if choice == "none":
+        return None
+    if choice == "auto":
+        return next((k for k, c in CLUSTER_COLUMNS.items() if c in df.columns), None)
+    col = CLUSTER_COLUMNS[choice]
+    if col not in df.columns:
+        raise DataValidationError(
+            f"{file}: --cluster {choice} needs a column {col!r}, and the columns are {quote(list(df.columns))}; "
+            "add it, or run with --cluster auto (which clusters by what the file has) or --cluster none"
+        )
+    return choice
+
+
+def cluster_counts(raw: pd.DataFrame, j: pd.DataFrame, pc: pd.DataFrame, models: list[str], file: Path, by: str):
+    """``(ids, K)``: the cluster ids (sorted) and their counts ``K`` (clusters x pairs of ``pc`` x (i wins, j wins,
+    ties)), from the column of ``by`` at each judgement's row (``j.attrs["rows"]``). A judged row without a
+    cluster id is refused in one sentence naming the file, the row and the field."""
+    col = CLUSTER_COLUMNS[by]
+    rows = j.attrs["rows"]
+    vals = raw[col].iloc[rows]
+    blank = vals.isna().to_numpy() | (vals.astype("string").str.strip() == "").fillna(True).to_numpy()
+    if blank.any():
+        raise _bad(
+            file,
+            int(rows[np.flatnonzero(blank)[0]]),
+            col,
+            f"no {by} id, and the clustered bootstrap needs one for every judged row: fill it in, or run with "
+            "--cluster none",
+            rowlevel._Rows(raw),
+        )
+    ids, inv = np.unique(vals.astype(str).to_numpy(), return_inverse=True)
+    idx = {m: k for k, m in enumerate(models)}
+    ia, ib = j["model_a"].map(idx).to_numpy(), j["model_b"].map(idx).to_numpy()
+    lo, hi = np.minimum(ia, ib), np.maximum(ia, ib)
+    out = j["outcome"].to_numpy()
+    lo_wins = ((out == "a") & (ia == lo)) | ((out == "b") & (ib == lo))
+    hi_wins = ((out == "a") & (ia == hi)) | ((out == "b") & (ib == hi))
+    kind = np.where(lo_wins, 0, np.where(hi_wins, 1, 2))
+    pair = {(int(a), int(b)): p for p, (a, b) in enumerate(zip(pc["i"], pc["j"]))}
+    pi = np.array([pair[(int(a), int(b))] for a, b in zip(lo, hi)], dtype=np.int64)
+    K = np.zeros((len(ids), len(pc), 3))
+    np.add.at(K, (inv, pi, kind), 1)
+    return ids, K
+
+
+def clustered_draws(K: np.ndarray, n_boot: int, seed: int) -> np.ndarray:
+    """``(n_boot, pairs, 3)`` resampled counts: each replicate draws the clusters (rows of ``K``) with replacement,
+    as many as there are, and sums their counts; a cluster keeps all its judgements (the cluster bootstrap,
+    Davison & Hinkley 1997, section 3.8, their "Strategy 2": resampling the judgements within each drawn cluster
+    as well would count their binomial noise twice, once in how the clusters differ and again within them; Field
+    & Welsh 2007, *J. R. Statist. Soc. B* 69, 369-390). Seeded from ``seed``'s first spawned stream
+    (``SeedSequence(seed).spawn(1)[0]``), so the pairs bootstrap's own stream, ``default_rng(seed)``, is left as
+    it was; the draw counts come from ``multinomial(C, 1/C)`` per replicate, as
+    :func:`compendium.preferences.uncertainty.bootstrap_category_counts` draws its categories."""
+    C = K.shape[0]
+    rng = np.random.default_rng(np.random.SeedSequence(seed).spawn(1)[0])
+    flat = K.reshape(C, -1)
+    out = np.empty((n_boot, flat.shape[1]))
+    step = max(1, CLUSTER_CHUNK // C)
+    for s in range(0, n_boot, step):
+        k = min(step, n_boot - s)
+        out[s : s + k] = rng.multinomial(C, np.full(C, 1.0 / C), size=k) @ flat
+    return out.reshape(n_boot, *K.shape[1:])
+
+
+def _fit_replicates(draws: np.ndarray, i: np.ndarray, jj: np.ndarray, K: int) -> tuple[np.ndarray, int]:
+    """Bradley-Terry strengths of every replicate of ``draws`` (replicates x pairs x (i wins, j wins, ties)) with a
+    finite, converged, positive fit, and how many were left out (a replicate in which a model wins nothing has no
+    finite estimate)."""
+    Wb = pw.win_matrix_from_counts(i, jj, draws[..., 0], draws[..., 1], draws[..., 2], K)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        bres = pw.bradley_terry_mm(Wb)
+    ok = np.isfinite(bres.strengths).all(axis=1) & np.asarray(bres.converged) & (bres.strengths > 0).all(axis=1)
+    return bres.strengths[ok], int((~ok).sum())
+
+
 #: the command's defaults: replicates and seed of its own (a user's file, not the study's run) and the study's interval
 #: level (the preferences section's reference, typed nowhere else)
 N_BOOT, SEED, CI = 2000, 0, reference("preferences")["ci_level"]
 
 
-def rank(file: str | Path, *, n_boot: int, seed: int, ci: float) -> dict:
+def rank(file: str | Path, *, n_boot: int, seed: int, ci: float, cluster: str = "auto") -> dict:
     """Everything the CLI prints: ``table`` (one row per model, code names: :data:`PRINTED` gives the names it
     is printed with), ``info`` (counts, Davidson ``nu``, the file's ``layout`` (:data:`ARENA` or :data:`STUDY`)
-    and ``ties_both_bad``, the ties an LMArena export marks ``tie (bothbad)``, None in the study's layout)."""
+    and ``ties_both_bad``, the ties an LMArena export marks ``tie (bothbad)``, None in the study's layout).
+
+    ``cluster`` (:func:`cluster_of`): beside the pairs bootstrap, a clustered one (:func:`clustered_draws`) by
+    prompt or category, whose interval and P(best) are the table's :data:`CLUSTER_VALUE_COLUMNS`; ``info`` says
+    which ran (``cluster_by``: ``prompt``, ``category`` or None; ``cluster_column``, ``n_clusters``,
+    ``boot_left_out_clustered``; ``bootstrap``: the sentence naming them, printed after the table). The pairs bootstrap's numbers do not
+    depend on it."""
     from scipy import stats
 
     file = Path(file)
@@ -332,6 +451,8 @@ def rank(file: str | Path, *, n_boot: int, seed: int, ci: float) -> dict:
     if K < 2:
         raise DataValidationError(f"{file}: fewer than two models compared")
     check_memory(file, K, len(pc), n_boot)  # before any array of the bootstrap is allocated
+    by = cluster_of(raw, file, cluster)
+    ids, counts = cluster_counts(raw, j, pc, models, file, by) if by else (None, None)
     z = float(stats.norm.ppf(0.5 + ci / 2))
     i, jj = pc["i"].to_numpy(), pc["j"].to_numpy()
     a, b, t = (pc[c].to_numpy(dtype=float) for c in ("i_wins", "j_wins", "ties"))
@@ -345,12 +466,9 @@ def rank(file: str | Path, *, n_boot: int, seed: int, ci: float) -> dict:
         [rng.multinomial(int(n[p]), [a[p] / n[p], b[p] / n[p], t[p] / n[p]], size=n_boot) for p in range(len(n))],
         axis=1,
     )
-    Wb = pw.win_matrix_from_counts(i, jj, draws[..., 0], draws[..., 1], draws[..., 2], K)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        bres = pw.bradley_terry_mm(Wb)
     # a replicate in which a model wins nothing has no finite BT estimate: left out, and counted
-    ok = np.isfinite(bres.strengths).all(axis=1) & np.asarray(bres.converged) & (bres.strengths > 0).all(axis=1)
-    boot = bres.strengths[ok]
+    boot, left_out = _fit_replicates(draws, i, jj, K)
+    del draws
     if len(boot) == 0:
         raise DataValidationError(
             f"{file}: too few judgements for a bootstrap (no replicate has a finite fit){_why(j)}"
@@ -383,6 +501,17 @@ def rank(file: str | Path, *, n_boot: int, seed: int, ci: float) -> dict:
     )
     table["bt_rank"] = (-table["bt_strength"]).rank(method="min").astype(int)
     table = table.sort_values(["bt_rank", "model"], kind="stable").reset_index(drop=True)
+    left_out_cl = None
+    if by:  # its columns after the pairs bootstrap's, which stay as they were
+        cl, left_out_cl = _fit_replicates(clustered_draws(counts, n_boot, seed), i, jj, K)
+        nan = np.full(K, np.nan)  # no replicate with a finite fit: the columns stay undefined
+        got = {
+            "bt_lo_clustered": np.percentile(cl, q[0], axis=0) if len(cl) else nan,
+            "bt_hi_clustered": np.percentile(cl, q[1], axis=0) if len(cl) else nan,
+            "p_best_clustered": (cl.argmax(axis=1)[:, None] == np.arange(K)).mean(axis=0) if len(cl) else nan,
+        }
+        for c, v in got.items():
+            table[c] = table["model"].map(dict(zip(models, v, strict=True)))
     info = {
         "file": str(file),
         "judgements": len(j),
@@ -394,12 +523,34 @@ def rank(file: str | Path, *, n_boot: int, seed: int, ci: float) -> dict:
         "seed": seed,
         "ci_level": ci,
         "bt_converged": bool(fit.converged),
-        "boot_left_out": int((~ok).sum()),
+        "boot_left_out": left_out,
         "davidson_nu": float(dav.nu),
         "layout": j.attrs["layout"].kind,
         "ties_both_bad": j.attrs["both_bad"],
+        "cluster_by": by,
+        "cluster_column": CLUSTER_COLUMNS[by] if by else None,
+        "n_clusters": len(ids) if by else None,
+        "boot_left_out_clustered": left_out_cl,
+        "bootstrap": bootstrap_sentence(by, len(ids) if by else None, list(raw.columns)),
     }
     return {"table": table, "info": info}
+
+
+def bootstrap_sentence(by: str | None, n_clusters: int | None, columns: list[str]) -> str:
+    """Which bootstrap(s) the intervals come from, in one sentence (printed after the table, ``info["bootstrap"]``)."""
+    pairs = f"Bootstrap: {BOOTSTRAP_NAMES[None]} (the study's)"
+    if by is None:
+        has = [c for c in CLUSTER_COLUMNS.values() if c in columns]
+        why = (
+            "--cluster none was given"
+            if has
+            else f"the file has no {' or '.join(CLUSTER_COLUMNS.values())} column to cluster by"
+        )
+        return f"{pairs} only: {why}, so the intervals describe a re-run on the same prompts."
+    return (
+        f"{pairs}, and beside it {BOOTSTRAP_NAMES[by]}: {n_clusters:,} {by} ids in column "
+        f"{CLUSTER_COLUMNS[by]!r}, the interval for {by}s like these rather than the same ones again."
+    )
 
 
 #: the columns of :func:`rank`'s table published per model by :func:`flat_values`
@@ -421,17 +572,21 @@ VALUE_COLUMNS = (
 
 def flat_values(res: dict, prefix: str = "eval.rank") -> dict:
     """:func:`rank`'s result as flat ``values.json`` entries: the counts and settings of ``info`` (not the
-    file's path nor its layout, a word; ``ties_both_bad`` only for an LMArena export) and
-    ``<prefix>.<model>.<column>`` for every model. The Davidson fit (BFGS) is rounded to 8
+    file's path nor its layout, a word, nor the bootstrap sentence and the cluster column; ``ties_both_bad`` only
+    for an LMArena export, the clustered bootstrap's entries only when it ran) and ``<prefix>.<model>.<column>``
+    for every model (:data:`VALUE_COLUMNS`, and :data:`CLUSTER_VALUE_COLUMNS` when the clustered bootstrap
+    ran). The Davidson fit (BFGS) is rounded to 8
     significant digits, whose last digits would otherwise depend on the BLAS kernel
     (:func:`compendium.pipeline.results.significant`)."""
     from compendium.pipeline.results import significant
 
     info = res["info"]
-    out = {f"{prefix}.{k}": v for k, v in info.items() if k not in ("file", "layout") and v is not None}
+    skip = ("file", "layout", "bootstrap", "cluster_column")
+    out = {f"{prefix}.{k}": v for k, v in info.items() if k not in skip and v is not None}
     out[f"{prefix}.davidson_nu"] = significant(info["davidson_nu"])
+    columns = [*VALUE_COLUMNS, *(c for c in CLUSTER_VALUE_COLUMNS if c in res["table"].columns)]
     for _, r in res["table"].iterrows():
-        for c in VALUE_COLUMNS:
+        for c in columns:
             v = r[c]
             out[f"{prefix}.{r['model']}.{c}"] = significant(v) if c == "davidson_strength" else v
     return out
@@ -477,15 +632,20 @@ PRINTED = {
 }
 
 
-def printed_table(table: pd.DataFrame, ci: float) -> pd.DataFrame:
+def printed_table(table: pd.DataFrame, ci: float, cluster_by: str | None = None) -> pd.DataFrame:
     """:func:`rank`'s table as the command prints it: the columns of :data:`PRINTED`, in its order and with its
     names, rates and strengths to 3 decimals, every model id with its control characters visible (no control
-    sequence reaches the terminal)."""
+    sequence reaches the terminal); with ``cluster_by`` (``prompt`` or ``category``) the clustered bootstrap's
+    interval and P(best) after them, named ``<level> low, by <cluster_by>`` and so on."""
     boot = views.bootstrap_view(ci)["rename"]
     names = {c: boot.get(n, n) for c, n in PRINTED.items()}
-    shown = table[list(PRINTED)].copy()
+    if cluster_by:
+        lo, hi, best = (boot.get(n, n) for n in ("ci_lo", "ci_hi", views.COLUMNS["p_best"]))
+        names |= dict(zip(CLUSTER_VALUE_COLUMNS, (f"{x}, by {cluster_by}" for x in (lo, hi, best)), strict=True))
+    shown = table[list(names)].copy()
     shown["model"] = shown["model"].map(lambda m: visible(m, inline=True))
-    for c in ("win_rate", "wilson_lo", "wilson_hi", "bt_strength", "bt_lo", "bt_hi", "p_best", "davidson_strength"):
+    numbers = ("win_rate", "wilson_lo", "wilson_hi", "bt_strength", "bt_lo", "bt_hi", "p_best", "davidson_strength")
+    for c in (*numbers, *(CLUSTER_VALUE_COLUMNS if cluster_by else ())):
         shown[c] = shown[c].map(lambda v: f"{v:.3f}")
     return shown.rename(columns=names)
 
@@ -502,6 +662,12 @@ def legend(info: dict) -> str:
         f"bootstrap replicates in which the model is strongest. {views.COLUMNS['davidson']}: strength in the "
         "Davidson model, which fits ties with a parameter of its own (nu)."
     )
+    if info.get("cluster_by"):
+        by = info["cluster_by"]
+        text += (
+            f" The columns 'by {by}': the same interval and P(best) from the clustered bootstrap ({by}s drawn with "
+            f"replacement, each with all its judgements), for {by}s like these rather than the same ones again."
+        )
     return textwrap.fill(text, width=100)
 
 
@@ -518,6 +684,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=SEED, help=f"seed of the bootstrap (default {SEED})")
     ap.add_argument("--ci", type=float, default=CI, help=f"interval level (default {CI:g})")
     ap.add_argument("--out", type=Path, default=None, help="write rank.csv and rank.json here (not under results/)")
+    ap.add_argument(
+        "--cluster",
+        choices=CLUSTER_CHOICES,
+        default="auto",
+        help="the clustered bootstrap printed beside the pairs one: by prompt (column prompt_id), by category "
+        "(column category), none, or auto (default: prompt_id if the file has it, else category, else none)",
+    )
     safe_output()
     args = ap.parse_args(argv)
     try:
@@ -531,7 +704,7 @@ def main(argv: list[str] | None = None) -> int:
             problem = writable_folder(args.out, "--out")  # before the computation, not after it
             if problem:
                 raise ValueError(problem)
-        res = rank(args.file, n_boot=args.n_boot, seed=args.seed, ci=args.ci)
+        res = rank(args.file, n_boot=args.n_boot, seed=args.seed, ci=args.ci, cluster=args.cluster)
     except (DataError, FileNotFoundError, ValueError) as exc:
         print(f"error: {visible(' '.join(str(exc).split()), inline=True)}", file=sys.stderr)
         return 1
@@ -543,7 +716,8 @@ def main(argv: list[str] | None = None) -> int:
         f"in {info['pairs']} pairs ({info['rows_without_choice']:,} row(s) without a choice skipped); {pct} intervals, "
         f"{info['n_boot']:,} bootstrap replicates (seed {info['seed']})"
     )
-    print(printed_table(t, info["ci_level"]).to_string(index=False))
+    print(printed_table(t, info["ci_level"], info["cluster_by"]).to_string(index=False))
+    print(info["bootstrap"])
     print(legend(info))
     print(f"Davidson tie parameter nu = {info['davidson_nu']:.3f}")
     if info["ties_both_bad"] is not None:
@@ -556,6 +730,11 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"{info['boot_left_out']:,} of {info['n_boot']:,} bootstrap replicates left out: in them a model won "
             "nothing, so Bradley-Terry has no finite estimate (the intervals use the rest)"
+        )
+    if info["boot_left_out_clustered"]:
+        print(
+            f"{info['boot_left_out_clustered']:,} of {info['n_boot']:,} clustered bootstrap replicates left out, for "
+            "the same reason (the clustered intervals use the rest)"
         )
     if args.out is not None:
         args.out.mkdir(parents=True, exist_ok=True)

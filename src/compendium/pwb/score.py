@@ -16,6 +16,10 @@ Printed, and written to ``DIR`` (default ``./pwb-score-<name>/``) as ``score.csv
 - its PWI per condition with the paper's bootstrap (the authors' exact random stream, 10,000 draws,
   seed 42, 2.5/97.5 percentiles; the v2.1 weights of the bundled ``config.yaml``), ΔPWI (prompted minus
   baseline bootstrap mean) and d_pooled (Cohen's d on the concatenated Layer-1 run scores);
+- beside the paper's intervals, labelled, intervals that respect the benchmark's design for the PWI per
+  condition, ΔPWI and d_pooled (:mod:`compendium.pwb.design_bootstrap`: prompts as clusters, the same prompt ids
+  for both conditions, runs within prompts; the judges resampled too as a sensitivity), in ``score.json`` under
+  ``design``;
 - its design coverage: the run beside the benchmark's design as the bundled files hold it
   (:func:`benchmark_design`: the Layer-1 prompt ids per dimension of ``prompts/layer1_behavioral/*.yaml``,
   the runs per prompt and the judge panel of ``config.yaml``, the three layers, the two conditions), as one
@@ -72,7 +76,7 @@ from compendium.pipeline.params import reference
 
 from ..data import pwbresults
 from ..data.anomalies import DataAnomalyError, refuse
-from . import instances as inst, records
+from . import design_bootstrap, instances as inst, records
 from .constants import CONDITIONS, MODEL_KEYS
 
 #: the paper's PWI bootstrap (draws, seed, interval level): the pwb section's reference values, typed nowhere else
@@ -469,6 +473,7 @@ def score_model(results_dir: Path, name: str | None = None, *, n_boot: int) -> d
     out["delta_pwi"] = out["prompted"]["pwi"] - out["baseline"]["pwi"]
     out["d_pooled"] = float(d["d_pooled"].iloc[0]) if "d_pooled" in d.columns else float(d.iloc[0, -1])
     out["coverage"] = cov
+    out["design"] = design_bootstrap.design_intervals(runs, t, _weights(), n_boot=n_boot, seed=SEED, ci_level=CI)
     return out
 
 
@@ -608,6 +613,7 @@ def flat_values(result: dict, prefix: str = "eval.score") -> dict:
             out[f"{prefix}.{lab}.{key}"] = int(p["versus_new_model"].str.startswith(start).sum())
     out[f"{prefix}.coverage.full"] = result["coverage"]["full"]
     out[f"{prefix}.coverage.line"] = result["coverage"]["line"]
+    out.update(design_bootstrap.flat_values(result["design"], f"{prefix}.interval"))
     return out
 
 
@@ -668,7 +674,7 @@ EPILOG = (
     "per dimension; config.yaml's runs per prompt and judge panel; the three layers and two conditions), and its "
     "coverage is printed and written to score.json. A run that does not cover the design is not ranked among the "
     "released models (its PWI and interval are still printed); --allow-partial ranks it anyway and marks every "
-    "rank and statement as not like for like."
+    "rank and statement as not like for like. " + design_bootstrap.HELP
 )
 
 
@@ -832,6 +838,7 @@ def main(argv: list[str] | None = None) -> int:
         v = new[lab]
         print(f"  PWI {lab:9s} {v['pwi']:6.2f}  95% CI [{v['ci_lower']:.2f}, {v['ci_upper']:.2f}]")
     print(f"  ΔPWI {new['delta_pwi']:+.2f}   d_pooled {new['d_pooled']:.3f}")
+    print("\n".join(["", *design_bootstrap.interval_lines(new)]))
     print(f"\n{visible(coverage_sentence(cov), inline=True)}")
     if cov["ranked"]:
         if not cov["like_for_like"]:
