@@ -13,8 +13,11 @@ driven by Playwright; no browser download), wait for MathJax, save a full-page s
 - a layout that hides content (:data:`_LAYOUT_CHECK`): content wider than the article column outside a
   scrolling box that fits it, code that scrolls sideways, a caption wider than the visible part of its
   table, a column squeezed below five characters with four or more lines of text, text under
-  :data:`MIN_TEXT_PX` px, and a figure shown at under 67.5 % of its pixel width (its smallest text, 8 pt at
-  the 120 dpi of ``compendium.pipeline.results.save_figure``, then falls under 9 px),
+  :data:`MIN_TEXT_PX` px, a figure shown at under 67.5 % of its pixel width (its smallest text, 8 pt at
+  the 120 dpi of ``compendium.pipeline.results.save_figure``, then falls under 9 px), and a table cut at the
+  edge (:data:`CUT`): wider than the edge it may reach (its column's, or for a ``full-width`` table the margin
+  beside it) and in no scrolling box, or in a box that runs past that edge, or in a box that scrolls with no
+  cue at its cut edge (a mask, shadow or gradient: ``book/_static/scrollcue.js``); the run prints how many,
 - any WCAG 2.0/2.1 level A or AA violation found by axe-core (from npm: ``package.json`` and its lock file,
   installed by ``make node_modules``), injected into every page; best-practice findings are reported per
   page, not failed. One chapter (:data:`DARK_PAGE`) is also opened in the theme's dark mode
@@ -198,14 +201,21 @@ _PAGE_CHECK = """() => {
 # What a reader sees go wrong in the layout at the check's width (issue: wide tables cut off, code cells
 # scrolling sideways, captions scrolled away, a column squeezed to a letter a line, figures shrunk to 7-px text).
 MIN_TEXT_PX = 9
+CUT = "table cut at the edge"
 _LAYOUT_CHECK = """() => {
+  const CUT = '{CUT}';
   const bad = [];
   const col = document.querySelector('article.bd-article') || document.querySelector('main');
   if (!col) return bad;
   const c = col.getBoundingClientRect();
+  const heads = [...col.querySelectorAll('h1, h2, h3, h4')];
   const label = (el) => {
     const cap = el.closest('table') && el.closest('table').querySelector('caption');
     const fig = el.closest('figure') && el.closest('figure').querySelector('figcaption');
+    if (!cap && !fig && el.tagName === 'TABLE') {  // a table without a caption (the claims tables): its heading
+      const h = heads.filter(h => h.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_FOLLOWING).pop();
+      if (h) return 'table under "' + h.textContent.trim().replace(/\\s+/g, ' ').slice(0, 50) + '"';
+    }
     const t = (cap || fig || el).textContent.trim().replace(/\\s+/g, ' ');
     return el.tagName.toLowerCase() + ' "' + t.slice(0, 50) + '"';
   };
@@ -216,14 +226,19 @@ _LAYOUT_CHECK = """() => {
     }
     return null;
   };
-  // 1. content wider than its column (outside any scroll box that fits the column)
-  for (const el of col.querySelectorAll('table, pre, img, figure, .cell_output, .output, div.highlight, svg')) {
+  // the right edge a box may reach: its column's, or for a full-width table's box (sphinx-book-theme's class,
+  // compendium.book.sphinx_tables) the page's content area's (the margin beside the column), within the window
+  const area = document.querySelector('.bd-content');
+  const pageRight = Math.min(document.documentElement.clientWidth, area ? area.getBoundingClientRect().right : c.right);
+  const edge = (el) => (el.matches('.full-width') || el.querySelector(':scope > .full-width')) ? pageRight : c.right;
+  // 1. content wider than its column (outside any scroll box that fits the column); tables: rule 7
+  for (const el of col.querySelectorAll('pre, img, figure, .cell_output, .output, div.highlight, svg')) {
     const r = el.getBoundingClientRect();
     if (r.width === 0) continue;
     const s = scroller(el);
     const box = s ? s.getBoundingClientRect() : c;
-    if (s && box.right > c.right + 1) { bad.push('scroll box wider than its column (' + Math.round(box.width) + ' px in ' + Math.round(c.width) + '): ' + label(el)); continue; }
-    if (!s && r.right > c.right + 1) bad.push('content wider than its column (' + Math.round(r.width) + ' px in ' + Math.round(c.width) + '): ' + label(el));
+    if (s && box.right > edge(s) + 1) { bad.push('scroll box wider than its column (' + Math.round(box.width) + ' px in ' + Math.round(c.width) + '): ' + label(el)); continue; }
+    if (!s && r.right > edge(el) + 1) bad.push('content wider than its column (' + Math.round(r.width) + ' px in ' + Math.round(c.width) + '): ' + label(el));
   }
   // 2. code that scrolls sideways instead of wrapping
   for (const el of col.querySelectorAll('pre')) {
@@ -258,8 +273,35 @@ _LAYOUT_CHECK = """() => {
     const k = img.getBoundingClientRect().width / img.naturalWidth;
     if (k < 0.675) bad.push('figure shown at ' + Math.round(k * 100) + ' % of its width (text under 9 px): ' + label(img));
   }
+  // 7. tables cut at the edge: a table must fit the edge its box may reach (above), or scroll in a box that
+  //    does, is clipped by no box around it (a notebook's output box scrolls too: a wider box inside it is cut)
+  //    and shows a cue at its cut edge (a mask, shadow or gradient: book/_static/scrollcue.js and custom.css)
+  const cue = (el) => {
+    const st = getComputedStyle(el);
+    return [st.maskImage, st.webkitMaskImage, st.boxShadow, st.backgroundImage].some(v => v && v !== 'none');
+  };
+  const clippers = (el) => {
+    const out = [];
+    for (let a = el.parentElement; a && a !== col; a = a.parentElement) {
+      if (getComputedStyle(a).overflowX !== 'visible') out.push(a);
+    }
+    return out;
+  };
+  for (const t of col.querySelectorAll('table')) {
+    const r = t.getBoundingClientRect();
+    if (r.width === 0) continue;
+    const [s, ...outer] = clippers(t);
+    if (!s) {
+      if (r.right > edge(t) + 1) bad.push(CUT + ': ' + Math.round(r.width) + ' px in no scrolling box, ' + Math.round(edge(t) - r.left) + ' px shown: ' + label(t));
+      continue;
+    }
+    const b = s.getBoundingClientRect();
+    const limit = Math.min(edge(s), ...outer.map(a => a.getBoundingClientRect().right));
+    if (b.right > limit + 1) bad.push(CUT + ': its scrolling box (' + Math.round(b.width) + ' px) is cut ' + Math.round(b.right - limit) + ' px short of its right edge: ' + label(t));
+    else if (s.scrollWidth > s.clientWidth + 1 && !cue(s)) bad.push(CUT + ' with no cue (' + s.clientWidth + ' of ' + s.scrollWidth + ' px shown): ' + label(t));
+  }
   return bad;
-}"""
+}""".replace("{CUT}", CUT)
 
 
 CHROMIUM_ARGS = [
@@ -479,6 +521,8 @@ def main(argv: list[str] | None = None) -> int:
     print(size_time_report(stats))
     for p in problems:
         print("PROBLEM", p)
+    cut = [p for p in problems if f": {CUT}" in p]
+    print(f"{len(cut)} tables cut at the edge on {len({p.split(': ')[0] for p in cut})} pages")
     n = len(stats)
     print(
         f"browser check: {n} pages, {len(shots)} screenshots in {args.screenshots}, "
