@@ -50,6 +50,7 @@ def test_a_role_broken_inside_inline_code_is_caught(tmp_path):
 # --- the layout check in Chromium: each way the issue found content hidden is reported; the fixed page passes
 
 _CSS = (paths.BOOK / "_static" / "custom.css").read_text()
+_JS = (paths.BOOK / "_static" / "scrollcue.js").read_text()
 
 
 def _png(width: int, height: int = 20) -> bytes:
@@ -68,22 +69,28 @@ needs_chromium = pytest.mark.skipif(
 )
 
 
-def _layout_problems(tmp_path, body: str, css: str = _CSS) -> list[str]:
+def _layout_problems(tmp_path, body: str, css: str = _CSS, js: str = _JS, measure: str | None = None):
+    """The layout check's problems on a page laid out as the book's (its text column of 784 px beside the
+    contents column of 272 px), with the book's stylesheet and scroll-cue script unless told otherwise; with
+    ``measure`` (a JavaScript function), (problems, what it returns)."""
     from playwright.sync_api import sync_playwright
 
     (tmp_path / "wide.png").write_bytes(_png(1400))
     (tmp_path / "page.html").write_text(
-        f"<!doctype html><html><head><meta charset='utf-8'><style>{css}</style></head><body><main class='bd-main'>"
-        f"<div class='bd-content'><div class='bd-article-container' style='max-width:784px'>"
-        f"<article class='bd-article' style='width:784px'>{body}</article></div></div></main></body></html>"
+        f"<!doctype html><html><head><meta charset='utf-8'><style>{css}</style><script>{js}</script></head><body>"
+        f"<main class='bd-main'><div class='bd-content' style='display:flex'>"
+        f"<div class='bd-article-container' style='max-width:784px'>"
+        f"<article class='bd-article' style='width:784px'>{body}</article></div>"
+        f"<div class='bd-sidebar-secondary' style='width:272px;flex:none'></div></div></main></body></html>"
     )
     with sync_playwright() as pw:
         b = pw.chromium.launch(executable_path=bc.chromium_path(), headless=True, args=bc.CHROMIUM_ARGS)
         page = b.new_page(viewport={"width": 1280, "height": 900})
         page.goto((tmp_path / "page.html").as_uri(), wait_until="load")
         out = page.evaluate(bc._LAYOUT_CHECK)
+        measured = page.evaluate(measure) if measure else None
         b.close()
-    return out
+    return (out, measured) if measure else out
 
 
 _WIDE_TABLE = (
@@ -114,7 +121,8 @@ def test_layout_check_reports_each_kind_of_hidden_content(tmp_path):
         css="",  # the book's stylesheet off: what the issue saw
     )
     text = "\n".join(probs)
-    assert "content wider than its column" in text
+    assert 'table cut at the edge: 2406 px in no scrolling box, 784 px shown: table "yyyyyyyy' in text
+    assert 'table cut at the edge: 1626 px in no scrolling box, 784 px shown: table "Table 2.3 A wide table"' in text
     assert "code overflows sideways" in text
     assert "text smaller than 9 px: P 7px: tiny print" in text
     assert "figure shown at 50 % of its width" in text  # 704 px of 1,400 (figure margins)
@@ -158,3 +166,54 @@ def test_the_report_marks_a_slow_load_without_failing_it(tmp_path):
     assert claims_line.endswith("slow (over 2 s)")
     assert "slow" not in next(line for line in report.splitlines() if line.startswith("intro.html"))
     assert static_problems(site) == []  # a slow load is a reading on a busy machine, never a problem
+
+
+# --- tables cut at the edge (issue 33): 31 tables on 9 pages scrolled with nothing to show they were cut
+
+#: a notebook's HTML output box and the claims tables' box, styled as pydata-sphinx-theme and the claims chapter do
+_CLIPPED = "<div class='cell_output'><div class='output text_html'>{}</div></div>"
+_CLIPPED_CSS = "div.cell_output .output{max-width:100%;overflow-x:auto} .cl-wrap{overflow-x:auto;max-width:100%}"
+_BOX_RIGHT = "() => Math.round(document.querySelector('.pst-scrollable-table-container, .cl-wrap').getBoundingClientRect().right)"
+
+
+@needs_chromium
+def test_a_table_cut_at_its_box_edge_with_no_cue_is_counted(tmp_path):
+    probs = _layout_problems(tmp_path, _WIDE_TABLE, js="")  # the stylesheet, but no script to mark the cut edge
+    assert [p for p in probs if p.startswith(bc.CUT)] == [
+        'table cut at the edge with no cue (784 of 1516 px shown): table "Table 2.3 A wide table"'
+    ]
+
+
+@needs_chromium
+def test_a_table_that_scrolls_with_its_cut_edge_faded_passes(tmp_path):
+    probs, mask = _layout_problems(
+        tmp_path,
+        _WIDE_TABLE,
+        measure="() => getComputedStyle(document.querySelector('.pst-scrollable-table-container')).maskImage",
+    )
+    assert probs == [] and mask.startswith("linear-gradient(to right")
+
+
+@needs_chromium
+def test_a_full_width_table_uses_the_margin_and_a_box_that_clips_it_is_caught(tmp_path):
+    wide = _WIDE_TABLE.replace("<table class='table'>", "<table class='table full-width'>")
+    probs, right = _layout_problems(tmp_path, wide, measure=_BOX_RIGHT)
+    assert probs == [] and right == 8 + 784 + 280  # the column, then 2rem + 17rem - 1.5rem of margin
+    # a claims table: its box inside a notebook's output box, which the stylesheet lets it leave
+    cl = wide.replace(  # a claims table has a heading, no caption
+        "<div class='pst-scrollable-table-container'><table class='table full-width'><caption>Table 2.3 A wide "
+        "table</caption>",
+        "<h3>Per-model dimension scores</h3><div class='cl-wrap'><table class='cl full-width'>",
+    )
+    probs, right = _layout_problems(tmp_path, _CLIPPED.format(cl), css=_CLIPPED_CSS + _CSS, measure=_BOX_RIGHT)
+    assert probs == [] and right == 1072
+    # without that rule the output box clips the table's box at the column's edge
+    css = _CLIPPED_CSS + _CSS.replace(".output:has(", ".no-such-box:has(")
+    probs = _layout_problems(tmp_path, _CLIPPED.format(cl), css=css)
+    assert probs == [
+        'table cut at the edge: its scrolling box (1064 px) is cut 280 px short of its right edge: table under "Per-model'
+        ' dimension scores"'
+    ]
+    # and a full-width box may reach the margin, not beyond the page
+    css = _CSS.replace("var(--pst-sidebar-secondary, 17rem) - 1.5rem)", "var(--pst-sidebar-secondary, 17rem) + 20rem)")
+    assert any("is cut" in p for p in _layout_problems(tmp_path, wide, css=css))

@@ -13,8 +13,15 @@ driven by Playwright; no browser download), wait for MathJax, save a full-page s
 - a layout that hides content (:data:`_LAYOUT_CHECK`): content wider than the article column outside a
   scrolling box that fits it, code that scrolls sideways, a caption wider than the visible part of its
   table, a column squeezed below five characters with four or more lines of text, text under
-  :data:`MIN_TEXT_PX` px, and a figure shown at under 67.5 % of its pixel width (its smallest text, 8 pt at
-  the 120 dpi of ``compendium.pipeline.results.save_figure``, then falls under 9 px),
+  :data:`MIN_TEXT_PX` px, a figure shown at under 67.5 % of its pixel width (its smallest text, 8 pt at
+  the 120 dpi of ``compendium.pipeline.results.save_figure``, then falls under 9 px), and a table cut at the
+  edge (:data:`CUT`): wider than the edge it may reach (its column's, or for a ``full-width`` table the margin
+  beside it) and in no scrolling box, or in a box that runs past that edge, or in a box that scrolls with no
+  cue at its cut edge (a mask, shadow or gradient: ``book/_static/scrollcue.js``); the run prints how many,
+- the search page (:func:`search_problems`), opened from the file system as the README opens the book: a
+  common word (:data:`SEARCH_WORD`) must list results, and no result title may hold markup (a ``<`` that
+  opens a tag: a title is shown as text, so markup in the index is shown raw); a claim id of
+  ``results/claims/claims.csv`` must list a result on the claims page whose anchor the page holds,
 - any WCAG 2.0/2.1 level A or AA violation found by axe-core (from npm: ``package.json`` and its lock file,
   installed by ``make node_modules``), injected into every page; best-practice findings are reported per
   page, not failed. One chapter (:data:`DARK_PAGE`) is also opened in the theme's dark mode
@@ -198,14 +205,21 @@ _PAGE_CHECK = """() => {
 # What a reader sees go wrong in the layout at the check's width (issue: wide tables cut off, code cells
 # scrolling sideways, captions scrolled away, a column squeezed to a letter a line, figures shrunk to 7-px text).
 MIN_TEXT_PX = 9
+CUT = "table cut at the edge"
 _LAYOUT_CHECK = """() => {
+  const CUT = '{CUT}';
   const bad = [];
   const col = document.querySelector('article.bd-article') || document.querySelector('main');
   if (!col) return bad;
   const c = col.getBoundingClientRect();
+  const heads = [...col.querySelectorAll('h1, h2, h3, h4')];
   const label = (el) => {
     const cap = el.closest('table') && el.closest('table').querySelector('caption');
     const fig = el.closest('figure') && el.closest('figure').querySelector('figcaption');
+    if (!cap && !fig && el.tagName === 'TABLE') {  // a table without a caption (the claims tables): its heading
+      const h = heads.filter(h => h.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_FOLLOWING).pop();
+      if (h) return 'table under "' + h.textContent.trim().replace(/\\s+/g, ' ').slice(0, 50) + '"';
+    }
     const t = (cap || fig || el).textContent.trim().replace(/\\s+/g, ' ');
     return el.tagName.toLowerCase() + ' "' + t.slice(0, 50) + '"';
   };
@@ -216,14 +230,19 @@ _LAYOUT_CHECK = """() => {
     }
     return null;
   };
-  // 1. content wider than its column (outside any scroll box that fits the column)
-  for (const el of col.querySelectorAll('table, pre, img, figure, .cell_output, .output, div.highlight, svg')) {
+  // the right edge a box may reach: its column's, or for a full-width table's box (sphinx-book-theme's class,
+  // compendium.book.sphinx_tables) the page's content area's (the margin beside the column), within the window
+  const area = document.querySelector('.bd-content');
+  const pageRight = Math.min(document.documentElement.clientWidth, area ? area.getBoundingClientRect().right : c.right);
+  const edge = (el) => (el.matches('.full-width') || el.querySelector(':scope > .full-width')) ? pageRight : c.right;
+  // 1. content wider than its column (outside any scroll box that fits the column); tables: rule 7
+  for (const el of col.querySelectorAll('pre, img, figure, .cell_output, .output, div.highlight, svg')) {
     const r = el.getBoundingClientRect();
     if (r.width === 0) continue;
     const s = scroller(el);
     const box = s ? s.getBoundingClientRect() : c;
-    if (s && box.right > c.right + 1) { bad.push('scroll box wider than its column (' + Math.round(box.width) + ' px in ' + Math.round(c.width) + '): ' + label(el)); continue; }
-    if (!s && r.right > c.right + 1) bad.push('content wider than its column (' + Math.round(r.width) + ' px in ' + Math.round(c.width) + '): ' + label(el));
+    if (s && box.right > edge(s) + 1) { bad.push('scroll box wider than its column (' + Math.round(box.width) + ' px in ' + Math.round(c.width) + '): ' + label(el)); continue; }
+    if (!s && r.right > edge(el) + 1) bad.push('content wider than its column (' + Math.round(r.width) + ' px in ' + Math.round(c.width) + '): ' + label(el));
   }
   // 2. code that scrolls sideways instead of wrapping
   for (const el of col.querySelectorAll('pre')) {
@@ -258,8 +277,35 @@ _LAYOUT_CHECK = """() => {
     const k = img.getBoundingClientRect().width / img.naturalWidth;
     if (k < 0.675) bad.push('figure shown at ' + Math.round(k * 100) + ' % of its width (text under 9 px): ' + label(img));
   }
+  // 7. tables cut at the edge: a table must fit the edge its box may reach (above), or scroll in a box that
+  //    does, is clipped by no box around it (a notebook's output box scrolls too: a wider box inside it is cut)
+  //    and shows a cue at its cut edge (a mask, shadow or gradient: book/_static/scrollcue.js and custom.css)
+  const cue = (el) => {
+    const st = getComputedStyle(el);
+    return [st.maskImage, st.webkitMaskImage, st.boxShadow, st.backgroundImage].some(v => v && v !== 'none');
+  };
+  const clippers = (el) => {
+    const out = [];
+    for (let a = el.parentElement; a && a !== col; a = a.parentElement) {
+      if (getComputedStyle(a).overflowX !== 'visible') out.push(a);
+    }
+    return out;
+  };
+  for (const t of col.querySelectorAll('table')) {
+    const r = t.getBoundingClientRect();
+    if (r.width === 0) continue;
+    const [s, ...outer] = clippers(t);
+    if (!s) {
+      if (r.right > edge(t) + 1) bad.push(CUT + ': ' + Math.round(r.width) + ' px in no scrolling box, ' + Math.round(edge(t) - r.left) + ' px shown: ' + label(t));
+      continue;
+    }
+    const b = s.getBoundingClientRect();
+    const limit = Math.min(edge(s), ...outer.map(a => a.getBoundingClientRect().right));
+    if (b.right > limit + 1) bad.push(CUT + ': its scrolling box (' + Math.round(b.width) + ' px) is cut ' + Math.round(b.right - limit) + ' px short of its right edge: ' + label(t));
+    else if (s.scrollWidth > s.clientWidth + 1 && !cue(s)) bad.push(CUT + ' with no cue (' + s.clientWidth + ' of ' + s.scrollWidth + ' px shown): ' + label(t));
+  }
   return bad;
-}"""
+}""".replace("{CUT}", CUT)
 
 
 CHROMIUM_ARGS = [
@@ -353,6 +399,76 @@ def size_time_report(stats: dict[str, tuple[int, float]], budgets: dict[str, tup
     return "\n".join(lines)
 
 
+#: a word on every page of the book: searching it lists every page's title
+SEARCH_WORD = "data"
+#: markup in a result title: a "<" that opens a tag, an end tag or a comment ("p < 0.05" is text)
+MARKUP = re.compile(r"<[A-Za-z/!]")
+CLAIMS_PAGE = "executed/05_claims.html"
+_SEARCH_DONE = """() => { const s = document.querySelector('#search-results .search-summary');
+  return s && /finished|did not match/i.test(s.textContent); }"""
+_SEARCH_RESULTS = """() => [...document.querySelectorAll('#search-results ul.search > li')].map(li => {
+  const a = li.querySelector('a');
+  return {title: a ? a.textContent : '', href: a ? a.getAttribute('href') : '', snippet: !!li.querySelector('p.context')};
+})"""
+
+
+def search_claim(claims_csv: Path | None = None) -> str | None:
+    """The claim id the search check types: the first claim of ``results/claims/claims.csv`` that is a cell
+    of a register table (its id is on no page: only the search index's entry finds it); None without the file."""
+    import csv
+
+    path = Path(claims_csv) if claims_csv is not None else paths.stage_dir("claims") / "claims.csv"
+    if not path.is_file():
+        return None
+    with open(path, newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    return next((r["claim_id"] for r in rows if r.get("table")), rows[0]["claim_id"] if rows else None)
+
+
+def search(page, html_dir: Path, query: str) -> list[dict]:
+    """Type ``query`` into the book's search page, opened by its file:// URL, and return the results
+    (``{title, href, snippet}``: the title as shown, the link, whether a text snippet is shown)."""
+    from urllib.parse import quote
+
+    page.goto((Path(html_dir) / "search.html").resolve().as_uri() + "?q=" + quote(query), wait_until="load")
+    page.wait_for_function(_SEARCH_DONE, timeout=60_000)
+    page.wait_for_timeout(200)  # the last results are listed a few ms after the summary
+    return page.evaluate(_SEARCH_RESULTS)
+
+
+def search_problems(page, html_dir: Path, claim: str | None) -> list[str]:
+    """What a reader of the search page would find wrong: no result for :data:`SEARCH_WORD`, a result title
+    holding markup, and (with ``claim``) no result for the claim id on the claims page at an anchor it holds."""
+    html_dir = Path(html_dir)
+    problems = []
+    results = search(page, html_dir, SEARCH_WORD)
+    if not results:
+        problems.append(f"search.html?q={SEARCH_WORD}: no results (the search page or its index is broken)")
+    for r in results:
+        if MARKUP.search(r["title"]):
+            problems.append(f"search.html?q={SEARCH_WORD}: a result title holds markup: {r['title'][:120]!r}")
+    snippets = sum(r["snippet"] for r in results)
+    print(
+        f"search (file://): {len(results)} results for {SEARCH_WORD!r}, {snippets} with a text snippet"
+        + ("" if snippets else " (each snippet is the result page fetched by script, which file:// does not allow)")
+    )
+    if claim:
+        found = search(page, html_dir, claim)
+        hits = [r for r in found if r["href"].split("?")[0].split("#")[0].endswith(CLAIMS_PAGE)]
+        anchors = [urldefrag(r["href"])[1] for r in hits]
+        ok = [a for a in anchors if a and a in _ids(html_dir / CLAIMS_PAGE, {})]
+        print(f"search (file://) for the claim {claim!r}: {len(found)} results, on the claims page at {anchors}")
+        if not ok:
+            problems.append(
+                f"search.html?q={claim}: the claim id finds no anchor on {CLAIMS_PAGE} "
+                f"(results: {[r['title'] for r in found][:5]})"
+            )
+        for r in found:
+            if MARKUP.search(r["title"]):
+                problems.append(f"search.html?q={claim}: a result title holds markup: {r['title'][:120]!r}")
+    return problems
+
+
 def browser_problems(
     html_dir: Path,
     shots: Path | None,
@@ -413,6 +529,8 @@ def browser_problems(
                     else:
                         page.screenshot(path=str(out), full_page=True)
                     saved.append(out)
+            if not only or "search.html" in only:
+                problems += search_problems(page, html_dir, search_claim())
             # the theme's dark mode, on one chapter: the theme reads its choice from localStorage
             first = pages(html_dir)[0].relative_to(html_dir).as_posix()
             dark_rel = DARK_PAGE if (html_dir / DARK_PAGE).exists() else first
@@ -479,6 +597,8 @@ def main(argv: list[str] | None = None) -> int:
     print(size_time_report(stats))
     for p in problems:
         print("PROBLEM", p)
+    cut = [p for p in problems if f": {CUT}" in p]
+    print(f"{len(cut)} tables cut at the edge on {len({p.split(': ')[0] for p in cut})} pages")
     n = len(stats)
     print(
         f"browser check: {n} pages, {len(shots)} screenshots in {args.screenshots}, "
