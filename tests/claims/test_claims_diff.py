@@ -154,7 +154,13 @@ def _interrupt_recompute(tmp_path, sig):
     script = tmp_path / "sleeper.py"
     script.write_text(SLEEPER)
     proc = subprocess.Popen(
-        [sys.executable, str(script), str(pidfile)], cwd=paths.ROOT, stderr=subprocess.PIPE, text=True
+        [sys.executable, str(script), str(pidfile)],
+        cwd=paths.ROOT,
+        stderr=subprocess.PIPE,
+        text=True,
+        # Ctrl-C as a terminal delivers it: a test run started in the background (`make test &`, nohup) inherits
+        # SIGINT ignored, and Python then installs no KeyboardInterrupt handler, so the signal would do nothing
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     lines = []
     for line in proc.stderr:  # progress first: the stage line, then the signal

@@ -395,8 +395,8 @@ def render(d: Diff) -> str:
 
 def _say_unbuffered(message: str) -> None:
     """``message`` on stderr straight through its file descriptor: a Ctrl-C can land inside a print of the
-    progress lines and leave ``sys.stderr``'s buffer mid-write, where a further print raises "reentrant call"
-    (seen once under heavy load: exit 1 and a traceback instead of the one sentence and 130)."""
+    progress lines and leave ``sys.stderr``'s buffer mid-write, where a further print could raise "reentrant
+    call" instead of giving the one sentence."""
     with contextlib.suppress(Exception):
         sys.stderr.flush()
     try:

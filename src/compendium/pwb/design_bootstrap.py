@@ -4,8 +4,10 @@ beside the paper's method, never replacing it).
 The paper's PWI interval (:func:`compendium.pwb.bootstrap.pwi_bootstrap_exact`, kept exactly so that the released
 models stay comparable) resamples each dimension's 100 run scores as if they were 100 independent observations.
 They are not: the benchmark draws 20 prompts per dimension and runs each 5 times, and the 5 runs of a prompt share
-that prompt's difficulty, so the runs-independent interval describes re-running *the same prompts*, not the index
-on prompts like these. It also gives ΔPWI and d_pooled no interval.
+that prompt's difficulty. With prompt effects the runs-independent interval is too narrow for the index on prompts
+like these (an independent referee's simulation with the effects of ``tests/pwb/test_pwb_design_bootstrap.py``:
+about 74 % coverage at nominal 95 %), and too wide for re-running the same prompts: it answers neither question.
+It also gives ΔPWI and d_pooled no interval.
 
 **What is resampled here** (:func:`draws`), every draw at once with numpy, seeded:
 
