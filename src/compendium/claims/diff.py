@@ -393,18 +393,6 @@ def render(d: Diff) -> str:
     return "\n".join(lines)
 
 
-def _say_unbuffered(message: str) -> None:
-    """``message`` on stderr straight through its file descriptor: a Ctrl-C can land inside a print of the
-    progress lines and leave ``sys.stderr``'s buffer mid-write, where a further print could raise "reentrant
-    call" instead of giving the one sentence."""
-    with contextlib.suppress(Exception):
-        sys.stderr.flush()
-    try:
-        os.write(sys.stderr.fileno(), (message + "\n").encode("ascii", "backslashreplace"))
-    except (OSError, ValueError, AttributeError):
-        print(message, file=sys.stderr)
-
-
 def main(argv: list[str] | None = None) -> int:
     from compendium.pipeline.cli import safe_output
 
@@ -419,12 +407,13 @@ def main(argv: list[str] | None = None) -> int:
     try:
         d = diff(args.rev, log=lambda m: print(m, file=sys.stderr, flush=True), recompute_always=args.recompute)
     except KeyboardInterrupt:
-        _say_unbuffered(
-            "claims diff: stopped by Ctrl-C; the temporary worktree was removed and nothing is left running."
+        print(
+            "claims diff: stopped by Ctrl-C; the temporary worktree was removed and nothing is left running.",
+            file=sys.stderr,
         )
         return 130
     except Interrupted as exc:
-        _say_unbuffered(f"claims diff: {exc}; the temporary worktree was removed and nothing is left running.")
+        print(f"claims diff: {exc}; the temporary worktree was removed and nothing is left running.", file=sys.stderr)
         return exc.exit_code
     except DiffError as exc:
         print(f"claims diff: {exc}", file=sys.stderr)
