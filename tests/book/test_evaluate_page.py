@@ -19,6 +19,7 @@ from compendium.pipeline import paths
 from compendium.preferences import rank
 
 NAME = "My model"  # the page's new model (notebooks/12_evaluate.md)
+PROMPT_SD = "0.8"  # its prompts' difficulty, as the page says
 ENV = {**os.environ, "PYTHONPATH": str(paths.ROOT / "src")}
 
 
@@ -61,7 +62,7 @@ def values(runs):
 
 def test_the_stage_is_byte_stable_and_leaves_no_temporary_path(runs):
     a, b = (_files(d / "results" / "evaluate") for d in runs)
-    assert set(a) == {"values.json", "tables/score_placement.csv", "tables/rank.csv"}
+    assert set(a) == {"values.json", "tables/score_placement.csv", "tables/rank.csv", "tables/intervals.csv"}
     assert a == b
     nb = [(d / "executed" / "12_evaluate.ipynb").read_bytes() for d in runs]
     assert nb[0] == nb[1]
@@ -74,9 +75,12 @@ def test_the_stage_is_byte_stable_and_leaves_no_temporary_path(runs):
 
 @pytest.fixture(scope="module")
 def score_cmd(tmp_path_factory):
-    """The score command on the page's new model, generated afresh: (stdout, score.json, score.csv)."""
+    """The score command on the page's new model, generated afresh by the command the page prints:
+    (stdout, score.json, score.csv)."""
     d = tmp_path_factory.mktemp("score")
-    synthetic_pwb.write_model(d / "my-model", NAME)  # the page's files: seed 0, full size
+    p = _py("-m", "compendium.data.synthetic_pwb", d / "my-model", "--model", NAME, "--prompt-sd", PROMPT_SD, cwd=d)
+    assert p.returncode == 0, p.stderr
+    assert len(list((d / "my-model").glob("*.json"))) == 2
     p = _py("-m", "compendium.pwb.score", d / "my-model", "--name", NAME, "--out", d / "out", cwd=d)
     assert p.returncode == 0, p.stderr
     return p.stdout, json.loads((d / "out" / "score.json").read_text()), pd.read_csv(d / "out" / "score.csv")
@@ -166,3 +170,56 @@ def test_top_sentence_names_the_models_whose_interval_overlaps_the_top_ones():
     assert rank.top_sentence(t) == head + "overlaps that of b\\_1" + tail
     t.loc[1, "bt_hi"] = 0.99
     assert rank.top_sentence(t) == head + "lies above every other model's."
+
+
+def test_the_page_shows_the_commands_intervals(runs, score_cmd):
+    """The interval table of the page is the one the command prints (same strings), and the prose's reading of
+    it holds for these numbers: with prompts that differ, each PWI's design-respecting interval is wider than
+    the paper's, ΔPWI's narrower than the paper's assumption extended gives."""
+    from compendium.pwb import design_bootstrap as db
+
+    stdout, j, _ = score_cmd
+    page = pd.read_csv(runs[0] / "results" / "evaluate" / "tables" / "intervals.csv", keep_default_na=False)
+    cmd = db.interval_table(j)
+    assert page.astype(str).equals(cmd.astype(str))
+    for r in cmd.itertuples():
+        assert f"  {r.quantity:13s} {r.paper:40s} {r.design}" in stdout
+        assert f"{r.quantity} {r.judges_resampled}" in " ".join(stdout.split())
+    assert " ".join(db.ROUNDING_NOTE.split()) in " ".join(stdout.split())
+    des = j["design"]
+
+    def width(v):
+        return v["ci_upper"] - v["ci_lower"]
+
+    for lab in ("baseline", "prompted"):
+        assert width(des["design"][lab]) > 1.2 * width(j[lab])
+    assert width(des["design"]["delta_pwi"]) < width(des["runs_independent"]["delta_pwi"])
+
+
+def test_synthetic_pwb_prompt_sd_zero_writes_the_same_bytes(tmp_path):
+    """``--prompt-sd`` draws from a stream of its own: at 0 (the default) the files are those written without it;
+    above 0 the runs of a prompt are alike (their mean score varies between prompts more than runs do)."""
+    import numpy as np
+
+    a, b, c = (synthetic_pwb.write_model(tmp_path / k, "m", seed=4, size="small", prompt_sd=sd)
+               for k, sd in (("a", 0.0), ("b", 0.0), ("c", 1.5)))  # fmt: skip
+    assert [f.read_bytes() for f in a] == [f.read_bytes() for f in b]
+    p = synthetic_pwb.write_model(tmp_path / "d", "m", seed=4, size="full")
+    q = synthetic_pwb.write_model(tmp_path / "e", "m", seed=4, size="full", prompt_sd=1.5)
+
+    def between_share(files):
+        data = json.loads(files[0].read_text())
+        within, between = [], []
+        for recs in data["layer1"].values():
+            means = []
+            for r in recs:
+                s = [x["score"] for x in r["runs"] if x["score"] >= 0]
+                means.append(np.mean(s))
+                within.append(np.var(s, ddof=1))
+            between.append(np.var(means, ddof=1))
+        return np.mean(between) / np.mean(within)
+
+    assert between_share(q) > 2 * between_share(p)
+    with pytest.raises(ValueError, match="--prompt-sd"):
+        synthetic_pwb.write_model(tmp_path / "f", "m", prompt_sd=-1)
+    assert c[0].read_bytes() != a[0].read_bytes()

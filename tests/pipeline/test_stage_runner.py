@@ -190,3 +190,27 @@ def test_a_second_holder_of_a_stage_lock_waits_or_is_refused(tmp_path):
         assert time.perf_counter() - t0 > 1.0  # the holder kept it for 3 s after saying so
         assert lock.read_text().strip() == str(os.getpid())
     assert holder.wait(10) == 0
+
+
+def test_a_slow_kernel_output_is_waited_for_not_an_error(tmp_path, monkeypatch):
+    """nbclient waits 4 s by default for a cell's last output messages after its reply, and papermill makes
+    running out of that an error: the workbank stage failed so on a machine with both cores busy ("Timeout
+    waiting for IOPub output"). The runner passes a wait of minutes, and the client papermill builds takes it."""
+    import papermill
+    from papermill.clientwrap import PapermillNotebookClient
+
+    seen = {}
+
+    def fake_execute(nb, out, **kw):
+        seen.update(kw)
+
+    monkeypatch.setattr(papermill, "execute_notebook", fake_execute)
+    st = stage.STAGES["workbank"]
+    stage._execute(st, {}, tmp_path / "nb.ipynb", type("K", (), {"km": None})())
+    assert seen["iopub_timeout"] == stage.IOPUB_TIMEOUT >= 60
+
+    class Man:  # the notebook manager papermill hands its client
+        nb = __import__("nbformat").v4.new_notebook()
+
+    client = PapermillNotebookClient(Man(), iopub_timeout=seen["iopub_timeout"])
+    assert client.iopub_timeout == stage.IOPUB_TIMEOUT and client.raise_on_iopub_timeout

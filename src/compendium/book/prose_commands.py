@@ -224,6 +224,7 @@ CI = (
     # run by the suites inside .ci/run, each as printed (the test named runs it)
     "python -m compendium.data.acquire pwb --from DIR",  # tests/withdata/conftest.py (the accept step)
     "python -m compendium.data.synthetic_pwb OUTDIR",  # tests/withdata/conftest.py
+    'python -m compendium.data.synthetic_pwb DIR --model "My model" --prompt-sd 0.8',  # tests/book/test_evaluate_page.py
     "python -m compendium.data.synthetic_hitl DIR",  # tests/data/test_synthetic_hitl.py
     "python -m compendium.preferences.rank FILE",  # tests/preferences/test_preferences_rank.py
     "python -m compendium.pwb.score RESULTS_DIR --name NAME",  # tests/pwb/test_pwb_score.py

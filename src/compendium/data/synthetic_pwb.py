@@ -1,6 +1,7 @@
 """A seeded, full-shape synthetic PWB per-instance snapshot, in the layout of the Hugging Face release.
 
     python -m compendium.data.synthetic_pwb OUTDIR [--seed N] [--size full|small]
+    python -m compendium.data.synthetic_pwb OUTDIR --model NAME [--seed N] [--size full|small] [--prompt-sd SD]
 
 writes ``OUTDIR/results/*.json``: one file per model x condition (7 models x 2 conditions), each as
 the authors' runner (``src/runner.py``, ``save_results``) writes it -- ``model_id``, ``model_name``,
@@ -25,6 +26,15 @@ judges add +-1 noise around a run's latent score). ``--size full`` has the paper
 x 5 runs x 3 judges per dimension: 42,000 run-level judge values in Layer 1 and as many again in the
 prompt-level ``individual_scores``, about 90,000 judge values in all); ``--size small`` (4 prompts x 2
 runs, 6 scenarios, 12 adversarial prompts) is for unit tests.
+
+``--model NAME`` writes instead one new model's two results files (:func:`write_model`) into ``OUTDIR``, for
+trying ``python -m compendium.pwb.score OUTDIR --name NAME``. ``--prompt-sd SD`` (default 0) gives each
+prompt a difficulty of its own, a normal effect with that standard deviation on the latent 0-3 scale,
+shared by the two conditions (every prompt is run without and with the system prompt): the runs of a prompt
+are then correlated, as the benchmark's are, and the design-respecting interval of
+:mod:`compendium.pwb.design_bootstrap` is wider than the paper's runs-independent one. The effects come
+from a stream of their own (``numpy.random.default_rng([seed, 1])``), so with ``SD`` 0 the files are those
+written without the option, byte for byte.
 
 The anomalies the authors' analysis tolerates are planted at fixed places and listed in
 :data:`ANOMALIES` (and in ``OUTDIR/ANOMALIES.json``): a judge value 4, a judge value 2.5, an empty
@@ -102,7 +112,7 @@ def _judges(rng, latent: int, fail_rate: float = 0.02) -> list:
     return [v for v, k in zip(vals, keep, strict=True) if k]
 
 
-def _layer1(rng, src, model, variant, level, sz) -> dict:
+def _layer1(rng, src, model, variant, level, sz, effects=None) -> dict:
     out = {}
     for di, (dim, prompts) in enumerate(src["layer1"].items()):
         if (model, variant, dim) == ("Qwen3.5 27B", "baseline", "appropriate_reliance"):
@@ -111,7 +121,8 @@ def _layer1(rng, src, model, variant, level, sz) -> dict:
         for pi, p in enumerate(prompts[: sz["n_prompts"]]):
             runs = []
             for k in range(sz["n_runs"]):
-                latent = int(np.clip(np.round(level[di] + rng.normal(0, 0.8)), 0, 3))
+                shift = effects[di][pi] if effects is not None else 0.0
+                latent = int(np.clip(np.round(level[di] + shift + rng.normal(0, 0.8)), 0, 3))
                 failed = rng.random() < 0.004
                 vals = [] if failed else _judges(rng, latent)
                 if (model, variant, dim, pi, k) == ("GLM 5.1", "baseline", "cognitive_forcing", 1, 0):
@@ -237,8 +248,9 @@ def _layer3(rng, src, model, variant, level3, sz) -> list[dict]:
     return out
 
 
-def results_file(src: dict, model: str, variant: str, rng, sz: dict, stamp: str) -> dict:
-    """One results file (one model x condition) as the runner writes it."""
+def results_file(src: dict, model: str, variant: str, rng, sz: dict, stamp: str, effects=None) -> dict:
+    """One results file (one model x condition) as the runner writes it; ``effects[d][p]``: prompt ``p`` of
+    dimension ``d``'s difficulty on the latent scale (none: 0)."""
     n_dims = len(src["layer1"])
     shift = 0.0 if variant == "baseline" else 0.9
     level = np.clip(rng.uniform(0.3, 1.6, size=n_dims) + shift, 0, 3)
@@ -247,7 +259,7 @@ def results_file(src: dict, model: str, variant: str, rng, sz: dict, stamp: str)
         "model_name": model,
         "variant": variant,
         "timestamp": stamp,
-        "layer1": _layer1(rng, src, model, variant, level, sz),
+        "layer1": _layer1(rng, src, model, variant, level, sz, effects),
         "layer2": _layer2(rng, src, model, variant, float(rng.uniform(0.5, 1.0) + shift), sz),
         "layer3": _layer3(rng, src, model, variant, float(rng.uniform(0.3, 0.9) + 1.4 * (shift > 0)), sz),
     }
@@ -296,18 +308,32 @@ def write_snapshot(outdir: str | Path, seed: int = 0, size: str = "full", pwb: P
 
 
 def write_model(
-    outdir: str | Path, name: str, seed: int = 0, size: str = "full", pwb: Path | None = None
+    outdir: str | Path,
+    name: str,
+    seed: int = 0,
+    size: str = "full",
+    pwb: Path | None = None,
+    prompt_sd: float = 0.0,
 ) -> list[Path]:
     """One new model's two results files (baseline and with_system_prompt) in ``outdir`` (created), as the
-    runner writes them; for trying ``python -m compendium.pwb.score``."""
+    runner writes them; for trying ``python -m compendium.pwb.score``. ``prompt_sd``: the standard deviation of
+    each prompt's difficulty, shared by both conditions (module docstring; 0: none, the same bytes as without)."""
+    if size not in SIZES:
+        raise ValueError(f"--size must be one of {sorted(SIZES)}, not {size!r}")
+    if not (np.isfinite(prompt_sd) and prompt_sd >= 0):
+        raise ValueError(f"--prompt-sd must be a number of 0 or more, not {prompt_sd!r}")
     sz = SIZES[size]
     src = _sources(Path(pwb or paths.PWB))
     rng = np.random.default_rng(seed)
+    effects = None
+    if prompt_sd > 0:
+        erng = np.random.default_rng([seed, 1])
+        effects = [erng.normal(0.0, prompt_sd, size=sz["n_prompts"]) for _ in src["layer1"]]
     out = Path(outdir)
     out.mkdir(parents=True, exist_ok=True)
     files = []
     for vi, variant in enumerate(VARIANTS):
-        data = results_file(src, name, variant, rng, sz, f"2026-05-01T{9 + vi:02d}:00:00+00:00")
+        data = results_file(src, name, variant, rng, sz, f"2026-05-01T{9 + vi:02d}:00:00+00:00", effects)
         f = out / file_name(data["model_id"], variant, f"20260501_{9 + vi:02d}0000")
         f.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
         files.append(f)
@@ -319,10 +345,31 @@ def main(argv: list[str] | None = None) -> int:
 
     safe_output()  # a terminal without UTF-8 gets escapes, not a UnicodeEncodeError
     ap = argparse.ArgumentParser(prog="python -m compendium.data.synthetic_pwb", description=__doc__.split("\n")[0])
-    ap.add_argument("outdir", help="folder to write results/*.json into (created)")
+    ap.add_argument(
+        "outdir", help="folder to write results/*.json into (created; with --model, the two files go into it)"
+    )
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--size", choices=sorted(SIZES), default="full")
+    ap.add_argument("--model", metavar="NAME", help="write one new model's two results files instead of the release")
+    ap.add_argument(
+        "--prompt-sd",
+        type=float,
+        default=0.0,
+        metavar="SD",
+        help="with --model: each prompt's difficulty, normal with this SD on the 0-3 scale, shared by both conditions (default 0)",
+    )
     args = ap.parse_args(argv)
+    if args.model is None and args.prompt_sd:
+        ap.error("--prompt-sd applies only with --model NAME")
+    if args.model is not None:
+        try:
+            files = write_model(args.outdir, args.model, seed=args.seed, size=args.size, prompt_sd=args.prompt_sd)
+        except ValueError as e:
+            ap.error(str(e))
+        print(
+            f"{args.outdir}: {len(files)} results files of {args.model!r} (seed {args.seed}, {args.size}, prompt SD {args.prompt_sd:g})"
+        )
+        return 0
     s = write_snapshot(args.outdir, seed=args.seed, size=args.size)
     print(
         f"{args.outdir}/results: {len(s['files'])} files, {s['judge_values']:,} judge values (seed {s['seed']}, {s['size']})"

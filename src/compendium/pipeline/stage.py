@@ -489,6 +489,10 @@ def python_stage(name: str):
             _swap(staging, dest)
 
 
+#: seconds nbclient waits, after a cell's reply, for its last output messages (see :func:`_execute`)
+IOPUB_TIMEOUT = 300
+
+
 def _execute(st: Stage, parameters: dict, staging_nb: Path, kernel: _Kernel) -> float:
     """Execute the stage's notebook on ``kernel`` into ``staging_nb``; return the seconds it took."""
     import jupytext
@@ -521,6 +525,10 @@ def _execute(st: Stage, parameters: dict, staging_nb: Path, kernel: _Kernel) -> 
             # with the failing cell (papermill saves before raising), which is all the stage keeps.
             request_save_on_cell_execute=False,
             km=kernel.km,
+            # after a cell's reply nbclient waits this long for the kernel's last output messages, and papermill
+            # makes running out of it an error; nbclient's 4 s failed the workbank stage on a loaded machine
+            # ("Timeout waiting for IOPub output", seen with both cores busy). The kernel is ours and alive.
+            iopub_timeout=IOPUB_TIMEOUT,
         )
     except Exception as exc:  # noqa: BLE001 - every failure becomes one sentence
         raise StageError(

@@ -85,6 +85,8 @@ __all__ = [
     "summarise",
     "design_intervals",
     "interval_lines",
+    "interval_table",
+    "ROUNDING_NOTE",
     "flat_values",
     "PAPER_LABEL",
     "DESIGN_LABEL",
@@ -556,41 +558,76 @@ def _ends(v: Mapping) -> str:
     return f"[{out[0]}, {out[1]}]"
 
 
-def interval_lines(result: Mapping) -> list[str]:
-    """The printed comparison: per quantity the paper's interval (runs independent; for ΔPWI and d_pooled its
-    assumption extended) and the design-respecting one, then the judge sensitivity; each end to the digits its
-    Monte-Carlo error supports. ``result``: :func:`compendium.pwb.score.score_model`'s values (``design`` among
-    them)."""
+#: how the printed ends are rounded (said under the printed comparison and in the chapter)
+ROUNDING_NOTE = (
+    "The paper's PWI intervals are its exact bootstrap percentiles, rounded to the nearest hundredth as printed "
+    "above; every other end is rounded outwards to the digit its Monte-Carlo standard error supports (the error's "
+    "leading digit)."
+)
+
+
+def interval_table(result: Mapping) -> pd.DataFrame:
+    """The comparison as a table, one row per quantity (:data:`QUANTITIES`), the ends written as printed:
+    ``quantity`` (:data:`NAMES`), ``paper`` (the paper's exact interval for the PWIs; for ΔPWI and d_pooled its
+    assumption extended, ``runs_independent``), ``design``, ``judges_resampled`` and ``undefined`` (draws in which
+    a statistic is undefined, left out of its interval, summed over the three variants). ``result``:
+    :func:`compendium.pwb.score.score_model`'s values (``design`` among them). :func:`interval_lines` prints it;
+    the evaluate chapter shows it."""
     des = result["design"]
+    rows = []
+    for q in QUANTITIES:
+        if q in ("baseline", "prompted"):
+            paper = f"[{result[q]['ci_lower']:.2f}, {result[q]['ci_upper']:.2f}]"
+            undefined = 0
+        else:
+            paper = f"{_ends(des['runs_independent'][q])} (assumption extended)"
+            undefined = des["runs_independent"][q]["n_undefined"]
+        undefined += des["design"][q]["n_undefined"] + des["judges_resampled"][q]["n_undefined"]
+        rows.append(
+            {
+                "quantity": NAMES[q],
+                "paper": paper,
+                "design": _ends(des["design"][q]),
+                "judges_resampled": _ends(des["judges_resampled"][q]),
+                "undefined": int(undefined),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def interval_lines(result: Mapping) -> list[str]:
+    """The printed comparison (:func:`interval_table`): per quantity the paper's interval (runs independent; for
+    ΔPWI and d_pooled its assumption extended) and the design-respecting one, then the judge sensitivity, the
+    draws left out where a statistic is undefined (if any) and how the ends are rounded. ``result``:
+    :func:`compendium.pwb.score.score_model`'s values (``design`` among them)."""
+    des = result["design"]
+    t = interval_table(result)
     pct = f"{des['ci_level']:.0%}"
-    paper = {
-        "baseline": {**result["baseline"], "ci_lower_mc_se": None, "ci_upper_mc_se": None},
-        "prompted": {**result["prompted"], "ci_lower_mc_se": None, "ci_upper_mc_se": None},
-        **des["runs_independent"],
-    }
     lines = [
         f"{pct} intervals, two methods (--help says which is which):",
         f"  {'':13s} {PAPER_LABEL:40s} {DESIGN_LABEL}",
     ]
-    for q in QUANTITIES:
-        p = paper[q]
-        if p["ci_lower_mc_se"] is None:  # the paper's exact interval, as printed above
-            shown = f"[{p['ci_lower']:.2f}, {p['ci_upper']:.2f}]"
-        else:
-            shown = f"{_ends(p)} (assumption extended)"
-        lines.append(f"  {NAMES[q]:13s} {shown:40s} {_ends(des['design'][q])}")
-    js = ", ".join(f"{NAMES[q]} {_ends(des['judges_resampled'][q])}" for q in QUANTITIES)
+    lines += [f"  {r.quantity:13s} {r.paper:40s} {r.design}" for r in t.itertuples()]
+    js = ", ".join(f"{r.quantity} {r.judges_resampled}" for r in t.itertuples())
     text = (
         f"{JUDGES_LABEL[0].upper()}{JUDGES_LABEL[1:]}: {js} (a drawn panel may repeat a judge, so it is noisier "
         "than the real one: read its width, not its centre)."
     )
     lines += textwrap.wrap(text, width=110, initial_indent="  ", subsequent_indent="    ")
+    bad = [f"{r.quantity} {r.undefined:,}" for r in t.itertuples() if r.undefined]
+    if bad:
+        text = (
+            f"Draws left out because the statistic is undefined in them (no weighted dimension with runs, or no "
+            f"spread for Cohen's d), of {des['n_boot']:,} per variant: {', '.join(bad)}."
+        )
+        lines += textwrap.wrap(text, width=110, initial_indent="  ", subsequent_indent="    ")
     if des["dimensions_with_one_prompt"]:
         text = (
             f"Not like the benchmark: one prompt in {', '.join(des['dimensions_with_one_prompt'])}, so the "
             "design-respecting interval cannot see how prompts differ there and is too narrow."
         )
         lines += textwrap.wrap(text, width=110, initial_indent="  ", subsequent_indent="    ")
+    lines += textwrap.wrap(ROUNDING_NOTE, width=110, initial_indent="  ", subsequent_indent="    ")
     return lines
 
 
