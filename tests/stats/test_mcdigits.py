@@ -16,6 +16,12 @@ def test_leading_is_the_power_of_ten_of_the_errors_leading_digit(se, unit):
     assert mc_step(se) == pytest.approx(unit, rel=1e-12)
 
 
+@pytest.mark.parametrize(("se", "unit"), [(0.03, 0.1), (0.06, 0.1), (0.001, 0.001), (0.0011, 0.01), (1.3, 10.0)])
+def test_unit_is_the_smallest_power_of_ten_not_below_the_error(se, unit):
+    assert mc_step(se, rule="unit") == pytest.approx(unit, rel=1e-12)
+    assert mc_step(se, rule="unit") >= se
+
+
 @pytest.mark.parametrize(
     ("x", "se", "printed"),
     [
@@ -49,7 +55,7 @@ def test_bounds_round_outwards_and_decimals_follow_the_step():
 
 @pytest.mark.parametrize("bad", [0.0, -1.0, math.nan, math.inf])
 def test_an_error_that_is_not_positive_and_finite_is_refused(bad):
-    for rule in ("leading", "pdg"):
+    for rule in ("leading", "pdg", "unit"):
         with pytest.raises(ValueError, match="positive finite"):
             mc_step(bad, rule=rule)
     with pytest.raises(ValueError, match="needs the estimate"):

@@ -29,7 +29,8 @@ It also gives ΔPWI and d_pooled no interval.
    (``tests/pwb/test_pwb_design_bootstrap.py``), not printed.
 3. *Judges, as a sensitivity* (``resample_judges=True``): the three judges of a run are resampled with
    replacement and the run's panel score recomputed as ``int(median)`` of the drawn values (the runner's rule;
-   a run without judge values keeps its stored score). Not a component of the design-respecting interval: the
+   a run without judge values keeps its stored score); a prompt drawn twice in stage 1 gets two independent
+   judge draws for each of its runs (the nested scheme: each drawn copy is a new panel's reading of it). Not a component of the design-respecting interval: the
    panel is fixed by ``config.yaml`` and shared by every released model, so which judges score is the
    benchmark's definition, not sampling error of one model's index; the judges' disagreement on a run is
    already in the run scores the first two stages resample; and three judges make a rough bootstrap of
@@ -545,7 +546,8 @@ def design_intervals(
 
 def _ends(v: Mapping) -> str:
     """``[lo, hi]`` to the digits the Monte-Carlo error of each end supports (:mod:`compendium.stats.mcdigits`,
-    the ``leading`` rule; ends rounded outwards)."""
+    the ``unit`` rule: the last digit uncertain by less than one unit; never finer than 0.001; ends rounded
+    outwards)."""
     from ..stats.mcdigits import mc_format, mc_step
 
     if not (math.isfinite(v["ci_lower"]) and math.isfinite(v["ci_upper"])):
@@ -553,16 +555,17 @@ def _ends(v: Mapping) -> str:
     out = []
     for end, how in (("ci_lower", "down"), ("ci_upper", "up")):
         se = v[f"{end}_mc_se"]
-        step = mc_step(se) if se > 0 and math.isfinite(se) else 1e-3
+        step = mc_step(se, rule="unit") if se > 0 and math.isfinite(se) else 1e-3
         out.append(mc_format(v[end], max(step, 1e-3), how))
     return f"[{out[0]}, {out[1]}]"
 
 
 #: how the printed ends are rounded (said under the printed comparison and in the chapter)
 ROUNDING_NOTE = (
-    "The paper's PWI intervals are its exact bootstrap percentiles, rounded to the nearest hundredth as printed "
-    "above; every other end is rounded outwards to the digit its Monte-Carlo standard error supports (the error's "
-    "leading digit)."
+    "The paper's PWI intervals are its exact bootstrap percentiles (its seed replayed), rounded to the nearest "
+    "tenth as the paper prints them; every other end is rounded outwards to the smallest power of ten at least as "
+    "large as its Monte-Carlo standard error (so its last digit is uncertain by less than one unit; never finer "
+    "than 0.001)."
 )
 
 
@@ -577,7 +580,7 @@ def interval_table(result: Mapping) -> pd.DataFrame:
     rows = []
     for q in QUANTITIES:
         if q in ("baseline", "prompted"):
-            paper = f"[{result[q]['ci_lower']:.2f}, {result[q]['ci_upper']:.2f}]"
+            paper = f"[{result[q]['ci_lower']:.1f}, {result[q]['ci_upper']:.1f}]"
             undefined = 0
         else:
             paper = f"{_ends(des['runs_independent'][q])} (assumption extended)"

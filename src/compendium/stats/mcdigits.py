@@ -13,6 +13,10 @@ error supports) and :func:`mc_format` (a number written to that unit). Three rul
     ``"leading"`` unit (which moves it by at most SE / 2). 14,297 +- 423 prints 14,000; 17,793 +- 1,063 prints
     18,000, not 20,000. The preferences chapter's "judgements needed" and the robustness chapter's bootstrap
     shares use it.
+``"unit"`` -- the smallest power of ten at least as large as the error: the last printed digit is then uncertain
+    by less than one unit (an SE of 0.03 supports tenths, one of 0.001 thousandths, one of 0.0011 hundredths).
+    The evaluate chapter's interval comparison uses it (an independent referee found the leading digit's
+    hundredths of a PWI end, at an SE of 0.03-0.06, moving by 4-6 units between seeds).
 ``"pdg"`` -- the Particle Data Group's rule, from an interval's *half-width* (not an SE): two significant digits
     of the half-width if its three leading digits are 100-354, else one. The HUMANE scale chapter uses it for
     judgements needed and savings, whose intervals are bootstrap percentiles.
@@ -28,8 +32,8 @@ from typing import Literal
 
 __all__ = ["Rule", "RULES", "mc_step", "mc_decimals", "mc_format"]
 
-Rule = Literal["leading", "estimate", "pdg"]
-RULES: tuple[str, ...] = ("leading", "estimate", "pdg")
+Rule = Literal["leading", "estimate", "pdg", "unit"]
+RULES: tuple[str, ...] = ("leading", "estimate", "pdg", "unit")
 
 
 def _positive(error: float, what: str) -> float:
@@ -41,7 +45,7 @@ def _positive(error: float, what: str) -> float:
 
 def mc_step(error: float, x: float | None = None, rule: Rule = "leading") -> float:
     """The rounding unit (a power of ten) that a Monte-Carlo ``error`` supports, by ``rule`` (see the module
-    docstring): ``"leading"`` and ``"estimate"`` take a standard error, ``"pdg"`` an interval's half-width;
+    docstring): ``"leading"``, ``"unit"`` and ``"estimate"`` take a standard error, ``"pdg"`` an interval's half-width;
     ``"estimate"`` needs the estimate ``x``. Raises ValueError for an error that is not positive and finite."""
     if rule == "pdg":
         hw = _positive(error, "half-width")
@@ -52,6 +56,8 @@ def mc_step(error: float, x: float | None = None, rule: Rule = "leading") -> flo
     fine = 10.0 ** math.floor(math.log10(se))
     if rule == "leading":
         return fine
+    if rule == "unit":
+        return fine if se == fine else 10 * fine
     if rule == "estimate":
         if x is None:
             raise ValueError("mc_step: the 'estimate' rule needs the estimate x")
