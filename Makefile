@@ -13,7 +13,7 @@ export PATH := $(BIN):$(PATH)
 export PYTHONDONTWRITEBYTECODE := 1
 export MPLBACKEND := Agg
 
-.PHONY: chromium help setup data reproduce reset test test-reliability test-security test-with-data test-commands test-unit lint format book browser-test book-archive pdf benchmark freeze clean metadata
+.PHONY: chromium help setup data reproduce reset test test-scratch test-reliability test-security test-with-data test-commands test-unit lint format book browser-test book-archive pdf benchmark freeze clean metadata
 
 help:
 	@echo "make reproduce   set up, restore data, run every stage (dvc repro), build the book"
@@ -23,6 +23,7 @@ help:
 	@echo "make test-reliability  failure cases (bad data, bad params, killed stages) on a scratch clone"
 	@echo "make test-security payloads in every rendered text field, a parameter and a file name, on a scratch clone: the book must show them as text"
 	@echo "make test-with-data    the hub's data end to end (synthetic PWB and HITL snapshots, a loopback hub, acquisition, dvc repro) on scratch clones"
+	@echo "make test-scratch      the four scratch-clone suites below in one session, side by side on both cores (what .ci/run runs)"
 	@echo "make test-commands     every command the README, CONTRIBUTING.md, the book and the chapters print, run on a scratch clone (about 10 min)"
 	@echo "make book        rebuild the book from the stored notebook outputs (fresh: every page read; dvc repro builds it incrementally)"
 	@echo "make browser-test open every built page in headless Chromium (screenshots in book/_build/screenshots) and audit it with axe-core"
@@ -78,6 +79,15 @@ test: data
 reset:
 	@test -x "$(BIN)/python" || { echo "ERROR: no $(VENV) in this checkout; run make setup first"; exit 1; }
 	"$(BIN)/python" -m compendium.pipeline.reset
+
+# the four scratch-clone suites in one session on both cores (.ci/run): a suite is one xdist group (its files on one
+# worker, so its clone is built once), the two longest first, so that they run side by side and the short ones fill in
+SCRATCH_SUITES = tests/commands tests/reliability/test_reliability.py tests/withdata tests/security \
+	tests/reliability/test_raw_data_guard.py tests/reliability/test_alias_bomb.py
+test-scratch: data
+	@SECONDS=0; rc=0; python -m pytest $(SCRATCH_SUITES) -m 'reliability or security or withdata or commands' \
+	  -n 2 --dist loadgroup --no-loadscope-reorder -v -s || rc=$$?; \
+	  echo ">> make test-scratch took $$((SECONDS / 60)) min $$((SECONDS % 60)) s"; exit $$rc
 
 test-reliability: data
 	python -m pytest tests/reliability -m reliability -v

@@ -26,7 +26,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import scratch  # noqa: E402
 from scratch import run  # noqa: E402  (a command in the clone: the clone's package first, quiet, Agg)
 
-pytestmark = pytest.mark.reliability
+# xdist_group: `make test-scratch` runs the suites side by side, each group on one worker (its clone built once)
+pytestmark = [pytest.mark.reliability, pytest.mark.xdist_group("reliability")]
 
 
 def _skipped(p: Path) -> bool:
@@ -244,36 +245,50 @@ def test_book_refuses_a_chapter_with_an_error_output(clone):
     assert_clean(clone)
 
 
-def assert_same_bytes_when_forced(clone: Path, stages: list[str], **env: str) -> None:
-    """Re-run ``stages`` (``dvc repro -f -s``) with ``env`` set: every output keeps its bytes, the clone stays clean."""
+def _forced_changes(clone: Path, stages: list[str], **env: str) -> list[str]:
+    """Re-run ``stages`` (``dvc repro -f -s``) with ``env`` set; the output files whose bytes changed."""
     before = tree_hash(*(clone / "results" / s for s in stages))
     for s in stages:
         p = run(clone, "dvc", "repro", "-f", "-s", s, **env)
         assert p.returncode == 0, p.stderr[-2000:]
     after = tree_hash(*(clone / "results" / s for s in stages))
-    changed = [k for k in before if before[k] != after.get(k)]
-    assert changed == []
-    assert_clean(clone)
+    return [k for k in before if before[k] != after.get(k)]
 
 
-def test_stage_outputs_do_not_depend_on_the_blas_kernel(clone):
+#: the stages whose outputs must not depend on the BLAS kernel (every computing stage, intermediate ones
+#: included) and those that must not depend on NumPy's SIMD paths (the ones that simulate)
+BLAS_STAGES = ["workbank_models", "workbank", "pwb", "pwb_benchmark", "evaluate", "preferences_mc", "preferences",
+               "humane", "robustness"]  # fmt: skip
+SIMD_STAGES = ["preferences_mc", "preferences", "humane"]
+BLAS_ENV = {"OPENBLAS_CORETYPE": "Sandybridge"}
+SIMD_ENV = {"NPY_DISABLE_CPU_FEATURES": "X86_V4 AVX512_ICL AVX512_SPR"}
+
+
+def test_stage_outputs_do_not_depend_on_the_blas_kernel_or_numpys_simd_paths(clone):
     """Floats are written with a fixed number of significant digits: another OpenBLAS kernel gives the same
     bytes in every output of every computing stage, intermediate ones included (the mixed model differed in
     the 10th significant digit in the tables before, and in the 15th in ``workbank_models``' pickle, which
-    made ``dvc.lock`` differ between machines), so ``dvc.lock`` and ``dvc status`` stay clean."""
-    stages = ["workbank_models", "workbank", "pwb", "pwb_benchmark", "evaluate", "preferences_mc", "preferences",
-              "humane", "robustness"]  # fmt: skip
-    assert_same_bytes_when_forced(clone, stages, OPENBLAS_CORETYPE="Sandybridge")
+    made ``dvc.lock`` differ between machines), so ``dvc.lock`` and ``dvc status`` stay clean.
 
-
-def test_stage_outputs_do_not_depend_on_numpys_simd_paths(clone):
-    """NumPy's AVX-512 ``exp``/``log1p``/``log2`` differ from glibc's (which it uses without AVX-512) in the last
+    NumPy's AVX-512 ``exp``/``log1p``/``log2`` differ from glibc's (which it uses without AVX-512) in the last
     bit; the active-sampling simulations pick the pair with the largest gain, and a plain argmax let that bit
     choose between pairs tied by symmetry, so the humane stage's default grid and ``dvc.lock`` differed between a
     CPU with AVX-512 and one without. With those paths switched off the stages that simulate give the same
-    bytes. (On a CPU without AVX-512 both runs take the same paths, and this test shows nothing.)"""
-    stages = ["preferences_mc", "preferences", "humane"]
-    assert_same_bytes_when_forced(clone, stages, NPY_DISABLE_CPU_FEATURES="X86_V4 AVX512_ICL AVX512_SPR")
+    bytes. (On a CPU without AVX-512 both runs take the same paths, and that half shows nothing.)
+
+    One forced run with both switched (every computing stage once, not the simulating ones twice); if bytes
+    change, each switch is tried alone so that the failure names its cause."""
+    changed = _forced_changes(clone, BLAS_STAGES, **BLAS_ENV, **SIMD_ENV)
+    if changed:  # each switch alone, from the default run each time
+        _forced_changes(clone, BLAS_STAGES)
+        blas = _forced_changes(clone, BLAS_STAGES, **BLAS_ENV)
+        _forced_changes(clone, BLAS_STAGES)
+        simd = _forced_changes(clone, SIMD_STAGES, **SIMD_ENV)
+        pytest.fail(
+            f"forced runs changed bytes: with both switches {changed}; OpenBLAS Sandybridge alone {blas}; "
+            f"NumPy's AVX-512 paths off alone {simd}"
+        )
+    assert_clean(clone)
 
 
 # --- concurrency and swaps (issue 20, items 9 and 10) ------------------------------------------------

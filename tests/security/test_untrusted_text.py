@@ -41,7 +41,8 @@ from compendium.pipeline import paths
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import scratch  # noqa: E402
 
-pytestmark = pytest.mark.security
+# xdist_group: `make test-scratch` runs the suites side by side, each group on one worker (its clone built once)
+pytestmark = [pytest.mark.security, pytest.mark.xdist_group("security")]
 
 PASSWD = Path("/etc/passwd")
 HOST_LINE = PASSWD.read_text().splitlines()[0] if PASSWD.exists() else "root:x:0:0:"

@@ -21,7 +21,8 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.withdata
+# xdist_group: `make test-scratch` runs the suites side by side, each group on one worker (its clone built once)
+pytestmark = [pytest.mark.withdata, pytest.mark.xdist_group("withdata")]
 
 
 def _claims(d: Path) -> list[dict]:

@@ -199,6 +199,7 @@ CI = (
     "make lint",
     "make format",
     "make test-reliability",
+    "make test-scratch",
     "make test-commands",
     "make browser-test",
     "make pdf",
