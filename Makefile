@@ -46,7 +46,7 @@ $(STAMP): requirements.txt pyproject.toml
 	if [ -e "$(VENV)" ] && ! "$(BIN)/python" -m pip --version >/dev/null 2>&1; then \
 	  echo ">> $(VENV) is incomplete (no working pip: an interrupted 'python -m venv'?); removing it and creating it again"; \
 	  rm -rf "$(VENV)"; fi
-	echo ">> setting up $(VENV) (Python: $(PYTHON))"
+	echo ">> setting up $(VENV) (Python: $(PYTHON)): installing the pinned packages of requirements.txt, a few minutes the first time (pip prints only errors)"
 	new=0; test -x "$(BIN)/python" || { "$(PYTHON)" -m venv "$(VENV)" && new=1; }; \
 	{ "$(BIN)/python" -m pip install --quiet --disable-pip-version-check -r requirements.txt && \
 	  "$(BIN)/python" -m pip install --quiet --disable-pip-version-check --no-deps -e . ; } || \
@@ -148,8 +148,9 @@ book-archive: setup
 	cd book-archive && sha256sum book-html.tar.gz > book-html.tar.gz.sha256 && cat book-html.tar.gz.sha256
 
 pdf: data chromium
-	python -c 'import sys; from compendium.book.pdf import missing_chapters; sys.exit(1 if missing_chapters() else 0)' || dvc repro book
-	python -m compendium.book.pdf
+	@python -c 'import sys; from compendium.book.pdf import missing_chapters; sys.exit(1 if missing_chapters() else 0)' || \
+	  { echo ">> the built book lacks chapters: dvc repro book"; dvc repro book; }
+	@python -m compendium.book.pdf
 
 benchmark: data
 	python benchmarks/pipeline.py
