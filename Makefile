@@ -80,14 +80,15 @@ reset:
 	@test -x "$(BIN)/python" || { echo "ERROR: no $(VENV) in this checkout; run make setup first"; exit 1; }
 	"$(BIN)/python" -m compendium.pipeline.reset
 
-# the four scratch-clone suites in one session on both cores (.ci/run): a suite is one xdist group (its files on one
-# worker, so its clone is built once), the two longest first, so that they run side by side and the short ones fill in;
+# the four scratch-clone suites in one session on both cores (.ci/run): a test file on one worker (the with-data
+# suite's files together: tests/conftest.py), so each clone is built once; the two longest first, side by side, and the
+# short ones fill in;
 # -rP prints what each passed test reported (clone and stage timings, the commands not run here), which workers capture
 SCRATCH_SUITES = tests/commands tests/reliability/test_reliability.py tests/withdata tests/security \
 	tests/reliability/test_raw_data_guard.py tests/reliability/test_alias_bomb.py
 test-scratch: data
 	@SECONDS=0; rc=0; python -m pytest $(SCRATCH_SUITES) -m 'reliability or security or withdata or commands' \
-	  -n 2 --dist loadgroup --no-loadscope-reorder -v -rfEsxXP || rc=$$?; \
+	  -n 2 --dist loadfile --no-loadscope-reorder -v -rfEsxXP || rc=$$?; \
 	  echo ">> make test-scratch took $$((SECONDS / 60)) min $$((SECONDS % 60)) s"; exit $$rc
 
 test-reliability: data

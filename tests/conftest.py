@@ -14,6 +14,29 @@ from compendium.pipeline import paths  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 
+#: test folders whose files share a session fixture (one scratch clone): one xdist work unit, not one per file
+SHARED_FOLDERS = ("tests/withdata/",)
+
+
+def pytest_xdist_make_scheduler(config, log):
+    """``--dist loadfile`` with the files of :data:`SHARED_FOLDERS` kept together on one worker, so that
+    `make test-scratch` builds the with-data suite's clone once while the other suites run beside it. (xdist's
+    own ``loadgroup`` does not group here: with pytest 9 the group suffix it writes into ``item._nodeid`` does
+    not reach the node id the scheduler reads; checked on a three-test module, each test went to a worker.)"""
+    if config.getoption("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class SuiteScheduling(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            for folder in SHARED_FOLDERS:
+                if nodeid.startswith(folder):
+                    return folder
+            return super()._split_scope(nodeid)
+
+    return SuiteScheduling(config, log)
+
+
 @pytest.fixture
 def data_copy(tmp_path):
     """Copy selected raw files into a temporary data root: data_copy('workbank/x.csv', ...) -> root."""

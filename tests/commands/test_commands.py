@@ -31,8 +31,7 @@ from compendium.pipeline import paths
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import scratch  # noqa: E402
 
-# xdist_group: `make test-scratch` runs the suites side by side, each group on one worker (its clone built once)
-pytestmark = [pytest.mark.commands, pytest.mark.xdist_group("commands")]
+pytestmark = pytest.mark.commands
 
 SHOTS = Path(os.environ.get("COMPENDIUM_SHOTS", str(paths.ROOT / "book" / "_build" / "screenshots" / "commands")))
 RAN: list[tuple[str, str, int, float]] = []  # (phase, command, exit status, seconds)

@@ -20,8 +20,7 @@ from compendium.pipeline import paths
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from scratch import VENV_BIN, make_clone, sh  # noqa: E402
 
-# xdist_group: `make test-scratch` runs the suites side by side, each group on one worker (its clone built once)
-pytestmark = [pytest.mark.reliability, pytest.mark.xdist_group("alias-bomb")]
+pytestmark = pytest.mark.reliability
 
 BOMB = 'lol: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n' + "".join(
     f"{k}: &{k} [{', '.join([f'*{p}'] * 10)}]\n" for p, k in zip("abcdefgh", "bcdefghi")

@@ -22,8 +22,7 @@ from compendium.pipeline import paths
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from scratch import VENV_BIN, flip_byte, make_clone, sh  # noqa: E402
 
-# xdist_group: `make test-scratch` runs the suites side by side, each group on one worker (its clone built once)
-pytestmark = [pytest.mark.reliability, pytest.mark.xdist_group("raw-data-guard")]
+pytestmark = pytest.mark.reliability
 
 REL = "workbank/domain_worker_desires.csv"
 

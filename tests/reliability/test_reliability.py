@@ -26,8 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import scratch  # noqa: E402
 from scratch import run  # noqa: E402  (a command in the clone: the clone's package first, quiet, Agg)
 
-# xdist_group: `make test-scratch` runs the suites side by side, each group on one worker (its clone built once)
-pytestmark = [pytest.mark.reliability, pytest.mark.xdist_group("reliability")]
+pytestmark = pytest.mark.reliability
 
 
 def _skipped(p: Path) -> bool:

@@ -41,8 +41,7 @@ from compendium.pipeline import paths
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import scratch  # noqa: E402
 
-# xdist_group: `make test-scratch` runs the suites side by side, each group on one worker (its clone built once)
-pytestmark = [pytest.mark.security, pytest.mark.xdist_group("security")]
+pytestmark = pytest.mark.security
 
 PASSWD = Path("/etc/passwd")
 HOST_LINE = PASSWD.read_text().splitlines()[0] if PASSWD.exists() else "root:x:0:0:"

@@ -18,8 +18,7 @@ import pytest
 import yaml
 from scipy import stats
 
-# xdist_group: `make test-scratch` runs the suites side by side, each group on one worker (its clone built once)
-pytestmark = [pytest.mark.withdata, pytest.mark.xdist_group("withdata")]
+pytestmark = pytest.mark.withdata
 
 # the paper's order of the Layer-1 dimensions (run_analysis.py DIMENSIONS) and the register's model keys
 DIMS = [

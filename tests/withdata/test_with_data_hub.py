@@ -31,8 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import scratch  # noqa: E402
 from hubmock import HubMock  # noqa: E402
 
-# xdist_group: `make test-scratch` runs the suites side by side, each group on one worker (its clone built once)
-pytestmark = [pytest.mark.withdata, pytest.mark.xdist_group("withdata")]
+pytestmark = pytest.mark.withdata
 HAS_SYNTHETIC_PWB = importlib.util.find_spec("compendium.data.synthetic_pwb") is not None
 
 

@@ -21,8 +21,7 @@ from pathlib import Path
 
 import pytest
 
-# xdist_group: `make test-scratch` runs the suites side by side, each group on one worker (its clone built once)
-pytestmark = [pytest.mark.withdata, pytest.mark.xdist_group("withdata")]
+pytestmark = pytest.mark.withdata
 
 
 def _claims(d: Path) -> list[dict]:
