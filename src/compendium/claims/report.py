@@ -234,8 +234,11 @@ def status_counts(rows: pd.DataFrame) -> dict[str, int]:
 
 
 def _status_word(status: str) -> str:
-    sym, word = MARK.get(status, ("", status or "missing from the ledger"))
-    return f"{sym} {word}".strip()
+    """A status as the reader sees it (:data:`MARK`: a symbol and a word); one the vocabulary lacks, escaped."""
+    if status not in MARK:
+        return myst(status or "missing from the ledger")
+    sym, word = MARK[status]
+    return f"{sym} {word}"
 
 
 def scope_section(rows: pd.DataFrame) -> list[str]:
