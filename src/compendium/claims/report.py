@@ -9,8 +9,8 @@ For each study of the ledger (``pwb``, ``workbank``, ``hitl``: the ``study`` col
   difficult, communication with the original authors). Every number is counted from the ledger; the data's
   provenance is read from the datasheet (``data/README.md``) and the manifest
   (``src/compendium/data/manifest.json``), the code's from ``CITATION.cff``, the versions from
-  ``requirements.txt``. Text from files is escaped for Markdown (:func:`compendium.chapter.safetext.myst`, which
-  also keeps ``|`` and line breaks out of table cells);
+  ``requirements.txt``. Text from files is escaped for plain Markdown (:func:`_md`: one line, the characters that start markup backslash-escaped, so
+  it reads as text and stays readable raw, and ``|`` and line breaks stay out of table cells);
 - ``metadata.yaml``: ReScience C's submission metadata (the fields of its template, :data:`RESCIENCE_FIELDS`),
   filled from ``CITATION.cff`` and the original article's entry in ``book/references.bib``; a field the
   compendium cannot know (an ORCID, the editor, the reviewers, a DOI, a Software Heritage id, the dates) is
@@ -31,7 +31,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from compendium.chapter.safetext import code, myst
+from compendium.chapter.safetext import code
 from compendium.pipeline import paths
 from compendium.pipeline.cli import visible
 
@@ -113,6 +113,20 @@ class Original:
         return f"{', '.join(self.authors)} ({self.year}). {self.title}{stop}" + (
             f" {self.venue}." if self.venue else ""
         )
+
+
+#: the characters that can start Markdown markup in a plain (CommonMark / GitHub / pandoc) file: escaped in text
+#: from files, so that it reads as text (a link, an image, raw HTML, emphasis, a heading, a table cell's end, math)
+_MD_SPECIAL = frozenset("\\`*_[]<>|#$~&")
+
+
+def _md(text) -> str:
+    """``text`` as plain Markdown text: one line (line breaks become spaces), each character of
+    :data:`_MD_SPECIAL` backslash-escaped (CommonMark escapes every ASCII punctuation character, so each escape is
+    valid), everything else as written. Lighter than the book's :func:`compendium.chapter.safetext.myst`, which
+    also guards MyST's roles and directives; a report is read as a file, so it stays readable raw."""
+    one_line = " ".join(str(text).split())
+    return "".join("\\" + ch if ch in _MD_SPECIAL else ch for ch in one_line)
 
 
 def _latex_text(s: str) -> str:
@@ -236,7 +250,7 @@ def status_counts(rows: pd.DataFrame) -> dict[str, int]:
 def _status_word(status: str) -> str:
     """A status as the reader sees it (:data:`MARK`: a symbol and a word); one the vocabulary lacks, escaped."""
     if status not in MARK:
-        return myst(status or "missing from the ledger")
+        return _md(status or "missing from the ledger")
     sym, word = MARK[status]
     return f"{sym} {word}"
 
@@ -258,7 +272,7 @@ def scope_section(rows: pd.DataFrame) -> list[str]:
     if len(needs):
         by_note = needs.groupby("note", sort=False).size().sort_values(ascending=False, kind="stable")
         out += ["", "Claims that need data, by the data they need:", ""]
-        out += _table(("data needed", "claims"), [(myst(k or "(not named)"), f"{v:,}") for k, v in by_note.items()])
+        out += _table(("data needed", "claims"), [(_md(k or "(not named)"), f"{v:,}") for k, v in by_note.items()])
     return out
 
 
@@ -284,7 +298,7 @@ def methodology_section(study: str, rows: pd.DataFrame, sources: dict) -> list[s
     sheet, cff, pinned = sources["datasheet"], sources["citation"], sources["pins"]
     out = ["### Methodology", ""]
     if sheet:
-        out += [f"- **{myst(k)}:** {myst(v)}" for k, v in sheet.items()]
+        out += [f"- **{_md(k)}:** {_md(v)}" for k, v in sheet.items()]
     else:
         out.append(f"- The datasheet {code(DATASHEET)} is not in this checkout (restore the data with `dvc pull`).")
     out += ["", "Data files the claims read (checksums from the manifest the loaders verify):", ""]
@@ -292,16 +306,16 @@ def methodology_section(study: str, rows: pd.DataFrame, sources: dict) -> list[s
     repo = cff.get("repository-code")
     out += [
         "",
-        f"- **Code:** {myst(cff.get('title', 'this compendium'))}, version {myst(cff.get('version', 'not recorded'))}, "
-        f"licence {myst(cff.get('license', 'not recorded'))}"
-        + (f", {myst(repo)}" if repo else " (CITATION.cff sets no repository-code)")
-        + f"; the Python package `compendium` (`src/compendium/{myst(sources['package'])}/`) at commit "
+        f"- **Code:** {_md(cff.get('title', 'this compendium'))}, version {_md(cff.get('version', 'not recorded'))}, "
+        f"licence {_md(cff.get('license', 'not recorded'))}"
+        + (f", {_md(repo)}" if repo else " (CITATION.cff sets no repository-code)")
+        + f"; the Python package `compendium` (`src/compendium/{_md(sources['package'])}/`) at commit "
         + (code(sources["commit"]) if sources["commit"] else "not recorded (not a git checkout)")
         + ".",
         "- **Commands:** `make reproduce` sets up the environment, restores the data and runs every stage "
         "(`dvc repro`), which writes the ledger `results/claims/claims.csv` this report is generated from.",
         f"- **Versions:** {len(pinned):,} packages pinned in `requirements.txt`, among them "
-        + ", ".join(f"{myst(p)} {myst(pinned[p])}" for p in KEY_PACKAGES if p in pinned)
+        + ", ".join(f"{_md(p)} {_md(pinned[p])}" for p in KEY_PACKAGES if p in pinned)
         + ".",
     ]
     return out
@@ -312,16 +326,16 @@ def _value(row: dict, column: str) -> str:
     one where the register has it, else the paper's number to its decimals; ours to the paper's decimals and one
     more (:func:`fmt_number`), so a reader sees which side of the rounding it is on."""
     if column == "published" and row.get("printed"):
-        return myst(row["printed"])
+        return _md(row["printed"])
     v = row.get(column, "")
     try:
         x = float(v)
     except ValueError:
-        return myst(v) if v else "—"
+        return _md(v) if v else "—"
     d = claim_decimals(row)
     if column == "published" and math.isfinite(x) and 1e-3 <= abs(x) < 1e7:
-        return myst(f"{x:,.{min(d, 6)}f}")
-    return myst(fmt_number(x, d))
+        return _md(f"{x:,.{min(d, 6)}f}")
+    return _md(fmt_number(x, d))
 
 
 def results_section(rows: pd.DataFrame, headline: pd.DataFrame) -> list[str]:
@@ -336,7 +350,7 @@ def results_section(rows: pd.DataFrame, headline: pd.DataFrame) -> list[str]:
     hl = [
         (
             code(r["claim_id"], table_cell=True),
-            myst(r["what"]),
+            _md(r["what"]),
             _value(r, "published"),
             _value(r, "reproduced"),
             _status_word(r["status"]),
@@ -357,7 +371,7 @@ def easy_section(rows: pd.DataFrame) -> list[str]:
         f"{len(rep):,} of the {len(rows):,} claims reproduced within the precision printed, by the data they rest on:"
     )
     out += [""] + _table(
-        ("data", "claims reproduced"), [(myst(LEVEL_NAME.get(k, k)), f"{v:,}") for k, v in by_level.items()]
+        ("data", "claims reproduced"), [(_md(LEVEL_NAME.get(k, k)), f"{v:,}") for k, v in by_level.items()]
     )
     return out
 
@@ -375,7 +389,7 @@ def difficult_section(rows: pd.DataFrame) -> list[str]:
         for reason, g in differs.groupby("reason", sort=False):
             ids = ", ".join(code(c, table_cell=True) for c in g["claim_id"].head(3))
             tab.append(
-                (myst(REASONS.get(reason, reason or "no reason")), f"{len(g):,}", ids + (", …" if len(g) > 3 else ""))
+                (_md(REASONS.get(reason, reason or "no reason")), f"{len(g):,}", ids + (", …" if len(g) > 3 else ""))
             )
         out += _table(("reason", "claims", "for example"), sorted(tab, key=lambda t: -int(t[1].replace(",", ""))))
     n = status_counts(rows)
@@ -398,14 +412,14 @@ def report_markdown(study: str, claims: pd.DataFrame, orig: Original, sources: d
     headline = headline_rows(claims, study)
     verdict = "[Re]" if replicated(headline) else "[¬Re]"
     parts = [
-        [f"# {myst(title(claims, study, orig))}", ""],
+        [f"# {_md(title(claims, study, orig))}", ""],
         [
-            f"A replication report on {myst(orig.cite)} ({myst(STUDY_NAME.get(study, study))} in the compendium), "
+            f"A replication report on {_md(orig.cite)} ({_md(STUDY_NAME.get(study, study))} in the compendium), "
             "generated from the claims ledger `results/claims/claims.csv`.",
             "",
-            f"**Title rule.** {myst(TITLE_RULE)} Here the headline claims are "
+            f"**Title rule.** {_md(TITLE_RULE)} Here the headline claims are "
             + ", ".join(f"{code(r['claim_id'])} ({_status_word(r['status'])})" for r in headline.to_dict("records"))
-            + f": {myst(verdict)}.",
+            + f": {_md(verdict)}.",
             "",
             "## Reproducibility Summary",
         ],
