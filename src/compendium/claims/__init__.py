@@ -39,7 +39,9 @@ The package, by job: :mod:`.vocab` (the fixed words: studies, statuses, levels, 
 merging value dicts), :mod:`.register` (reading the register, notes, values, missing inputs and
 provenance), :mod:`.compare` (tolerances, relations, statuses, one evaluation), :mod:`.output` (the stage's
 files and the chapter's prose numbers), :mod:`.html` (the chapter's HTML, from ``templates/``),
-:mod:`.links` (where the chapter's links to code and data point), :mod:`.abstract` (the landing page's abstract) and :mod:`.diff` (``python -m compendium.claims diff REV``).
+:mod:`.links` (where the chapter's links to code and data point), :mod:`.abstract` (the landing page's abstract),
+:mod:`.diff` (``python -m compendium.claims diff REV``), :mod:`.ledger` (reading the ledger, its ``claims.json``
+export), :mod:`.report` (a replication report per study) and :mod:`.cli` (the commands).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""``python -m compendium.claims diff REV``: see :mod:`compendium.claims.diff`."""
+"""``python -m compendium.claims diff|report|export``: see :mod:`compendium.claims.cli`."""
 
-from .diff import main
+from .cli import main
 
 raise SystemExit(main())

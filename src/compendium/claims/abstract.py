@@ -35,6 +35,16 @@ REASON_WORDS = {
 }
 
 
+_PREF_MODELS = ("untrained", "recipe_a", "recipe_b", "recipe_c", "recipe_d")
+#: each study's headline claims: the ones :func:`headline_sentences` phrases (with their statuses) on the landing
+#: page, and the set whose statuses decide a replication report's title (:mod:`compendium.claims.report`)
+HEADLINE_CLAIMS: dict[str, tuple[str, ...]] = {
+    "pwb": ("pwb.delta.mean", "pwb.delta.min", "pwb.delta.max"),
+    "workbank": ("wb.zones.green", "wb.zones.red", "wb.zones.rnd", "wb.zones.low", "wb.desire.share_gt3"),
+    "hitl": ("hitl.n_ratings", *(f"hitl.bt.{m}" for m in _PREF_MODELS)),
+}
+
+
 def _n(x: int) -> str:
     return f"{x:,}"
 
@@ -68,7 +78,7 @@ def headline_sentences(claims: pd.DataFrame) -> list[str]:
             "**Pro-Worker AI Benchmark.** The pro-worker system prompt "
             + ("raises the Pro-Worker Index of every model" if d["min"] > 0 else "changes the Pro-Worker Index")
             + f", by {d['mean']:.1f} points on average (from {d['min']:+.1f} to {d['max']:+.1f}) "
-            + _status_note(claims, ["pwb.delta.mean", "pwb.delta.min", "pwb.delta.max"])
+            + _status_note(claims, list(HEADLINE_CLAIMS["pwb"]))
             + "."
         )
     zones = {k: _value(claims, f"wb.zones.{k}") for k in ("green", "red", "rnd", "low")}
@@ -79,9 +89,7 @@ def headline_sentences(claims: pd.DataFrame) -> list[str]:
             f"'Green Light' zone (AI can do them and workers want it to), {_n(int(zones['red']))} in 'Red Light', "
             f"{_n(int(zones['rnd']))} in 'R&D Opportunity' and {_n(int(zones['low']))} in 'Low Priority'; on "
             f"{share:.1f} % of tasks the workers' mean wish for automation is above 3 of 5 "
-            + _status_note(
-                claims, ["wb.zones.green", "wb.zones.red", "wb.zones.rnd", "wb.zones.low", "wb.desire.share_gt3"]
-            )
+            + _status_note(claims, list(HEADLINE_CLAIMS["workbank"]))
             + "."
         )
     names = {
@@ -98,9 +106,7 @@ def headline_sentences(claims: pd.DataFrame) -> list[str]:
         out.append(
             f"**Human preferences.** From {_n(int(n_judgements))} pairwise human judgements, Bradley–Terry ranks "
             f"{names[order[0]]} first (strength {bt[order[0]]:.2f}, the five summing to 5) and {names[order[-1]]} "
-            f"last ({bt[order[-1]]:.2f}) "
-            + _status_note(claims, ["hitl.n_ratings", *(f"hitl.bt.{m}" for m in names)])
-            + "."
+            f"last ({bt[order[-1]]:.2f}) " + _status_note(claims, list(HEADLINE_CLAIMS["hitl"])) + "."
         )
     return out
 

@@ -15,11 +15,14 @@ two ways, tried in this order and named in the output:
 For each study it also says whether code, data, parameters or the register changed between ``REV`` and
 this checkout (the files each study's stages depend on, from ``dvc.yaml``), so that a changed number can be
 traced to its cause.
+
+``python -m compendium.claims diff OLD.json NEW.json`` compares two exported ledgers (``claims.json``, e.g. of
+two releases; :mod:`compendium.claims.ledger`) by the same comparison (:func:`compare`), without a checkout:
+what changed in between is then not known.
 """
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import csv
 import io
@@ -35,6 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from compendium.pipeline import paths, studies
+from compendium.pipeline.cli import visible
 from compendium.pipeline.yamlfile import loads as load_text
 
 CLAIMS_OUT = "results/claims"
@@ -75,9 +79,12 @@ class Diff:
     seconds: float
     compared: int
     changes: list[Change] = field(default_factory=list)
-    causes: dict[str, list[str]] = field(default_factory=dict)
+    #: study -> what changed in between; None when the two sides are files with no checkout to compare
+    causes: dict[str, list[str]] | None = field(default_factory=dict)
     #: the chapters with results but no published claims: stage -> "changed" / "unchanged" / "not in REV" / ...
     uncovered: dict[str, str] = field(default_factory=dict)
+    #: what ``rev`` is compared with
+    against: str = "this build"
 
 
 def _git(*args: str, cwd: Path | None = None) -> str:
@@ -359,6 +366,21 @@ def diff(rev: str, log=print, recompute_always: bool = False) -> Diff:
     return d
 
 
+def diff_files(old: Path, new: Path) -> Diff:
+    """Compare two exported ledgers (``claims.json``, or ``claims.csv``) without a checkout: the same comparison
+    as :func:`diff` (:func:`compare`); what changed in between is not known from the files alone."""
+    from .ledger import LedgerError, read_any
+
+    t0 = time.perf_counter()
+    try:
+        a, b = read_any(Path(old)), read_any(Path(new))
+    except LedgerError as exc:
+        raise DiffError(str(exc)) from None
+    d = Diff(str(old), "file", time.perf_counter() - t0, len(a.keys() & b.keys()), compare(a, b), causes=None)
+    d.against = str(new)
+    return d
+
+
 def _short(v: str, width: int = 24) -> str:
     v = v if v else "–"
     return v if len(v) <= width else v[: width - 1] + "…"
@@ -367,18 +389,24 @@ def _short(v: str, width: int = 24) -> str:
 def render(d: Diff) -> str:
     kinds = {k: sum(c.kind == k for c in d.changes) for k in ("value", "status", "added", "removed")}
     lines = [
-        f"claims diff {d.rev} → this build: {d.compared:,} claims in both; "
+        f"claims diff {visible(d.rev, inline=True)} → {visible(d.against, inline=True)}: {d.compared:,} claims in both; "
         f"{kinds['status']} changed status, {kinds['value']} changed value only, "
         f"{kinds['added']} added, {kinds['removed']} removed "
-        f"({d.rev} {d.source}, {d.seconds:.1f} s)",
+        + (f"({d.rev} {d.source}, {d.seconds:.1f} s)" if d.causes is not None else f"({d.seconds:.1f} s)"),
     ]
+    if not d.changes:
+        lines.append("No claim changed.")
     for study, label in STUDY_LABELS.items():
         rows = [c for c in d.changes if c.study == study]
-        what = ", ".join(d.causes.get(study, [])) or "nothing"
-        lines.append(f"\n{label}: {len(rows)} claims changed; changed in between: {what}")
-        for c in rows:
+        if d.causes is None:
+            lines.append(f"\n{label}: {len(rows)} claims changed")
+        else:
+            what = ", ".join(d.causes.get(study, [])) or "nothing"
+            lines.append(f"\n{label}: {len(rows)} claims changed; changed in between: {what}")
+        for c in rows:  # a file's text is shown visibly: an exported ledger may come from anywhere
             status = c.new_status if c.old_status == c.new_status else f"{c.old_status or '–'} → {c.new_status or '–'}"
-            lines.append(f"  {c.claim_id:<48} {_short(c.old_value):>24} → {_short(c.new_value):<24} {status}")
+            cid, ov, nv = (visible(x, inline=True) for x in (c.claim_id, c.old_value, c.new_value))
+            lines.append(f"  {cid:<48} {_short(ov):>24} → {_short(nv):<24} {visible(status, inline=True)}")
     if d.uncovered:
         changed = [st for st, how in d.uncovered.items() if how == "changed"]
         lines.append(
@@ -394,47 +422,8 @@ def render(d: Diff) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from compendium.pipeline.cli import safe_output
+    """``python -m compendium.claims ...``: see :mod:`compendium.claims.cli` (kept here for callers of
+    ``diff.main``)."""
+    from .cli import main as cli_main
 
-    safe_output()  # a terminal without UTF-8 gets escapes, not a UnicodeEncodeError
-    ap = argparse.ArgumentParser(prog="python -m compendium.claims", description=__doc__.split("\n\n")[0])
-    sub = ap.add_subparsers(dest="cmd", required=True)
-    p = sub.add_parser("diff", help="claims whose value or status changed between REV and this build")
-    p.add_argument("rev", metavar="REV", help="a git revision (commit, tag, branch, HEAD~3)")
-    p.add_argument("--json", action="store_true", help="print the changes as JSON")
-    p.add_argument("--recompute", action="store_true", help="reproduce REV in a temporary worktree even if cached")
-    args = ap.parse_args(argv)
-    try:
-        d = diff(args.rev, log=lambda m: print(m, file=sys.stderr, flush=True), recompute_always=args.recompute)
-    except KeyboardInterrupt:
-        print(
-            "claims diff: stopped by Ctrl-C; the temporary worktree was removed and nothing is left running.",
-            file=sys.stderr,
-        )
-        return 130
-    except Interrupted as exc:
-        print(f"claims diff: {exc}; the temporary worktree was removed and nothing is left running.", file=sys.stderr)
-        return exc.exit_code
-    except DiffError as exc:
-        print(f"claims diff: {exc}", file=sys.stderr)
-        return 2
-    if args.json:
-        out = json.dumps(
-            {
-                "rev": d.rev,
-                "source": d.source,
-                "compared": d.compared,
-                "causes": d.causes,
-                "uncovered": d.uncovered,
-                "changes": [c.__dict__ | {"kind": c.kind} for c in d.changes],
-            },
-            indent=1,
-            ensure_ascii=False,
-        )
-    else:
-        out = render(d)
-    try:
-        print(out)
-    except BrokenPipeError:  # `... | head`
-        sys.stderr.close()
-    return 0
+    return cli_main(argv)
