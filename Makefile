@@ -88,7 +88,7 @@ SCRATCH_SUITES = tests/commands tests/reliability/test_reliability.py tests/with
 	tests/reliability/test_raw_data_guard.py tests/reliability/test_alias_bomb.py
 test-scratch: data
 	@SECONDS=0; rc=0; python -m pytest $(SCRATCH_SUITES) -m 'reliability or security or withdata or commands' \
-	  -n 2 --dist loadfile --no-loadscope-reorder -v -rfEsxXP || rc=$$?; \
+	  -n 2 --dist loadfile --no-loadscope-reorder -v -rfEsxXP --durations=25 || rc=$$?; \
 	  echo ">> make test-scratch took $$((SECONDS / 60)) min $$((SECONDS % 60)) s"; exit $$rc
 
 test-reliability: data
