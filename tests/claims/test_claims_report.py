@@ -229,3 +229,21 @@ def test_an_unreadable_ledger_is_one_sentence(tmp_path, content, said):
     msg = _one_sentence(_run("report", str(tmp_path / "out"), "--claims", str(bad)))
     assert said in msg and "claims.csv" in msg
     assert not (tmp_path / "out").exists()
+
+
+def test_the_printed_command_writes_three_reports(tmp_path):
+    """`python -m compendium.claims report OUT`, as the README prints it, on the committed ledger: a report and a
+    metadata file per study, each title [Re] or [¬Re] as the rule gives it, and one line per study printed."""
+
+    r = _run("report", str(tmp_path / "OUT"))
+    assert r.returncode == 0, r.stderr
+    studies = sorted(p.name for p in (tmp_path / "OUT").iterdir() if p.is_dir())
+    assert studies == ["hitl", "pwb", "workbank"]
+    claims = pd.read_csv(paths.RESULTS / "claims" / "claims.csv")
+    for s in studies:
+        text = (tmp_path / "OUT" / s / "report.md").read_text(encoding="utf-8")
+        meta = yaml.safe_load((tmp_path / "OUT" / s / "metadata.yaml").read_text(encoding="utf-8"))
+        assert text.startswith(("# \\[Re\\] ", "# \\[¬Re\\] "))
+        assert meta["title"].startswith(("[Re] ", "[¬Re] ")) and meta["type"] == "Replication"
+        assert f"prints {len(claims[claims['study'] == s]):,} numbers" in text
+        assert f"claims report: {s}: " in r.stdout
