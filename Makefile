@@ -80,14 +80,14 @@ reset:
 	@test -x "$(BIN)/python" || { echo "ERROR: no $(VENV) in this checkout; run make setup first"; exit 1; }
 	"$(BIN)/python" -m compendium.pipeline.reset
 
-# the four scratch-clone suites in one session on both cores (.ci/run): a test file on one worker (the with-data
+# the four scratch-clone suites, and the teaching guide's slow key, in one session on both cores (.ci/run): a test file on one worker (the with-data
 # suite's files together: tests/conftest.py), so each clone is built once; the two longest first, side by side, and the
 # short ones fill in;
 # -rP prints what each passed test reported (clone and stage timings, the commands not run here), which workers capture
 SCRATCH_SUITES = tests/commands tests/reliability/test_reliability.py tests/withdata tests/security \
-	tests/reliability/test_raw_data_guard.py tests/reliability/test_alias_bomb.py
+	tests/reliability/test_raw_data_guard.py tests/reliability/test_alias_bomb.py tests/book/test_teaching_keys.py
 test-scratch: data
-	@SECONDS=0; rc=0; python -m pytest $(SCRATCH_SUITES) -m 'reliability or security or withdata or commands' \
+	@SECONDS=0; rc=0; COMPENDIUM_SLOW_KEYS=1 python -m pytest $(SCRATCH_SUITES) -m 'reliability or security or withdata or commands or slow' \
 	  -n 2 --dist loadfile --no-loadscope-reorder -v -rfEsxXP --durations=25 || rc=$$?; \
 	  echo ">> make test-scratch took $$((SECONDS / 60)) min $$((SECONDS % 60)) s"; exit $$rc
 

@@ -676,9 +676,10 @@ def test_s3_sim_arena_skew(pref, simulation_80):
     check(k, "it recovers the ranking in only about {} % of simulated studies", About(100 * cmp["p_ranking"], 2))
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(
     not os.environ.get("COMPENDIUM_SLOW_KEYS"),
-    reason="the information-gain simulation with sim_batch=1 takes about 80 s; run with COMPENDIUM_SLOW_KEYS=1",
+    reason="the information-gain simulation with sim_batch=1 takes about 80 s; run with COMPENDIUM_SLOW_KEYS=1 (make test-scratch does)",
 )
 def test_s3_sim_batch_one(pref, simulation_80):
     """``sim_batch=1``: the information-gain design, one judgement per selection round, against uniform sampling."""
