@@ -235,13 +235,21 @@ def assert_no_run_value_given_as_the_papers(clone: Path) -> None:
 
 def run_make_test_subset(clone: Path) -> None:
     """The tests of `make test` that read the built run (every claim's status, the book's claims links, and that the
-    results agree with params.yaml and dvc.lock), in the exercise's state: they must pass after an exercise, not
-    only on the committed run (about 30 s)."""
+    results agree with params.yaml and dvc.lock), and those a full `make test` in an exercise's state found reading
+    the workspace's params.yaml, in the exercise's state: they must pass after an exercise, not only on the
+    committed run (about 40 s)."""
     ok(
         sh(
             clone,
             "exercise",
-            "python -m pytest -q -x -p no:cacheprovider tests/claims/test_claims.py tests/book/test_claims_links.py tests/pipeline/test_workspace.py::test_the_workspace_agrees_with_params_yaml_and_dvc_lock",
+            "python -m pytest -q -x -p no:cacheprovider tests/claims/test_claims.py tests/book/test_claims_links.py "
+            "tests/pipeline/test_workspace.py::test_the_workspace_agrees_with_params_yaml_and_dvc_lock "
+            # the tests a full `make test` after `workbank.cutoff=3.5` found reading the workspace's params (fixed)
+            "tests/pipeline/test_params.py::test_the_committed_params_are_valid "
+            "tests/pipeline/test_params.py::test_the_workspace_params_are_valid "
+            "tests/pipeline/test_params.py::test_dvc_rewrites_params_yaml_with_one_changed_line_per_set_param "
+            "tests/pipeline/test_params.py::test_a_stage_runs_with_the_recorded_section_and_a_stale_record_is_refreshed "
+            "tests/workbank/test_workbank_summary.py::test_the_headline_verdict_follows_the_claims_statuses",
         )
     )
 

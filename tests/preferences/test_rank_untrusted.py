@@ -8,7 +8,6 @@ import os
 import resource
 import subprocess
 import sys
-import time
 import unicodedata
 import warnings
 
@@ -72,10 +71,10 @@ def two_thousand_models(tmp_path):
 def test_two_thousand_models_are_refused_in_one_sentence_before_any_allocation(tmp_path, n_boot):
     """Was: a raw traceback for a 59.6 GiB allocation (default --n-boot), or an OOM kill (--n-boot 200)."""
     f = two_thousand_models(tmp_path)
-    t0 = time.monotonic()
+    # the process runs under a 3 GiB address-space limit: an allocation of the bootstrap would kill it, so the one
+    # sentence shows the refusal came first (no wall-clock bound: one failed at 163 s on a machine under full load)
     p = _run(f, *(["--n-boot", n_boot] if n_boot else []), limit_gib=3)
     err = one_sentence(p)
-    assert time.monotonic() - t0 < 120
     assert err.startswith(f"error: {f}: 2,000 models and {n_boot or 2000:,} bootstrap replicates need about ")
     assert "above the budget of 2.0 GiB" in err and "lower --n-boot to at most 13" in err
     assert "COMPENDIUM_MEMORY_GIB" in err
