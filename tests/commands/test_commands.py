@@ -249,7 +249,11 @@ def run_make_test_subset(clone: Path) -> None:
             "tests/pipeline/test_params.py::test_the_workspace_params_are_valid "
             "tests/pipeline/test_params.py::test_dvc_rewrites_params_yaml_with_one_changed_line_per_set_param "
             "tests/pipeline/test_params.py::test_a_stage_runs_with_the_recorded_section_and_a_stale_record_is_refreshed "
-            "tests/workbank/test_workbank_summary.py::test_the_headline_verdict_follows_the_claims_statuses",
+            "tests/workbank/test_workbank_summary.py::test_the_headline_verdict_follows_the_claims_statuses "
+            # and after `pwb.restore_weight=0.05`
+            "tests/pipeline/test_params.py::test_off_paper_names_each_changed_key_with_value_reference_and_source "
+            "tests/pwb/test_pwb_summary.py::test_the_table2_verdict_follows_the_claims_statuses "
+            "tests/pipeline/test_workspace.py::test_results_computed_with_other_parameters_than_dvc_lock_records_are_named_with_make_reset",
         )
     )
 

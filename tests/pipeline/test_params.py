@@ -8,6 +8,7 @@ import typing
 
 import pytest
 import yaml
+from committed import committed_params_text
 
 from compendium.pipeline import params, paths
 
@@ -69,13 +70,6 @@ BAD = [
     ("humane", "wide_sd", 0, "greater than 0"),
     ("humane", "group_sd", -0.1, "greater than or equal to 0"),
 ]
-
-
-def committed_params_text() -> str:
-    """``params.yaml`` as committed (``git show HEAD:params.yaml``), not the workspace's, which a teaching
-    exercise (``dvc exp run -S ...``) changes: `make test` must pass after one too. The file itself outside git."""
-    p = subprocess.run(["git", "show", "HEAD:params.yaml"], cwd=paths.ROOT, capture_output=True, text=True)
-    return p.stdout if p.returncode == 0 else paths.PARAMS.read_text()
 
 
 def test_the_committed_params_are_valid():
@@ -158,7 +152,6 @@ def test_check_writes_one_file_per_section(tmp_path):
 
 
 def test_every_key_has_a_reference_equal_to_the_committed_params_yaml():
-    import subprocess
 
     committed = yaml.safe_load(
         subprocess.run(
@@ -172,7 +165,7 @@ def test_every_key_has_a_reference_equal_to_the_committed_params_yaml():
 
 
 def test_off_paper_names_each_changed_key_with_value_reference_and_source():
-    sections = params.validate(yaml.safe_load(params.paths.PARAMS.read_text()))
+    sections = params.validate(yaml.safe_load(committed_params_text()))
     sections["workbank"]["cutoff"] = 3.5
     sections["pwb"]["weight_scheme"] = "legacy_weights_v2_0"
     assert params.off_paper(sections) == [

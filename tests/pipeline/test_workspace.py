@@ -11,6 +11,7 @@ import threading
 from pathlib import Path
 
 import pytest
+from committed import committed_params_text
 
 from compendium.pipeline import params, paths, reset, stage, workspace
 
@@ -158,7 +159,10 @@ def _workspace(tmp_path, monkeypatch, ran: dict, record: dict, lock_md5_of_recor
     (root / "dvc.lock").write_text(
         f"schema: '2.0'\nstages:\n  pwb:\n    deps:\n    - path: results/params/pwb.json\n      md5: {md5}\n"
     )
+    # params.yaml as committed (the workspace's may be an exercise's: make test must pass after one too)
+    (root / "params.yaml").write_text(committed_params_text())
     monkeypatch.setattr(paths, "ROOT", root)
+    monkeypatch.setattr(paths, "PARAMS", root / "params.yaml")
     return res
 
 
@@ -166,18 +170,20 @@ def test_results_computed_with_other_parameters_than_dvc_lock_records_are_named_
     ref = {k: v for k, (v, _) in params.REFERENCE["pwb"].items()}
     # the false clean state: DVC recorded this record for the stage, but its results ran with another value
     res = _workspace(tmp_path, monkeypatch, ref | {"restore_weight": 0.05}, ref, lock_md5_of_record=True)
-    got = workspace.problems(res, paths.PARAMS, full=False)
+    got = workspace.problems(res, res.parent / "params.yaml", full=False)
     assert len(got) == 1 and got[0].startswith("results/pwb/ was computed with other parameters than its parameter")
     assert "restore_weight = 0.05 here, 0.1 there" in got[0] and "Run `make reset`" in got[0]
     with pytest.raises(workspace.Inconsistent, match="make reset"):
         workspace.assert_consistent(res)
     # DVC will re-run the stage anyway (its record changed since): not a false clean state, the pre-check is quiet
     res = _workspace(tmp_path / "b", monkeypatch, ref | {"restore_weight": 0.05}, ref, lock_md5_of_record=False)
-    assert workspace.problems(res, paths.PARAMS, full=False) == []
-    assert workspace.problems(res, paths.PARAMS, full=True) != []  # the claims stage, after the run, would still see it
+    assert workspace.problems(res, res.parent / "params.yaml", full=False) == []
+    assert (
+        workspace.problems(res, res.parent / "params.yaml", full=True) != []
+    )  # the claims stage, after the run, would still see it
     # agreement everywhere
     res = _workspace(tmp_path / "c", monkeypatch, ref, ref, lock_md5_of_record=True)
-    assert workspace.problems(res, paths.PARAMS, full=True) == []
+    assert workspace.problems(res, res.parent / "params.yaml", full=True) == []
 
 
 def test_the_workspace_agrees_with_params_yaml_and_dvc_lock(evaluation):

@@ -305,17 +305,19 @@ def test_without_data_the_build_names_nothing_and_writes_an_empty_anomaly_table(
     assert list(t) == ["judge_anomalies"] and t["judge_anomalies"].empty
 
 
-def test_the_table2_verdict_follows_the_claims_statuses():
+def test_the_table2_verdict_follows_the_claims_statuses(tmp_path):
     from compendium import claims
 
     pub = claims.load_published()
     ids = [c for c in pub["claim_id"] if re.fullmatch(r"pwb\.pwi\.[a-z0-9]+\.(baseline|prompted)", c)]
     values = dict(zip(pub["claim_id"], pub["published"]))
     at_paper = {k: values[k] for k in ids}
-    v = summary.pwi_verdict(at_paper)
+    # at the paper's settings: a results folder with no record of a changed parameter (the workspace's may be an
+    # exercise's: make test must pass after one too)
+    v = summary.pwi_verdict(at_paper, results_dir=tmp_path)
     assert v == {"pwb_n_pwi": 14, "pwb_pwi_verdict": ", and it does"}
     off = {k: x + 5 for k, x in at_paper.items()}
-    assert summary.pwi_verdict(off)["pwb_pwi_verdict"] == ", but only 0 of the 14 reproduce"
+    assert summary.pwi_verdict(off, results_dir=tmp_path)["pwb_pwi_verdict"] == ", but only 0 of the 14 reproduce"
 
 
 def test_the_summary_is_the_union_of_the_small_phrase_functions(result, s):
