@@ -26,6 +26,8 @@ import pandas as pd
 from compendium.pipeline import paths
 from compendium.pipeline.cli import quote
 
+from .vocab import _rel  # a path as the messages name it (relative to the checkout)
+
 SCHEMA_VERSION = 1
 #: the columns a report or an export reads; a ledger without one of them is refused, naming it
 NEEDED = ("study", "claim_id", "what", "published", "printed", "reproduced", "status", "reason", "evidence")
@@ -46,13 +48,6 @@ RECORD_FIELDS = {
 
 class LedgerError(ValueError):
     """A ledger (claims.csv or claims.json) cannot be read: the message names the file and what to do."""
-
-
-def _rel(p: Path) -> str:
-    try:
-        return str(Path(p).resolve().relative_to(paths.ROOT))
-    except ValueError:
-        return str(p)
 
 
 def read_ledger(csv: Path) -> pd.DataFrame:
