@@ -4,6 +4,7 @@ package): editing one study's subpackage re-runs that study's stages and what re
 import ast
 
 import yaml
+from committed import committed_params_text
 
 from compendium.pipeline import deps, paths, studies
 from compendium.pipeline.stage import STAGES
@@ -129,17 +130,18 @@ def _off_value(section: str, name: str):
 
 
 def stages_dvc_reruns(key: str, value, dvc_yaml: dict) -> set[str]:
-    """The stages ``dvc repro`` re-runs after ``key`` changes to ``value``, by dvc.yaml's own graph: ``params``
-    (its params), the stages whose parameter record changes (:func:`compendium.pipeline.params.records`; the other
-    records and ``valid.json`` keep their bytes, so DVC sees them unchanged), then
-    every stage depending on a path inside the outputs of a re-run stage, unless :data:`FILE_KEYS` says the key
-    cannot change that file."""
+    """The stages ``dvc repro`` re-runs after ``key`` changes from its committed value to ``value``, by dvc.yaml's
+    own graph: ``params`` (its params), the stages whose parameter record changes
+    (:func:`compendium.pipeline.params.records`; the other records and ``valid.json`` keep their bytes, so DVC sees
+    them unchanged), then every stage depending on a path inside the outputs of a re-run stage, unless
+    :data:`FILE_KEYS` says the key cannot change that file. From the committed ``params.yaml``, not the
+    workspace's: after a teaching exercise that set ``key`` to ``value`` already, nothing would change (issue 38)."""
     import copy
 
     from compendium.pipeline import params
 
     section, name = key.split(".")
-    before = params.load()
+    before = params.validate(yaml.safe_load(committed_params_text()))
     after = copy.deepcopy(before)
     after[section][name] = value
     old, new = params.records(before), params.records(after)
