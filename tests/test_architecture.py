@@ -28,6 +28,7 @@ ALLOWED: dict[str, set[str]] = {
     "preferences": {"pipeline", "chapter", "data", "stats"},
     "humane": {"pipeline", "chapter", "data", "stats", "preferences"},
     "robustness": {"pipeline", "chapter", "data", "stats", "workbank", "pwb", "preferences"},
+    "audit": {"pipeline", "chapter", "data", "stats", "pwb", "preferences", "humane"},
     "claims": {"pipeline", "chapter", "stats"},  # stats: the Monte-Carlo digits of the abstract's shares
     "book": {"pipeline", "chapter", "data", "claims"},
 }

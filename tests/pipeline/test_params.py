@@ -12,7 +12,7 @@ from committed import committed_params_text
 
 from compendium.pipeline import params, paths
 
-GOOD = params.read_yaml(paths.PARAMS)
+GOOD = yaml.safe_load(committed_params_text())  # as committed: an exercise may have changed the workspace
 
 # (section, key, bad value, words the message must contain)
 BAD = [
@@ -62,6 +62,12 @@ BAD = [
     ("robustness", "pwb_random_concentration", 0, "greater than 0"),
     ("robustness", "bt_tie_weights", "0,1.5", "outside [0, 1]"),
     ("robustness", "n_sampling", 0, "greater than or equal to 1"),
+    ("audit", "seed", -1, "greater than or equal to 0"),
+    ("audit", "n_boot", 0, "greater than or equal to 1"),
+    ("audit", "n_sims", 50_001, "less than or equal to 50000"),
+    ("audit", "level", 1.0, "less than 1"),
+    ("audit", "humaine_studies", 1, "greater than or equal to 2"),
+    ("audit", "annotations_path", "/etc/passwd", "inside the repository"),
     ("humane", "seed", -1, "greater than or equal to 0"),
     ("humane", "time_budget_s", 0, "greater than 0"),
     ("humane", "default_repetitions", 0, "greater than or equal to 1"),
@@ -262,7 +268,7 @@ def test_a_whole_decimal_is_not_a_count():
 @pytest.mark.parametrize("text", [".nan", ".inf", "-.inf"])
 def test_non_finite_decimals_are_refused(tmp_path, text):
     p = tmp_path / "params.yaml"
-    p.write_text(paths.PARAMS.read_text().replace("raking_tol: 1.0e-10", f"raking_tol: {text}"))
+    p.write_text(committed_params_text().replace("raking_tol: 1.0e-10", f"raking_tol: {text}"))
     with pytest.raises(params.ParamsError, match=r"workbank\.raking_tol: .* is invalid: input should be a finite"):
         params.load(p)
 
@@ -320,7 +326,7 @@ def test_a_count_set_by_dvc_exp_run_beyond_its_bound_is_refused_naming_the_key(t
 
 def test_yes_is_a_string_not_true(tmp_path):
     p = tmp_path / "params.yaml"
-    p.write_text(paths.PARAMS.read_text().replace("seed: 42 ", "seed: yes "))
+    p.write_text(committed_params_text().replace("seed: 42 ", "seed: yes "))
     with pytest.raises(params.ParamsError, match=r"pwb\.seed: 'yes' is invalid: input should be a valid integer"):
         params.load(p)
 
@@ -337,7 +343,7 @@ def test_the_project_reads_params_yaml_as_dvc_does(tmp_path):
 
 def test_a_repeated_key_is_refused_with_its_line(tmp_path):
     p = tmp_path / "params.yaml"
-    p.write_text(paths.PARAMS.read_text().replace("  seed: 42 ", "  seed: 7\n  seed: 42 "))
+    p.write_text(committed_params_text().replace("  seed: 42 ", "  seed: 7\n  seed: 42 "))
     with pytest.raises(params.ParamsError) as e:
         params.load(p)
     assert "params.yaml is not valid YAML at line" in str(e.value) and 'duplicate key "seed"' in str(e.value)

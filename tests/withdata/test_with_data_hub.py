@@ -130,6 +130,19 @@ def test_acquire_from_the_hub_then_repro_computes_every_row_level_claim(tmp_path
     html = (clone / "book" / "_build" / "html" / "executed" / "30_preferences.html").read_text()
     assert "row-level annotations are present" in html
 
+    # the audit chapter's full-data parts (issue 34): the row-level votes always, the judges when the PWB ran
+    audit = json.loads((clone / "results" / "audit" / "values.json").read_text())
+    assert audit["audit.votes.rowlevel"] == 1
+    assert audit["audit.votes.raters.n_participants"] > 100
+    assert (clone / "results" / "audit" / "tables" / "style_controlled_bt.csv").is_file()
+    page = (clone / "book" / "_build" / "html" / "executed" / "45_audit.html").read_text()
+    assert "The bundled data are pair counts" not in page and "decisive votes" in page
+    if "pwb" in datasets:
+        assert audit["audit.judges.full.n_placed"] > 10_000
+        assert audit["audit.judges.full.cells"] == 60
+        assert (clone / "results" / "audit" / "tables" / "full_self_preference.csv").is_file()
+        assert "is not present in this build" not in page and "On the per-instance release" in page
+
     # restore the released data: remove the acquired files and manifests, then the recorded run
     for ds in datasets:
         rec = json.loads((clone / "acquired" / ds / "manifest.json").read_text())

@@ -310,11 +310,11 @@ def votes_phrases(r: AuditResult) -> dict:
         feats = st[st["kind"] == "style"]
         models = st[st["kind"] == "model"]
         if len(feats):
-            lead_plain = models.loc[models["plain_rank"].idxmin(), "model"]
-            lead_ctrl = models.loc[models["controlled_rank"].idxmin(), "model"]
+            lead_plain = models.loc[models["plain_rank"].idxmin(), "term"]
+            lead_ctrl = models.loc[models["controlled_rank"].idxmin(), "term"]
             r2 = float(feats["r2_on_models"].max()) if "r2_on_models" in feats else float("nan")
             s += (
-                f" Controlling for style ({fmt_list(feats['model'])}), the leader is {_pref_label(lead_ctrl)} "
+                f" Controlling for style ({fmt_list(feats['term'])}), the leader is {_pref_label(lead_ctrl)} "
                 f"(without: {_pref_label(lead_plain)})"
             )
             s += (

@@ -56,6 +56,13 @@ def Real(**bounds):  # noqa: N802 - a type, as Seed
     return Annotated[float, Field(allow_inf_nan=False, **bounds)]
 
 
+def _inside_repository(v: str) -> str:
+    """``v`` if it is a path inside the repository, relative to its root (a file the stage reads when present)."""
+    if not v or Path(v).is_absolute() or ".." in Path(v).parts:
+        raise ValueError("must be a path inside the repository, relative to its root")
+    return v
+
+
 class _Section(BaseModel):
     """A section of ``params.yaml``; ``section`` names it (a study's id, :mod:`compendium.pipeline.studies`)."""
 
@@ -175,9 +182,7 @@ class Preferences(_Section):
     @field_validator("annotations_path")
     @classmethod
     def _relative(cls, v: str) -> str:
-        if not v or Path(v).is_absolute() or ".." in Path(v).parts:
-            raise ValueError("must be a path inside the repository, relative to its root")
-        return v
+        return _inside_repository(v)
 
 
 class Pwb(_Section):
@@ -279,6 +284,30 @@ class Humane(_Section):
         return v
 
 
+class Audit(_Section):
+    section = "audit"
+
+    seed: Seed
+    n_boot: Count(50_000, "bootstrap draws", "each keeps a few numbers per judge or model")
+    n_sims: Count(50_000, "Monte-Carlo simulations (critical values and power)")
+    level: Level
+    humaine_studies: Annotated[
+        int,
+        Field(
+            ge=2,
+            le=10_000,
+            description="simulated studies per HUMAINE comparison, 2 (a Monte-Carlo error needs "
+            "two) to 10,000; about 1 s of CPU per 100",
+        ),
+    ]
+    annotations_path: str
+
+    @field_validator("annotations_path")
+    @classmethod
+    def _relative(cls, v: str) -> str:
+        return _inside_repository(v)
+
+
 #: section -> its model: ``data`` and one per study (:data:`compendium.pipeline.studies.STUDIES`, in that order),
 #: found by each model's ``section``; tests/pipeline/test_params.py checks that every study has one
 _MODELS: dict[str, type[_Section]] = {m.section: m for m in _Section.__subclasses__()}
@@ -345,6 +374,14 @@ REFERENCE: dict[str, dict[str, tuple[Any, str]]] = {
         "pwb_random_concentration": (40.0, _C),
         "bt_tie_weights": ("0,0.25,0.5,0.75,1", _C),
         "n_sampling": (2000, _C),
+    },
+    "audit": {
+        "seed": (20261205, _C),
+        "n_boot": (2000, _C),
+        "n_sims": (2000, _C),
+        "level": (0.95, _C),
+        "humaine_studies": (200, _C),
+        "annotations_path": ("data/hitl/annotations.parquet", _C),
     },
     "humane": {
         "seed": (20260701, _C),

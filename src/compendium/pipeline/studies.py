@@ -218,6 +218,13 @@ STUDIES: tuple[Study, ...] = (
         ),
         headline={"findings": "rob.n_findings", "findings_holding_everywhere": "rob.n_hold_all"},
     ),
+    Study(
+        id="audit",
+        title="Judges and leaderboards",
+        result="AuditResult",
+        value_prefix="audit.",
+        stages=(Stage("audit", notebook="45_audit", section="audit"),),
+    ),
 )
 
 #: the chapters that are no study's: the data, the claims check, the PWB benchmark itself, evaluating your own
