@@ -54,10 +54,9 @@ def test_no_exp_run_without_queue_passes_a_sweep(commands):
 
 def test_every_exp_run_sets_a_known_parameter_to_a_valid_value(commands):
     import yaml
+    from committed import committed_params_text
 
     from compendium.pipeline import params
-
-    from committed import committed_params_text
 
     committed = yaml.safe_load(committed_params_text())  # as committed: an exercise may have changed the workspace
     for c in commands:

@@ -95,6 +95,8 @@ def expected_stages(key: str) -> set[str]:
     section, name = key.split(".")
     if section == "humane":
         return {"params", "humane", "book"}  # no claim, no reproducibility line reads the scale study
+    if section == "audit":
+        return {"params", "audit", "book"}  # nor the audit of the judges and leaderboards
     if section == "workbank":
         return AFTER | {"workbank"} | ({"workbank_models"} if name in WB_MODELS else set())
     if section == "preferences":

@@ -43,6 +43,8 @@ TIE_WEIGHT = 0.5
 P_CYCLE = (0.55, 0.575, 0.6, 0.625, 0.65, 0.7)
 #: the PWB conditions, as the PWI table names them, in the chapter's order
 PWB_VARIANTS = ("baseline", "with_system_prompt")
+#: the cells within which the length bias is estimated (a model's longer answers against its shorter ones)
+LENGTH_CELLS = ("model", "dimension", "condition")
 #: the groups of HUMAINE's first release (22 demographic groups, ``prolific2025humaine``)
 HUMAINE_GROUPS = 22
 
@@ -159,7 +161,8 @@ def _full_judges(params: Audit, inputs: Inputs, subjects, weights) -> FullJudges
         panel = inst.panel_scores(inputs.instances)
         runs = panel.merge(lengths, on=inst.RUN_KEYS, how="inner")
         runs = runs[runs["layer"] == 1] if "layer" in runs.columns else runs
-        length = jg.length_bias(runs, level=params.level)
+        # within model too: across models, length and quality are confounded (judges.length_bias)
+        length = jg.length_bias(runs, level=params.level, cells=LENGTH_CELLS)
     return FullJudges(
         unplaced=MappingProxyType(jg.unplaced_runs(inputs.instances, inputs.config)),
         self_preference=pooled,

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 __all__ = [
     "fmt_list",
     "judge_label",
+    "separated_pairs",
     "board_sentence",
     "self_preference_phrases",
     "panel_rule_phrases",
@@ -71,28 +72,33 @@ def _signed(x: float) -> str:
 # the judge panel
 # ----------------------------------------------------------------------------------------------
 
-_REF_WORDS = {"other panel judges": "the other two panel judges", "outside judge": "the outside judge (Claude)"}
+_REF_WORDS = {"other panel judges": "the other two panel judges", "outside judge": "the outside judge, Claude"}
 
 
-def _self_sentence(sp: pd.DataFrame, what: str) -> str:
-    """One sentence on every judge x reference row: none / which intervals exclude 0, and the detectable size."""
+def _self_sentence(sp: pd.DataFrame, what: str, level: float) -> str:
+    """One sentence on every judge x reference row: none / which intervals exclude 0 (with how many would by chance
+    at ``level``), and the detectable size."""
     excl = sp[(sp["lo"] > 0) | (sp["hi"] < 0)]
-    mde = f"{sp['mde'].min():.2f} to {sp['mde'].max():.2f} points" if len(sp) > 1 else f"{sp['mde'].iloc[0]:.2f} points"
+    lo, hi = f"{sp['mde'].min():.2f}", f"{sp['mde'].max():.2f}"
+    mde = f"{lo} points" if lo == hi else f"{lo} to {hi} points"
     if excl.empty:
         return (
             f"No judge scores its own model detectably differently from {what}: all {len(sp)} intervals include "
             f"zero. The sample could detect a self-preference of about {mde} on the 0-3 scale (80 % power), so a "
             "smaller one would go unseen."
         )
-    parts = [
-        f"{judge_label(r.judge)} against {_REF_WORDS.get(r.reference_kind, r.reference_kind)}: "
-        f"{_signed(r.estimate)} points ({_ends(r.lo, r.hi, max(r.mc_se_lo, r.mc_se_hi))[0]} to "
-        f"{_ends(r.lo, r.hi, max(r.mc_se_lo, r.mc_se_hi))[1]})"
-        for r in excl.itertuples()
-    ]
+    parts = []
+    for r in excl.itertuples():
+        a, b = _ends(r.lo, r.hi, max(r.mc_se_lo, r.mc_se_hi))
+        parts.append(
+            f"{judge_label(r.judge)} against {_REF_WORDS.get(r.reference_kind, r.reference_kind)}, "
+            f"{_signed(r.estimate)} points ({a} to {b})"
+        )
+    verb = "excludes" if len(excl) == 1 else "exclude"
     return (
-        f"{len(excl)} of the {len(sp)} intervals exclude zero ({'; '.join(parts)}); the others include it. "
-        f"The detectable size is about {mde} (80 % power)."
+        f"{len(excl)} of the {len(sp)} intervals {verb} zero: {'; '.join(parts)}. At a {100 * level:g} % level "
+        f"about {(1 - level) * len(sp):.1f} of {len(sp)} would by chance. The detectable size is about {mde} "
+        "(80 % power)."
     )
 
 
@@ -108,7 +114,7 @@ def self_preference_phrases(r: AuditResult) -> dict:
         "audit_judges": fmt_list(judge_label(n) for n in j.names),
         "audit_n_boot": f"{r.params.n_boot:,}",
         "audit_level": f"{100 * r.params.level:g} %",
-        "audit_self_sentence": _self_sentence(sp, "the reference judges"),
+        "audit_self_sentence": _self_sentence(sp, "the reference judges", r.params.level),
         "audit_self_mde_min": f"{sp['mde'].min():.2f}",
         "audit_self_mde_max": f"{sp['mde'].max():.2f}",
         "audit_self_mc": mc_format(mc, mc_step(mc, rule="unit"), "up") if mc > 0 else "0",
@@ -186,19 +192,25 @@ def full_data_phrases(r: AuditResult) -> dict:
     n_ex = int(((cells["lo"] > 0) | (cells["hi"] < 0)).sum())
     s = (
         f"On the per-instance release ({int(f.unplaced['n_placed']):,} of {int(f.unplaced['n_runs']):,} Layer-1 runs "
-        "with every judge placed): " + _self_sentence(sp, "the other two judges") + f" By dimension and condition, "
-        f"{n_ex} of {len(cells)} intervals exclude zero (about {0.05 * len(cells):.0f} would by chance at 95 %)."
+        "with every judge placed): "
+        + _self_sentence(sp, "the other two judges", r.params.level)
+        + f" By dimension and condition, "
+        f"{n_ex} of {len(cells)} intervals exclude zero (about {(1 - r.params.level) * len(cells):.0f} would by chance at "
+        f"{100 * r.params.level:g} %)."
     )
     if f.length is not None and len(f.length):
-        p = f.length[f.length.iloc[:, 0] == "POOLED"]
+        p = f.length[f.length["model"] == "POOLED"]
         if len(p) and np.isfinite(p["slope"].iloc[0]):
             p = p.iloc[0]
             s += (
-                f" The panel score changes by {_signed(p['slope'])} points per 1,000 characters of response within "
-                f"dimension and condition ({p['slope_lo']:.2f} to {p['slope_hi']:.2f})."
+                f" Within model, dimension and condition, the panel score changes by {_signed(p['slope'])} points per "
+                f"1,000 characters of response ({_signed(p['slope_lo'])} to {_signed(p['slope_hi'])})."
             )
         else:
-            s += " Response length does not vary within dimension and condition here, so no length effect is estimable."
+            s += (
+                " Response length does not vary within model, dimension and condition here, so no length effect is "
+                "estimable."
+            )
     return {"audit_full_sentence": s}
 
 
@@ -207,17 +219,32 @@ def full_data_phrases(r: AuditResult) -> dict:
 # ----------------------------------------------------------------------------------------------
 
 
+def separated_pairs(t: pd.DataFrame) -> int:
+    """How many of the board's ``K(K-1)/2`` pairs the simultaneous intervals separate, from the rank intervals:
+    a model's ``rank_hi`` is ``K`` minus the number of models significantly below it, so the separated pairs
+    are the sum of ``K - rank_hi`` (:func:`compendium.audit.ranks.tie_groups`)."""
+    return int((len(t) - t["rank_hi"]).sum())
+
+
 def board_sentence(t: pd.DataFrame, labels: dict[str, str] | None = None) -> str:
-    """The tie groups of one board in words: ``"one tie group"`` or ``"3 tie groups: A | B, C | D"``."""
+    """The tie groups of one board in words, with the separated pairs: a tie group chains adjacent places, so a
+    board of one group may still separate its ends (``"one tie group: no two neighbouring places are separated,
+    though 3 of its 10 pairs are"``)."""
     labels = labels or {}
     name = [labels.get(m, m) for m in t["model"]]
     groups = [
         ", ".join(n for n, g in zip(name, t["group"], strict=True) if g == k)
         for k in range(1, int(t["group"].max()) + 1)
     ]
+    k, pairs = separated_pairs(t), len(t) * (len(t) - 1) // 2
     if len(groups) == 1:
-        return f"one tie group: the data separate none of the {len(t)} places"
-    return f"{len(groups)} tie groups: " + " | ".join(groups)
+        tail = (
+            "and none of its {pairs} pairs is"
+            if k == 0
+            else f"though {k} of its {pairs} pairs {'is' if k == 1 else 'are'}"
+        )
+        return f"one tie group: no two neighbouring places are separated, {tail.format(pairs=pairs)}"
+    return f"{len(groups)} tie groups ({k} of its {pairs} pairs separated): " + " | ".join(groups)
 
 
 def board_phrases(r: AuditResult) -> dict:
@@ -267,6 +294,11 @@ def transitivity_phrases(r: AuditResult) -> dict:
             "consistent with one Bradley-Terry order" if consistent else "not consistent with one Bradley-Terry order"
         ),
         "audit_mdc": f"{100 * mdc:g} %" if np.isfinite(mdc) else "none of the grid's",
+        "audit_mdc_power": (
+            share_text(float(power.loc[np.isclose(power["p_cycle"], mdc), "power"].iloc[0]), n)
+            if np.isfinite(mdc)
+            else ""
+        ),
         "audit_power_55": share_text(float(power.loc[np.isclose(power["p_cycle"], 0.55), "power"].iloc[0]), n),
         "audit_cycle": fmt_list(_pref_label(m) for m in tr["cycle"]),
     }
@@ -292,7 +324,7 @@ def votes_phrases(r: AuditResult) -> dict:
                 "The bundled data are pair counts: they record no display order, no response text, no participant "
                 "and no demographic group, so position, length and style effects, one rater's influence and a "
                 "post-stratified board cannot be measured from them. With the row-level annotations from the hub "
-                "(the data chapter says how to acquire them), this section measures the first three."
+                "(the data chapter says how to acquire them), this section measures all of them but the last."
             )
         }
     pos = v.position

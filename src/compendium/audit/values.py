@@ -120,7 +120,7 @@ def _judges(r: AuditResult) -> dict:
         v |= _recusal("audit.judges.full.rule", f.recusal, j.subjects)
         v |= _reliability("audit.judges.full.panel", f.reliability)
         if f.length is not None:
-            pooled = f.length[f.length.iloc[:, 0] == "POOLED"] if len(f.length) else f.length
+            pooled = f.length[f.length["model"] == "POOLED"]
             if len(pooled):
                 p = pooled.iloc[0]
                 for k in ("n", "slope", "slope_lo", "slope_hi", "rho"):

@@ -105,7 +105,13 @@ def tie_groups_view(boards: Mapping[str, pd.DataFrame], labels: Mapping[str, str
     rows = []
     for board, t in boards.items():
         for r in t.itertuples():
-            step = "" if pd.isna(r.diff_next) else f"{r.diff_next:.2f} ({r.diff_next_lo:.2f} to {r.diff_next_hi:.2f})"
+            # the PWB gaps come from one-decimal PWIs: one decimal; the log-strengths' gaps: two
+            d = 2 if abs(r.estimate) < 1 else 1
+            step = (
+                ""
+                if pd.isna(r.diff_next)
+                else f"{r.diff_next:.{d}f} ({r.diff_next_lo:.{d}f} to {r.diff_next_hi:.{d}f})"
+            )
             rows.append(
                 {
                     "leaderboard": board,
