@@ -13,7 +13,7 @@ export PATH := $(BIN):$(PATH)
 export PYTHONDONTWRITEBYTECODE := 1
 export MPLBACKEND := Agg
 
-.PHONY: chromium help setup data reproduce reset test test-scratch test-reliability test-security test-with-data test-commands test-unit lint format book browser-test book-archive pdf benchmark freeze clean metadata
+.PHONY: chromium help setup data reproduce reset test test-scratch test-reliability test-security test-with-data test-commands test-unit lint format book browser-test book-archive pdf benchmark freeze clean metadata report
 
 help:
 	@echo "make reproduce   set up, restore data, run every stage (dvc repro), build the book"
@@ -142,6 +142,12 @@ browser-test: setup node_modules/axe-core/axe.min.js chromium
 metadata: setup
 	python -m compendium.book.fair write
 
+# a replication report per study (reports/<study>/report.md, metadata.yaml, references.bib) from the claims ledger;
+# offline; the ledger is results/claims/claims.csv of the last `dvc repro`
+report: setup
+	@test -f results/claims/claims.csv || { echo ">> no claims ledger yet: dvc repro claims"; dvc repro claims; }
+	python -m compendium.claims report reports
+
 book-archive: setup
 	test -f book/_build/html/index.html || dvc repro book
 	mkdir -p book-archive
@@ -162,4 +168,4 @@ freeze: setup
 	  "$(BIN)/python" -m pip freeze --exclude-editable | grep -v '^-e'; } > requirements.txt
 
 clean:
-	rm -rf book/_build book-archive .pytest_cache
+	rm -rf book/_build book-archive reports .pytest_cache

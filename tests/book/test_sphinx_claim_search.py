@@ -16,9 +16,10 @@ def test_the_anchors_are_the_claims_pages_own():
         assert cs.section_anchor(study, slug) == html.section_id(study, slug)
 
 
-def test_a_claim_lands_on_its_reason_else_its_table_else_its_text_claims():
+def test_a_claim_lands_on_its_own_place_else_its_reason_else_its_table_else_its_text_claims():
     row = {"claim_id": "pwb.table8.x", "study": "pwb", "table": "table8"}
     ids = {"why-pwb.table8.x", "claims-pwb-table8", "claims-pwb-text"}
+    assert cs.claim_anchor(row, ids | {"pwb.table8.x"}) == "pwb.table8.x"  # its cell, anchored by its id
     assert cs.claim_anchor(row, ids) == "why-pwb.table8.x"
     assert cs.claim_anchor(row, ids - {"why-pwb.table8.x"}) == "claims-pwb-table8"
     assert cs.claim_anchor({**row, "table": ""}, {"claims-pwb-text"}) == "claims-pwb-text"

@@ -247,3 +247,20 @@ def test_the_printed_command_writes_three_reports(tmp_path):
         assert meta["title"].startswith(("[Re] ", "[¬Re] ")) and meta["type"] == "Replication"
         assert f"prints {len(claims[claims['study'] == s]):,} numbers" in text
         assert f"claims report: {s}: " in r.stdout
+
+
+def test_make_report_writes_the_three_reports_into_reports():
+    """`make report`, as the README prints it: the same three reports into reports/ (gitignored), offline."""
+    import shutil
+    import subprocess
+
+    root = paths.ROOT
+    out = root / "reports"
+    shutil.rmtree(out, ignore_errors=True)
+    r = subprocess.run(["make", "-s", "report"], cwd=root, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+    for s in ("hitl", "pwb", "workbank"):
+        assert (out / s / "report.md").is_file() and (out / s / "metadata.yaml").is_file()
+        assert f"claims report: {s}: reports/{s}/report.md" in r.stdout
+    ignored = subprocess.run(["git", "check-ignore", "-q", "reports/pwb/report.md"], cwd=root)
+    assert ignored.returncode == 0, "reports/ must be gitignored"

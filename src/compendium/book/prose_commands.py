@@ -230,6 +230,7 @@ CI = (
     "python -m compendium.preferences.rank FILE",  # tests/preferences/test_preferences_rank.py
     "python -m compendium.pwb.score RESULTS_DIR --name NAME",  # tests/pwb/test_pwb_score.py
     "python -m compendium.claims report OUT",  # tests/claims/test_claims_report.py
+    "make report",  # tests/claims/test_claims_report.py
     # the read-only checkout's recovery: tests/reliability (the read-only case checks the message)
     'git clone "<checkout>" ~/compendium && cd ~/compendium && make reproduce',
 )

@@ -5,7 +5,8 @@ holds few of them (``hitl.bt.recipe_c`` is on no page). At the end of the build 
 claim id of ``results/claims/claims.csv`` to the search index's titles (``alltitles``, which the search page
 matches by substring: an entry is listed when it contains the query and is at most twice its length). The
 search for ``pwb.table8.glm51.cognitive_forcing`` then lists "1. Claims check > pwb.table8.glm51.cognitive_forcing",
-linked to the claim's place on the claims page (:func:`claim_anchor`): its entry in the list of reasons
+linked to the claim's place on the claims page (:func:`claim_anchor`): its own cell or row (anchored by its
+id), else its entry in the list of reasons
 (``why-<id>``: the paper's value and ours) where it has one, else the section of its table
 (``claims-<study>-<table>``), else its study's text claims (``claims-<study>-text``, where its row shows the
 id). An anchor the built page does not hold is not used, so a search never lands on a missing anchor.
@@ -45,10 +46,11 @@ def section_anchor(study: str, slug: str) -> str:
 
 
 def claim_anchor(row: Mapping[str, str], ids: set[str] | frozenset[str]) -> str | None:
-    """Where a claim (a row of claims.csv) is on the claims page whose element ids are ``ids``: the first of
-    its reason, its table's section, its study's text claims that the page holds; None if none."""
+    """Where a claim (a row of claims.csv) is on the claims page whose element ids are ``ids``: the first of its
+    own place (its cell or row, anchored by its id: :func:`compendium.claims.html.claim_anchor`), its reason, its
+    table's section, its study's text claims that the page holds; None if none."""
     study, table = row["study"], row["table"]
-    for a in (why_anchor(row["claim_id"]), section_anchor(study, table or "text")):
+    for a in (row["claim_id"], why_anchor(row["claim_id"]), section_anchor(study, table or "text")):
         if a in ids:
             return a
     return None
@@ -103,6 +105,18 @@ def _add(app, exception) -> None:
     claims = read_claims(csv_path)
     ids = page_ids(page.read_text(encoding="utf-8"))
     rewrite_index(index, lambda obj: add_claims(obj, CLAIMS_DOC, claims, ids)[0])
+    publish_ledger(csv_path.parent / "claims.json", out)
+
+
+def publish_ledger(ledger: Path, outdir: Path) -> Path | None:
+    """Copy the claims stage's ``claims.json`` (the machine-readable ledger) to the built book's root, where a
+    reader or another tool downloads it (``<book>/claims.json``; ``python -m compendium.claims diff A.json B.json``
+    compares two releases' copies). None when the stage has not written it."""
+    import shutil
+
+    if not ledger.is_file():
+        return None
+    return Path(shutil.copyfile(ledger, Path(outdir) / "claims.json"))
 
 
 def setup(app) -> dict[str, Any]:

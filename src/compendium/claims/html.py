@@ -264,8 +264,21 @@ def _data_files(row: Mapping) -> list[str]:
 # ------------------------------------------------------------------------------------------- the tables
 
 
-def _claim_cell(claim: dict, index: tuple[int, int] | None, boolean: bool = False) -> dict:
-    """One table cell with a claim: paper's value, ours (bold), status mark, variants."""
+def claim_anchor(claim_id: str, anchored: set[str] | None) -> str | None:
+    """The element id a claim's place on the claims page carries: the claim id itself (a citable URL,
+    ``05_claims.html#wb.zones.green``), on the first of its places only (``anchored``: the ids the page already
+    placed, updated here); None when it is placed already or when no set is kept."""
+    if anchored is None or claim_id in anchored:
+        return None
+    anchored.add(claim_id)
+    return claim_id
+
+
+def _claim_cell(
+    claim: dict, index: tuple[int, int] | None, boolean: bool = False, anchored: set[str] | None = None
+) -> dict:
+    """One table cell with a claim: paper's value, ours (bold), status mark, variants, and its anchor (the claim
+    id, on its first cell: :func:`claim_anchor`)."""
     dec = claim_decimals(claim)
     if index is None:
         paper, ours = paper_html(claim), fmt_number(claim["_ours"], dec, boolean)
@@ -274,6 +287,7 @@ def _claim_cell(claim: dict, index: tuple[int, int] | None, boolean: bool = Fals
         paper, ours = _fixed(pv, dec), fmt_number(_cell_value(claim["_ours"], index), dec, boolean)
     return {
         "claim": True,
+        "anchor": claim_anchor(claim["claim_id"], anchored),
         "status": claim["status"],
         "paper": paper,
         "ours": ours,
@@ -282,7 +296,9 @@ def _claim_cell(claim: dict, index: tuple[int, int] | None, boolean: bool = Fals
     }
 
 
-def _table_rows(t: RegisterTable, claims_by_id: dict[str, dict], values: dict) -> tuple[list[dict], dict[str, int]]:
+def _table_rows(
+    t: RegisterTable, claims_by_id: dict[str, dict], values: dict, anchored: set[str] | None = None
+) -> tuple[list[dict], dict[str, int]]:
     """The rows of a register table for ``table.html`` and ``{why: n}`` of its needs-data claims."""
     by_cell = {(c.row, c.col): c for c in t.cells}
     rows, needs, counted = [], {}, set()
@@ -303,12 +319,14 @@ def _table_rows(t: RegisterTable, claims_by_id: dict[str, dict], values: dict) -
             if claim["status"] == "needs_data" and claim["claim_id"] not in counted:
                 counted.add(claim["claim_id"])
                 needs[claim["note"]] = needs.get(claim["note"], 0) + 1
-            cells.append(_claim_cell(claim, cell.index, col in BOOLEAN_COLS))
+            cells.append(_claim_cell(claim, cell.index, col in BOOLEAN_COLS, anchored))
         rows.append({"label": t.row_labels.get(r) or readable(r), "cells": cells})
     return rows, needs
 
 
-def table_html(t: RegisterTable, claims_by_id: dict[str, dict], values: dict) -> Markup:
+def table_html(
+    t: RegisterTable, claims_by_id: dict[str, dict], values: dict, anchored: set[str] | None = None
+) -> Markup:
     """One register table, cell by cell: the paper's value, ours (bold), and the status as symbol and word
     ('differs' and 'unexplained' link to the reason, a caveat to its note: † ). A cell the register has no
     claim for shows our value only ("· no claim"); a blank cell of the paper stays empty."""
@@ -327,7 +345,7 @@ def table_provenance_html(
     return render("provenance.html", provs=[trail(s) for s in seen], data=trail("", files)["data"])
 
 
-def text_claims_html(rows: pd.DataFrame) -> Markup:
+def text_claims_html(rows: pd.DataFrame, anchored: set[str] | None = None) -> Markup:
     """The claims that are not table cells: one row each with the status, the claim (id, what, where, the
     function that computes it), the paper's value, ours (with any variants) and the note."""
     out = []
@@ -339,6 +357,7 @@ def text_claims_html(rows: pd.DataFrame) -> Markup:
                 "status": st,
                 "mark": _status(r),
                 "claim_id": r["claim_id"],
+                "anchor": claim_anchor(r["claim_id"], anchored),
                 "what": readable_text(r["what"]),
                 "source": readable_text(r["source"]),
                 "trail": trail(r["provenance"], _data_files(r)),
@@ -467,10 +486,10 @@ def _sections(ev: Evaluation, provenance: dict[str, dict[str, str]], study: str)
         c.same_as for t in ev.tables for c in t.cells if c.same_as
     }
     vals = ev.values.get(STUDY_STAGE[study], {})
-    out = []
+    out, anchored = [], set()  # each claim id anchors its first place in the study's part of the page
     for t in [t for t in ev.tables if t.study == study]:
         head = t.caption or t.label
-        body = table_html(t, by_id, vals) + table_provenance_html(
+        body = table_html(t, by_id, vals, anchored) + table_provenance_html(
             t, provenance.get(study, {}), ev.data_files.get(study, {})
         )
         first = t.cells[0].id if t.cells else ""
@@ -478,7 +497,14 @@ def _sections(ev: Evaluation, provenance: dict[str, dict[str, str]], study: str)
     text = ev.table[(ev.table["study"] == study) & ~ev.table["claim_id"].isin(in_tables)]
     if len(text):
         heading = f"Text claims ({len(text)})"
-        out.append({"id": section_id(study, "text"), "heading": heading, "table": None, "body": text_claims_html(text)})
+        out.append(
+            {
+                "id": section_id(study, "text"),
+                "heading": heading,
+                "table": None,
+                "body": text_claims_html(text, anchored),
+            }
+        )
     return out
 
 

@@ -131,11 +131,18 @@ def ledger_json(claims: pd.DataFrame, source: str, commit: str | None) -> dict:
     }
 
 
-def write_claims_json(out: Path, csv: Path | None = None, commit: str | None = None) -> Path:
+def write_claims_json(
+    out: Path, csv: Path | None = None, commit: str | None = None, *, record_commit: bool = True
+) -> Path:
     """Export ``csv`` (default ``results/claims/claims.csv``) to ``out`` as ``claims.json``, byte-stable; the
-    commit is this checkout's HEAD unless given."""
+    commit is this checkout's HEAD unless given, and null with ``record_commit=False`` (the claims stage's copy,
+    which the book publishes: a stage output must not depend on the checkout's commit)."""
     csv = Path(csv) if csv is not None else paths.RESULTS / "claims" / "claims.csv"
-    doc = ledger_json(read_ledger(csv), _rel(csv), commit if commit is not None else git_commit())
+    if not record_commit:
+        commit = None
+    elif commit is None:
+        commit = git_commit()
+    doc = ledger_json(read_ledger(csv), _rel(csv), commit)
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")

@@ -14,8 +14,8 @@ from .vocab import APPROX_REL, COLUMNS, STATUSES
 
 
 def write_outputs(ev: Evaluation, stage: str = "claims") -> dict[str, Path]:
-    """``results/claims/``: claims.csv (every claim, every column), summary.csv (study x level x status) and
-    values.json (the counts); the status changes since the last run go to ``results/.history/claims_changes.csv``,
+    """``results/claims/``: claims.csv (every claim, every column), summary.csv (study x level x status),
+    values.json (the counts) and claims.json (:mod:`.ledger`'s export of claims.csv, without a commit); the status changes since the last run go to ``results/.history/claims_changes.csv``,
     outside the stage's tracked outputs: they depend on which run came before, not on the data, and a fresh
     clone must produce the same tracked outputs as any other checkout."""
     from compendium.pipeline.results import FLOAT_FORMAT, write_values
@@ -40,6 +40,11 @@ def write_outputs(ev: Evaluation, stage: str = "claims") -> dict[str, Path]:
             values[f"claims.{study}.{s}"] = int(vc.get(s, 0))
     values["claims.missing_cells"] = sum(len(v) for v in ev.missing_cells.values())
     files["values"] = write_values(stage, values)
+    # the machine-readable ledger the book publishes (book/_build/html/claims.json): no commit, so that one ledger
+    # gives one file whatever the checkout (the release's commit is in the book's metadata)
+    from .ledger import write_claims_json
+
+    files["json"] = write_claims_json(out / "claims.json", files["claims"], commit=None, record_commit=False)
     return files
 
 
