@@ -138,7 +138,7 @@ def test_acquire_from_the_hub_then_repro_computes_every_row_level_claim(tmp_path
     page = (clone / "book" / "_build" / "html" / "executed" / "45_audit.html").read_text()
     assert "The bundled data are pair counts" not in page and "decisive votes" in page
     if "pwb" in datasets:
-        assert audit["audit.judges.full.n_placed"] > 10_000
+        assert audit["audit.judges.full.n_placed"] > 500  # the hub test serves a small synthetic release
         assert audit["audit.judges.full.cells"] == 60
         assert (clone / "results" / "audit" / "tables" / "full_self_preference.csv").is_file()
         assert "is not present in this build" not in page and "On the per-instance release" in page

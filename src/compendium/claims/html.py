@@ -329,8 +329,9 @@ def table_html(
 ) -> Markup:
     """One register table, cell by cell: the paper's value, ours (bold), and the status as symbol and word
     ('differs' and 'unexplained' link to the reason, a caveat to its note: † ). A cell the register has no
-    claim for shows our value only ("· no claim"); a blank cell of the paper stays empty."""
-    rows, needs = _table_rows(t, claims_by_id, values)
+    claim for shows our value only ("· no claim"); a blank cell of the paper stays empty. ``anchored``: the
+    claim ids the page has placed already (a cell gets its claim's id as anchor, with a link to itself, once)."""
+    rows, needs = _table_rows(t, claims_by_id, values, anchored)
     heads = [t.col_labels.get(c) or readable(c) for c in t.cols]
     return render("table.html", heads=heads, rows=rows, needs=list(needs.items()), no_claim=NO_CLAIM)
 

@@ -132,17 +132,23 @@ def ledger_json(claims: pd.DataFrame, source: str, commit: str | None) -> dict:
 
 
 def write_claims_json(
-    out: Path, csv: Path | None = None, commit: str | None = None, *, record_commit: bool = True
+    out: Path,
+    csv: Path | None = None,
+    commit: str | None = None,
+    *,
+    record_commit: bool = True,
+    source: str | None = None,
 ) -> Path:
     """Export ``csv`` (default ``results/claims/claims.csv``) to ``out`` as ``claims.json``, byte-stable; the
     commit is this checkout's HEAD unless given, and null with ``record_commit=False`` (the claims stage's copy,
-    which the book publishes: a stage output must not depend on the checkout's commit)."""
+    which the book publishes: a stage output must not depend on the checkout's commit). ``source``: the ledger's
+    name in the header (default: ``csv`` relative to the checkout; the stage writes it aside before the swap)."""
     csv = Path(csv) if csv is not None else paths.RESULTS / "claims" / "claims.csv"
     if not record_commit:
         commit = None
     elif commit is None:
         commit = git_commit()
-    doc = ledger_json(read_ledger(csv), _rel(csv), commit)
+    doc = ledger_json(read_ledger(csv), source or _rel(csv), commit)
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")

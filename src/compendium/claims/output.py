@@ -44,7 +44,9 @@ def write_outputs(ev: Evaluation, stage: str = "claims") -> dict[str, Path]:
     # gives one file whatever the checkout (the release's commit is in the book's metadata)
     from .ledger import write_claims_json
 
-    files["json"] = write_claims_json(out / "claims.json", files["claims"], commit=None, record_commit=False)
+    files["json"] = write_claims_json(
+        out / "claims.json", files["claims"], record_commit=False, source=f"results/{stage}/claims.csv"
+    )
     return files
 
 
