@@ -123,17 +123,19 @@ def how_sure_notes(has: pd.DataFrame, pwb: pd.DataFrame, zs: Mapping, bs: Mappin
         "same data). Overturned by a symmetric rule with experts wanting more.",
         "wb_workers_more_any_rule": "Mixed rules are lopsided bounds, shown for completeness; a 'no' here is expected "
         "and is not evidence against the finding.",
-        "pwb_all_gain": "Over weightings of fixed released scores only; the run-level data needed to resample are not "
-        "released, so sampling noise is unchecked. Overturned by a scheme or a re-run with a model's "
-        "ΔPWI ≤ 0.",
-        "pwb_top_glm": f"Over weightings only; no sampling check. GLM 5.1 leads by {ref_p['glm_lead']:+.1f} points at "
+        "pwb_all_gain": "Over weightings of fixed released scores only. The run-level data to resample are on the "
+        "Hugging Face hub, not bundled here, so this sweep does not check sampling noise; the printed 95 % "
+        "intervals allow one check, which the audit chapter makes (which places of the PWB board they "
+        "separate). Overturned by a scheme or a re-run with a model's ΔPWI ≤ 0.",
+        "pwb_top_glm": "Over weightings only; sampling: the audit chapter's tie groups of the printed intervals. "
+        f"GLM 5.1 leads by {ref_p['glm_lead']:+.1f} points at "
         "v2.1 and "
         + (
             "loses first place under some named schemes."
             if not (named["glm_lead"] > 0).all()
             else "keeps first place under every named scheme."
         ),
-        "pwb_top3": "Over weightings only; no sampling check.",
+        "pwb_top3": "Over weightings only; sampling: the audit chapter's tie groups of the printed intervals.",
         "pwb_all_gain_random": "Random weights around v2.1 (one Dirichlet family); shares are over weightings, not a "
         "sampling interval.",
         "pwb_top_glm_random": weightings,
