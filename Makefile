@@ -142,11 +142,12 @@ browser-test: setup node_modules/axe-core/axe.min.js chromium
 metadata: setup
 	python -m compendium.book.fair write
 
-# a replication report per study (reports/<study>/report.md, metadata.yaml, references.bib) from the claims ledger;
-# offline; the ledger is results/claims/claims.csv of the last `dvc repro`
-report: setup
+# a replication report per study (reports/<study>/report.md and .pdf, metadata.yaml, references.bib) from the claims
+# ledger; offline (the PDF through the book's Chromium path); the ledger is results/claims/claims.csv of the last `dvc repro`
+report: setup chromium
 	@test -f results/claims/claims.csv || { echo ">> no claims ledger yet: dvc repro claims"; dvc repro claims; }
 	python -m compendium.claims report reports
+	python -m compendium.book.reports reports
 
 book-archive: setup
 	test -f book/_build/html/index.html || dvc repro book

@@ -250,7 +250,8 @@ def test_the_printed_command_writes_three_reports(tmp_path):
 
 
 def test_make_report_writes_the_three_reports_into_reports():
-    """`make report`, as the README prints it: the same three reports into reports/ (gitignored), offline."""
+    """`make report`, as the README prints it: the same three reports into reports/ (gitignored), offline, each
+    also as a PDF."""
     import shutil
     import subprocess
 
@@ -262,5 +263,6 @@ def test_make_report_writes_the_three_reports_into_reports():
     for s in ("hitl", "pwb", "workbank"):
         assert (out / s / "report.md").is_file() and (out / s / "metadata.yaml").is_file()
         assert f"claims report: {s}: reports/{s}/report.md" in r.stdout
+        assert (out / s / "report.pdf").read_bytes().startswith(b"%PDF"), f"no PDF of the {s} report"
     ignored = subprocess.run(["git", "check-ignore", "-q", "reports/pwb/report.md"], cwd=root)
     assert ignored.returncode == 0, "reports/ must be gitignored"
