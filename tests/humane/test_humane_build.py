@@ -178,3 +178,28 @@ def test_the_chapter_builds_once_and_publishes_the_result():
     # the chapter passes every parameter of its parameters cell, by name, and no other notebook variable
     call = re.search(r'study_params\(\n    "humane", (.*?)\n\)', text, re.S).group(1)
     assert set(re.findall(r"(\w+)=(\w+)", call)) == {(f, f) for f in SCHEMA["humane"].model_fields}
+
+
+def test_the_claims_lines_say_when_every_resolvable_setting_has_one_strength_vector():
+    """Issue 33, C4: "4 of 4 resolvable settings" that all share one spread of strengths must say so."""
+    import pandas as pd
+
+    from compendium.humane import summary
+    from compendium.pipeline import paths
+
+    tables = paths.stage_dir("humane") / "tables"
+    sav, cal, cons = (pd.read_csv(tables / f"{n}.csv") for n in ("saving", "calibration", "consolidation"))
+    text = summary.claims_text(sav, cal, cons)
+    for design in ("ig_trueskill", "ig_davidson", "arena"):
+        for n in sorted(sav["n_models"].unique()):
+            t = summary._resolvable(sav[(sav["design"] == design) & (sav["n_models"] == n)])
+            if len(t) > 1 and t["spread"].nunique() == 1:
+                assert (
+                    "resolvable settings a saving, " in text and f"all with the {t['spread'].iloc[0]} spread" in text
+                )
+    one = sav.assign(spread="wide")
+    assert "all with the wide spread of strengths" in summary.claims_text(one, cal, cons) or not any(
+        len(summary._resolvable(one[(one["design"] == d) & (one["n_models"] == n)])) > 1
+        for d in ("ig_trueskill", "ig_davidson", "arena")
+        for n in one["n_models"].unique()
+    )

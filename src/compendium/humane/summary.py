@@ -202,7 +202,8 @@ def answer(sav: pd.DataFrame, need: pd.DataFrame) -> str:
                          + (f"here with the {' and the '.join(pays)} spread" if pays else "nowhere here")
                          + (f" and costs judgements with the {' and the '.join(costs)} spread" if costs else "") + ".")  # fmt: skip
         one = need[(need["n_models"] == n) & (need["n_groups"] == 1)]
-        for kind, phrase in (("floor", "every design is at 95 % by the first checkpoint, so there is nothing to save"),
+        for kind, phrase in (("floor", "uniform pairs and both information-gain designs are at 95 % by the grid's first "
+                                       "checkpoint, below which the grid cannot see, so it can show no saving"),
                              ("never", "no design reaches 95 % within the budget")):  # fmt: skip
             cases = sorted(
                 {f"{TARGETS[r.target]} at {r.spread} spread" for r in s.itertuples() if censored_both(r) == kind}
@@ -230,8 +231,11 @@ def claims_text(sav: pd.DataFrame, cal: pd.DataFrame, cons: pd.DataFrame) -> str
             good, bad = ("a saving", "a loss") if design != "arena" else ("a loss", "a saving")
             word = (("mixed" if vd.count(bad) else "supported" if vd.count(good) == len(t) else "partly supported")
                     if vd.count(good) else "not supported")  # fmt: skip
+            spreads = sorted(set(t["spread"])) if "spread" in t else []
+            one = f", all with the {spreads[0]} spread of strengths" if len(t) > 1 and len(spreads) == 1 else ""
             per.append(f"at {n} models {word} "
-                       f"({vd.count('a saving')} of {len(t)} resolvable settings a saving, {vd.count('a loss')} a loss)")  # fmt: skip
+                       f"({vd.count('a saving')} of {len(t)} resolvable settings a saving, {vd.count('a loss')} a loss"
+                       f"{one})")  # fmt: skip
         lines.append(f"- *{claim}*: " + "; ".join(per) + ".")
     per = []
     for n in sorted(cal["n_models"].unique()):
