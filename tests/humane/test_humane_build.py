@@ -194,9 +194,7 @@ def test_the_claims_lines_say_when_every_resolvable_setting_has_one_strength_vec
         for n in sorted(sav["n_models"].unique()):
             t = summary._resolvable(sav[(sav["design"] == design) & (sav["n_models"] == n)])
             if len(t) > 1 and t["spread"].nunique() == 1:
-                assert (
-                    "resolvable settings a saving, " in text and f"all with the {t['spread'].iloc[0]} spread" in text
-                )
+                assert "resolvable settings a saving, " in text and f"all with the {t['spread'].iloc[0]} spread" in text
     one = sav.assign(spread="wide")
     assert "all with the wide spread of strengths" in summary.claims_text(one, cal, cons) or not any(
         len(summary._resolvable(one[(one["design"] == d) & (one["n_models"] == n)])) > 1
