@@ -257,8 +257,8 @@ def _forced_changes(clone: Path, stages: list[str], **env: str) -> list[str]:
 #: the stages whose outputs must not depend on the BLAS kernel (every computing stage, intermediate ones
 #: included) and those that must not depend on NumPy's SIMD paths (the ones that simulate)
 BLAS_STAGES = ["workbank_models", "workbank", "pwb", "pwb_benchmark", "evaluate", "preferences_mc", "preferences",
-               "humane", "robustness"]  # fmt: skip
-SIMD_STAGES = ["preferences_mc", "preferences", "humane"]
+               "humane", "robustness", "audit"]  # fmt: skip
+SIMD_STAGES = ["preferences_mc", "preferences", "humane", "audit"]
 BLAS_ENV = {"OPENBLAS_CORETYPE": "Sandybridge"}
 SIMD_ENV = {"NPY_DISABLE_CPU_FEATURES": "X86_V4 AVX512_ICL AVX512_SPR"}
 
