@@ -33,6 +33,6 @@ def rank_intervals(boards: Mapping[str, pd.DataFrame], labels: Mapping[str, str]
         )
         parts.append(f"{name}: {g} tie group{'s' if g != 1 else ''} (rank intervals {ranks})")
     return (
-        "Three panels of simultaneous rank intervals, one bar per model from its best to its worst compatible rank, "
+        "Three panels, one under the other, of simultaneous rank intervals, one bar per model from its best to its worst compatible rank, "
         "coloured by tie group. " + "; ".join(parts) + "."
     )

@@ -56,11 +56,20 @@ def self_preference(sp: pd.DataFrame):
 
 @with_alt(_alt.rank_intervals)
 def rank_intervals(boards: Mapping[str, pd.DataFrame], labels: Mapping[str, str] | None = None):
-    """One panel per leaderboard: each model's simultaneous rank interval as a bar, coloured by tie group."""
+    """One panel per leaderboard, one under the other: each model's simultaneous rank interval as a bar, coloured
+    by tie group."""
     labels = labels or {}
     with plt.rc_context(fs.THEME):
-        fig, axes = plt.subplots(1, len(boards), figsize=(3.3 * len(boards), 3.4), squeeze=False)
-        for ax, (name, t) in zip(axes[0], boards.items(), strict=True):
+        # one panel under the other: side by side, the panels would be shrunk below a readable size on the page
+        heights = [len(t) for t in boards.values()]
+        fig, axes = plt.subplots(
+            len(boards),
+            1,
+            figsize=(6.2, 0.9 * len(boards) + 0.33 * sum(heights)),
+            squeeze=False,
+            gridspec_kw={"height_ratios": heights},
+        )
+        for ax, (name, t) in zip(axes[:, 0], boards.items(), strict=True):
             K = len(t)
             for r in t.itertuples():
                 c = fs.CATEGORICAL[(int(r.group) - 1) % len(fs.CATEGORICAL)]
@@ -77,7 +86,7 @@ def rank_intervals(boards: Mapping[str, pd.DataFrame], labels: Mapping[str, str]
             ax.set_xticks(range(1, K + 1))
             ax.set_xlim(0.5, K + 0.5)
             ax.invert_yaxis()
-            ax.set_xlabel("compatible ranks")
-            ax.set_title(f"{name}\n{int(t['group'].max())} tie group(s)", fontsize=9.5)
+            ax.set_title(f"{name}: {int(t['group'].max())} tie group(s)", fontsize=9.5, loc="left")
+        axes[-1, 0].set_xlabel("compatible ranks")
         fig.tight_layout()
     return fig
