@@ -64,6 +64,9 @@ def write_pdfs(folder: Path) -> list[Path]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from compendium.pipeline.cli import safe_output
+
+    safe_output()  # a terminal without UTF-8 gets escapes, not a UnicodeEncodeError
     argv = sys.argv[1:] if argv is None else argv
     if len(argv) != 1:
         print("usage: python -m compendium.book.reports DIR (the folder `claims report` wrote)", file=sys.stderr)
