@@ -188,7 +188,8 @@ def _judges(params: Audit, inputs: Inputs) -> Judges:
 
     subjects = tuple(jg.judge_subjects(inputs.config))
     names = [j for j, _ in subjects]
-    long = jg.sample_scores(_fourth_judge_sample(inputs.fourth_scores), subjects)
+    sample = _fourth_judge_sample(inputs.fourth_scores)
+    long = jg.sample_scores(sample, subjects)
     with step(STAGE, "self-preference on the fourth-judge sample", n=params.n_boot, unit="bootstrap draws"):
         sp = jg.self_preference_table(
             long,
@@ -205,7 +206,7 @@ def _judges(params: Audit, inputs: Inputs) -> Judges:
         full = _full_judges(params, inputs, subjects, wts.scheme_weights(inputs.config))
     return Judges(
         subjects=subjects,
-        unplaced=MappingProxyType(jg.unplaced_items(_fourth_judge_sample(inputs.fourth_scores), subjects)),
+        unplaced=MappingProxyType(jg.unplaced_items(sample, subjects)),
         self_preference=sp,
         recusal=MappingProxyType(jg.recusal_effect(wide, subjects)),
         pivotal=jg.pivotal_shares(complete, names, level=params.level),
