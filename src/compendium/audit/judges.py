@@ -42,7 +42,7 @@ from scipy import stats
 
 from ..data.errors import require_columns
 from ..pwb.constants import DIMENSIONS, MODEL_KEYS
-from ..pwb.instances import RUN_KEYS
+from ..pwb.instances import RUN_KEYS, layer1_runs_of
 from ..pwb.weights import pwi_matrix
 from ..stats.agreement import panel_agreement
 from ..stats.pairwise import wilson_interval
@@ -825,27 +825,19 @@ def response_lengths(results_dir: str | Path, *, verify: bool = True) -> pd.Data
     sel = pwbresults.select_files(Path(results_dir), tuple(MODEL_KEYS), verify=verify)
     rows = []
     for (model, condition), (_f, data) in sorted(sel.chosen.items(), key=lambda kv: kv[0]):
-        seen: set = set()
-        for dim, prompts in (data.get("layer1") or {}).items():
-            for pos, p in enumerate(prompts):
-                pid = str(p.get("prompt_id", f"{dim}_{pos:02d}"))
-                if (dim, pid) in seen:
-                    pid = f"{pid}#{pos}"
-                seen.add((dim, pid))
-                runs = p["runs"] if "runs" in p else [p]
-                for k, r in enumerate(runs):
-                    resp = r.get("response") if isinstance(r, Mapping) else None
-                    rows.append(
-                        {
-                            "model": model,
-                            "condition": condition,
-                            "layer": 1,
-                            "dimension": dim,
-                            "prompt_id": pid,
-                            "run": k,
-                            "response_chars": float(len(resp)) if isinstance(resp, str) else float("nan"),
-                        }
-                    )
+        for _dpos, dim, _pos, pid, k, r in layer1_runs_of(data):  # the tidy rows' own keys
+            resp = r.get("response") if isinstance(r, Mapping) else None
+            rows.append(
+                {
+                    "model": model,
+                    "condition": condition,
+                    "layer": 1,
+                    "dimension": dim,
+                    "prompt_id": pid,
+                    "run": k,
+                    "response_chars": float(len(resp)) if isinstance(resp, str) else float("nan"),
+                }
+            )
     out = pd.DataFrame(rows, columns=[*RUN_KEYS, "response_chars"])
     if out.duplicated(RUN_KEYS).any():
         first = out.loc[out.duplicated(RUN_KEYS), RUN_KEYS].iloc[0].to_dict()

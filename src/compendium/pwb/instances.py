@@ -29,7 +29,7 @@ Definitions (METHODS.md, PWB), each a function below:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -60,6 +60,7 @@ __all__ = [
     "RUN_KEYS",
     "validate_instances",
     "check_results_json",
+    "layer1_runs_of",
     "instances_from_results_json",
     "load_hf_results",
     "panel_scores",
@@ -186,6 +187,24 @@ def _judge_rows(base: dict, run: Mapping) -> list[dict]:
     return rows
 
 
+def layer1_runs_of(data: Mapping) -> Iterator[tuple[int, str, int, str, int, Mapping]]:
+    """The Layer-1 run records of one results JSON, in file order, with the keys the tidy rows get:
+    ``(dim_position, dimension, prompt_position, prompt_id, run, record)``. A repeated prompt id within a
+    dimension is kept, labelled ``<id>#<position>``; a prompt record without ``runs`` is one run (run 0). The one
+    reading of the file's Layer-1 layout (:func:`instances_from_results_json`, and the response lengths of
+    :func:`compendium.audit.judges.response_lengths`)."""
+    seen: set = set()
+    for dpos, (dim, prompts) in enumerate((data.get("layer1") or {}).items()):
+        for pos, p in enumerate(prompts):
+            pid = str(p.get("prompt_id", f"{dim}_{pos:02d}"))
+            if (dim, pid) in seen:  # a repeated prompt id: keep it, labelled by its position
+                pid = f"{pid}#{pos}"
+            seen.add((dim, pid))
+            runs = p["runs"] if "runs" in p else [dict(p, run=0)]
+            for k, r in enumerate(runs):
+                yield dpos, dim, pos, pid, k, r
+
+
 def instances_from_results_json(data: Mapping, model: str | None = None, condition: str | None = None) -> pd.DataFrame:
     """Tidy rows of one results file of the HF release (one model x condition, all three layers).
 
@@ -198,27 +217,19 @@ def instances_from_results_json(data: Mapping, model: str | None = None, conditi
     if not model or not condition:
         raise ValueError("results JSON lacks 'model_name' / 'variant'")
     rows: list[dict] = []
-    seen: set = set()
-    for dpos, (dim, prompts) in enumerate((data.get("layer1") or {}).items()):
-        for pos, p in enumerate(prompts):
-            pid = str(p.get("prompt_id", f"{dim}_{pos:02d}"))
-            if (dim, pid) in seen:  # a repeated prompt id: keep it, labelled by its position
-                pid = f"{pid}#{pos}"
-            seen.add((dim, pid))
-            runs = p["runs"] if "runs" in p else [dict(p, run=0)]
-            for k, r in enumerate(runs):
-                base = {
-                    "model": model,
-                    "condition": condition,
-                    "layer": 1,
-                    "dimension": dim,
-                    "prompt_id": pid,
-                    "run": k,
-                    "dim_position": dpos,
-                    "prompt_position": pos,
-                    "run_position": k,
-                }
-                rows.extend(_judge_rows(base, r))
+    for dpos, dim, pos, pid, k, r in layer1_runs_of(data):
+        base = {
+            "model": model,
+            "condition": condition,
+            "layer": 1,
+            "dimension": dim,
+            "prompt_id": pid,
+            "run": k,
+            "dim_position": dpos,
+            "prompt_position": pos,
+            "run_position": k,
+        }
+        rows.extend(_judge_rows(base, r))
     for pos, p in enumerate(data.get("layer3") or []):
         base = {
             "model": model,
