@@ -2,6 +2,7 @@
 
 import base64
 import shutil
+import zlib
 
 import pytest
 
@@ -136,6 +137,7 @@ def test_outline_entries_count_bookmarks_and_check_pdf_requires_them(tmp_path, m
     assert pdf.outline_entries(bare) == 0
     monkeypatch.setattr(pdf, "pdf_text", lambda f: None)
     monkeypatch.setattr(pdf, "page_count", lambda f: 1)
+    monkeypatch.setattr(pdf, "print_problems", lambda f, measures=None: [])  # these files have no pages to measure
     assert pdf.check_pdf(bare, min_bookmarks=1) == [f"{bare}: 0 bookmarks in its outline, expected at least 1"]
     assert pdf.check_pdf(with_outline, min_bookmarks=2) == []
 
@@ -143,3 +145,98 @@ def test_outline_entries_count_bookmarks_and_check_pdf_requires_them(tmp_path, m
 def test_chromium_is_asked_for_an_outline_and_figures_that_fit_a_page():
     assert "--generate-pdf-document-outline" in pdf.CHROMIUM_FLAGS
     assert "max-height: 215mm" in pdf.PRINT_CSS
+
+
+# --- the size the text is printed at, and how full each page is ---------------------------------------------------
+
+
+def _write_pdf(path, contents):
+    """A minimal PDF 1.4 as Chromium writes one: a page per content stream (Flate), fonts /F1 (Type0, two bytes a
+    glyph) and /F2 (Type1, one byte), a classic cross-reference table."""
+    objs = {
+        1: b"<</Type /Catalog /Pages 2 0 R>>",
+        3: b"<</Type /Font /Subtype /Type0 /BaseFont /DejaVuSans /Encoding /Identity-H>>",
+        4: b"<</Type /Font /Subtype /Type1 /BaseFont /Helvetica>>",
+    }
+    kids, n = [], 5
+    for content in contents:
+        data = zlib.compress(content)
+        objs[n] = b"<</Filter /FlateDecode\n/Length %d>> stream\n" % len(data) + data + b"\nendstream"
+        objs[n + 1] = (
+            b"<</Type /Page\n/Resources <</Font <</F1 3 0 R\n/F2 4 0 R>>>>\n/MediaBox [0 0 595 842]\n/Contents %d 0 R\n"
+            b"/Parent 2 0 R>>" % n
+        )
+        kids.append(n + 1)
+        n += 2
+    objs[2] = b"<</Type /Pages /Count %d /Kids [%s]>>" % (len(kids), b" ".join(b"%d 0 R" % k for k in kids))
+    out, offsets = bytearray(b"%PDF-1.4\n"), {}
+    for num in sorted(objs):
+        offsets[num] = len(out)
+        out += b"%d 0 obj\n" % num + objs[num] + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % n + b"".join(b"%010d 00000 n \n" % offsets[i] for i in range(1, n))
+    out += b"trailer\n<</Size %d /Root 1 0 R>>\nstartxref\n%d\n%%%%EOF\n" % (n, xref)
+    path.write_bytes(bytes(out))
+    return path
+
+
+def test_stream_text_sizes_multiply_font_size_text_matrix_and_transformation():
+    """Chromium's own pattern: the page at 0.24 pt a unit, a layer at 2.0833 (0.5 pt a CSS px), a font at 39 units
+    in a flipped text matrix: 39 x 0.5 = 19.5 pt; after Q the layer's scale is gone (12 x 0.24 = 2.9 pt)."""
+    stream = (
+        b".23999999 0 0 -.23999999 0 841.91998 cm\nq\n2.0833335 0 0 2.0833335 165.625 187.5 cm\n"
+        b"0 0 1032 1491 re\nf\nBT\n/F12 39 Tf\n1 0 0 -1 106.171875 74 Tm\n<002B00580050> Tj\n"
+        b"255.34717 0 Td <00480047> Tj\nET\nQ\nBT\n/F2 12 Tf\n1 0 0 1 0 0 Tm\n[(ab) -250 (c)] TJ\nET\n"
+    )
+    assert pdf.stream_text_sizes(stream, {b"F12": 2, b"F2": 1}) == {19.5: 5, 2.9: 3}
+    # a matrix with fewer than six numbers before it is not guessed at
+    with pytest.raises(ValueError, match="cm at byte 6 of a content stream: six numbers expected"):
+        pdf.stream_text_sizes(b"q\n2 0 cm\n")
+
+
+def test_text_sizes_read_each_page_and_the_body_is_the_size_with_the_most_glyphs(tmp_path):
+    f = _write_pdf(
+        tmp_path / "t.pdf",
+        [
+            b"BT /F1 10 Tf 1 0 0 1 72 700 Tm <0001000200030004000500060007> Tj ET BT /F2 6 Tf (caption) Tj ET",
+            b"q .5 0 0 .5 0 0 cm BT /F1 20 Tf <00010002> Tj ET Q BT /F1 20 Tf <0001> Tj ET",
+        ],
+    )
+    sizes = pdf.text_sizes(f)
+    assert sizes == [{10.0: 7, 6.0: 7}, {10.0: 2, 20.0: 1}]
+    # 10 pt carries 9 of the 17 glyphs; 6 pt carries 7 of them (more than 1 %), so it is the smallest size that counts
+    assert pdf.body_size(sizes) == (10.0, 6.0)
+    assert pdf.body_size([]) == (0.0, 0.0)
+    # a PDF without a classic cross-reference table is refused with the reason, not misread
+    (tmp_path / "x.pdf").write_bytes(b"%PDF-1.5\n1 0 obj <</Type /Catalog>> endobj\nstartxref\n9\n%%EOF\n")
+    with pytest.raises(ValueError, match="cross-reference"):
+        pdf.text_sizes(tmp_path / "x.pdf")
+
+
+@needs_poppler
+def test_page_fill_is_the_share_of_the_printable_height_above_the_lowest_mark(tmp_path):
+    # a bar whose lower edge is 200 pt from the top (70.6 mm: (70.6 - 16) / 263 = 0.21 full), one at 700 pt (0.86),
+    # and a blank page
+    f = _write_pdf(tmp_path / "f.pdf", [b"0 0 0 rg 72 642 200 20 re f", b"0 0 0 rg 72 142 200 20 re f", b""])
+    fills = pdf.page_fill(f)
+    mm = 25.4 / 72
+    assert fills == pytest.approx([(200 * mm - 16) / 263, (700 * mm - 16) / 263, 0.0], abs=0.01)
+
+
+def test_print_problems_fail_on_a_small_body_and_a_page_less_than_a_quarter_full(tmp_path):
+    f = tmp_path / "book.pdf"
+    # issue 33's PDF: body 6.5 pt, table notes at 4.5 pt, page 30 at 17 % and page 116 at 5 % (the last may be short)
+    got = pdf.print_problems(f, (6.5, 4.5, [0.9, 0.17, 0.8, 0.05, 0.9, 0.1]))
+    assert [p.split(": ", 1)[1].split(",")[0].split(":")[0] for p in got] == [
+        "the body text is 6.5 pt",
+        "text at 4.5 pt carries 1% or more of the glyphs",
+        "page 2 is 17% full (less than 25%)",
+        "page 4 is 5% full (less than 25%)",
+    ]
+    # at the limits: a body of 9 pt, small print at 6.5 pt, a page a quarter full; an empty page is layout_problems'
+    assert pdf.print_problems(f, (9.0, 6.5, [0.25, 0.0, 1.0, 0.01])) == []
+    assert "8.9 pt, under 9 pt" in pdf.print_problems(f, (8.9, 7.0, None))[0]
+    assert pdf.print_problems(f, (0.0, 0.0, None)) == [f"{f}: no text found in its content streams"]
+    # a file it cannot read is a problem, not a pass
+    f.write_bytes(b"%PDF-1.4\n")
+    assert "cannot read the size of its text" in pdf.print_problems(f)[0]
