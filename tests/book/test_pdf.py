@@ -144,7 +144,11 @@ def test_outline_entries_count_bookmarks_and_check_pdf_requires_them(tmp_path, m
 
 def test_chromium_is_asked_for_an_outline_and_figures_that_fit_a_page():
     assert "--generate-pdf-document-outline" in pdf.CHROMIUM_FLAGS
-    assert "max-height: 215mm" in pdf.PRINT_CSS
+    assert f"max-height: {pdf.FIGURE_MAX_MM}mm" in pdf.PRINT_CSS
+    # a figure and a six-line caption fit in what a page less than a quarter full leaves (263 mm printable)
+    printable = pdf.PAGE_MM[1] - pdf.MARGIN_MM["top"] - pdf.MARGIN_MM["bottom"]
+    assert printable == 263 and pdf.FIGURE_MAX_MM + 37 <= printable * (1 - pdf.MIN_FILL)
+    assert f"font-size: {pdf.BODY_PT}pt" in pdf.PRINT_CSS and pdf.BODY_PT >= pdf.MIN_BODY_PT
 
 
 # --- the size the text is printed at, and how full each page is ---------------------------------------------------
@@ -240,3 +244,79 @@ def test_print_problems_fail_on_a_small_body_and_a_page_less_than_a_quarter_full
     # a file it cannot read is a problem, not a pass
     f.write_bytes(b"%PDF-1.4\n")
     assert "cannot read the size of its text" in pdf.print_problems(f)[0]
+
+
+def _png(width, height):
+    """A grey PNG of ``width`` x ``height`` pixels."""
+    import struct
+
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    rows = (b"\x00" + b"\x80" * width) * height
+    head = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", head) + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b"")
+
+
+# What made issue 33's PDF, as the theme and the old print stylesheet had it: A4 with the same margins, the screen's
+# minimum column widths, tables in scrolling boxes, and print rules by which no table or note may break.
+THEME_CSS = """html { font-size: 13px; }
+@page { size: A4; margin: 16mm 14mm 18mm 14mm; }
+td { min-width: 4.5em; } th { min-width: 6em; }
+.scroll { overflow-x: auto; max-width: 100%; }
+@media print { .bd-main .bd-content table, .admonition { break-inside: avoid; } .admonition { overflow: hidden; } }
+"""
+
+
+PROSE = "<p>" + "Body text of the chapter. " * 100 + "</p>"  # the size with the most glyphs is the body text's
+
+
+def _theme_page(path, body):
+    path.write_text(
+        f'<!doctype html><html><head><meta charset="utf-8"><title>t</title><style>{THEME_CSS}</style></head>'
+        f'<body><main class="bd-main"><div class="bd-content"><h1>Tiny chapter</h1>{body}</div></main></body></html>',
+        encoding="utf-8",
+    )
+    return path
+
+
+@needs_chromium
+def test_a_table_wider_than_the_page_no_longer_shrinks_the_body_text(tmp_path):
+    """17 columns headed p_rank_consolidated (Table 6.5, 1,410 px): Chromium shrank the whole book to fit it."""
+    heads = "".join(f"<th>p_rank_consolidated_{i}</th>" for i in range(17))
+    html = _theme_page(
+        tmp_path / "wide.html", f"{PROSE}<table><tr>{heads}</tr><tr>{'<td>0.999</td>' * 17}</tr></table>"
+    )
+    bare = pdf.print_pdf(html, tmp_path / "bare.pdf", budget_ms=2_000, timeout=120, print_css=False)
+    assert pdf.text_sizes(bare)[0] and pdf.body_size(pdf.text_sizes(bare))[0] < pdf.MIN_BODY_PT
+    assert "the body text is" in pdf.print_problems(bare, (*pdf.body_size(pdf.text_sizes(bare)), None))[0]
+    out = pdf.print_pdf(html, tmp_path / "out.pdf", budget_ms=2_000, timeout=120)
+    assert pdf.body_size(pdf.text_sizes(out))[0] == pdf.BODY_PT
+    assert pdf.check_pdf(out, must_contain=("Body text of the chapter.", "p_rank", "0.999")) == []
+
+
+@needs_chromium
+@needs_poppler
+def test_long_blocks_break_and_tall_figures_fit_so_no_page_is_left_nearly_empty(tmp_path):
+    """A block that runs onto a second page by 27 mm, then a table of 250 mm in a scrolling box: kept whole (the
+    theme's print rule), it moved to the third page and left the second 19 % full. Then, on a page of its own, a figure
+    265 mm tall below 55 mm of text: at most 215 mm tall, as it was, it still moved on and left that page 21 % full."""
+    (tmp_path / "tall.png").write_bytes(_png(600, 1000))
+    rows = "".join(f"<tr style='height: 5mm'><td>{i}</td><td>value {i}</td></tr>" for i in range(50))
+    html = _theme_page(
+        tmp_path / "long.html",
+        '<div style="height: 290mm; background: #eee"></div><p>A paragraph before a long table.</p>'
+        f'<div class="scroll"><table><tr><th>row</th><th>value</th></tr>{rows}</table></div>'
+        '<div style="height: 40mm; background: #eee"></div>'
+        '<div style="break-before: page; height: 55mm; background: #eee"></div>'
+        '<figure><img src="tall.png" alt="a tall figure"><figcaption>Fig. 1.1 A tall figure.</figcaption></figure>'
+        f"{PROSE}<p>The end.</p>",
+    )
+    bare = pdf.print_pdf(html, tmp_path / "bare.pdf", budget_ms=2_000, timeout=120, print_css=False)
+    fills = pdf.page_fill(bare)
+    assert min(fills[:-1]) < pdf.MIN_FILL, fills
+    assert any("full (less than 25%)" in p for p in pdf.print_problems(bare)), fills
+    out = pdf.print_pdf(html, tmp_path / "out.pdf", budget_ms=2_000, timeout=120)
+    fills = pdf.page_fill(out)
+    assert min(fills[:-1]) >= pdf.MIN_FILL, fills
+    assert pdf.check_pdf(out, must_contain=("Fig. 1.1", "value 49", "The end.")) == []

@@ -11,8 +11,10 @@ LaTeX route needs a TeX installation that chokes on κ, α and ≥. Here:
    notebook outputs (``book/executed/``, nothing is executed) into one page,
    ``book/_build/pdf/_build/singlehtml/intro.html``; the HTML book in ``book/_build/html`` is never
    touched. Figures are the PNGs the stages glued, numbered references are resolved by Sphinx.
-2. :func:`print_pdf` writes ``print.html`` beside it (the same page plus a print stylesheet: no
-   sidebars, full width, figures and table rows not split across pages) and prints it with the Debian
+2. :func:`print_pdf` writes ``print.html`` beside it (the same page plus a print stylesheet, :data:`PRINT_CSS`:
+   no sidebars, body text at :data:`BODY_PT` pt, tables the width of the page with their cells wrapped so that
+   nothing is wider than the page (Chromium would shrink the whole book to fit it), figures and table rows not
+   split across pages, long tables, notes and listings free to break) and prints it with the Debian
    Chromium (the one :mod:`compendium.book.browsercheck` drives), headless, with every host name resolving
    nowhere (no network), and a *virtual-time budget*: Chromium runs the page's scripts (MathJax, which
    the book vendors in ``_static/mathjax``) on a virtual clock and prints once they are idle or the
@@ -35,6 +37,7 @@ import time
 import zlib
 from collections import Counter
 from pathlib import Path
+from string import Template
 
 from compendium.pipeline import paths
 
@@ -62,36 +65,69 @@ CHROMIUM_FLAGS = [
     "--generate-pdf-document-outline",
 ]
 
-# the page's margins (mm), as PRINT_CSS sets them: page_fill measures each page's fill inside them
+# A4 and its margins (mm): the print stylesheet sets them, page_fill measures each page's fill inside them
+PAGE_MM = (210, 297)
 MARGIN_MM = {"top": 16, "right": 14, "bottom": 18, "left": 14}
+BODY_PT = 10  # the body text's size on paper: Chromium prints 1 CSS pt as 1 pt when nothing overflows the page
 MIN_BODY_PT = 9.0  # check_pdf: the size that carries the most text may not be smaller
 MIN_TEXT_PT = 6.5  # check_pdf: nor any size that carries at least SMALL_SHARE of the text (table notes, code in tables)
 SMALL_SHARE = 0.01
 MIN_FILL = 0.25  # check_pdf: every page but the last is at least this full (of its printable height)
-PRINT_CSS = """
+# A figure that does not fit below the text on a page moves to the next one and leaves the rest blank: it must fit
+# in what a page less than MIN_FILL full leaves (263 mm printable x 0.75 = 197 mm), less 37 mm for its caption
+# (up to six lines) and margins.
+FIGURE_MAX_MM = int((PAGE_MM[1] - MARGIN_MM["top"] - MARGIN_MM["bottom"]) * (1 - MIN_FILL)) - 37
+PRINT_CSS = Template(
+    """
 <style media="print">
-  @page { size: A4; margin: 16mm 14mm 18mm 14mm; }
-  html { font-size: 13px; }
+  @page { size: A4; margin: ${top}mm ${right}mm ${bottom}mm ${left}mm; }
+  html { font-size: ${body}pt; }
+  body { orphans: 3; widows: 3; overflow-wrap: break-word; }
   .bd-header, .bd-sidebar-primary, .bd-sidebar-secondary, .bd-footer, .bd-footer-article, .bd-footer-content,
   .prev-next-area, .header-article, .bd-header-article, .headerlink, .skip-link, #pst-back-to-top,
   .copybtn, .search-button-field, .theme-switch-button, .sidebar-toggle { display: none !important; }
   .bd-container, .bd-container__inner, .bd-main, .bd-page-width, .bd-content, .bd-article-container,
   .bd-article, article { max-width: none !important; width: 100% !important; margin: 0 !important;
   padding: 0 !important; display: block !important; }
-  figure, img, .cell_output img, tr, pre, .admonition { break-inside: avoid; }
-  h1, h2, h3, h4 { break-after: avoid; }
+  /* Nothing may be wider than the page: Chromium shrinks the whole book to fit its widest box (a table of 1,410
+     px made the body 6.5 pt). Tables span the text width and wrap their cells: none of the screen's minimum column
+     widths (book/_static/custom.css), no unbreakable status or note, and long identifiers break anywhere. */
+  table { width: 100% !important; max-width: 100% !important; font-size: 0.85em; }
+  table.cl { font-size: 0.85rem !important; }
+  table.cl small, table.cl a.cl-self { font-size: 0.8rem !important; }
+  table td, table th { min-width: 0 !important; max-width: none !important;
+  padding-left: 0.25em !important; padding-right: 0.25em !important; }
+  /* in a table of six or more columns a header may break inside a word: a column of numbers under
+     "p_rank_consolidated" keeps the numbers' width (a narrower table keeps its headers' words whole) */
+  table:has(> * > tr > :nth-child(6)) th, table:has(> * > tr > :nth-child(6)) th * {
+  overflow-wrap: anywhere !important; }
+  /* ten columns of "✓ reproduced" at 8 pt are wider than the page: a table of ten or more columns prints smaller */
+  table:has(> * > tr > :nth-child(10)) { font-size: 0.75rem !important; }
+  table:has(> * > tr > :nth-child(10)) small { font-size: 0.7rem !important; }
+  table code, table .pre, table a, td.compendium-token, th.compendium-token { overflow-wrap: anywhere !important;
+  white-space: normal !important; }
+  table small, .cl-st, .cl-legend span { white-space: normal !important; }
+  pre { white-space: pre-wrap !important; overflow-wrap: anywhere; }
+  /* Paper does not scroll: a box that scrolls on screen shows all of its content (what is still too wide then
+     shrinks the book, which check_pdf reports, instead of being cut off unseen). */
+  div, pre, table, section, figure, details, blockquote, .output, .cell_output { overflow: visible !important; }
+  /* Figures and table rows stay whole; long blocks break between lines and rows: the theme's own print rules keep
+     every table, note and listing whole, so one taller than the space left moved to the next page whole. */
+  figure, img, .cell_output img, tr { break-inside: avoid; }
+  table, pre, .admonition, div.admonition, div.highlight, div.literal-block-wrapper, div[class*="highlight-"],
+  .cell_output, details { break-inside: auto !important; }
+  h1, h2, h3, h4, caption, .cl-h { break-after: avoid; }
   section > h1 { break-before: page; }
   img { max-width: 100% !important; height: auto !important; }
-  /* a figure taller than the page would be split, and the page before it left blank (Chromium moves an
-     unbreakable box to a new page, then breaks it anyway): at most the printable height less its caption */
-  img { max-height: 215mm !important; width: auto !important; object-fit: contain; }
-  table { font-size: 0.85em; max-width: 100%; }
-  .pst-scrollable-table-container, .table-wrapper, .output, .cell_output { overflow: visible !important; }
-  pre { white-space: pre-wrap; word-break: break-word; }
+  /* a figure is at most FIGURE_MAX_MM tall: one taller than the page would be split and the page before it left
+     blank (Chromium moves an unbreakable box to a new page, then breaks it anyway), and one taller than three
+     quarters of the page left the page before it less than a quarter full */
+  img { max-height: ${figure}mm !important; width: auto !important; object-fit: contain; }
   details { display: block; }
   a { color: inherit; text-decoration: none; }
 </style>
 """
+).substitute(MARGIN_MM, body=BODY_PT, figure=FIGURE_MAX_MM)
 # what must not survive into the PDF's text: unrendered TeX delimiters and raw MyST roles/directives
 RAW = re.compile(r"\\\(|\\\[|\$\$|\{(glue:\w+|glue|numref|ref|cite|doc|eq)\}|^:::", re.M)
 
