@@ -30,7 +30,7 @@ help:
 	@echo "make metadata    regenerate .zenodo.json and codemeta.json from CITATION.cff"
 	@echo "make book-archive pack the built book with its checksum for a release"
 	@echo "make chromium    install Debian's chromium and poppler-utils (as root), which the browser, PDF and layout tests need"
-	@echo "make pdf         the whole book as one PDF, offline (book/_build/pdf/book.pdf; headless Chromium), checked: no empty page, figures whole, bookmarks"
+	@echo "make pdf         the whole book as one PDF, offline (book/_build/pdf/book.pdf; headless Chromium), checked: body text 9 pt or more, no page but the last under a quarter full, figures whole, bookmarks"
 	@echo "make benchmark   time a forced and a no-op dvc repro and the book build"
 	@echo "make freeze      re-pin requirements.txt from the current .venv"
 
