@@ -154,21 +154,24 @@ def test_plain_repro_never_re_records_raw_data(clone):
     assert_clean(clone)
 
 
-@pytest.mark.parametrize(
-    "key,value,words",
-    [
-        ("workbank.cutoff", "9", "params.yaml: workbank.cutoff: 9 is invalid"),
-        ("workbank.stable_level", "1.5", "params.yaml: workbank.stable_level: 1.5 is invalid"),
-        ("pwb.seed", "-1", "params.yaml: pwb.seed: -1 is invalid"),
-        ("preferences.ci_level", "1.5", "params.yaml: preferences.ci_level: 1.5 is invalid"),
-    ],
-)
-def test_bad_parameter_stops_before_any_stage_and_the_restore_works(clone, key, value, words):
+#: bad values of four keys in three studies, each with the message its key must get
+BAD_VALUES = [
+    ("workbank.cutoff", "9", "params.yaml: workbank.cutoff: 9 is invalid"),
+    ("workbank.stable_level", "1.5", "params.yaml: workbank.stable_level: 1.5 is invalid"),
+    ("pwb.seed", "-1", "params.yaml: pwb.seed: -1 is invalid"),
+    ("preferences.ci_level", "1.5", "params.yaml: preferences.ci_level: 1.5 is invalid"),
+]
+
+
+def test_bad_parameters_stop_before_any_stage_each_named_and_the_restore_works(clone):
+    """One ``dvc exp run`` with four bad values (the check reports every bad key at once, so one run shows each
+    message; four runs cost four DVC start-ups and four resets for the same evidence)."""
     before = good_state(clone)
-    p = run(clone, "dvc", "exp", "run", "-S", f"{key}={value}")
+    p = run(clone, "dvc", "exp", "run", *[a for key, value, _ in BAD_VALUES for a in ("-S", f"{key}={value}")])
     assert p.returncode != 0
     out = p.stdout + p.stderr
-    assert words in out and "`make reset`" in out, out[-2000:]
+    missing = [words for _, _, words in BAD_VALUES if words not in out]
+    assert missing == [] and "`make reset`" in out, out[-2000:]
     assert good_state(clone) == before
     r = run(clone, "make", "reset")  # the printed recovery (a plain git checkout can miss DVC's same-size rewrite)
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
