@@ -243,6 +243,17 @@ def test_search_box_count_is_one():
         "2 search boxes on the page, one expected: #pst-header button.a, #pst-primary-sidebar button.b"
     ]
     assert bc.search_box_problems([]) == ["0 search boxes on the page, one expected: none"]
+    assert bc.search_box_problems([], themed=False) == []  # a plain source page (code/) has none
+    assert bc.search_box_problems(["a", "b"], themed=False) != []
+
+
+def test_a_pdf_said_to_be_not_built_is_never_linked():
+    assert bc.pdf_problems(["not-built"], []) == [] and bc.pdf_problems(["built"], ["../../pdf/book.pdf"]) == []
+    assert bc.pdf_problems(["not-built"], ["../../pdf/book.pdf"]) == [
+        "a link to a PDF that is not built: ../../pdf/book.pdf"
+    ]
+    assert bc.pdf_problems([""], []) == ["the PDF mention was not resolved by chrome.js (state '')"]
+    assert bc._optional("http://127.0.0.1:4000/pdf/book-pdf.js") and not bc._optional("http://127.0.0.1/_static/a.js")
 
 
 @needs_chromium
@@ -251,7 +262,8 @@ def test_search_boxes_a_reader_sees_are_counted(tmp_path):
 
     field = "<button class='btn search-button-field search-button__button'>Search</button>"
     (tmp_path / "two.html").write_text(
-        f"<html><body><header id='pst-header'>{field}</header><div id='side'>{field}</div>"
+        f"<html><body><div class='bd-sidebar-primary'></div><header id='pst-header'>{field}</header>"
+        f"<div id='side'>{field}</div>"
         f"<dialog id='pst-search-dialog'><form class='bd-search'><input type='search'></form></dialog>"
         "<button class='search-button search-button__button' style='display:none'>icon</button></body></html>"
     )
@@ -264,13 +276,17 @@ def test_search_boxes_a_reader_sees_are_counted(tmp_path):
         found = {}
         for name in ("two", "one"):
             page.goto((tmp_path / f"{name}.html").as_uri(), wait_until="load")
-            found[name] = page.evaluate(bc._SEARCH_BOXES)
+            found[name] = page.evaluate(bc._CHROME)
         b.close()
-    assert found["two"] == [
+    assert found["two"]["boxes"] == [
         "#pst-header button.btn.search-button-field.search-button__button",
         "#side button.btn.search-button-field.search-button__button",
     ]  # the closed dialog's field and the hidden icon are not seen
-    assert bc.search_box_problems(found["one"]) == []
+    assert bc.chrome_problems(found["two"]) == [
+        "2 search boxes on the page, one expected: #pst-header button.btn.search-button-field.search-button__button, "
+        "#side button.btn.search-button-field.search-button__button"
+    ]
+    assert bc.chrome_problems(found["one"]) == []
 
 
 @needs_chromium

@@ -11,8 +11,10 @@ driven by Playwright; no browser download), wait for MathJax, save a full-page s
 - an image in the page's main content without real alt text (missing, empty, or a file name; theme
   images outside ``<main>`` may keep an empty alt), and a figure's image that does not link to its own file
   (its full-size view: :mod:`compendium.book.sphinx_chrome`),
-- more or fewer than one search box a reader sees on the page (:data:`_SEARCH_BOXES`; the theme's header bar
-  and its sidebar each held one),
+- more or fewer than one search box a reader sees on a page of the theme (:data:`_CHROME`; its header bar and
+  its sidebar each held one), a mention of the book's PDF that ``book/_static/chrome.js`` did not settle, and a
+  link to the PDF on a page that says it is not built (a failed request for its ``book-pdf.js`` is that state,
+  not a problem),
 - a layout that hides content (:data:`_LAYOUT_CHECK`): content wider than the article column outside a
   scrolling box that fits it, code that scrolls sideways, a caption wider than the visible part of its
   table, a column squeezed below five characters with four or more lines of text, text under
@@ -349,18 +351,50 @@ _LAYOUT_CHECK = """() => {
   return bad;
 }""".replace("{CUT}", CUT)
 
-#: the search boxes a reader sees on a page (the theme's search fields and buttons, outside its search dialog)
-_SEARCH_BOXES = """() => [...document.querySelectorAll('.search-button__button, form.bd-search, input[type=search]')]
-  .filter(el => !el.closest('dialog') && el.getClientRects().length && getComputedStyle(el).visibility !== 'hidden')
-  .map(el => (el.closest('[id]') ? '#' + el.closest('[id]').id + ' ' : '') + el.tagName.toLowerCase() + '.' +
-       [...el.classList].slice(0, 3).join('.'))"""
+#: what the book's chrome shows a reader (compendium.book.sphinx_chrome, book/_static/chrome.js): the search boxes
+#: a reader sees (the theme's search fields and buttons, outside its closed search dialog), whether the page has
+#: the theme's layout, and, once chrome.js has looked for the PDF (up to 5 s), each PDF mention's state and every
+#: link to a PDF
+_CHROME = """async () => {
+  const mentions = () => [...document.querySelectorAll('[data-compendium-pdf]')];
+  for (let i = 0; i < 50 && mentions().some(e => !e.dataset.compendiumPdfState); i++)
+    await new Promise(r => setTimeout(r, 100));
+  return {
+    boxes: [...document.querySelectorAll('.search-button__button, form.bd-search, input[type=search]')]
+      .filter(el => !el.closest('dialog') && el.getClientRects().length && getComputedStyle(el).visibility !== 'hidden')
+      .map(el => (el.closest('[id]') ? '#' + el.closest('[id]').id + ' ' : '') + el.tagName.toLowerCase() + '.' +
+           [...el.classList].slice(0, 3).join('.')),
+    themed: !!document.querySelector('.bd-sidebar-primary'),
+    pdf: mentions().map(e => e.dataset.compendiumPdfState || ''),
+    pdfLinks: [...document.querySelectorAll('a[href]')].map(a => a.getAttribute('href')).filter(h => /[.]pdf$/i.test(h)),
+  };
+}"""
 
 
-def search_box_problems(boxes: list[str]) -> list[str]:
-    """One search box per page: the theme's header bar and its sidebar both held one (issue 33)."""
-    if len(boxes) == 1:
+def search_box_problems(boxes: list[str], themed: bool = True) -> list[str]:
+    """One search box per page of the theme (its header bar and its sidebar both held one: issue 33); a plain
+    page outside the theme (the claims' source pages, ``code/``) may have none, never two."""
+    if len(boxes) == 1 or (not boxes and not themed):
         return []
     return [f"{len(boxes)} search boxes on the page, one expected: {', '.join(boxes) or 'none'}"]
+
+
+def pdf_problems(states: list[str], pdf_links: list[str]) -> list[str]:
+    """The PDF of the whole book is linked only once ``make pdf`` wrote it: chrome.js must have settled each
+    mention (``built`` or ``not-built``), and a page that says the PDF is not built links no PDF."""
+    out = [
+        f"the PDF mention was not resolved by chrome.js (state {s!r})"
+        for s in states
+        if s not in ("built", "not-built")
+    ]
+    if "not-built" in states and pdf_links:
+        out.append(f"a link to a PDF that is not built: {pdf_links[0]}")
+    return out
+
+
+def chrome_problems(found: dict) -> list[str]:
+    """The problems of one page's :data:`_CHROME` reading."""
+    return search_box_problems(found["boxes"], found["themed"]) + pdf_problems(found["pdf"], found["pdfLinks"])
 
 
 CHROMIUM_ARGS = [
@@ -524,6 +558,14 @@ def search_problems(page, html_dir: Path, claim: str | None) -> list[str]:
     return problems
 
 
+def _optional(url: str) -> bool:
+    """A request whose failure is a state, not a fault: ``book-pdf.js``, which exists only once ``make pdf`` wrote
+    the PDF beside the book (outside the folder this check serves); chrome.js then says the PDF is not built."""
+    from compendium.book.pdf import PDF_INFO
+
+    return urlparse(url).path.endswith("/" + PDF_INFO.name)
+
+
 def browser_problems(
     html_dir: Path,
     shots: Path | None,
@@ -549,7 +591,10 @@ def browser_problems(
             page = browser.new_page(viewport={"width": width, "height": 900})
             console_errors: list[str] = []
             page.on("pageerror", lambda e: console_errors.append(str(e)))
-            page.on("requestfailed", lambda r: console_errors.append(f"request failed: {r.url}"))
+            page.on(
+                "requestfailed",
+                lambda r: None if _optional(r.url) else console_errors.append(f"request failed: {r.url}"),
+            )
             warm = [p for p in pages(html_dir) if p.name != "index.html"][:1]
             for p in warm:  # warm-up (the timings below exclude the browser's start)
                 page.goto(base + p.relative_to(html_dir).as_posix(), wait_until="load")
@@ -571,7 +616,7 @@ def browser_problems(
                     stats[rel] = (p.stat().st_size, sorted(times)[len(times) // 2])
                 problems += [f"{rel}: {b}" for b in page.evaluate(_PAGE_CHECK)]
                 problems += [f"{rel}: {b}" for b in page.evaluate(_LAYOUT_CHECK)]
-                problems += [f"{rel}: {b}" for b in search_box_problems(page.evaluate(_SEARCH_BOXES))]
+                problems += [f"{rel}: {b}" for b in chrome_problems(page.evaluate(_CHROME))]
                 problems += [f"{rel}: {e}" for e in console_errors]
                 audit[rel] = _audit(page, axe_js, rel, problems)
                 if shots is not None:
