@@ -271,3 +271,15 @@ def test_the_built_book_has_a_valid_crate():
     if not (html / fair.CRATE_NAME).exists():
         pytest.skip("book not built")
     assert fair.validate_crate(html) == []
+
+
+def test_a_github_address_with_a_branch_or_folder_is_refused(tmp_path):
+    """Binder and Colab read https://github.com/<owner>/<repo>; a deeper address would launch nothing."""
+    cff = yaml.safe_load(CFF_TEXT)
+    cff["repository-code"] = "https://github.com/o/r/tree/main"
+    with pytest.raises(
+        fair.CitationError, match=r"not a GitHub repository's address.*https://github.com/<owner>/<repo>"
+    ):
+        fair.repository_url(cff, tmp_path / "CITATION.cff")
+    cff["repository-code"] = "https://gitlab.com/group/sub/repo"  # GitLab's groups nest: allowed
+    assert fair.repository_url(cff) == "https://gitlab.com/group/sub/repo"

@@ -210,7 +210,13 @@ def repository_url(cff: dict, path: Path | str = CFF) -> str | None:
             "repository (the book then shows no repository link and no launch buttons)"
         )
     text = text.rstrip("/")
-    return text[: -len(".git")] if text.endswith(".git") else text
+    text = text[: -len(".git")] if text.endswith(".git") else text
+    if re.match(r"https://github\.com/", text, re.I) and text.count("/") != 4:
+        raise CitationError(
+            f"{path}: repository-code {text[:200]!r} is not a GitHub repository's address, which is "
+            "https://github.com/<owner>/<repo> (no branch, folder or file after it); correct it"
+        )
+    return text
 
 
 _BIBTEX_SPECIAL = {
