@@ -217,3 +217,97 @@ def test_a_full_width_table_uses_the_margin_and_a_box_that_clips_it_is_caught(tm
     # and a full-width box may reach the margin, not beyond the page
     css = _CSS.replace("var(--pst-sidebar-secondary, 17rem) - 1.5rem)", "var(--pst-sidebar-secondary, 17rem) + 20rem)")
     assert any("is cut" in p for p in _layout_problems(tmp_path, wide, css=css))
+
+
+# --- the book's chrome (issue 33): one search box, a full-size link for every figure, wrapped code indented
+
+
+def test_a_figure_image_without_a_link_to_its_own_file_is_reported(tmp_path):
+    fig = "<figure>{}<figcaption>Fig. 1.1 Bars.</figcaption></figure>"
+    img = "<img src='img.png' alt='Bar chart of two groups: A is twice B.'>"
+    assert static_problems(_site(tmp_path, fig.format(img))) == [
+        "a.html: figure image without a full-size link: img.png"
+    ]
+    assert static_problems(_site(tmp_path, fig.format(f"<a href='b.html'>{img}</a>"))) == [
+        "a.html: figure image without a full-size link: img.png"
+    ]  # a link elsewhere is no full-size view
+    assert (
+        static_problems(_site(tmp_path, fig.format(f"<a class='compendium-fullsize' href='img.png'>{img}</a>"))) == []
+    )
+    assert static_problems(_site(tmp_path, img)) == []  # an image outside a figure (an icon, a badge) needs none
+
+
+def test_search_box_count_is_one():
+    assert bc.search_box_problems(["#pst-primary-sidebar button.btn.search-button-field"]) == []
+    assert bc.search_box_problems(["#pst-header button.a", "#pst-primary-sidebar button.b"]) == [
+        "2 search boxes on the page, one expected: #pst-header button.a, #pst-primary-sidebar button.b"
+    ]
+    assert bc.search_box_problems([]) == ["0 search boxes on the page, one expected: none"]
+    assert bc.search_box_problems([], themed=False) == []  # a plain source page (code/) has none
+    assert bc.search_box_problems(["a", "b"], themed=False) != []
+
+
+def test_a_pdf_said_to_be_not_built_is_never_linked():
+    assert bc.pdf_problems(["not-built"], []) == [] and bc.pdf_problems(["built"], ["../../pdf/book.pdf"]) == []
+    assert bc.pdf_problems(["not-built"], ["../../pdf/book.pdf"]) == [
+        "a link to a PDF that is not built: ../../pdf/book.pdf"
+    ]
+    assert bc.pdf_problems([""], []) == ["the PDF mention was not resolved by chrome.js (state '')"]
+    assert bc._optional("http://127.0.0.1:4000/pdf/book-pdf.js") and not bc._optional("http://127.0.0.1/_static/a.js")
+
+
+@needs_chromium
+def test_search_boxes_a_reader_sees_are_counted(tmp_path):
+    from playwright.sync_api import sync_playwright
+
+    field = "<button class='btn search-button-field search-button__button'>Search</button>"
+    (tmp_path / "two.html").write_text(
+        f"<html><body><div class='bd-sidebar-primary'></div><header id='pst-header'>{field}</header>"
+        f"<div id='side'>{field}</div>"
+        f"<dialog id='pst-search-dialog'><form class='bd-search'><input type='search'></form></dialog>"
+        "<button class='search-button search-button__button' style='display:none'>icon</button></body></html>"
+    )
+    (tmp_path / "one.html").write_text(
+        (tmp_path / "two.html").read_text().replace(f"<header id='pst-header'>{field}</header>", "")
+    )
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=bc.chromium_path(), headless=True, args=bc.CHROMIUM_ARGS)
+        page = b.new_page(viewport={"width": 1280, "height": 900})
+        found = {}
+        for name in ("two", "one"):
+            page.goto((tmp_path / f"{name}.html").as_uri(), wait_until="load")
+            found[name] = page.evaluate(bc._CHROME)
+        b.close()
+    assert found["two"]["boxes"] == [
+        "#pst-header button.btn.search-button-field.search-button__button",
+        "#side button.btn.search-button-field.search-button__button",
+    ]  # the closed dialog's field and the hidden icon are not seen
+    assert bc.chrome_problems(found["two"]) == [
+        "2 search boxes on the page, one expected: #pst-header button.btn.search-button-field.search-button__button, "
+        "#side button.btn.search-button-field.search-button__button"
+    ]
+    assert bc.chrome_problems(found["one"]) == []
+
+
+@needs_chromium
+def test_a_wrapped_code_line_continues_indented_not_at_column_0(tmp_path):
+    # the book's stylesheet: a wrapped line continues 4 characters in (text-indent: 4ch hanging each-line)
+    assert _layout_problems(tmp_path, _LONG_CODE) == []
+    probs, starts = _layout_problems(
+        tmp_path,
+        _LONG_CODE.replace("<pre>", "<pre>short = 1\n"),
+        measure="""() => { const pre = document.querySelector('pre'), r = document.createRange(), t = pre.firstChild;
+          const x = (i) => { r.setStart(t, i); r.setEnd(t, i + 1); return r.getBoundingClientRect(); };
+          const first = x(0), second = x(10), wrapped = [...Array(t.length).keys()].slice(11).map(x)
+            .find(b => b.top > second.top + 5);
+          return [first.left, second.left, wrapped.left - pre.getBoundingClientRect().left]; }""",
+    )
+    assert probs == []
+    left, line2, indent = starts
+    assert line2 == left  # a line of the code starts at the edge
+    assert 4 * 7 < indent < 4 * 10 + 20  # its continuation 4 characters (of 7-9 px) in, past the padding
+    # without the hanging indent (the book before issue 33) the continuation restarts at column 0
+    css = _CSS.replace("text-indent: 4ch hanging each-line", "text-indent: 0")
+    assert [p for p in _layout_problems(tmp_path, _LONG_CODE, css=css) if "wrapped" in p] == [
+        "wrapped code line restarts at column 0: result = compendium.function(argument, argument, a"
+    ]

@@ -87,6 +87,92 @@ def test_bad_citation_files_give_clear_errors(tmp_path):
         fair.validate(z, fair.ZENODO_SCHEMA, "zenodo")
 
 
+# --- BibTeX beside "Cite as" and the repository address, from the same CITATION.cff (issue 33)
+
+
+def test_bibtex_entry_from_a_hand_written_cff(tmp_path):
+    cff = fair.load_cff(_write(tmp_path, CFF_TEXT))
+    assert fair.bibtex(cff) == (
+        "@software{doe2026,\n"
+        "  author  = {Doe, Jane and {The team}},\n"
+        "  title   = {{A test compendium}},\n"
+        "  year    = {2026},\n"
+        "  month   = jan,\n"
+        "  date    = {2026-01-02},\n"
+        "  version = {1.2.3}\n"
+        "}\n"
+    )
+
+
+def test_bibtex_escapes_latex_and_names_the_repository_when_set():
+    cff = yaml.safe_load(CFF_TEXT)
+    cff["title"] = "100% {sure} & cheap: a_b #1 ~ ^ \\ $x$"
+    cff["authors"] = [
+        {"name": "The compendium team"},
+        {"family-names": "Beethoven", "name-particle": "van", "given-names": "Ludwig", "name-suffix": "Jr"},
+    ]
+    cff["repository-code"] = "https://github.com/example-org/compendium/"
+    cff["doi"] = "10.5281/zenodo.1"
+    bib = fair.bibtex(cff)
+    assert bib.startswith("@software{compendium2026,\n")
+    assert "  author  = {{The compendium team} and van Beethoven, Jr, Ludwig},\n" in bib
+    assert (
+        r"  title   = {{100\% \{sure\} \& cheap: a\_b \#1 \textasciitilde{} \textasciicircum{} \textbackslash{} \$x\$}},"
+        in bib
+    )
+    assert "  doi     = {10.5281/zenodo.1},\n" in bib and bib.endswith(
+        "  url     = {https://github.com/example-org/compendium}\n}\n"
+    )
+    bare = bib.replace("\\{", "").replace("\\}", "")  # the braces BibTeX reads as braces: balanced
+    assert bare.count("{") == bare.count("}")
+
+
+def test_the_committed_citation_gives_bibtex_without_a_url():
+    """repository-code is unset today: the entry has no url, and no repository address is made up."""
+    cff = fair.load_cff()
+    assert fair.repository_url(cff) is None
+    bib = fair.bibtex(cff)
+    assert "url" not in bib and "http" not in bib
+    assert f"version = {{{cff['version']}}}" in bib
+
+
+@pytest.mark.parametrize(
+    "value,expected",
+    [
+        (None, None),
+        ("", None),
+        ("  ", None),
+        ("https://github.com/o/r", "https://github.com/o/r"),
+        ("https://github.com/o/r.git", "https://github.com/o/r"),
+        ("https://gitlab.com/group/sub/repo/", "https://gitlab.com/group/sub/repo"),
+    ],
+)
+def test_repository_url_is_the_field_or_none(value, expected):
+    cff = yaml.safe_load(CFF_TEXT)
+    if value is not None:
+        cff["repository-code"] = value
+    assert fair.repository_url(cff) == expected
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "http://github.com/o/r",
+        "https://github.com",
+        "javascript:alert(1)",
+        'https://github.com/o/r"><script>',
+        "https://github.com/o/r?x=1",
+        "github.com/o/r",
+        "https://github.com/o/r/ tree",
+    ],
+)
+def test_a_repository_code_that_is_no_https_repository_address_is_refused(tmp_path, value):
+    cff = yaml.safe_load(CFF_TEXT)
+    cff["repository-code"] = value
+    with pytest.raises(fair.CitationError, match=r"CITATION.cff: repository-code .* is not the https:// address"):
+        fair.repository_url(cff, tmp_path / "CITATION.cff")
+
+
 def _write(tmp_path, text):
     p = tmp_path / "ok.cff"
     p.write_text(text)
@@ -185,3 +271,15 @@ def test_the_built_book_has_a_valid_crate():
     if not (html / fair.CRATE_NAME).exists():
         pytest.skip("book not built")
     assert fair.validate_crate(html) == []
+
+
+def test_a_github_address_with_a_branch_or_folder_is_refused(tmp_path):
+    """Binder and Colab read https://github.com/<owner>/<repo>; a deeper address would launch nothing."""
+    cff = yaml.safe_load(CFF_TEXT)
+    cff["repository-code"] = "https://github.com/o/r/tree/main"
+    with pytest.raises(
+        fair.CitationError, match=r"not a GitHub repository's address.*https://github.com/<owner>/<repo>"
+    ):
+        fair.repository_url(cff, tmp_path / "CITATION.cff")
+    cff["repository-code"] = "https://gitlab.com/group/sub/repo"  # GitLab's groups nest: allowed
+    assert fair.repository_url(cff) == "https://gitlab.com/group/sub/repo"

@@ -320,3 +320,47 @@ def test_long_blocks_break_and_tall_figures_fit_so_no_page_is_left_nearly_empty(
     fills = pdf.page_fill(out)
     assert min(fills[:-1]) >= pdf.MIN_FILL, fills
     assert pdf.check_pdf(out, must_contain=("Fig. 1.1", "value 49", "The end.")) == []
+
+
+def test_a_checked_pdf_gets_the_info_file_the_html_book_links_it_by(tmp_path, monkeypatch):
+    """The HTML book links the PDF only when book-pdf.js loads (compendium.book.sphinx_chrome, chrome.js)."""
+    import json
+
+    monkeypatch.setattr(pdf.shutil, "which", lambda name: None)
+    f = tmp_path / "book.pdf"
+    f.write_bytes(b"%PDF-1.4\n1 0 obj <</Type /Page>>\n2 0 obj <</Type /Page>>\n")
+    info = pdf.write_pdf_info(f)
+    assert info == tmp_path / "book-pdf.js" and pdf.PDF_INFO.name == "book-pdf.js"
+    text = info.read_text()
+    assert text.startswith("window.COMPENDIUM_PDF = ") and text.endswith(";\n")
+    assert json.loads(text.removeprefix("window.COMPENDIUM_PDF = ").removesuffix(";\n")) == {
+        "bytes": f.stat().st_size,
+        "file": "book.pdf",
+        "pages": 2,
+    }
+
+
+@pytest.mark.parametrize("problems", [[], ["book.pdf: page 3 is empty (no text, no image)"]])
+def test_make_pdf_writes_the_info_file_only_for_a_pdf_that_passed_its_checks(tmp_path, monkeypatch, problems):
+    from compendium.book import html
+
+    out, info = tmp_path / "book.pdf", tmp_path / "book-pdf.js"
+    info.write_text("window.COMPENDIUM_PDF = {};\n")  # the last build's
+    monkeypatch.setattr(pdf, "PDF", out)
+    monkeypatch.setattr(pdf, "PDF_INFO", info)
+    monkeypatch.setattr(html, "failed_chapters", lambda: [])
+    monkeypatch.setattr(pdf, "missing_chapters", lambda: [])
+    monkeypatch.setattr(pdf, "build_singlehtml", lambda: tmp_path / "intro.html")
+    seen = []
+
+    def fake_print(master, target, budget):
+        seen.append(info.exists())  # the old info file is gone while the new PDF is made
+        target.write_bytes(b"%PDF-1.4\n")
+        return target
+
+    monkeypatch.setattr(pdf, "print_pdf", fake_print)
+    monkeypatch.setattr(pdf, "check_pdf", lambda *a, **k: list(problems))
+    monkeypatch.setattr(pdf, "page_count", lambda p: 3)
+    assert pdf.main([]) == (1 if problems else 0)
+    assert seen == [False]
+    assert info.exists() == (not problems)

@@ -9,7 +9,12 @@ driven by Playwright; no browser download), wait for MathJax, save a full-page s
 - math that MathJax did not render, or raw markup that leaked into the text (``{glue:...}``,
   ``{numref}``, ``{cite}``, ``:::``, ``$$``, Sphinx's "problematic" and "system-message" nodes),
 - an image in the page's main content without real alt text (missing, empty, or a file name; theme
-  images outside ``<main>`` may keep an empty alt),
+  images outside ``<main>`` may keep an empty alt), and a figure's image that does not link to its own file
+  (its full-size view: :mod:`compendium.book.sphinx_chrome`),
+- more or fewer than one search box a reader sees on a page of the theme (:data:`_CHROME`; its header bar and
+  its sidebar each held one), a mention of the book's PDF that ``book/_static/chrome.js`` did not settle, and a
+  link to the PDF on a page that says it is not built (a failed request for its ``book-pdf.js`` is that state,
+  not a problem),
 - a layout that hides content (:data:`_LAYOUT_CHECK`): content wider than the article column outside a
   scrolling box that fits it, code that scrolls sideways, a caption wider than the visible part of its
   table, a column squeezed below five characters with four or more lines of text, text under
@@ -17,7 +22,8 @@ driven by Playwright; no browser download), wait for MathJax, save a full-page s
   the 120 dpi of ``compendium.pipeline.results.save_figure``, then falls under 9 px), and a table cut at the
   edge (:data:`CUT`): wider than the edge it may reach (its column's, or for a ``full-width`` table the margin
   beside it) and in no scrolling box, or in a box that runs past that edge, or in a box that scrolls with no
-  cue at its cut edge (a mask, shadow or gradient: ``book/_static/scrollcue.js``); the run prints how many,
+  cue at its cut edge (a mask, shadow or gradient: ``book/_static/scrollcue.js``); the run prints how many; and a
+  code line the column wraps that continues at column 0 (``custom.css`` gives wrapped lines a hanging indent),
 - the search page (:func:`search_problems`), opened from the file system as the README opens the book: a
   common word (:data:`SEARCH_WORD`) must list results, and no result title may hold markup (a ``<`` that
   opens a tag: a title is shown as text, so markup in the index is shown raw); a claim id of
@@ -121,6 +127,15 @@ def _over_budget(rel: str, size: int, elements: int, limits: tuple[int, int]) ->
     return out
 
 
+def _links_to_itself(img, page: Path) -> bool:
+    """Whether ``img`` lies in a link to its own file (a figure's full-size link, compendium.book.sphinx_chrome)."""
+    a = img.find_parent("a", href=True)
+    if a is None or urlparse(a["href"]).scheme or urlparse(img.get("src", "")).scheme:
+        return False
+    target = (page.parent / unquote(urldefrag(a["href"])[0])).resolve()
+    return target == (page.parent / unquote(img.get("src", "").split("?")[0])).resolve()
+
+
 def static_problems(html_dir: Path, budgets: dict[str, tuple[int, int]] = BUDGETS) -> list[str]:
     """Broken internal links/anchors, missing image files, unresolved-reference nodes, raw markup in text, and
     a page over its size or element budget (``budgets``: page -> (max bytes, max HTML elements))."""
@@ -143,6 +158,8 @@ def static_problems(html_dir: Path, budgets: dict[str, tuple[int, int]] = BUDGET
             why = alt_problem(img)
             if why:
                 problems.append(f"{rel}: {why}")
+            if img.find_parent("figure") is not None and not _links_to_itself(img, page):
+                problems.append(f"{rel}: figure image without a full-size link: {src}")
         for a in soup.find_all("a", href=True):
             href = a["href"]
             if urlparse(href).scheme or href.startswith(("//", "mailto:", "javascript:")):
@@ -304,8 +321,80 @@ _LAYOUT_CHECK = """() => {
     if (b.right > limit + 1) bad.push(CUT + ': its scrolling box (' + Math.round(b.width) + ' px) is cut ' + Math.round(b.right - limit) + ' px short of its right edge: ' + label(t));
     else if (s.scrollWidth > s.clientWidth + 1 && !cue(s)) bad.push(CUT + ' with no cue (' + s.clientWidth + ' of ' + s.scrollWidth + ' px shown): ' + label(t));
   }
+  // 8. a code line the column wraps must not continue at column 0, where it reads as a new line of the code: the
+  //    first character after a soft wrap (not after a line break of the code) lies right of the block's left edge
+  for (const pre of col.querySelectorAll('pre')) {
+    const st = getComputedStyle(pre);
+    if (!/pre-wrap|break-spaces/.test(st.whiteSpace) || !pre.getClientRects().length) continue;
+    const lh = parseFloat(st.lineHeight) || parseFloat(st.fontSize) * 1.4;
+    const lines = pre.textContent.replace(/\\n$/, '').split('\\n').length;
+    if (pre.clientHeight - parseFloat(st.paddingTop) - parseFloat(st.paddingBottom) < (lines + 0.5) * lh) continue;
+    const left = pre.getBoundingClientRect().left + parseFloat(st.paddingLeft) + parseFloat(st.borderLeftWidth);
+    const walker = document.createTreeWalker(pre, NodeFilter.SHOW_TEXT);
+    const range = document.createRange();
+    let prevTop = null, prevChar = '\\n', found = false;
+    for (let n = walker.nextNode(); n && !found; n = walker.nextNode()) {
+      for (let i = 0; i < n.data.length && !found; i++) {
+        const ch = n.data[i];
+        if (ch === '\\n') { prevChar = ch; continue; }
+        range.setStart(n, i); range.setEnd(n, i + 1);
+        const r = range.getBoundingClientRect();
+        if (!r.height) continue;
+        if (prevTop !== null && r.top > prevTop + lh / 2 && prevChar !== '\\n') {
+          found = true;
+          if (r.left < left + 1) bad.push('wrapped code line restarts at column 0: ' + pre.textContent.trim().slice(0, 50));
+        }
+        prevTop = r.top; prevChar = ch;
+      }
+    }
+  }
   return bad;
 }""".replace("{CUT}", CUT)
+
+#: what the book's chrome shows a reader (compendium.book.sphinx_chrome, book/_static/chrome.js): the search boxes
+#: a reader sees (the theme's search fields and buttons, outside its closed search dialog), whether the page has
+#: the theme's layout, and, once chrome.js has looked for the PDF (up to 5 s), each PDF mention's state and every
+#: link to a PDF
+_CHROME = """async () => {
+  const mentions = () => [...document.querySelectorAll('[data-compendium-pdf]')];
+  for (let i = 0; i < 50 && mentions().some(e => !e.dataset.compendiumPdfState); i++)
+    await new Promise(r => setTimeout(r, 100));
+  return {
+    boxes: [...document.querySelectorAll('.search-button__button, form.bd-search, input[type=search]')]
+      .filter(el => !el.closest('dialog') && el.getClientRects().length && getComputedStyle(el).visibility !== 'hidden')
+      .map(el => (el.closest('[id]') ? '#' + el.closest('[id]').id + ' ' : '') + el.tagName.toLowerCase() + '.' +
+           [...el.classList].slice(0, 3).join('.')),
+    themed: !!document.querySelector('.bd-sidebar-primary'),
+    pdf: mentions().map(e => e.dataset.compendiumPdfState || ''),
+    pdfLinks: [...document.querySelectorAll('a[href]')].map(a => a.getAttribute('href')).filter(h => /[.]pdf$/i.test(h)),
+  };
+}"""
+
+
+def search_box_problems(boxes: list[str], themed: bool = True) -> list[str]:
+    """One search box per page of the theme (its header bar and its sidebar both held one: issue 33); a plain
+    page outside the theme (the claims' source pages, ``code/``) may have none, never two."""
+    if len(boxes) == 1 or (not boxes and not themed):
+        return []
+    return [f"{len(boxes)} search boxes on the page, one expected: {', '.join(boxes) or 'none'}"]
+
+
+def pdf_problems(states: list[str], pdf_links: list[str]) -> list[str]:
+    """The PDF of the whole book is linked only once ``make pdf`` wrote it: chrome.js must have settled each
+    mention (``built`` or ``not-built``), and a page that says the PDF is not built links no PDF."""
+    out = [
+        f"the PDF mention was not resolved by chrome.js (state {s!r})"
+        for s in states
+        if s not in ("built", "not-built")
+    ]
+    if "not-built" in states and pdf_links:
+        out.append(f"a link to a PDF that is not built: {pdf_links[0]}")
+    return out
+
+
+def chrome_problems(found: dict) -> list[str]:
+    """The problems of one page's :data:`_CHROME` reading."""
+    return search_box_problems(found["boxes"], found["themed"]) + pdf_problems(found["pdf"], found["pdfLinks"])
 
 
 CHROMIUM_ARGS = [
@@ -469,6 +558,14 @@ def search_problems(page, html_dir: Path, claim: str | None) -> list[str]:
     return problems
 
 
+def _optional(url: str) -> bool:
+    """A request whose failure is a state, not a fault: ``book-pdf.js``, which exists only once ``make pdf`` wrote
+    the PDF beside the book (outside the folder this check serves); chrome.js then says the PDF is not built."""
+    from compendium.book.pdf import PDF_INFO
+
+    return urlparse(url).path.endswith("/" + PDF_INFO.name)
+
+
 def browser_problems(
     html_dir: Path,
     shots: Path | None,
@@ -494,7 +591,10 @@ def browser_problems(
             page = browser.new_page(viewport={"width": width, "height": 900})
             console_errors: list[str] = []
             page.on("pageerror", lambda e: console_errors.append(str(e)))
-            page.on("requestfailed", lambda r: console_errors.append(f"request failed: {r.url}"))
+            page.on(
+                "requestfailed",
+                lambda r: None if _optional(r.url) else console_errors.append(f"request failed: {r.url}"),
+            )
             warm = [p for p in pages(html_dir) if p.name != "index.html"][:1]
             for p in warm:  # warm-up (the timings below exclude the browser's start)
                 page.goto(base + p.relative_to(html_dir).as_posix(), wait_until="load")
@@ -516,6 +616,7 @@ def browser_problems(
                     stats[rel] = (p.stat().st_size, sorted(times)[len(times) // 2])
                 problems += [f"{rel}: {b}" for b in page.evaluate(_PAGE_CHECK)]
                 problems += [f"{rel}: {b}" for b in page.evaluate(_LAYOUT_CHECK)]
+                problems += [f"{rel}: {b}" for b in chrome_problems(page.evaluate(_CHROME))]
                 problems += [f"{rel}: {e}" for e in console_errors]
                 audit[rel] = _audit(page, axe_js, rel, problems)
                 if shots is not None:

@@ -190,6 +190,104 @@ def _arxiv_ids(cff: dict) -> list[str]:
     return out
 
 
+#: what ``repository-code`` may hold: an https address of a repository, no query, fragment or white space (the
+#: book's repository link and launch buttons are built from it, :mod:`compendium.book.sphinx_chrome`)
+_REPOSITORY = re.compile(r"https://[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+(:\d{1,5})?(/[A-Za-z0-9._~%+-]+)+/?")
+
+
+def repository_url(cff: dict, path: Path | str = CFF) -> str | None:
+    """The compendium's public repository, ``repository-code`` of CITATION.cff (no trailing ``/`` or ``.git``),
+    or None while the field is unset or empty: the one setting the book's repository link and its Binder and
+    Colab buttons come from, so that none of them shows an address nobody wrote."""
+    value = cff.get("repository-code")
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    text = str(value).strip()
+    if not _REPOSITORY.fullmatch(text):
+        raise CitationError(
+            f"{path}: repository-code {text[:200]!r} is not the https:// address of a repository (such as "
+            "https://github.com/<owner>/<repo>); correct it, or delete the line while the compendium has no public "
+            "repository (the book then shows no repository link and no launch buttons)"
+        )
+    text = text.rstrip("/")
+    text = text[: -len(".git")] if text.endswith(".git") else text
+    if re.match(r"https://github\.com/", text, re.I) and text.count("/") != 4:
+        raise CitationError(
+            f"{path}: repository-code {text[:200]!r} is not a GitHub repository's address, which is "
+            "https://github.com/<owner>/<repo> (no branch, folder or file after it); correct it"
+        )
+    return text
+
+
+_BIBTEX_SPECIAL = {
+    "\\": r"\textbackslash{}",
+    "{": r"\{",
+    "}": r"\}",
+    "%": r"\%",
+    "&": r"\&",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+}
+_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+
+
+def _bib(text) -> str:
+    """``text`` as the value of a BibTeX field: LaTeX's special characters escaped, white space collapsed."""
+    return "".join(_BIBTEX_SPECIAL.get(ch, ch) for ch in " ".join(str(text).split()))
+
+
+def _bib_author(a: dict) -> str:
+    if not a.get("family-names"):  # an organisation (or a one-part name): braced, so BibTeX does not split it
+        return "{" + _bib(_person_name(a)) + "}"
+    last = " ".join(str(p) for p in (a.get("name-particle"), a["family-names"]) if p)
+    parts = [last] + ([str(a["name-suffix"])] if a.get("name-suffix") else [])
+    parts += [str(a["given-names"])] if a.get("given-names") else []
+    return ", ".join(_bib(p) for p in parts)
+
+
+def bibtex_key(cff: dict) -> str:
+    """The entry's key: the first author's family name (an organisation: its first word that is not an article)
+    and the year released, in ASCII letters and digits (``compendium2026``)."""
+    import unicodedata
+
+    first = cff["authors"][0]
+    words = str(first.get("family-names") or _person_name(first)).split()
+    words = [w for w in words if w.lower() not in ("the", "a", "an")] or words or ["compendium"]
+    if not first.get("family-names") and len(words) > 1 and words[-1].lower() in ("team", "group", "project"):
+        words = words[:-1]
+    ascii_word = unicodedata.normalize("NFKD", words[0]).encode("ascii", "ignore").decode().lower()
+    return (re.sub(r"[^a-z0-9]", "", ascii_word) or "compendium") + str(cff["date-released"])[:4]
+
+
+def bibtex(cff: dict, path: Path | str = CFF) -> str:
+    """A BibTeX (biblatex ``@software``) entry for the compendium from a parsed CITATION.cff: the entry the
+    landing page shows beside "Cite as" (:mod:`compendium.book.sphinx_chrome`), from the same fields as
+    ``.zenodo.json`` and ``codemeta.json``. Titles are double-braced (their capitals kept); every value has
+    LaTeX's special characters escaped; ``url`` is ``repository-code`` (only when set) and ``doi`` the DOI."""
+    date = str(cff["date-released"])
+    fields = [
+        ("author", " and ".join(_bib_author(a) for a in cff["authors"])),
+        ("title", "{" + _bib(cff["title"]) + "}"),
+        ("year", date[:4]),
+        ("month", _MONTHS[int(date[5:7]) - 1]),
+        ("date", date),
+        ("version", _bib(cff["version"])),
+    ]
+    if cff.get("doi"):
+        fields.append(("doi", _bib(cff["doi"])))
+    repo = repository_url(cff, path)
+    if repo:
+        fields.append(("url", repo))  # validated: no character BibTeX or LaTeX treats specially but % and ~
+    lines = [f"@software{{{bibtex_key(cff)},"]
+    for k, (name, value) in enumerate(fields):
+        value = value if name == "month" else "{" + value + "}"
+        lines.append(f"  {name:<7} = {value}" + ("," if k < len(fields) - 1 else ""))
+    return "\n".join(lines + ["}"]) + "\n"
+
+
 def zenodo(cff: dict) -> dict:
     """Zenodo deposit metadata (``.zenodo.json``) from a parsed CITATION.cff."""
     out = {
@@ -239,8 +337,8 @@ def codemeta(cff: dict) -> dict:
         "datePublished": str(cff["date-released"]),
         "programmingLanguage": "Python",
     }
-    if cff.get("repository-code"):
-        out["codeRepository"] = cff["repository-code"]
+    if repository_url(cff):
+        out["codeRepository"] = repository_url(cff)
     if cff.get("keywords"):
         out["keywords"] = [str(k) for k in cff["keywords"]]
     refs = []

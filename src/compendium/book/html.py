@@ -105,7 +105,8 @@ _READ_CONFIG = ("_config.yml", "_toc.yml", "references.bib")
 _READ_CODE = (
     "html.py",
     "../chapter/display.py",
-)  # this module (the driver) and compendium.chapter.display (PNG alt text)
+    "fair.py",
+)  # this module (the driver), compendium.chapter.display (PNG alt text) and fair (the landing page's BibTeX)
 _READ_PACKAGES = (
     "sphinx",
     "docutils",

@@ -23,6 +23,9 @@ LaTeX route needs a TeX installation that chokes on κ, α and ≥. Here:
    ``pdftotext`` is installed, that the text holds no unrendered TeX (``\\(``, ``$$``) or raw MyST; the size the
    body text is printed at (read from the PDF's content streams: at least :data:`MIN_BODY_PT` pt) and how full
    each page is (from poppler's ``pdftoppm``: every page but the last at least :data:`MIN_FILL` full).
+4. A PDF that passed those checks gets ``book-pdf.js`` beside it (:func:`write_pdf_info`, :data:`PDF_INFO`): the
+   HTML book's footer and download menu link the PDF only when that file loads, and say it is not built otherwise
+   (:mod:`compendium.book.sphinx_chrome`).
 """
 
 from __future__ import annotations
@@ -44,6 +47,9 @@ from compendium.pipeline import paths
 OUT = paths.BOOK / "_build" / "pdf"  # --path-output of the single-page build
 SINGLEHTML = OUT / "_build" / "singlehtml"
 PDF = OUT / "book.pdf"
+#: written beside a PDF that passed its checks, removed before each print: the HTML book loads it (a <script>,
+#: which works from file:// too) to link the PDF, or to say it is not built (compendium.book.sphinx_chrome)
+PDF_INFO = OUT / "book-pdf.js"
 VIRTUAL_TIME_MS = 60_000  # MathJax and layout of a ~1 MB page need well under this
 # Chromium flags known to work on this machine (compendium.book.browsercheck.CHROMIUM_ARGS) plus no network:
 # every host name resolves nowhere, so a page that tried to fetch a remote asset would print without it
@@ -627,6 +633,18 @@ def check_pdf(
     return problems
 
 
+def write_pdf_info(pdf: Path = PDF, info: Path | None = None) -> Path:
+    """Write ``book-pdf.js`` beside ``pdf`` (:data:`PDF_INFO`): ``window.COMPENDIUM_PDF`` with the PDF's file name,
+    pages and bytes, numbers the HTML book shows beside its link to the PDF."""
+    import json
+
+    pdf = Path(pdf)
+    info = Path(info) if info is not None else pdf.with_name(PDF_INFO.name)
+    facts = {"file": pdf.name, "pages": page_count(pdf), "bytes": pdf.stat().st_size}
+    info.write_text("window.COMPENDIUM_PDF = " + json.dumps(facts, sort_keys=True) + ";\n", encoding="utf-8")
+    return info
+
+
 def missing_chapters(book: Path = paths.BOOK) -> list[str]:
     """Executed chapters the table of contents lists but ``book/executed/`` lacks (a fresh clone)."""
     files = re.findall(r"^\s*-?\s*file:\s*(executed/\S+)", (book / "_toc.yml").read_text(), re.M)
@@ -669,6 +687,7 @@ def main(argv=None) -> int:
         master = build_singlehtml()
         if args.html_only:
             return 0
+        PDF_INFO.unlink(missing_ok=True)  # the book links the PDF again only once the new one passed its checks
         pdf = print_pdf(master, PDF, args.budget_ms)
         # the register's Greek letters and relations must reach the page as text
         # every chapter has a bookmark (the toc's files), every figure stays on one page with its caption
@@ -679,6 +698,8 @@ def main(argv=None) -> int:
             pdf, min_pages=20, must_contain=("κ", "α", "≥"), html=master, min_bookmarks=n_chapters, measures=measures
         )
     print(f"{pdf}: {page_count(pdf)} pages" + (f"; {print_summary(measures)}" if measures else ""))
+    if not args.print and not problems:
+        write_pdf_info(pdf, PDF_INFO)
     for p in problems:
         print("PROBLEM:", p, file=sys.stderr)
     return 1 if problems else 0
