@@ -1,0 +1,73 @@
+"""The replication reports in the book (issue 36): the claims stage's commit-free copy (results/claims/reports/)
+published as pages beside the claims chapter, which links to each (compendium.book.reports.publish)."""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+from bs4 import BeautifulSoup
+
+from compendium.book import reports
+from compendium.book.sphinx_claim_search import CLAIMS_DOC
+from compendium.claims import links
+from compendium.pipeline import paths
+
+
+def _source(tmp_path, text="# \\[Re\\] A study\n\n| a | b |\n|---|---|\n| 1 | 2 |\n"):
+    src = tmp_path / "src" / "pwb"
+    src.mkdir(parents=True)
+    (src / "report.md").write_text(text, encoding="utf-8")
+    (src / "metadata.yaml").write_text('title: "[Re] A study"\n', encoding="utf-8")
+    (src / "references.bib").write_text("@misc{k, title={A study}}\n", encoding="utf-8")
+    return src.parent
+
+
+def test_publish_copies_each_report_and_renders_its_page_without_raw_html(tmp_path):
+    text = "# \\[Re\\] A <b>study</b>\n\n<script>alert(1)</script>\n\n[x](javascript:alert(1)) | `code`\n"
+    out = tmp_path / "html"
+    pages = reports.publish(_source(tmp_path, text), out)
+    assert pages == [out / links.REPORTS_DIR / "pwb" / "report.html"]
+    folder = pages[0].parent
+    assert {p.name for p in folder.iterdir()} == set(links.REPORT_FILES)
+    for f in links.REPORT_FILES[1:]:
+        assert (folder / f).read_bytes() == (tmp_path / "src" / "pwb" / f).read_bytes()
+    page = pages[0].read_text(encoding="utf-8")
+    assert "<script>" not in page and "&lt;script&gt;" in page and "<b>study</b>" not in page
+    assert 'href="javascript:' not in page
+    assert "<title>[Re] A &lt;b&gt;study&lt;/b&gt;</title>" in page
+    soup = BeautifulSoup(page, "html.parser")
+    hrefs = [a["href"] for a in soup.find("nav").find_all("a")]
+    assert hrefs == [f"../../{CLAIMS_DOC}.html", "report.md", "metadata.yaml", "references.bib"]
+
+
+def test_publish_is_the_same_bytes_twice_and_follows_the_report(tmp_path):
+    src = _source(tmp_path)
+    first = reports.publish(src, tmp_path / "a")[0].read_bytes()
+    assert reports.publish(src, tmp_path / "b")[0].read_bytes() == first
+    (src / "pwb" / "report.md").write_text("# \\[¬Re\\] A study\n", encoding="utf-8")
+    assert reports.publish(src, tmp_path / "c")[0].read_bytes() != first
+
+
+def test_publish_without_reports_writes_nothing_and_a_missing_file_is_one_sentence(tmp_path):
+    assert reports.publish(tmp_path / "none", tmp_path / "html") == []
+    assert not (tmp_path / "html").exists()
+    src = _source(tmp_path)
+    (src / "pwb" / "metadata.yaml").unlink()
+    with pytest.raises(FileNotFoundError, match=r"pwb/metadata.yaml does not exist: .*\(dvc repro claims\)"):
+        reports.publish(src, tmp_path / "html")
+
+
+def test_the_claims_page_links_point_where_publish_writes(tmp_path):
+    out = tmp_path / "html"
+    page = reports.publish(_source(tmp_path), out)[0]
+    claims_page = out / f"{CLAIMS_DOC}.html"
+    for f in links.REPORT_FILES:
+        assert (claims_page.parent / links.report_href("pwb", f)).resolve() == (page.parent / f).resolve()
+    with pytest.raises(ValueError, match="not a file of a replication report"):
+        links.report_href("pwb", "report.pdf")
+
+
+def test_the_book_stage_depends_on_the_reports_and_on_what_publishes_them():
+    spec = yaml.safe_load((paths.ROOT / "dvc.yaml").read_text())["stages"]["book"]
+    deps = {str(d) for d in spec["deps"]}
+    assert {"results/claims/reports", "src/compendium/book/reports.py", "src/compendium/claims/links.py"} <= deps
