@@ -3,6 +3,9 @@ published as pages beside the claims chapter, which links to each (compendium.bo
 
 from __future__ import annotations
 
+import re
+
+import pandas as pd
 import pytest
 import yaml
 from bs4 import BeautifulSoup
@@ -11,6 +14,18 @@ from compendium.book import reports
 from compendium.book.sphinx_claim_search import CLAIMS_DOC
 from compendium.claims import links
 from compendium.pipeline import paths
+
+HTML = paths.ROOT / "book" / "_build" / "html"
+STAGE_REPORTS = paths.RESULTS / "claims" / "reports"
+LEDGER = paths.RESULTS / "claims" / "claims.csv"
+STATUS_WORDS = {
+    "reproduced": "reproduced",
+    "differs": "differs",
+    "needs_data": "needs data",
+    "quoted": "quoted",
+    "off_paper": "off-paper run",
+    "unexplained": "unexplained",
+}
 
 
 def _source(tmp_path, text="# \\[Re\\] A study\n\n| a | b |\n|---|---|\n| 1 | 2 |\n"):
@@ -71,3 +86,56 @@ def test_the_book_stage_depends_on_the_reports_and_on_what_publishes_them():
     spec = yaml.safe_load((paths.ROOT / "dvc.yaml").read_text())["stages"]["book"]
     deps = {str(d) for d in spec["deps"]}
     assert {"results/claims/reports", "src/compendium/book/reports.py", "src/compendium/claims/links.py"} <= deps
+
+
+# ---------------------------------------------------------------------------------------------- the built book
+
+
+def _built():
+    if not (HTML / f"{CLAIMS_DOC}.html").exists() or not LEDGER.exists():
+        pytest.skip("the book is not built (make reproduce)")
+
+
+def test_the_claims_chapter_links_to_every_report_and_each_target_is_in_the_book():
+    _built()
+    page = HTML / f"{CLAIMS_DOC}.html"
+    soup = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
+    hrefs = {a["href"] for a in soup.select("ul.cl-reports a[href]")}
+    studies = sorted(set(pd.read_csv(LEDGER, dtype=str)["study"]))
+    assert hrefs == {links.report_href(s, f) for s in studies for f in links.REPORT_FILES}
+    for href in hrefs:
+        assert (page.parent / href).resolve().is_file(), href
+    # each title is the report's own (its [Re] or [¬Re] too)
+    for a in soup.select("ul.cl-reports a[href$='report.html']"):
+        target = BeautifulSoup((page.parent / a["href"]).read_text(encoding="utf-8"), "html.parser")
+        assert a.get_text() == target.find("h1").get_text()
+        assert re.match(r"\[(Re|¬Re)\] ", a.get_text())
+
+
+def test_the_books_reports_are_the_claims_stages_and_count_as_the_ledger():
+    _built()
+    ledger = pd.read_csv(LEDGER, dtype=str, keep_default_na=False)
+    for study, rows in ledger.groupby("study"):
+        folder = HTML / links.REPORTS_DIR / study
+        for f in links.REPORT_FILES[1:]:
+            assert (folder / f).read_bytes() == (STAGE_REPORTS / study / f).read_bytes(), (study, f)
+        soup = BeautifulSoup((folder / "report.html").read_text(encoding="utf-8"), "html.parser")
+        table = next(t for t in soup.find_all("table") if t.find("th").get_text() == "status")
+        cells = [[td.get_text() for td in tr.find_all("td")] for tr in table.find_all("tr")[1:]]
+        got = {re.sub(r"^\S+ ", "", s) if s != "total" else s: int(n.replace(",", "")) for s, n in cells}
+        assert {w: got[w] for w in STATUS_WORDS.values()} == {
+            STATUS_WORDS[s]: int((rows["status"] == s).sum()) for s in STATUS_WORDS
+        }, study
+        assert got["total"] == len(rows)
+        text = soup.get_text()
+        assert not re.search(r"(?<![0-9a-f])[0-9a-f]{40}(?![0-9a-f])", text)
+        assert not re.search(r"\b\d{4}-\d{2}-\d{2}\b", text)
+
+
+def test_publish_into_a_copy_of_the_built_book_gives_its_bytes(tmp_path):
+    """What the build published is what publish writes from results/claims/reports/ now (the book is current)."""
+    _built()
+    reports.publish(STAGE_REPORTS, tmp_path)
+    for f in sorted((tmp_path / links.REPORTS_DIR).rglob("*.*")):
+        rel = f.relative_to(tmp_path)
+        assert f.read_bytes() == (HTML / rel).read_bytes(), rel

@@ -389,3 +389,30 @@ def test_a_catalog_that_does_not_load_is_one_sentence_naming_it(tmp_path):
     with pytest.raises(report.ReportError, match=r"catalog.py has no dict DATASETS"):
         report.datasheet("pwb", bad)
     assert report.datasheet("nope") == {}
+
+
+def test_the_claims_pages_list_of_reports_escapes_its_titles_and_links_every_file(evaluation, monkeypatch):
+    """reports_html: one item per study of the ledger, its title as the report's heading gives it (the rule's [Re]
+    or [¬Re]), text from the bibliography escaped, and a link to each file the book publishes."""
+    from dataclasses import replace
+
+    from bs4 import BeautifulSoup
+
+    from compendium.claims import links
+
+    real = report.original
+    hostile = replace(real("hitl"), title="<script>x</script> & Co")
+    monkeypatch.setattr(report, "original", lambda s: hostile if s == "hitl" else real(s))
+    page = str(report.reports_html(LEDGER))
+    assert "<script>" not in page and "&lt;script&gt;x&lt;/script&gt; &amp; Co" in page
+    soup = BeautifulSoup(page, "html.parser")
+    items = soup.select("ul.cl-reports > li")
+    ledger = pd.read_csv(LEDGER, dtype=str)
+    studies = [s for s in report.ORIGINAL_BIB_KEY if s in set(ledger["study"])]
+    assert len(items) == len(studies)
+    for study, li in zip(studies, items, strict=True):
+        assert [a["href"] for a in li.find_all("a")] == [links.report_href(study, f) for f in links.REPORT_FILES]
+        heading = (STAGE_REPORTS / study / "report.md").read_text(encoding="utf-8").splitlines()[0]
+        if study != "hitl":
+            assert "# " + report._md(li.find("a").get_text()) == heading
+        assert li.find("a").get_text().startswith(("[Re] ", "[¬Re] "))

@@ -590,6 +590,35 @@ def metadata_yaml(study: str, claims: pd.DataFrame, orig: Original, sources: dic
     return "\n".join(lines) + "\n"
 
 
+# ------------------------------------------------------------------------------------------------ the book
+
+
+def reports_html(csv: Path | None = None):
+    """The claims page's list of the replication reports the book publishes (``reports/<study>/``: the page,
+    its Markdown, ``metadata.yaml``, ``references.bib``; :func:`compendium.claims.links.report_href`), one item per
+    study of the ledger ``csv`` (default ``results/claims/claims.csv``), in :data:`ORIGINAL_BIB_KEY`'s order, as
+    :func:`write_reports` writes them: the study's name and its report's title ([Re] or [¬Re] by
+    :data:`TITLE_RULE`), rendered by the autoescaping templates (titles come from the bibliography and the
+    ledger)."""
+    from .html import render
+    from .links import report_href
+
+    claims = read_ledger(Path(csv) if csv is not None else paths.RESULTS / "claims" / "claims.csv")
+
+    labels = {"report.md": "Markdown", "metadata.yaml": "ReScience C metadata.yaml", "references.bib": "BibTeX"}
+    reports = [
+        {
+            "study": STUDY_NAME.get(study, study),
+            "title": title(claims, study, original(study)),
+            "page": report_href(study),
+            "files": [(label, report_href(study, f)) for f, label in labels.items()],
+        }
+        for study in ORIGINAL_BIB_KEY
+        if study in set(claims["study"])
+    ]
+    return render("reports.html", reports=reports)
+
+
 # ------------------------------------------------------------------------------------------------ writing
 
 
