@@ -2,8 +2,10 @@
 
 import os
 import re
+import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -266,3 +268,151 @@ def test_make_report_writes_the_three_reports_into_reports():
         assert (out / s / "report.pdf").read_bytes().startswith(b"%PDF"), f"no PDF of the {s} report"
     ignored = subprocess.run(["git", "check-ignore", "-q", "reports/pwb/report.md"], cwd=root)
     assert ignored.returncode == 0, "reports/ must be gitignored"
+
+
+# ------------------------------------------------------------------ the book's copy: results/claims/reports/
+
+STAGE_REPORTS = paths.RESULTS / "claims" / "reports"
+#: a git commit as the report would print it (40 hex digits standing alone: a sha256 of 64 is not one)
+COMMIT = re.compile(r"(?<![0-9a-f])[0-9a-f]{40}(?![0-9a-f])")
+#: a calendar date in any common spelling (2026-01-31, 31/01/2026, 31 January 2026, January 31, 2026)
+DATE = re.compile(
+    r"\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}/\d{1,2}/\d{4}\b|\b\d{1,2} (?:January|February|March|April|May|June|July|"
+    r"August|September|October|November|December) \d{4}\b|\b(?:January|February|March|April|May|June|July|August|"
+    r"September|October|November|December) \d{1,2}, \d{4}\b"
+)
+
+
+def _head() -> str:
+    return subprocess.run(["git", "rev-parse", "HEAD"], cwd=paths.ROOT, capture_output=True, text=True).stdout.strip()
+
+
+def test_the_claims_stage_writes_the_books_reports_from_its_ledger(evaluation):
+    """results/claims/reports/ holds a report per study of claims.csv, with the counts of claims.csv, and is
+    what write_reports(..., record_commit=False) writes from it (so the stage's copy is the current ledger's)."""
+    ledger = pd.read_csv(LEDGER, dtype=str, keep_default_na=False)
+    assert sorted(p.name for p in STAGE_REPORTS.iterdir()) == sorted(set(ledger["study"]))
+    for study, rows in ledger.groupby("study"):
+        text = (STAGE_REPORTS / study / "report.md").read_text(encoding="utf-8")
+        got = _status_table(text)
+        assert {w: got[w] for w in STATUS_WORDS.values()} == {
+            STATUS_WORDS[s]: int((rows["status"] == s).sum()) for s in STATUS_WORDS
+        }, study
+        assert got["total"] == len(rows)
+
+
+def test_the_books_reports_carry_no_commit_and_no_date_and_say_where_the_commit_is(evaluation):
+    head = _head()
+    for folder in sorted(STAGE_REPORTS.iterdir()):
+        for f in ("report.md", "metadata.yaml", "references.bib"):
+            text = (folder / f).read_text(encoding="utf-8")
+            assert not COMMIT.search(text), (folder.name, f, COMMIT.search(text))
+            assert not (head and head[:12] in text), (folder.name, f)
+            assert not DATE.search(text), (folder.name, f, DATE.search(text))
+        assert report.COMMIT_LEFT_OUT in (folder / "report.md").read_text(encoding="utf-8")
+
+
+def test_without_the_commit_a_report_is_the_same_bytes_whatever_the_commit(evaluation, tmp_path, monkeypatch):
+    """The commit is the one input that is not a file: with record_commit=False two checkouts at different commits
+    write the same bytes, and the commit appears in neither; the copy `make report` writes names it."""
+    written = {}
+    for fake in ("1" * 40, "2" * 40):
+        monkeypatch.setattr(report, "git_commit", lambda fake=fake: fake)
+        for record in (False, True):
+            out = tmp_path / f"{fake[0]}-{record}"
+            report.write_reports(out, LEDGER, record_commit=record)
+            written[fake[0], record] = {p.relative_to(out): p.read_bytes() for p in sorted(out.rglob("*.*"))}
+    assert written["1", False] == written["2", False]
+    assert all(b"1" * 40 not in b and b"2" * 40 not in b for b in written["1", False].values())
+    assert written["1", True] != written["2", True]
+    assert b"1" * 40 in written["1", True][Path("pwb") / "report.md"]
+
+
+def test_the_report_reads_nothing_of_the_checkout_but_its_inputs(evaluation, tmp_path, monkeypatch):
+    """A checkout holding only report.INPUTS (and the ledger) gives the stage's reports byte for byte: whatever else
+    the report read (data/README.md, once) would be missing there and change them, or fail."""
+    root = tmp_path / "root"
+    for rel in report.INPUTS:
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(paths.ROOT / rel, root / rel)
+    monkeypatch.setattr(paths, "ROOT", root)
+    out = tmp_path / "out"
+    report.write_reports(out, LEDGER, record_commit=False)
+    for f in sorted(STAGE_REPORTS.rglob("*.*")):
+        rel = f.relative_to(STAGE_REPORTS)
+        assert (out / rel).read_bytes() == f.read_bytes(), rel
+
+
+def test_every_input_of_the_report_is_a_dependency_of_the_claims_stage():
+    """What the book's copy reads is what the claims stage depends on (dvc.yaml), and the copy is its output."""
+    spec = yaml.safe_load((paths.ROOT / "dvc.yaml").read_text())["stages"]["claims"]
+    deps = {str(d) for d in spec["deps"]}
+    assert {rel.as_posix() for rel in report.INPUTS} <= deps, {rel.as_posix() for rel in report.INPUTS} - deps
+    assert "data/README.md" not in deps  # DVC-tracked data: a stage depending on it would re-record data.dvc
+    outs = {next(iter(o)) if isinstance(o, dict) else o for o in spec["outs"]}
+    assert "results/claims" in outs
+
+
+def test_a_status_change_changes_the_books_report(evaluation, tmp_path):
+    """One claim moved from reproduced to differs: its study's report counts it there, and only that study's
+    report changes."""
+    df = pd.read_csv(LEDGER, dtype=str, keep_default_na=False)
+    cid = df.loc[(df["study"] == "workbank") & (df["status"] == "reproduced"), "claim_id"].iloc[0]
+    df.loc[df["claim_id"] == cid, ["status", "reason"]] = ["differs", "paper_slip"]
+    csv = tmp_path / "claims.csv"
+    df.to_csv(csv, index=False)
+    before = report.write_reports(tmp_path / "before", LEDGER, record_commit=False)
+    after = report.write_reports(tmp_path / "after", csv, record_commit=False)
+    texts = {study: [(w[study] / "report.md").read_text(encoding="utf-8") for w in (before, after)] for study in before}
+    assert {study for study, (old, new) in texts.items() if old != new} == {"workbank"}
+    old, new = (_status_table(t) for t in texts["workbank"])
+    assert new["reproduced"] == old["reproduced"] - 1 and new["differs"] == old["differs"] + 1
+    assert new["total"] == old["total"]
+
+
+def test_the_datasheet_prints_the_catalogs_bullets():
+    """The report reads each dataset's provenance from the catalog (a dependency of the claims stage), not from
+    data/README.md (DVC-tracked data, on which no stage may depend): the datasheet's bullets must be the catalog's."""
+    sheet = (paths.ROOT / report.DATASHEET).read_text(encoding="utf-8")
+    for study in report.ORIGINAL_BIB_KEY:
+        m = re.search(rf"^## {re.escape(study)}: .*\n\n((?:- .*\n)+)", sheet, re.M)
+        assert m, f"data/README.md has no section for {study}"
+        assert dict(re.findall(r"^- ([^:\n]+): (.+)$", m.group(1), re.M)) == report.datasheet(study), study
+
+
+def test_a_catalog_that_does_not_load_is_one_sentence_naming_it(tmp_path):
+    bad = tmp_path / "catalog.py"
+    bad.write_text("DATASETS = {\n")
+    with pytest.raises(report.ReportError, match=r"catalog.py cannot be loaded \(SyntaxError.*restore it"):
+        report.datasheet("pwb", bad)
+    bad.write_text("DATASETS = []\n")
+    with pytest.raises(report.ReportError, match=r"catalog.py has no dict DATASETS"):
+        report.datasheet("pwb", bad)
+    assert report.datasheet("nope") == {}
+
+
+def test_the_claims_pages_list_of_reports_escapes_its_titles_and_links_every_file(evaluation, monkeypatch):
+    """reports_html: one item per study of the ledger, its title as the report's heading gives it (the rule's [Re]
+    or [¬Re]), text from the bibliography escaped, and a link to each file the book publishes."""
+    from dataclasses import replace
+
+    from bs4 import BeautifulSoup
+
+    from compendium.claims import links
+
+    real = report.original
+    hostile = replace(real("hitl"), title="<script>x</script> & Co")
+    monkeypatch.setattr(report, "original", lambda s: hostile if s == "hitl" else real(s))
+    page = str(report.reports_html(LEDGER))
+    assert "<script>" not in page and "&lt;script&gt;x&lt;/script&gt; &amp; Co" in page
+    soup = BeautifulSoup(page, "html.parser")
+    items = soup.select("ul.cl-reports > li")
+    ledger = pd.read_csv(LEDGER, dtype=str)
+    studies = [s for s in report.ORIGINAL_BIB_KEY if s in set(ledger["study"])]
+    assert len(items) == len(studies)
+    for study, li in zip(studies, items, strict=True):
+        assert [a["href"] for a in li.find_all("a")] == [links.report_href(study, f) for f in links.REPORT_FILES]
+        heading = (STAGE_REPORTS / study / "report.md").read_text(encoding="utf-8").splitlines()[0]
+        if study != "hitl":
+            assert "# " + report._md(li.find("a").get_text()) == heading
+        assert li.find("a").get_text().startswith(("[Re] ", "[¬Re] "))

@@ -11,8 +11,12 @@ id), else its entry in the list of reasons
 (``claims-<study>-<table>``), else its study's text claims (``claims-<study>-text``, where its row shows the
 id). An anchor the built page does not hold is not used, so a search never lands on a missing anchor.
 
+At the end of the build it also publishes what the claims stage wrote for readers and other tools: the ledger
+``claims.json`` at the book's root (:func:`publish_ledger`) and the replication reports under ``reports/<study>/``
+(:func:`compendium.book.reports.publish`), which the claims page links to.
+
 Enabled in ``book/_config.yml`` (``sphinx.config.extensions``); the book stage depends on
-``results/claims/claims.csv``.
+``results/claims/claims.csv``, ``claims.json`` and ``reports``.
 """
 
 from __future__ import annotations
@@ -106,6 +110,9 @@ def _add(app, exception) -> None:
     ids = page_ids(page.read_text(encoding="utf-8"))
     rewrite_index(index, lambda obj: add_claims(obj, CLAIMS_DOC, claims, ids)[0])
     publish_ledger(csv_path.parent / "claims.json", out)
+    from compendium.book.reports import publish
+
+    publish(csv_path.parent / "reports", out)  # the replication reports the claims page links to
 
 
 def publish_ledger(ledger: Path, outdir: Path) -> Path | None:

@@ -11,7 +11,9 @@ here, from the claims page (``executed/05_claims.html``):
 - a raw file (``workbank/domain_worker_desires.csv``, as the data chapter names it) links to its row of the
   data chapter's file table (:func:`data_anchor`); a file that only the Hugging Face hub holds (not in
   ``src/compendium/data/manifest.json``: the PWB per-instance results, the preference study's rows) links to
-  its dataset's row of the table of what is here and what is hub-only (:func:`hub_anchor`).
+  its dataset's row of the table of what is here and what is hub-only (:func:`hub_anchor`);
+- a study's replication report links to the book's copy, ``reports/<study>/`` (:func:`report_href`), which
+  :func:`compendium.book.reports.publish` writes from the claims stage's ``results/claims/reports/``.
 
 Plain functions of the repository's files: no study is imported (the claims stage reads the studies'
 ``provenance.py`` and the data manifest by path), and this module imports nothing of the claims check, so the
@@ -34,6 +36,10 @@ SOURCE_DIR = "code"
 CLAIMS_DIR = "executed"
 DATA_PAGE = "executed/00_data.html"
 MANIFEST = Path("src") / "compendium" / "data" / "manifest.json"
+#: the replication reports' folder under the book's root (``reports/<study>/``), and the files of each, in the
+#: order the claims page lists them: the page, its Markdown, ReScience C's metadata, the original's BibTeX entry
+REPORTS_DIR = "reports"
+REPORT_FILES = ("report.html", "report.md", "metadata.yaml", "references.bib")
 _TEST = re.compile(r"^(tests/[A-Za-z0-9_/.-]+\.py)(?:::([A-Za-z0-9_:.\[\]-]+))?$")
 
 
@@ -126,6 +132,14 @@ def code_href(name: str, root: Path | None = None) -> str | None:
         return None
     file, anchor = t
     return f"../{source_page(file)}" + (f"#{anchor}" if anchor else "")
+
+
+def report_href(study: str, file: str = "report.html") -> str:
+    """The link from the claims page to a file of ``study``'s replication report in the book (:data:`REPORTS_DIR`;
+    ``file`` one of :data:`REPORT_FILES`)."""
+    if file not in REPORT_FILES:
+        raise ValueError(f"{file!r} is not a file of a replication report ({', '.join(REPORT_FILES)})")
+    return f"../{REPORTS_DIR}/{study}/{file}"
 
 
 def split_functions(text: str) -> list[str]:

@@ -1,6 +1,7 @@
-"""What the claims stage writes: ``results/claims/`` (claims.csv, summary.csv, values.json), the status
-changes since the last run (``results/.history/claims_changes.csv``), and the numbers and sentences the
-claims chapter's prose quotes (:func:`prose_values`)."""
+"""What the claims stage writes: ``results/claims/`` (claims.csv, summary.csv, values.json, claims.json and the
+replication reports, ``reports/<study>/``), the status changes since the last run
+(``results/.history/claims_changes.csv``), and the numbers and sentences the claims chapter's prose quotes
+(:func:`prose_values`)."""
 
 from __future__ import annotations
 
@@ -15,9 +16,11 @@ from .vocab import APPROX_REL, COLUMNS, STATUSES
 
 def write_outputs(ev: Evaluation, stage: str = "claims") -> dict[str, Path]:
     """``results/claims/``: claims.csv (every claim, every column), summary.csv (study x level x status),
-    values.json (the counts) and claims.json (:mod:`.ledger`'s export of claims.csv, without a commit); the status changes since the last run go to ``results/.history/claims_changes.csv``,
-    outside the stage's tracked outputs: they depend on which run came before, not on the data, and a fresh
-    clone must produce the same tracked outputs as any other checkout."""
+    values.json (the counts), claims.json (:mod:`.ledger`'s export of claims.csv, without a commit) and
+    ``reports/<study>/`` (:mod:`.report`'s replication reports, without a commit); the status changes since the
+    last run go to ``results/.history/claims_changes.csv``, outside the stage's tracked outputs: they depend on
+    which run came before, not on the data, and a fresh clone must produce the same tracked outputs as any other
+    checkout."""
     from compendium.pipeline.results import FLOAT_FORMAT, write_values
 
     out = paths.stage_dir(stage)
@@ -47,6 +50,13 @@ def write_outputs(ev: Evaluation, stage: str = "claims") -> dict[str, Path]:
     files["json"] = write_claims_json(
         out / "claims.json", files["claims"], record_commit=False, source=f"results/{stage}/claims.csv"
     )
+    # the replication reports the book publishes beside the claims chapter (book/_build/html/reports/<study>/), from
+    # the ledger just written: no commit either (the report says where it is), so the same ledger gives the same
+    # reports; everything else they read is a dependency of this stage (compendium.claims.report.INPUTS)
+    from .report import write_reports
+
+    write_reports(out / "reports", files["claims"], record_commit=False)
+    files["reports"] = out / "reports"
     return files
 
 

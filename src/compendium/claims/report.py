@@ -7,9 +7,9 @@ For each study of the ledger (``pwb``, ``workbank``, ``hitl``: the ``study`` col
   claims (:data:`compendium.claims.abstract.HEADLINE_CLAIMS`), and a *Reproducibility Summary* in the sections
   of the ML Reproducibility Challenge (scope of reproducibility, methodology, results, what was easy, what was
   difficult, communication with the original authors). Every number is counted from the ledger; the data's
-  provenance is read from the datasheet (``data/README.md``) and the manifest
-  (``src/compendium/data/manifest.json``), the code's from ``CITATION.cff``, the versions from
-  ``requirements.txt``. Text from files is escaped for plain Markdown (:func:`_md`: one line, the characters that start markup backslash-escaped, so
+  provenance is read from the data catalog (``src/compendium/data/catalog.py``, the source of the datasheet
+  ``data/README.md``'s bullets) and the manifest (``src/compendium/data/manifest.json``), the code's from
+  ``CITATION.cff``, the versions from ``requirements.txt``. Text from files is escaped for plain Markdown (:func:`_md`: one line, the characters that start markup backslash-escaped, so
   it reads as text and stays readable raw, and ``|`` and line breaks stay out of table cells);
 - ``metadata.yaml``: ReScience C's submission metadata (the fields of its template, :data:`RESCIENCE_FIELDS`),
   filled from ``CITATION.cff`` and the original article's entry in ``book/references.bib``; a field the
@@ -18,7 +18,11 @@ For each study of the ledger (``pwb``, ``workbank``, ``hitl``: the ``study`` col
 - ``references.bib``: the original article's entry, copied from the book's bibliography (``replication: bib``
   names its key).
 
-Everything is read from files of the checkout: no network.
+Everything is read from files of the checkout (:data:`INPUTS`, besides the ledger): no network. The claims stage
+writes a copy of the three reports into ``results/claims/reports/`` (``write_reports(..., record_commit=False)``),
+which the book publishes beside the claims chapter: that copy leaves out the commit, the one input that is not a
+file, so that the same ledger gives the same bytes in every checkout and ``dvc repro`` twice gives the same book;
+``python -m compendium.claims report OUT`` (``make report``) records it.
 """
 
 from __future__ import annotations
@@ -59,8 +63,16 @@ abstract phrases), so the title and the abstract rest on the same numbers."""
 #: each study's original article: its key in the book's bibliography (the key the study's chapter cites)
 ORIGINAL_BIB_KEY = {"pwb": "leone2026pwb", "workbank": "shao2025workbank", "hitl": "petrova2026autoresearch"}
 BIBLIOGRAPHY = Path("book") / "references.bib"
+#: the datasheet, whose bullets on each dataset the report prints (from the catalog they are written from)
 DATASHEET = Path("data") / "README.md"
+#: the data catalog (plain data: ``DATASETS``), read by path, as the claims stage reads the studies' provenance.py
+CATALOG = Path("src") / "compendium" / "data" / "catalog.py"
 MANIFEST = Path("src") / "compendium" / "data" / "manifest.json"
+#: every file a report reads besides the ledger, relative to the checkout: the claims stage, which writes the book's
+#: copy, depends on each (dvc.yaml; ``tests/claims/test_claims_report.py`` checks it). Not ``data/README.md``: it
+#: is DVC-tracked data, and a stage depending on it would make ``dvc repro`` re-record ``data.dvc``; its bullets
+#: are written from the catalog, which the report reads instead (and a test keeps the two equal)
+INPUTS = (Path("CITATION.cff"), Path("requirements.txt"), BIBLIOGRAPHY, CATALOG, MANIFEST)
 #: the packages whose pinned versions the methodology names (requirements.txt pins every package)
 KEY_PACKAGES = ("numpy", "pandas", "scipy", "statsmodels", "choix", "krippendorff", "dvc", "papermill", "jupyter-book")
 #: the ReScience C template's fields (github.com/ReScience/template, metadata.yaml), each with the keys of its items
@@ -171,17 +183,45 @@ def original(study: str, bib: Path | None = None) -> Original:
     )
 
 
-def datasheet(study: str, sheet: Path | None = None) -> dict[str, str]:
+def catalog(path: Path | None = None) -> dict[str, dict]:
+    """The data catalog's ``DATASETS`` (:mod:`compendium.data.catalog`: each dataset's source, hub id, code,
+    licence, what is here and what only the hub has), loaded from its file on its own, as the claims stage loads
+    the studies' plain-data ``provenance.py``: the claims check imports nothing of :mod:`compendium.data`. A file
+    that does not load, or has no dict ``DATASETS``, is a :class:`ReportError` naming it."""
+    import importlib.util
+
+    path = Path(path) if path else paths.ROOT / CATALOG
+    try:
+        spec = importlib.util.spec_from_file_location("_claims_report_catalog", path)
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+    except Exception as exc:  # noqa: BLE001 - any failure of the file is reported as one sentence
+        raise ReportError(
+            f"{_rel(path)} cannot be loaded ({type(exc).__name__}: {exc}): restore it (git checkout -- {_rel(path)})"
+        ) from None
+    datasets = getattr(mod, "DATASETS", None)
+    if not isinstance(datasets, dict):
+        raise ReportError(f"{_rel(path)} has no dict DATASETS: restore it (git checkout -- {_rel(path)})")
+    return datasets
+
+
+def datasheet(study: str, path: Path | None = None) -> dict[str, str]:
     """The bullets of ``study``'s section of the datasheet (``data/README.md``: Source, Canonical Hugging Face id,
-    Code / provenance, Licence as recorded, Here (offline), Hub only: the list under its heading, not the known
-    quirks further down), key -> text; {} without the datasheet."""
-    sheet = Path(sheet) if sheet else paths.ROOT / DATASHEET
-    if not sheet.is_file():
+    Code / provenance, Licence as recorded, Here (offline), Hub only), key -> text, as written there, from the
+    data catalog they are written from (:func:`catalog`; ``path``: another catalog file); {} for a study the
+    catalog does not name."""
+    entry = catalog(path).get(study)
+    if not isinstance(entry, dict):
         return {}
-    m = re.search(rf"^## {re.escape(study)}: .*\n\n((?:- .*\n)+)", sheet.read_text(encoding="utf-8"), re.M)
-    if not m:
-        return {}
-    return dict(re.findall(r"^- ([^:\n]+): (.+)$", m.group(1), re.M))
+    return {
+        "Source": str(entry.get("citation", "")),
+        "Canonical Hugging Face id": f"`{entry.get('hf_id', '')}` (revision recorded by acquisition in "
+        "`acquired/<dataset>/manifest.json`)",
+        "Code / provenance": str(entry.get("code", "")),
+        "Licence as recorded": str(entry.get("licence", "")),
+        "Here (offline)": str(entry.get("offline", "")),
+        "Hub only": str(entry.get("online_only", "")),
+    }
 
 
 def manifest(path: Path | None = None) -> dict[str, dict]:
@@ -300,7 +340,7 @@ def methodology_section(study: str, rows: pd.DataFrame, sources: dict) -> list[s
     if sheet:
         out += [f"- **{_md(k)}:** {_md(v)}" for k, v in sheet.items()]
     else:
-        out.append(f"- The datasheet {code(DATASHEET)} is not in this checkout (restore the data with `dvc pull`).")
+        out.append(f"- The data catalog {code(CATALOG)} names no dataset {code(study)}.")
     out += ["", "Data files the claims read (checksums from the manifest the loaders verify):", ""]
     out += _table(("file (under data/)", "rows", "sha256"), _data_rows(rows, sources["manifest"]))
     repo = cff.get("repository-code")
@@ -309,8 +349,8 @@ def methodology_section(study: str, rows: pd.DataFrame, sources: dict) -> list[s
         f"- **Code:** {_md(cff.get('title', 'this compendium'))}, version {_md(cff.get('version', 'not recorded'))}, "
         f"licence {_md(cff.get('license', 'not recorded'))}"
         + (f", {_md(repo)}" if repo else " (CITATION.cff sets no repository-code)")
-        + f"; the Python package `compendium` (`src/compendium/{_md(sources['package'])}/`) at commit "
-        + (code(sources["commit"]) if sources["commit"] else "not recorded (not a git checkout)")
+        + f"; the Python package `compendium` (`src/compendium/{_md(sources['package'])}/`) at "
+        + _commit_phrase(sources)
         + ".",
         "- **Commands:** `make reproduce` sets up the environment, restores the data and runs every stage "
         "(`dvc repro`), which writes the ledger `results/claims/claims.csv` this report is generated from.",
@@ -319,6 +359,21 @@ def methodology_section(study: str, rows: pd.DataFrame, sources: dict) -> list[s
         + ".",
     ]
     return out
+
+
+#: where the commit goes in a copy that leaves it out (the claims stage's, which the book publishes)
+COMMIT_LEFT_OUT = (
+    "the commit the book this copy is published with was built from (named on its Reproducibility page; left out "
+    "of this copy, so that the same ledger always gives the same file: `make report` writes a copy that records it)"
+)
+
+
+def _commit_phrase(sources: dict) -> str:
+    """The code's commit as the methodology names it: the commit, or where it is when this copy leaves it out
+    (:data:`COMMIT_LEFT_OUT`), or that the checkout is not a git checkout."""
+    if not sources.get("record_commit", True):
+        return COMMIT_LEFT_OUT
+    return "commit " + (code(sources["commit"]) if sources["commit"] else "not recorded (not a git checkout)")
 
 
 def _value(row: dict, column: str) -> str:
@@ -535,10 +590,39 @@ def metadata_yaml(study: str, claims: pd.DataFrame, orig: Original, sources: dic
     return "\n".join(lines) + "\n"
 
 
+# ------------------------------------------------------------------------------------------------ the book
+
+
+def reports_html(csv: Path | None = None):
+    """The claims page's list of the replication reports the book publishes (``reports/<study>/``: the page,
+    its Markdown, ``metadata.yaml``, ``references.bib``; :func:`compendium.claims.links.report_href`), one item per
+    study of the ledger ``csv`` (default ``results/claims/claims.csv``), in :data:`ORIGINAL_BIB_KEY`'s order, as
+    :func:`write_reports` writes them: the study's name and its report's title ([Re] or [¬Re] by
+    :data:`TITLE_RULE`), rendered by the autoescaping templates (titles come from the bibliography and the
+    ledger)."""
+    from .html import render
+    from .links import report_href
+
+    claims = read_ledger(Path(csv) if csv is not None else paths.RESULTS / "claims" / "claims.csv")
+
+    labels = {"report.md": "Markdown", "metadata.yaml": "ReScience C metadata.yaml", "references.bib": "BibTeX"}
+    reports = [
+        {
+            "study": STUDY_NAME.get(study, study),
+            "title": title(claims, study, original(study)),
+            "page": report_href(study),
+            "files": [(label, report_href(study, f)) for f, label in labels.items()],
+        }
+        for study in ORIGINAL_BIB_KEY
+        if study in set(claims["study"])
+    ]
+    return render("reports.html", reports=reports)
+
+
 # ------------------------------------------------------------------------------------------------ writing
 
 
-def _sources(study: str) -> dict:
+def _sources(study: str, record_commit: bool = True) -> dict:
     from .vocab import STUDY_PKG
 
     return {
@@ -547,18 +631,21 @@ def _sources(study: str) -> dict:
         "citation": citation(),
         "pins": pins(),
         "package": STUDY_PKG.get(study, study),
-        "commit": git_commit(),
+        "record_commit": record_commit,
+        "commit": git_commit() if record_commit else None,
     }
 
 
-def write_reports(out: Path, csv: Path | None = None) -> dict[str, Path]:
+def write_reports(out: Path, csv: Path | None = None, *, record_commit: bool = True) -> dict[str, Path]:
     """Write ``out/<study>/report.md``, ``metadata.yaml`` and ``references.bib`` for every study of the ledger
-    ``csv`` (default ``results/claims/claims.csv``); study -> its folder."""
+    ``csv`` (default ``results/claims/claims.csv``); study -> its folder. With ``record_commit=False`` (the claims
+    stage's copy, which the book publishes) the methodology says where the commit is instead of naming it, so the
+    files depend on the ledger and :data:`INPUTS` only."""
     csv = Path(csv) if csv is not None else paths.RESULTS / "claims" / "claims.csv"
     claims = read_ledger(csv)
     written = {}
     for study in [s for s in ORIGINAL_BIB_KEY if s in set(claims["study"])]:
-        orig, sources = original(study), _sources(study)
+        orig, sources = original(study), _sources(study, record_commit)
         folder = Path(out) / study
         folder.mkdir(parents=True, exist_ok=True)
         (folder / "report.md").write_text(report_markdown(study, claims, orig, sources), encoding="utf-8")

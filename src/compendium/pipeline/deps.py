@@ -25,10 +25,15 @@ PACKAGE = paths.ROOT / "src" / "compendium"
 #: the runner every stage's command starts (compendium.pipeline.stage and what it imports)
 RUNNER = ("compendium.pipeline.stage",)
 #: package files a stage loads by path, which its ``import`` statements do not show: the claims stage loads
-#: each study's plain-data ``provenance.py`` on its own (:func:`compendium.claims.register.load_provenance`)
+#: each study's plain-data ``provenance.py`` on its own (:func:`compendium.claims.register.load_provenance`), and
+#: reads the data catalog (the replication reports' provenance of the data, :func:`compendium.claims.report.catalog`)
+#: and the data manifest (the reports' checksums; the chapter's links to a file's row or to the hub,
+#: :mod:`compendium.claims.links`)
 READS: dict[str, tuple[str, ...]] = {
-    "claims": tuple(
-        f"src/compendium/{s.id}/provenance.py" for s in sorted(studies.STUDIES, key=lambda s: s.id) if s.register
+    "claims": (
+        *(f"src/compendium/{s.id}/provenance.py" for s in sorted(studies.STUDIES, key=lambda s: s.id) if s.register),
+        "src/compendium/data/catalog.py",
+        "src/compendium/data/manifest.json",
     ),
 }
 #: stages whose command is a module's ``main`` (no notebook): stage -> module; their deps are that module's closure
