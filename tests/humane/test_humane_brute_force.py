@@ -287,17 +287,24 @@ def test_judgements_needed_and_the_saving_recomputed_from_the_committed_blocks(b
     nd, nu_ = needed_by_hand(rg, g.checkpoints, "top"), needed_by_hand(ru, u.checkpoints, "top")
     if math.isfinite(nd) and math.isfinite(nu_) and nd > g.checkpoints[0] * 0.5 and nu_ > u.checkpoints[0] * 0.5:
         assert sav["saving"] == pytest.approx(1 - nd / nu_, rel=1e-12)
-    # the saving's Monte Carlo interval: 200 resamples of each design's studies, by a plain loop
+    # the saving's Monte Carlo interval: 200 resamples of each design's studies, each drawn as counts of the
+    # distinct studies on the bootstrap's window (the window is tested against whole resamples below), every
+    # resample's studies then written out and its judgements needed found by a plain loop
     draws = []
     for q, r, s in ((g, rg, 7), (u, ru, 8)):
         R = r["repetition"].nunique()
-        idx = np.random.default_rng(s).integers(0, R, size=(200, R))
         mat = r.sort_values(["repetition", "checkpoint"])["top_pooled"].to_numpy().reshape(R, -1)
+        a, b_ = report.bootstrap_window(mat.mean(0), R)
+        distinct, inverse = np.unique(mat[:, a : b_ + 1].astype(np.int64), axis=0, return_inverse=True)
+        counts = np.random.default_rng(s).multinomial(R, np.bincount(inverse.ravel()) / R, size=200)
         share = r["n_decisive"].sum() / r["n_judgements"].sum()
         one = []
         for b in range(200):
+            studies = np.zeros((R, mat.shape[1]))
+            studies[:, b_ + 1 :] = 1.0
+            studies[:, a : b_ + 1] = np.repeat(distinct, counts[b], axis=0)
             sub = pd.DataFrame({"checkpoint": np.tile(np.arange(mat.shape[1]), R),
-                                "top_pooled": mat[idx[b]].ravel(), "n_decisive": share, "n_judgements": 1.0})  # fmt: skip
+                                "top_pooled": studies.ravel(), "n_decisive": share, "n_judgements": 1.0})  # fmt: skip
             x = needed_by_hand(sub, q.checkpoints, "top")
             first = q.checkpoints[0] * share
             one.append((0.0 if x == first else x, x) if math.isfinite(x) else (q.checkpoints[-1] * share, math.inf))
@@ -374,11 +381,42 @@ def test_calibration_intervals_allow_for_the_correlated_boards_of_one_study():
 # --- issue 25, the referee's findings -------------------------------------------------------------------
 
 
-def test_bootstrap_curves_from_counts_equal_the_resampled_rows_averaged():
-    rec = (np.random.default_rng(3).random((37, 5)) < 0.7).astype(float)
-    idx = np.random.default_rng(11).integers(0, 37, size=(64, 37))
-    want = np.array([rec[i].mean(0) for i in idx])  # plain resampling, row by row
-    assert np.array_equal(report._bootstrap_means(rec, 64, 11), want)
+def _nested_studies(rng, R, p, flip=0.03):
+    """``R`` simulated studies' recovery (0/1) at checkpoints where the curve is ``p``: each study recovers from a
+    random checkpoint on and, with chance ``flip`` at each checkpoint, is the other way there (as a board's ranking
+    can be lost again)."""
+    start = np.searchsorted(np.asarray(p), rng.random(R))  # recovers from the first checkpoint whose p exceeds u
+    rec = (np.arange(len(p))[None, :] >= start[:, None]).astype(float)
+    return np.where(rng.random(rec.shape) < flip, 1 - rec, rec) if flip else rec
+
+
+def test_a_bootstrap_curve_drawn_on_its_window_reaches_95_where_the_whole_resample_does():
+    """bootstrap_curves draws each resample's recovery only on the checkpoints bootstrap_window names (0 before, 1
+    after): for whole resamples drawn row by row, reach_bounds of the curve cut that way equals that of the whole
+    curve, for curves that cross early, late, at the first checkpoint and never."""
+    rng = np.random.default_rng(4)
+    ck = np.array([100, 141, 200, 283, 400, 566, 800, 1131, 1600])
+    curves = ([0.2, 0.4, 0.6, 0.8, 0.9, 0.94, 0.96, 0.99, 1.0], [0.9, 0.95, 0.97, 0.99, 1, 1, 1, 1, 1],
+              [0.97, 0.98, 0.99, 1, 1, 1, 1, 1, 1], [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.85],
+              [0.5, 0.7, 0.8, 0.85, 0.88, 0.9, 0.92, 0.93, 0.945])  # fmt: skip
+    for p in curves:
+        for R in (200, 1000):
+            rec = _nested_studies(rng, R, p)
+            a, b = report.bootstrap_window(rec.mean(0), R)
+            whole = np.array([rec[i].mean(0) for i in rng.integers(0, R, size=(300, R))])  # row by row
+            cut = np.zeros_like(whole)
+            cut[:, b + 1 :] = 1.0
+            cut[:, a : b + 1] = whole[:, a : b + 1]
+            for x, y in zip(report.reach_bounds(ck, whole), report.reach_bounds(ck, cut)):
+                assert np.array_equal(x, y), (p, R, a, b)
+    # the drawn resamples: counts that sum to R, so each checkpoint's mean and spread are the bootstrap's
+    rec = _nested_studies(rng, 500, curves[0])
+    a, b = report.bootstrap_window(rec.mean(0), 500)
+    boot = report.bootstrap_curves(rec, 20_000, 3)
+    p = rec.mean(0)[a : b + 1]
+    assert (boot[:, :a] == 0).all() and (boot[:, b + 1 :] == 1).all() and b > a
+    assert (np.abs(boot[:, a : b + 1].mean(0) - p) <= 4 * np.sqrt(p * (1 - p) / 500 / 20_000) + 1e-12).all()
+    assert boot[:, a : b + 1].std(0) == pytest.approx(np.sqrt(p * (1 - p) / 500), rel=0.05)
 
 
 def test_a_saving_whose_interval_rounds_to_zero_is_no_detectable_difference():
@@ -437,13 +475,12 @@ def test_consolidation_gaps_carry_their_paired_monte_carlo_error():
     r = pd.DataFrame({"point_key": sim.point_key(p), "repetition": np.arange(8), "checkpoint": 1,
                       "sd_pooled": 1.0, "sd_min_group": 2.0, "rank_pooled": pooled, "rank_consolidated": cons,
                       "top_pooled": pooled, "top_consolidated": pooled})  # fmt: skip
-    c = report.consolidation(r, [p]).iloc[0]
+    cells = report.consolidation_cells(r.assign(n_decisive=200), [p]).set_index("target")
     d = pooled - cons
-    assert c["studies"] == 8 and c["rank_gap"] == pytest.approx(d.mean())
-    assert c["rank_gap_se"] == pytest.approx(np.sqrt(((d - d.mean()) ** 2).sum() / 7 / 8))
-    assert c["top_gap"] == 0 and c["top_gap_se"] == 0
-    v = summary.consolidation_values(report.consolidation(r, [p]))
-    assert v["h_cons_gap_phrase"].startswith("no gap exceeds twice its Monte Carlo standard error")
+    assert cells.loc["rank", "studies"] == 8 and cells.loc["rank", "gap"] == pytest.approx(d.mean())
+    assert cells.loc["rank", "gap_se"] == pytest.approx(np.sqrt(((d - d.mean()) ** 2).sum() / 7 / 8))
+    assert cells.loc["top", "gap"] == 0 and cells.loc["top", "gap_se"] == 0
+    assert cells["unsaturated"].tolist() == [True, True]  # recoveries 0.75 and 0.625, 0.75
 
 
 def test_an_interval_end_that_rounds_to_zero_is_marked_borderline():
@@ -457,3 +494,154 @@ def test_an_interval_end_that_rounds_to_zero_is_marked_borderline():
                          "saving": 0.1246, "saving_min": 0.1246, "saving_max": 0.1246, "saving_lo": 0.0047,
                          "saving_hi": 0.2353}])  # fmt: skip
     assert "but only just" in summary._design_sentence(sav, "IG")
+
+
+# --- issue 33, the third referee's findings C1-C3 ----------------------------------------------------------------
+
+
+def _setting_rows(point, rec: np.ndarray) -> pd.DataFrame:
+    R, C = rec.shape
+    return pd.DataFrame({"point_key": sim.point_key(point), "repetition": np.repeat(np.arange(R), C),
+                         "checkpoint": np.tile(np.arange(C), R), "n_judgements": np.tile(point.checkpoints, R),
+                         "n_decisive": np.tile(point.checkpoints, R), "rank_pooled": rec.ravel(),
+                         "top_pooled": rec.ravel()})  # fmt: skip
+
+
+def test_the_verdicts_hold_together_not_one_by_one():
+    """Issue 33, C1: the saving table's intervals are read together, so each is at 1 - 0.05 / m (Bonferroni over the m
+    rows read as verdicts, both targets, every design): a saving whose 95 % interval alone excludes zero (a verdict
+    one in twenty such intervals gives by chance) is no detectable difference in the family."""
+    ck = (100, 140, 200, 280, 400, 560, 800)
+    th = (1.0, 0.5, 0.0, -0.5, -1.0)
+    rng = np.random.default_rng(0)
+    u = sim.Point(5, "x", th, 0.0, 1, 0.0, "uniform", ck)
+    curve = [0.3, 0.5, 0.7, 0.85, 0.93, 0.97, 1.0]
+    sooner = np.interp(np.log(ck) - np.log(0.85), np.log(ck), curve)  # uniform's curve at 85 % of the judgements
+    designs = {"ig_trueskill": sooner, "ig_davidson": curve, "arena": curve}
+    points = [u, *(sim.Point(5, "x", th, 0.0, 1, 0.0, d, ck) for d in designs)]
+    rows = pd.concat([_setting_rows(u, _nested_studies(rng, 400, curve, flip=0))]
+                     + [_setting_rows(q, _nested_studies(rng, 400, designs[q.design], flip=0)) for q in points[1:]],
+                     ignore_index=True)  # fmt: skip
+    alone = report.saving(rows, points, "top", seed=3, n_boot=4000).set_index("design")
+    family = report.savings(rows, points, seed=3, n_boot=20_000)
+    m = sum(report.censored_both(r) == "" for r in family.itertuples())
+    assert m == 6 and (family["family"] == 6).all() and family["level"].iloc[0] == pytest.approx(1 - 0.05 / 6)
+    fam = family[family["target"] == "top"].set_index("design")
+    for d in designs:  # wider than each interval alone, around the same estimate
+        assert (
+            fam.loc[d, "saving_lo"] <= alone.loc[d, "saving_lo"]
+            and fam.loc[d, "saving_hi"] >= alone.loc[d, "saving_hi"]
+        )
+        assert fam.loc[d, "saving"] == alone.loc[d, "saving"]
+    one = dict(zip(alone.index, report.saving_verdicts(alone.reset_index())))
+    together = dict(zip(fam.index, report.saving_verdicts(fam.reset_index())))
+    assert one["ig_trueskill"] == "a saving" and together["ig_trueskill"] == "no detectable difference", (one, together)
+    assert digits.fmt_saving(*fam.loc["ig_trueskill", ["saving", "saving_lo", "saving_hi"]]) == "+24 % [−6 %, +41 %]"
+    # the chapter says how the intervals are read, with the numbers of the table
+    caption = views.saving_caption(family, summary.level_text(family["level"].iloc[0]))
+    assert "each at 99.2 % (Bonferroni over the 6 intervals read as verdicts)" in caption
+    assert summary.level_text(1 - 0.05 / 26) == "99.8 %" and summary.level_text(0.95) == "95 %"
+
+
+def test_a_verdict_that_goes_away_is_said_to_have_gone():
+    """Issue 33, C1: where an information-gain design neither saves nor costs judgements in any setting, the answer
+    says so, rather than leaving the cost out (the BT-Davidson loss at 5 models went away with the shared baseline)."""
+    row = {"n_models": 5, "spread": "study", "nu": 0.0, "design": "ig_davidson", "target": "rank",
+           "n_design": 14300.0, "n_uniform": 14400.0, "n_design_min": 14300.0, "n_uniform_min": 14400.0,
+           "saving": 0.007, "saving_min": 0.007, "saving_max": 0.007, "saving_lo": -0.17, "saving_hi": 0.12,
+           "level": 0.998, "family": 26, "resamples": 40_000}  # fmt: skip
+    text = summary.answer(pd.DataFrame([row]), pd.DataFrame({"n_models": [5], "n_groups": [1], "n_first": [640.0]}))
+    assert "BT–Davidson is not detectably different from uniform pairs anywhere here" in text
+    assert "costs judgements" in text and "pays off nowhere here." not in text
+    lost = pd.DataFrame([row | {"saving": -0.13, "saving_min": -0.13, "saving_max": -0.13, "saving_lo": -0.3,
+                                "saving_hi": -0.02}])  # fmt: skip
+    assert "pays off nowhere here and costs judgements with the study spread" in summary.answer(
+        lost, pd.DataFrame({"n_models": [5], "n_groups": [1], "n_first": [640.0]})
+    )
+
+
+def test_calibration_is_judged_per_setting_where_pooling_hides_a_setting():
+    """Issue 33, C2: pooled over settings, a setting whose many boards above 95 % are right nearly always hides one
+    whose leader is right less often than its P(best) says; per setting, with the standard error clustered by study
+    (written out here) and a simultaneous interval, that one is over-confident and named, and the claims line says
+    which P(best) is tested."""
+    from scipy import stats
+
+    ck = (100, 200, 400, 800)
+    th = (1.0, 0.5, 0.0, -0.5, -1.0)
+    wide = sim.Point(5, "wide", th, 0.0, 1, 0.0, "uniform", ck)
+    close = sim.Point(5, "study", th, 0.0, 1, 0.0, "ig_trueskill", ck)
+    rng = np.random.default_rng(8)
+
+    def boards(point, R, pbest, right):
+        n = R * len(ck)
+        return pd.DataFrame({"point_key": sim.point_key(point), "repetition": np.repeat(np.arange(R), len(ck)),
+                             "checkpoint": np.tile(np.arange(len(ck)), R), "pbest": pbest,
+                             "leader_is_best": (rng.random(n) < right).astype(int)})  # fmt: skip
+
+    rows = pd.concat([boards(wide, 2000, 0.98, 1.0), boards(close, 300, 0.97, 0.85), boards(close, 300, 0.6, 0.6)],
+                     ignore_index=True)  # fmt: skip
+    rows.loc[rows.index[-1200:], "repetition"] += 300  # the close setting's lower boards: studies of their own
+    pooled = report.calibration(rows)
+    hi = pooled[pooled["reported_lo"] >= 0.95].iloc[0]
+    assert hi["observed_hi"] >= hi["mean_reported"]  # pooled: not over-confident
+    cs = report.calibration_by_setting(rows, [wide, close])
+    assert cs["family"].iloc[0] == 3 and cs["z"].iloc[0] == pytest.approx(stats.norm.isf(0.05 / 6))
+    got = cs.set_index(["spread", "reported_lo"])
+    bad = got.loc[("study", 0.95)]
+    assert bad["verdict"] == "over-confident" and got.loc[("wide", 0.95), "verdict"] == "conservative"
+    assert got.loc[("study", 0.0), "verdict"] == "calibrated" and got.loc[("wide", 0.0), "verdict"] == "too few boards"
+    # the clustered standard error, written out: per study, the sum of (right - reported) over its boards
+    g = rows[(rows["point_key"] == sim.point_key(close)) & (rows["pbest"] > 0.95)]
+    per = [(h["leader_is_best"] - h["pbest"]).sum() for _, h in g.groupby("repetition")]
+    size = [len(h) for _, h in g.groupby("repetition")]
+    gap = sum(per) / sum(size)
+    se = math.sqrt(len(per) / (len(per) - 1) * sum((d - gap * n) ** 2 for d, n in zip(per, size))) / sum(size)
+    assert bad["gap"] == pytest.approx(gap) and bad["gap_se"] == pytest.approx(se)
+    v = summary.calibration_setting_values(cs)
+    assert (
+        "1 over-confident (information gain, TrueSkill (HUMANE) at 5 models, study spread, no ties" in v["h_cal_set_hi"]
+    )
+    assert v["h_cal_5_wide_share"] == pytest.approx(8000 / 9200)
+    cons = pd.DataFrame({"n_models": [5], "ratio": [0.45], "sqrt_1_over_g": [0.447]})
+    cells = pd.DataFrame(columns=["n_models", "spread", "n_groups", "checkpoint", "n_decisive", "target", "studies",
+                                  "p_pooled", "p_consolidated", "gap", "gap_se", "unsaturated"]).astype({"unsaturated": bool})  # fmt: skip
+    sav = pd.DataFrame(columns=["n_models", "design", "spread", "n_design_min", "n_uniform_min", "n_design", "n_uniform",
+                                "saving", "saving_lo", "saving_hi", "saving_min", "saving_max"])  # fmt: skip
+    line = summary.claims_text(sav, pooled.assign(n_models=5), cons, cs, cells).splitlines()[-2]
+    assert "the Laplace posterior of its MAP Bradley–Terry fit" in line and "over-confident (information gain" in line
+
+
+def test_pooled_and_consolidated_boards_are_compared_where_recovery_is_not_saturated():
+    """Issue 33, C3: at the budget both boards recover in (nearly) every study, where no gap can show; a gap at an
+    earlier checkpoint, with both recoveries between 5 % and 95 %, is found and named, and the saturated cells are
+    not counted."""
+    ck = (100, 200, 400)
+    p = sim.Point(5, "x", (1.0, 0.5, 0.0, -0.5, -1.0), 0.0, 5, 0.2, "uniform", ck)
+    R = 400
+    rng = np.random.default_rng(2)
+    pooled = np.stack([rng.random(R) < 0.02, rng.random(R) < 0.7, np.ones(R, bool)], 1)
+    cons = np.stack([np.zeros(R, bool), pooled[:, 1] & (rng.random(R) < 0.6), np.ones(R, bool)], 1)
+    r = pd.DataFrame({"point_key": sim.point_key(p), "repetition": np.repeat(np.arange(R), 3),
+                      "checkpoint": np.tile(np.arange(3), R), "n_decisive": np.tile(ck, R), "sd_pooled": 1.0,
+                      "sd_min_group": 2.0, "rank_pooled": pooled.ravel(), "rank_consolidated": cons.ravel(),
+                      "top_pooled": pooled.ravel(), "top_consolidated": pooled.ravel()})  # fmt: skip
+    cells = report.consolidation_cells(r, [p])
+    assert cells[cells["unsaturated"]][["checkpoint", "target"]].values.tolist() == [[1, "rank"], [1, "top"]]
+    c = report.consolidation(r, [p], cells).iloc[0]
+    assert (
+        c["rank_cells"] == 1
+        and c["rank_gap_at"] == 200
+        and c["rank_gap"] == pytest.approx(pooled[:, 1].mean() - cons[:, 1].mean())
+    )
+    # at the budget, as before, the two boards agree: the old comparison saw nothing
+    last = cells[cells["checkpoint"] == 2]
+    assert (last["gap"] == 0).all() and not last["unsaturated"].any()
+    v = summary.consolidation_values(report.consolidation(r, [p], cells), cells)
+    assert v["h_cons_cells"] == 2 and v["h_cons_beyond_2se"] == 1
+    assert "beyond the 2.2 standard errors that Bonferroni allows over the 2: +0.2" in v["h_cons_gap_phrase"]
+    assert "the full ranking at 5 models, x spread, 5 groups, 200 decisive judgements" in v["h_cons_gap_phrase"]
+    shown = views.consolidation_table(report.consolidation(r, [p], cells)).iloc[0]
+    assert shown["full ranking: checkpoints compared"] == 1 and shown["full ranking: largest gap ± SE"].endswith(
+        "at 200"
+    )

@@ -2,11 +2,13 @@
 
 ``params`` is the chapter's section of ``params.yaml``, the pydantic model :class:`compendium.pipeline.params.Humane`
 (made with ``study_params("humane", ...)``). :meth:`Inputs.load` reads, once, the study's Davidson strengths and
-tie parameter nu from the preferences stage (:func:`.grid.study_truth`: its table and its export for this stage)
-and the committed blocks of the book's grid (``sweeps/humane/blocks``, :func:`.sweep.run_sweep` with
-``compute=False``: read, never recomputed). :func:`build` reduces them to the chapter's answers
-(:mod:`.report`: judgements needed, savings, calibration, consolidation, recovery curves) and computes the
-small default grid live, on a Dask cluster started for it and timed against ``humane.time_budget_s``. The
+tie parameter nu from the preferences stage (:func:`.grid.study_truth`: its table and its export for this stage),
+the preferences chapter's judgements needed by uniform pairs (:func:`.baseline.read_shared`) and the committed
+blocks of the book's grid (``sweeps/humane/blocks``, :func:`.sweep.run_sweep` with ``compute=False``: read, never
+recomputed). :func:`build` simulates the uniform baseline it shares with the preferences chapter
+(:mod:`.baseline`), reduces the rows to the chapter's answers (:mod:`.report`: judgements needed, savings,
+calibration pooled and per setting, consolidation, recovery curves) and computes the small default grid live, on a
+Dask cluster started for it and timed against ``humane.time_budget_s``. The
 result is immutable (frozen dataclasses; its frames are the chapter's tables, not to be edited in place):
 :mod:`.summary` phrases it, :mod:`.values` records it, :mod:`.views` and :mod:`.figures` show it.
 """
@@ -25,7 +27,7 @@ import pandas as pd
 
 from compendium.pipeline.progress import say
 
-from . import grid, report, sweep
+from . import baseline, grid, report, sweep
 from .simulate import Point, point_key
 
 if TYPE_CHECKING:
@@ -44,19 +46,23 @@ class Inputs:
     nu: float  # the study's Davidson tie parameter (results/preferences/exports/humane.json)
     book: tuple[tuple[int, tuple[Point, ...]], ...]  # the book's grid: (repetitions, points) per block of grid.BOOK
     rows: pd.DataFrame  # the committed blocks' rows of every point of the book's grid, block after block
+    #: the preferences chapter's judgements needed by uniform pairs (results/preferences_mc/exports/humane.json,
+    #: baseline.SHARED_KEYS), set beside this chapter's shared baseline; None: not shown (a test's tiny grid)
+    shared: Mapping[str, float] | None = None
 
     @classmethod
     def load(cls, params: Humane, store: Path = grid.BOOK_STORE) -> Inputs:
-        """The study's Davidson strengths and nu, and the rows of the book's grid (its points made with
-        ``params``) from the committed blocks in ``store``; a missing block is an error naming the command that
-        computes it (:func:`.sweep.run_sweep`)."""
+        """The study's Davidson strengths and nu, the preferences chapter's judgements needed by uniform pairs, and
+        the rows of the book's grid (its points made with ``params``) from the committed blocks in ``store``; a
+        missing block is an error naming the command that computes it (:func:`.sweep.run_sweep`)."""
         pi, nu = grid.study_truth()
+        shared = MappingProxyType(baseline.read_shared())
         book = tuple((reps, tuple(pts)) for reps, pts in grid.book_grid(params, pi, nu))
         rows = []
         for reps, pts in book:  # the committed blocks (sweeps/humane/blocks): read, never recomputed here
             r, _ = sweep.run_sweep(list(pts), reps, params.block_size, params.seed, store, compute=False)
             rows.append(r)
-        return cls(pi=pi, nu=nu, book=book, rows=pd.concat(rows, ignore_index=True))
+        return cls(pi=pi, nu=nu, book=book, rows=pd.concat(rows, ignore_index=True), shared=shared)
 
     @property
     def points(self) -> tuple[Point, ...]:
@@ -83,11 +89,18 @@ class HumaneResult:
     points: tuple[Point, ...]  # the book's grid
     repetitions: Mapping[int, tuple[int, ...]]  # models -> the repetitions of the book's blocks with that many
     needed: pd.DataFrame  # report.needed: results/humane/tables/needed.csv
-    saving: pd.DataFrame  # report.saving, top model then full ranking: tables/saving.csv
+    saving: pd.DataFrame  # report.savings, top model then full ranking, simultaneous intervals: tables/saving.csv
     calibration: pd.DataFrame  # report.calibration per number of models: tables/calibration.csv
+    calibration_settings: pd.DataFrame  # report.calibration_by_setting: tables/calibration_settings.csv
     consolidation: pd.DataFrame  # report.consolidation: tables/consolidation.csv
+    consolidation_cells: pd.DataFrame  # report.consolidation_cells: tables/consolidation_cells.csv
     curves: pd.DataFrame  # report.curves: tables/curves.csv
     default: DefaultGrid
+    #: the uniform baseline shared with the preferences chapter: its setting (models, spread; uniform pairs, one
+    #: group, no ties), its studies, its judgements needed read as the preferences chapter reads a curve
+    #: (baseline.read_as_preferences: probit_rank, probit_top), and that chapter's own (Inputs.shared); None where
+    #: the grid has no such point
+    shared: Mapping[str, object] | None = None
 
     @property
     def budget(self) -> int:
@@ -131,18 +144,29 @@ def _default(params: Humane, inputs: Inputs, client=None) -> DefaultGrid:
 
 def build(params: Humane, inputs: Inputs, *, client=None) -> HumaneResult:
     """The chapter's answers from the book grid's rows (judgements needed, the saving of each design against
-    uniform pairs for the top model and the full ranking, calibration, consolidation, the recovery curves) and
-    the default grid computed live (``client``: a Dask client for it; None: ``humane.scheduler_address``, else a
+    uniform pairs for the top model and the full ranking, calibration pooled and per setting, consolidation, the
+    recovery curves), the uniform baseline of the preferences chapter's experiment simulated once for both
+    chapters (:mod:`.baseline`; its rows stand in for the committed ones of that point in every recovery answer),
+    and the default grid computed live (``client``: a Dask client for it; None: ``humane.scheduler_address``, else a
     LocalCluster of one worker per core): the chapter's whole computation, each part once."""
     rows, points = inputs.rows, list(inputs.points)
-    needed = report.needed(rows, points, seed=params.seed)
-    saving = pd.concat(
-        [report.saving(rows, points, what, seed=params.seed) for what in ("top", "rank")], ignore_index=True
-    )
-    calibration = _calibration(rows, inputs.points)
-    consolidation = report.consolidation(rows, points)
+    point = baseline.shared_point(points, inputs.pi)  # the preferences chapter's experiment, if the grid has it
+    base = baseline.shared_baseline(point, params.seed) if point is not None else None
+    recovery = baseline.with_baseline(rows, base)  # its rows replaced by the shared baseline's, for recovery
+    needed = report.needed(recovery, points, seed=params.seed)
+    saving = report.savings(recovery, points, seed=params.seed)
+    calibration = _calibration(rows, inputs.points)  # P(best): the committed rows (the baseline simulates none)
+    calibration_settings = report.calibration_by_setting(rows, points)
+    cells = report.consolidation_cells(rows, points)
+    consolidation = report.consolidation(rows, points, cells)
     default = _default(params, inputs, client=client)
-    curves = report.curves(rows, points)
+    curves = report.curves(recovery, points)
+    shared = None
+    if base is not None:
+        reps = int(base["repetition"].nunique())
+        probit = baseline.read_as_preferences(curves, point, reps)  # the preferences chapter's reading of a curve
+        shared = MappingProxyType({"n_models": point.n_models, "spread": point.spread, "repetitions": reps,
+                                   **{f"probit_{w}": n for w, n in probit.items()}, **(inputs.shared or {})})  # fmt: skip
     sizes = sorted({pts[0].n_models for _, pts in inputs.book})
     repetitions = {n: tuple(r for r, pts in inputs.book if pts[0].n_models == n) for n in sizes}
     return HumaneResult(
@@ -153,7 +177,10 @@ def build(params: Humane, inputs: Inputs, *, client=None) -> HumaneResult:
         needed=needed,
         saving=saving,
         calibration=calibration,
+        calibration_settings=calibration_settings,
         consolidation=consolidation,
+        consolidation_cells=cells,
         curves=curves,
         default=default,
+        shared=shared,
     )

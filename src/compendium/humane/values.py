@@ -27,13 +27,15 @@ def stage_values(result: HumaneResult) -> dict:
 
 
 def tables(result: HumaneResult) -> dict[str, pd.DataFrame]:
-    """The chapter's result tables, ``results/humane/tables/<name>.csv``: the book grid's answers, its
-    recovery curves and the default grid's judgements needed."""
+    """The chapter's result tables, ``results/humane/tables/<name>.csv``: the book grid's answers (calibration also
+    per setting, consolidation also per checkpoint), its recovery curves and the default grid's judgements needed."""
     return {
         "needed": result.needed,
         "saving": result.saving,
         "calibration": result.calibration,
+        "calibration_settings": result.calibration_settings,
         "consolidation": result.consolidation,
+        "consolidation_cells": result.consolidation_cells,
         "curves": result.curves,
         "default_needed": result.default.needed,
     }

@@ -7,10 +7,19 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .digits import fmt_n, fmt_saving, fmt_share
-from .report import saving_verdicts
+from .digits import fmt_gap, fmt_gap_se, fmt_n, fmt_saving, fmt_share
+from .report import SETTING_RANGES, saving_verdicts
 
-__all__ = ["DESIGN_NAMES", "needed_table", "default_needed_table", "saving_table", "calibration_table"]
+__all__ = [
+    "DESIGN_NAMES",
+    "needed_table",
+    "default_needed_table",
+    "saving_table",
+    "saving_caption",
+    "calibration_table",
+    "calibration_settings_table",
+    "consolidation_table",
+]
 
 #: how the book names each pair-selection design (:data:`compendium.humane.simulate.DESIGNS`)
 DESIGN_NAMES = {
@@ -49,8 +58,9 @@ def default_needed_table(need: pd.DataFrame) -> pd.DataFrame:
 def saving_table(sav: pd.DataFrame, need: pd.DataFrame) -> pd.DataFrame:
     """The saving rows for display: each design's judgements exactly as the needed table prints them
     (:func:`needed_table`, rounded to the digits their own Monte Carlo interval supports; ``> budget`` where
-    95 % is not reached, ``≤ first checkpoint`` where it is reached there), the saving with its Monte Carlo
-    interval as percentages, and the verdict (:func:`compendium.humane.report.saving_verdicts`)."""
+    95 % is not reached, ``≤ first checkpoint`` where it is reached there), the saving with its simultaneous Monte
+    Carlo interval as percentages (:func:`compendium.humane.report.savings`), and the verdict
+    (:func:`compendium.humane.report.saving_verdicts`)."""
     one = need[need["n_groups"] == 1]
     by = {(r.n_models, r.spread, r.nu, r.design): r for r in one.itertuples()}
 
@@ -70,7 +80,7 @@ def saving_table(sav: pd.DataFrame, need: pd.DataFrame) -> pd.DataFrame:
             "design": sav["design"].map(DESIGN_NAMES),
             "judgements, design": [n(r, r.design) for r in sav.itertuples()],
             "judgements, uniform": [n(r, "uniform") for r in sav.itertuples()],
-            "saving [95 % MC interval]": [
+            "saving [simultaneous MC interval]": [
                 fmt_saving(r.saving, r.saving_lo, r.saving_hi, r.saving_min, r.saving_max) for r in sav.itertuples()
             ],  # fmt: skip
             "verdict": saving_verdicts(sav),
@@ -78,6 +88,57 @@ def saving_table(sav: pd.DataFrame, need: pd.DataFrame) -> pd.DataFrame:
     )
 
 
+def saving_caption(sav: pd.DataFrame, level_txt: str) -> str:
+    """The saving table's caption: what its intervals are, with the number of verdicts and each interval's level
+    (``level_txt``, :func:`compendium.humane.summary.level_text`) from the table."""
+    m = int(sav["family"].iloc[0])
+    return (f"Share of decisive judgements saved against uniform pairs to reach 95 %, with simultaneous Monte Carlo "
+            f"intervals: each at {level_txt} (Bonferroni over the {m} intervals read as verdicts), so that all of "
+            "them hold together with 95 % probability; negative: more judgements needed.")  # fmt: skip
+
+
 def calibration_table(cal: pd.DataFrame) -> pd.DataFrame:
     """The calibration table with the number of models first."""
     return cal[["n_models", *cal.columns.drop("n_models")]]
+
+
+def calibration_settings_table(cs: pd.DataFrame) -> pd.DataFrame:
+    """One row per setting: for the boards reporting P(best) at most 95 % and above it, the mean reported, the share
+    right and their gap with its simultaneous interval (:func:`.digits.fmt_gap`), and the verdict."""
+    out = []
+    for key, t in cs.groupby(["n_models", "spread", "nu", "design"], sort=True):
+        row = {"models": key[0], "spread": key[1], "ties": "study ν" if key[2] > 0 else "none",
+               "design": DESIGN_NAMES[key[3]]}  # fmt: skip
+        for (lo, hi), words in zip(SETTING_RANGES, ("P(best) ≤ 95 %", "P(best) > 95 %")):
+            r = t[(t["reported_lo"] == lo) & (t["reported_hi"] == hi)].iloc[0]
+            judged = r.verdict != "too few boards"
+            row[f"{words}: boards"] = int(r.boards)
+            row[f"{words}: reported → right: gap [interval]"] = (
+                fmt_gap(r.mean_reported, r.observed, r.gap, r.gap_lo, r.gap_hi, compact=True) if judged else "—")  # fmt: skip
+            row[f"{words}: verdict"] = r.verdict
+        out.append(row)
+    return pd.DataFrame(out)
+
+
+def consolidation_table(cons: pd.DataFrame) -> pd.DataFrame:
+    """One row per multi-group setting: the posterior SDs at the budget and their ratio against √(1/G), and per target
+    the checkpoints compared unsaturated with the largest gap (pooled minus consolidated) ± its Monte Carlo SE."""
+    out = pd.DataFrame(
+        {
+            "models": cons["n_models"],
+            "spread": cons["spread"],
+            "groups": cons["n_groups"],
+            "studies": cons["studies"],
+            "posterior SD, pooled": cons["sd_pooled"].map("{:.3f}".format),
+            "posterior SD, least uncertain group": cons["sd_min_group"].map("{:.3f}".format),
+            "ratio": cons["ratio"].map("{:.3f}".format),
+            "√(1/G)": cons["sqrt_1_over_g"].map("{:.3f}".format),
+        }
+    )
+    for what, name in (("rank", "full ranking"), ("top", "top model")):
+        out[f"{name}: checkpoints compared"] = cons[f"{what}_cells"]
+        out[f"{name}: largest gap ± SE"] = [
+            f"{fmt_gap_se(g, e)} at {a:,.0f}" if k else "—"
+            for g, e, a, k in zip(cons[f"{what}_gap"], cons[f"{what}_gap_se"], cons[f"{what}_gap_at"], cons[f"{what}_cells"])
+        ]  # fmt: skip
+    return out

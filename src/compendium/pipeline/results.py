@@ -99,10 +99,13 @@ def write_missing(stage: str, missing: Mapping[str, str], root: Path | None = No
 
 def write_exports(stage: str, values: Mapping[str, Any], root: Path | None = None) -> list[Path]:
     """Write ``results/<stage>/exports/<consumer>.json`` for every consumer of the stage's study
-    (:attr:`compendium.pipeline.studies.Study.exports`): the few ``values`` keys that stage reads, as
+    (:attr:`compendium.pipeline.studies.Study.exports`; for a helper stage, its own
+    :attr:`compendium.pipeline.studies.Stage.exports`): the few ``values`` keys that stage reads, as
     ``values.json`` writes them, so the consumer depends on them and not on the whole ``values.json``. A key
     the study declares but ``values`` lacks raises ``KeyError`` naming it."""
-    exports = next((s.exports for s in studies.STUDIES if s.stage == stage), {})
+    exports = next((s.exports for s in studies.STUDIES if s.stage == stage), None)
+    if exports is None:
+        exports = dict(next((st.exports for st in studies.ALL_STAGES if st.name == stage), ()))
     out = []
     for consumer, keys in exports.items():
         absent = [k for k in keys if k not in values]

@@ -57,6 +57,9 @@ class Stage:
     keys: tuple[str, ...] | None = None
     #: files of other stages' outputs it reads (repository-relative), each one of its deps
     reads: tuple[str, ...] = ()
+    #: for a helper stage (a module's ``main``): its ``values.json`` keys another study's stage reads, written beside
+    #: it as ``exports/<consumer>.json``, as pairs (consumer stage, keys); a chapter stage's are its study's ``exports``
+    exports: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -166,8 +169,22 @@ STUDIES: tuple[Study, ...] = (
                     "published/hitl.yaml",
                 ),
             ),
-            # the Monte Carlo reference numbers, which no parameter reaches (compendium.preferences.montecarlo)
-            Stage("preferences_mc", module="compendium.preferences.montecarlo"),
+            # the Monte Carlo reference numbers, which no parameter reaches (compendium.preferences.montecarlo); the
+            # HUMANE scale chapter sets the uniform design's judgements needed beside the baseline the two share
+            Stage(
+                "preferences_mc",
+                module="compendium.preferences.montecarlo",
+                exports=(
+                    (
+                        "humane",
+                        tuple(
+                            f"pref_mc.uniform.n_for_{what}{end}"
+                            for what in ("ranking", "top")
+                            for end in ("", "_mc_lo", "_mc_hi", "_mc_se")
+                        ),
+                    ),
+                ),
+            ),
         ),
         exports={
             "humane": ("pref.davidson.nu",),
@@ -198,6 +215,8 @@ STUDIES: tuple[Study, ...] = (
                 reads=(
                     "results/preferences/tables/davidson.csv",
                     "results/preferences/exports/humane.json",
+                    # the uniform design's judgements needed, set beside the baseline the two chapters share
+                    "results/preferences_mc/exports/humane.json",
                     "sweeps/humane/blocks",
                 ),
             ),

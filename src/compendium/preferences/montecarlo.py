@@ -1,6 +1,6 @@
 """Monte Carlo reference numbers of the preferences chapter, computed once and cached by their own DVC stage.
 
-    python -m compendium.preferences.montecarlo   # writes results/preferences_mc/ (values.json, tables/)
+    python -m compendium.preferences.montecarlo   # writes results/preferences_mc/ (values.json, tables/, exports/)
 
 * How many decisive judgements a uniform design needs to recover the full Bradley-Terry ranking, and the
   true top model, with probability :data:`TARGET`, if the Davidson strengths were the truth
@@ -15,7 +15,7 @@
   (:func:`compendium.preferences.uncertainty.sd_ratio`), over :data:`WIDEN_REPLICATES` replicates of each.
 
 The chapter prints each number to the digits its Monte Carlo error supports (:mod:`compendium.stats.mcdigits`,
-:func:`compendium.preferences.summary.mc_text`). The settings are constants here, not ``params.yaml`` keys: these numbers depend on the
+:func:`compendium.stats.mcdigits.mc_text`). The settings are constants here, not ``params.yaml`` keys: these numbers depend on the
 data alone, so an exercise that changes a ``preferences`` parameter (``dvc exp run -S preferences.seed=1``)
 does not re-run them. Cost on the 2-core machine the compendium is built on: about 12 s (10 s of CPU: the
 5 crossings about 1 s each, the two bootstraps about 4 s); it was 6 s before the top model, the
@@ -129,7 +129,7 @@ def main() -> int:
 
     from compendium.pipeline.cli import safe_output
     from compendium.pipeline.notebooks import timing_file
-    from compendium.pipeline.results import write_table, write_values
+    from compendium.pipeline.results import write_exports, write_table, write_values
 
     from .. import data
 
@@ -139,6 +139,7 @@ def main() -> int:
     values, tbl = build(data.load_hitl_pair_counts(), data.load_hitl_pair_counts_by_category())
     write_table(STAGE, "needed_by_gap", tbl)
     write_values(STAGE, values)
+    write_exports(STAGE, values)  # exports/humane.json: the uniform design's numbers the scale chapter reads
     seconds = time.perf_counter() - t0
     timing = timing_file(STAGE)  # for the Reproducibility page's stage times, as the notebook stages do
     timing.parent.mkdir(parents=True, exist_ok=True)

@@ -104,32 +104,25 @@ def _map_theta_chord(
 RECOVERY = ("ranking", "top")
 
 
-def uniform_recovery_curve(
-    true_strengths,
-    checkpoints,
-    repetitions: int,
-    seed,
-    prior_sd: float = 1.0,
-    what: str = "ranking",
-    nested: bool = True,
+def uniform_boards(
+    true_strengths, checkpoints, repetitions: int, seed, prior_sd: float = 1.0, nested: bool = True
 ) -> np.ndarray:
-    """Recovery (boolean, ``(repetitions, len(checkpoints))``) of simulated studies with uniform pairs,
-    scored with the simulation's estimator (MAP Bradley-Terry, ``N(0, prior_sd^2)`` prior): the exact
-    ranking (``what="ranking"``) or only the true top model (``what="top"``).
+    """The fitted boards, MAP Bradley-Terry log-strengths ``(repetitions, len(checkpoints), K)`` with an
+    ``N(0, prior_sd^2)`` prior (:func:`_map_theta_chord`), of simulated studies with uniform pairs and decisive
+    judgements drawn from ``true_strengths``: the simulation behind :func:`uniform_recovery_curve` (and so behind
+    this chapter's judgements needed, :func:`uniform_needed`), given whole so that another chapter can score the
+    same studies by its own rule (the HUMANE scale chapter's shared uniform baseline,
+    :func:`compendium.humane.baseline.shared_baseline`).
 
-    ``nested=True``: each study is observed at every checkpoint (its judgements up to one checkpoint
-    are part of the next), so a column is a recovery curve; ``nested=False``: every checkpoint has its
-    own ``repetitions`` independent studies, so the columns are independent binomial samples (what a
-    fitted crossing needs, :func:`probit_crossing`). ``checkpoints``: increasing numbers of decisive
-    judgements; ``seed``: int or SeedSequence."""
+    ``nested=True``: each study is observed at every checkpoint (its judgements up to one checkpoint are part
+    of the next); ``nested=False``: every checkpoint has its own ``repetitions`` independent studies.
+    ``checkpoints``: increasing numbers of decisive judgements; ``seed``: int or SeedSequence."""
     pi = np.asarray(true_strengths, dtype=float)
     ck = np.asarray(checkpoints, dtype=np.int64)
     if pi.ndim != 1 or np.any(pi <= 0):
-        raise ValueError("uniform_recovery_curve: true_strengths must be a vector of positive strengths")
+        raise ValueError("uniform_boards: true_strengths must be a vector of positive strengths")
     if ck.ndim != 1 or ck.size == 0 or ck[0] < 1 or np.any(np.diff(ck) <= 0):
-        raise ValueError("uniform_recovery_curve: checkpoints must be increasing positive numbers of judgements")
-    if what not in RECOVERY:
-        raise ValueError(f"uniform_recovery_curve: what must be one of {RECOVERY}, got {what!r}")
+        raise ValueError("uniform_boards: checkpoints must be increasing positive numbers of judgements")
     K = pi.size
     theta_true = np.log(pi)
     i, j = pw.pair_index(K)
@@ -144,7 +137,31 @@ def uniform_recovery_curve(
     else:
         n = np.stack([rng.multinomial(m, uniform, size=repetitions) for m in ck], 1)
         wins = rng.binomial(n, p_win)
-    theta = _map_theta_chord(wins.astype(float), n.astype(float), theta_true, ck, prior_sd)
+    return _map_theta_chord(wins.astype(float), n.astype(float), theta_true, ck, prior_sd)
+
+
+def uniform_recovery_curve(
+    true_strengths,
+    checkpoints,
+    repetitions: int,
+    seed,
+    prior_sd: float = 1.0,
+    what: str = "ranking",
+    nested: bool = True,
+) -> np.ndarray:
+    """Recovery (boolean, ``(repetitions, len(checkpoints))``) of simulated studies with uniform pairs,
+    scored with the simulation's estimator (MAP Bradley-Terry, ``N(0, prior_sd^2)`` prior; the boards of
+    :func:`uniform_boards`): the exact ranking (``what="ranking"``) or only the true top model (``what="top"``).
+
+    ``nested=True``: each study is observed at every checkpoint (its judgements up to one checkpoint
+    are part of the next), so a column is a recovery curve; ``nested=False``: every checkpoint has its
+    own ``repetitions`` independent studies, so the columns are independent binomial samples (what a
+    fitted crossing needs, :func:`probit_crossing`). ``checkpoints``: increasing numbers of decisive
+    judgements; ``seed``: int or SeedSequence."""
+    if what not in RECOVERY:
+        raise ValueError(f"uniform_recovery_curve: what must be one of {RECOVERY}, got {what!r}")
+    theta = uniform_boards(true_strengths, checkpoints, repetitions, seed, prior_sd, nested)
+    theta_true = np.log(np.asarray(true_strengths, dtype=float))
     if what == "top":
         return theta.argmax(-1) == int(np.argmax(theta_true))
     return (np.argsort(-theta, axis=-1) == np.argsort(-theta_true)).all(-1)

@@ -24,7 +24,7 @@ import pandas as pd
 
 from compendium.chapter.publish import phrases
 from compendium.pipeline import paths, yamlfile
-from compendium.stats.mcdigits import mc_format, mc_step
+from compendium.stats.mcdigits import mc_format, mc_step, mc_text  # mc_text: this chapter's, shared
 
 from . import register, rowlevel
 from .build import STUDY
@@ -49,15 +49,6 @@ __all__ = [
     "error_ratio_text",
     "mc_settings_off",
 ]
-
-
-def mc_text(n: float, lo: float, hi: float, se: float) -> str:
-    """``"14,000 (90 % Monte Carlo interval 13,700–14,200)"``: a simulated number of judgements to the digits its
-    Monte Carlo standard error ``se`` supports (rule ``"estimate"``: the shortest number within one SE), its
-    interval's ends to the SE's leading digit (rule ``"leading"``)."""
-    ends = mc_step(se, rule="leading")
-    interval = f"{mc_format(lo, ends, thousands=True)}–{mc_format(hi, ends, thousands=True)}"
-    return f"{mc_format(n, mc_step(se, n, 'estimate'), thousands=True)} (90 % Monte Carlo interval {interval})"
 
 
 def _mc_estimate(x: float, se: float) -> float:

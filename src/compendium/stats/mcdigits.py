@@ -30,7 +30,7 @@ from __future__ import annotations
 import math
 from typing import Literal
 
-__all__ = ["Rule", "RULES", "mc_step", "mc_decimals", "mc_format", "share_text"]
+__all__ = ["Rule", "RULES", "mc_step", "mc_decimals", "mc_format", "mc_text", "share_text"]
 
 Rule = Literal["leading", "estimate", "pdg", "unit"]
 RULES: tuple[str, ...] = ("leading", "estimate", "pdg", "unit")
@@ -93,6 +93,17 @@ def mc_format(
             raise ValueError(f"mc_format: how must be nearest, down, up or plain, not {how!r}")
         v = q * step
     return f"{v:,.{d}f}" if thousands else f"{v:.{d}f}"
+
+
+def mc_text(n: float, lo: float, hi: float, se: float) -> str:
+    """``"14,000 (90 % Monte Carlo interval 13,700–14,200)"``: a simulated number of judgements to the digits its
+    Monte Carlo standard error ``se`` supports (rule ``"estimate"``: the shortest number within one SE), its
+    interval's ends to the SE's leading digit (rule ``"leading"``). The preferences chapter's judgements needed, as
+    it prints them; here, not in that chapter's summary, because the HUMANE scale chapter prints them too, beside
+    the uniform baseline the two share (``compendium.humane.summary.baseline_phrases``)."""
+    ends = mc_step(se, rule="leading")
+    interval = f"{mc_format(lo, ends, thousands=True)}–{mc_format(hi, ends, thousands=True)}"
+    return f"{mc_format(n, mc_step(se, n, 'estimate'), thousands=True)} (90 % Monte Carlo interval {interval})"
 
 
 def share_text(p: float, n: int) -> str:
