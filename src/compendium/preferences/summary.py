@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from compendium.chapter import numbers
 from compendium.chapter.publish import phrases
 from compendium.pipeline import paths, yamlfile
 from compendium.stats.mcdigits import mc_format, mc_step
@@ -187,9 +188,10 @@ def bt_phrases(r: PreferencesResult) -> dict[str, Any]:
     rep, pub, cc = r.report, r.inputs.published, r.report.crosscheck
     return dict(
         pref_bt_maxdiff=rep.max_diff_vs_published,
+        pref_bt_maxdiff_text=numbers.difference(rep.max_diff_vs_published),  # "0", not "0e+00", when exact
         pref_bt_iter=rep.bt_n_iter,
-        pref_bt_choix_diff=float(cc["abs_diff_procedure_vs_choix"].max()),
-        pref_bt_choix_conv=float(cc["abs_diff_converged_vs_choix"].max()),
+        pref_bt_choix_diff=numbers.difference(cc["abs_diff_procedure_vs_choix"].max()),
+        pref_bt_choix_conv=numbers.difference(cc["abs_diff_converged_vs_choix"].max()),
         pref_pub_bt_untrained=f"{pub['hitl.bt.untrained']}",
         pref_pub_participants=f"{pub['hitl.n_participants']}",
         pref_bt_untrained=float(rep.bt.set_index("model").loc["untrained", "strength"]),

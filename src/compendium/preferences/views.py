@@ -13,6 +13,8 @@ from typing import Any
 
 import pandas as pd
 
+from compendium.chapter import numbers
+
 from .reproduce import MODEL_LABELS
 
 __all__ = ["COLUMNS", "VIEWS", "bootstrap_view", "c_vs_d_view", "claims_view"]
@@ -95,8 +97,8 @@ VIEWS: dict[str, dict[str, Any]] = {
             "published procedure": "{:.10f}",
             "MM converged": "{:.10f}",
             "choix": "{:.10f}",
-            "|procedure − choix|": "{:.1e}",
-            "|converged − choix|": "{:.1e}",
+            "|procedure − choix|": numbers.difference,
+            "|converged − choix|": numbers.difference,
         },
     },
     "themes": {"columns": ["label", "count", "share_of_assigned", "example_quote"], "rename": COLUMNS},

@@ -33,6 +33,7 @@ from collections.abc import Callable, Mapping
 import numpy as np
 import pandas as pd
 
+from compendium.chapter import numbers
 from compendium.chapter.publish import phrases
 
 from . import paper_printed as printed
@@ -131,7 +132,7 @@ def reconstruction_phrases(r: PwbResult) -> dict:
         "pwb_pub_mean_delta": float(published["pwb.delta.mean"]),
         "pwb_n_cells": len(cells),
         "pwb_n_checks": len(a.checks),
-        "pwb_recon_maxdiff": float(a.checks["abs_diff"].max()),
+        "pwb_recon_maxdiff": numbers.difference(a.checks["abs_diff"].max()),  # "0" when exact, not "0.0e+00"
         # a released posterior mean is the authors' 10,000-draw average: printed to 4 decimals (no MC rule)
         "pwb_post_maxdev": float((cells["posterior_implied"] - cells["posterior_released"]).abs().max()),
         "pwb_weight_scheme_md": Markdown(f"{code(r.params.weight_scheme)} ({scheme_note})"),
