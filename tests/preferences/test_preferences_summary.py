@@ -266,7 +266,9 @@ def test_each_section_is_a_pure_function_of_the_result(res, section):
 
 def test_sections_give_disjoint_names(res):
     names = [k for f in summary.PHRASES for k in f(res)]
-    assert len(names) == len(set(names)) == len(summary.summary(res))
+    pct = {f"{k}_pct" for k in summary.PERCENTS}  # the shares the prose prints as percentages ("67 %")
+    assert len(names) == len(set(names)) == len(set(summary.summary(res)) - pct)
+    assert pct <= set(summary.summary(res)) and all(summary.summary(res)[k].endswith(" %") for k in pct)
 
 
 def test_section_numbers_by_hand(res):

@@ -333,5 +333,7 @@ def test_the_summary_is_the_union_of_the_small_phrase_functions(result, s):
     """Each glue name comes from one *_phrases function of PHRASES, each a function of the result alone."""
     parts = [f(result) for f in summary.PHRASES]
     keys = [k for p in parts for k in p]
-    assert len(keys) == len(set(keys)) == len(s) and keys == list(s)
+    pct = [f"{k}_pct" for k in summary.PERCENTS]  # the shares the prose prints as percentages ("32 %"), made last
+    assert len(keys) == len(set(keys)) == len(s) - len(pct) and keys + pct == list(s)
+    assert all(s[k] == f"{round(100 * s[k[:-4]])} %" for k in pct)
     assert all(f.__name__.endswith("_phrases") for f in summary.PHRASES)

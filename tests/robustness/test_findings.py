@@ -66,4 +66,4 @@ def test_how_sure_notes_cover_every_finding(result):
     r = result
     notes = fd.how_sure_notes(r.agency.sweep, r.pwb.sweep, r.zones.sampling, r.bt.sampling)
     assert set(notes) == set(r.findings["key"])
-    assert "(64% with prompt categories resampled)" in notes["bt_top_c"]  # P(C beats D) from the preferences chapter
+    assert "(64 % with prompt categories resampled)" in notes["bt_top_c"]  # P(C beats D) from the preferences chapter

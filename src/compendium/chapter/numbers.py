@@ -17,8 +17,9 @@ Imports nothing (the wings, the robustness and audit chapters and the claims che
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
-__all__ = ["PERCENT_SIGN", "difference", "percent", "share"]
+__all__ = ["PERCENT_SIGN", "difference", "percent", "percent_format", "share", "share_format"]
 
 #: what follows the number of a percentage: a space, then the sign
 PERCENT_SIGN = " %"
@@ -50,3 +51,15 @@ def difference(x: float, digits: int = 2) -> str:
     if v == 0:
         return "0"
     return f"{v:.{max(digits, 1) - 1}e}"
+
+
+def percent_format(decimals: int = 1, signed: bool = False) -> Callable[[float], str]:
+    """:func:`percent` with these decimals, as a table column's format
+    (:func:`compendium.chapter.display.format_columns`: ``formats={"share (%)": percent_format(1)}``)."""
+    return lambda value: percent(value, decimals, signed)
+
+
+def share_format(decimals: int = 0, signed: bool = False) -> Callable[[float], str]:
+    """:func:`share` with these decimals, as a table column's format (``formats={"needed": share_format(1)}``,
+    where Python's ``"{:.1%}"`` would print ``"30.7%"``)."""
+    return lambda p: share(p, decimals, signed)

@@ -125,7 +125,9 @@ VIEWS: dict[str, dict[str, Any]] = {
 def bootstrap_view(ci_level: float) -> dict[str, Any]:
     """:data:`VIEWS` entry of the bootstrap tables, with the interval level in the names of its bounds."""
     v = VIEWS["bootstrap"]
-    return v | {"rename": v["rename"] | {"ci_lo": f"{ci_level:.0%} low", "ci_hi": f"{ci_level:.0%} high"}}
+    return v | {
+        "rename": v["rename"] | {"ci_lo": f"{numbers.share(ci_level)} low", "ci_hi": f"{numbers.share(ci_level)} high"}
+    }
 
 
 def c_vs_d_view(cd: Mapping[str, Any], h2h: Mapping[str, Any], ci_level: float) -> tuple[pd.DataFrame, str]:
@@ -134,7 +136,7 @@ def c_vs_d_view(cd: Mapping[str, Any], h2h: Mapping[str, Any], ci_level: float) 
         {
             "quantity": [
                 "log(π_C / π_D), pooled fit",
-                f"{ci_level:.0%} bootstrap interval",
+                f"{numbers.share(ci_level)} bootstrap interval",
                 "P(π_C > π_D) over replicates",
                 "head to head, D–C (ties)",
                 "D's win rate, Wilson 95 %",

@@ -610,10 +610,19 @@ PHRASES: tuple[Callable, ...] = (
 )
 
 
+#: the shares the chapter's prose prints as percentages, with their decimals: each also glued as ``<key>_pct``
+#: (``"67 %"``, :func:`compendium.chapter.publish.phrases`)
+PERCENTS = {
+    "pwb_need_ut": 0,
+    "pwb_need_ar": 0,
+    "pwb_need_as": 0,
+}
+
+
 def summary(result: PwbResult) -> dict:
     """Every number and phrase the chapter's prose quotes, by its ``{glue:text}`` name (plain Python values;
     ``pwb_weight_scheme_md`` is Markdown for ``{glue:md}``): the union of :data:`PHRASES`."""
-    return phrases(result, PHRASES, what="pwb phrases")
+    return phrases(result, PHRASES, what="pwb phrases", percents=PERCENTS)
 
 
 #: the names :func:`verdicts` glues (the chapter quotes them beside those of :func:`summary`)

@@ -13,6 +13,8 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 import pandas as pd
 
+from compendium.chapter.numbers import share
+
 from .sampling import share_text
 from .sweeps import DEFAULT_SCHEME
 
@@ -99,7 +101,6 @@ def how_sure_notes(has: pd.DataFrame, pwb: pd.DataFrame, zs: Mapping, bs: Mappin
     :func:`~compendium.robustness.sampling.c_beats_d_shares`) found, and what would overturn the finding."""
     ref_h = split_has(has)[2]
     named, _, ref_p = split_pwb(pwb)
-    pct = "{:.0%}".format
     nz, nb = int(zs["n_draws"]), int(bs["n_boot"])
 
     def zshare(key: str) -> str:  # a share of the rater resamples, to the digits its Monte Carlo error supports
@@ -142,7 +143,7 @@ def how_sure_notes(has: pd.DataFrame, pwb: pd.DataFrame, zs: Mapping, bs: Mappin
         "pwb_top3_random": weightings,
         "bt_top_c": f"Holds at every tie credit because each model has a similar number of ties ({ties}). "
         "Resampling judgements, C beats D in "
-        f"{pct(bs['p_c_beats_d_judgements'])} of replicates ({pct(bs['p_c_beats_d_categories'])} with "
+        f"{share(bs['p_c_beats_d_judgements'])} of replicates ({share(bs['p_c_beats_d_categories'])} with "
         "prompt categories resampled): not settled. Overturned by an interval of log(C/D) that excludes 0 "
         "on the other side.",
         "bt_ranking": f"Holds at every tie credit because each model has a similar number of ties ({ties}). "

@@ -332,6 +332,19 @@ def verdict_phrases(r: RobustnessResult) -> dict:
 PHRASES = (zone_phrases, agency_phrases, pwb_phrases, bt_phrases, how_sure_phrases, verdict_phrases)
 
 
+#: the shares the chapter's prose prints as percentages, with their decimals: each also glued as ``<key>_pct``
+#: (``"67 %"``, :func:`compendium.chapter.publish.phrases`)
+PERCENTS = {
+    "rob_zs_green": 0,
+    "rob_zs_redrnd": 0,
+    "rob_pwb_rand_gain": 1,
+    "rob_pwb_rand_top": 1,
+    "rob_bs_cd_j": 0,
+    "rob_bs_cd_c": 0,
+    "rob_pwb_rel_sd": 0,
+}
+
+
 def summary(result: RobustnessResult) -> dict:
     """``{glue key: value}`` for every number and phrase of the chapter's prose: the union of :data:`PHRASES`."""
-    return phrases(result, PHRASES, what="robustness phrases")
+    return phrases(result, PHRASES, what="robustness phrases", percents=PERCENTS)
