@@ -1,5 +1,7 @@
 import sys
 
+import pytest
+
 from compendium.pipeline.progress import step
 
 
@@ -74,6 +76,7 @@ def test_the_stage_runner_prints_its_place_first(monkeypatch, capsys):
     assert progress.stage_position("workbank").startswith("stage ")
 
 
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # DVC's own, from reading the index
 def test_dvc_yaml_lists_its_stages_in_the_order_dvc_repro_runs_them():
     """So that "stage k of N" counts up through a full `dvc repro`: DVC's own plan of the whole pipeline (its
     post-order walk of the stage graph) is the file's order."""
