@@ -5,13 +5,13 @@ exactly zero. One style for each, so that no two chapters write the same kind of
   used when the two were counted over the built pages for issue 33 (357 against 338, and 154 of the 338 were
   the papers' own printed values on the claims page). A quotation of a paper keeps the paper's own ``"46.1%"``;
   everything the book computes goes through :func:`percent` or :func:`share` (or, in a notebook's prose, a
-  ``{glue:text}`` value followed by ``" %"``), and :mod:`tests.chapter.test_numbers` fails on a ``"47.5%"`` the
+  ``{glue:text}`` value followed by ``" %"``), and ``tests/chapter/test_percent_style.py`` fails on a ``"47.5%"`` the
   book writes itself.
 - **A difference** between two computations of one number (our fit against the published one, a library's
   against ours): ``"0"`` when they agree exactly, not ``"0.0e+00"``; any other in scientific notation with two
   significant digits, ``"8.4e-07"`` (:func:`difference`).
 
-Imports nothing (the wings, the robustness and audit chapters and the claims check all use it).
+Imports nothing of the package (the wings, the robustness chapter and the claims check use it).
 """
 
 from __future__ import annotations
