@@ -789,7 +789,12 @@ def test_a_register_table_note_for_its_maintainers_stays_off_the_page(tmp_path):
     assert claims.reader_note("rows = worker level; all 25 cells are one existing claim (nested list)") == (
         "rows = worker level"
     )
-    assert claims.reader_note("strength cells are the existing claims (chart precision)") == ""
+    # a clause is never cut inside its parentheses (the preference register's bt_table note)
+    assert claims.reader_note("strength cells are the existing claims (chart precision for C, D; 3 dp for A)") == ""
+    assert (
+        claims.reader_note("X = the earlier model (a; b); ids are the HF ids")
+        == "X = the earlier model (a; b); ids are the HF ids"
+    )
     kept = "UT and AR_d print ---‡ (excluded from the composite); citation years are not claims"
     assert claims.reader_note(kept) == kept
     table = {**TABLES[0], "note": 'the brief\'s example slug "appf" refers to this table; rows follow the paper'}

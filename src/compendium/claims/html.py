@@ -179,9 +179,25 @@ def reader_note(note: str) -> str:
     without those written for the register's maintainers (:data:`_MAINTAINERS_CLAUSE`: "the brief's example slug
     'appf' refers to this table", "the %s are existing claims wb.reasons.*"); "" when nothing is left. The register
     itself keeps the whole note (it is a verbatim copy of the team's)."""
-    clauses = [c.strip() for c in re.split(r";\s+|(?<=[a-z)])\.\s+(?=[A-Z0-9])", str(note or "")) if c.strip()]
-    kept = [c for c in clauses if not _MAINTAINERS_CLAUSE.search(c)]
+    kept = [c for c in _clauses(str(note or "")) if not _MAINTAINERS_CLAUSE.search(c)]
     return "; ".join(kept)
+
+
+def _clauses(text: str) -> list[str]:
+    """``text`` split at "; " and at a sentence's end, but never inside parentheses ("(chart precision for C, D;
+    3 dp for untrained)" stays one piece)."""
+    out, depth, start = [], 0, 0
+    for m in re.finditer(r"[()]|;\s+|(?<=[a-z)])\.\s+(?=[A-Z0-9])", text):
+        tok = m.group(0)
+        if tok == "(":
+            depth += 1
+        elif tok == ")":
+            depth = max(depth - 1, 0)
+        elif depth == 0:
+            out.append(text[start : m.start()])
+            start = m.end()
+    out.append(text[start:])
+    return [c.strip() for c in out if c.strip()]
 
 
 def _decimals(v) -> int:
