@@ -94,7 +94,7 @@ def test_the_score_numbers_are_what_the_command_prints(values, score_cmd):
         for k in ("pwi", "ci_lower", "ci_upper"):
             assert values[f"eval.score.{lab}.{k}"] == pytest.approx(j[lab][k], rel=1e-11)
         v = {k: values[f"eval.score.{lab}.{k}"] for k in ("pwi", "ci_lower", "ci_upper")}
-        assert f"PWI {lab:9s} {v['pwi']:6.2f}  95% CI [{v['ci_lower']:.2f}, {v['ci_upper']:.2f}]" in stdout
+        assert f"PWI {lab:9s} {v['pwi']:6.2f}  95 % CI [{v['ci_lower']:.2f}, {v['ci_upper']:.2f}]" in stdout
     assert f"ΔPWI {values['eval.score.delta_pwi']:+.2f}   d_pooled {values['eval.score.d_pooled']:.3f}" in stdout
     assert values["eval.score.released_source"] == j["released_source"]
     assert values["eval.score.coverage.line"] == j["coverage"]["line"] and values["eval.score.coverage.full"] is True
@@ -160,7 +160,7 @@ def test_top_sentence_names_the_models_whose_interval_overlaps_the_top_ones():
             "p_best": [0.8, 0.2, 0.0, 0.0],
         }
     )
-    head = "a is strongest in 80% of the bootstrap replicates; its interval "
+    head = "a is strongest in 80 % of the bootstrap replicates; its interval "
     tail = ", so the bootstrap does not settle which of them is strongest."
     assert rank.top_sentence(t) == head + "overlaps those of b\\_1 and c" + tail  # c's upper end touches a's lower
     t.loc[2, "bt_hi"] = 0.99

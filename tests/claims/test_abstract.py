@@ -1,6 +1,7 @@
 """The landing page's abstract is phrased from the claims table: counts, reasons and headlines follow it."""
 
 import pandas as pd
+import pytest
 
 from compendium.claims import abstract
 
@@ -70,14 +71,22 @@ def test_a_study_without_values_gets_no_headline_and_the_citation_line_is_read_f
 def test_the_beyond_the_papers_headline_follows_the_robustness_findings():
     findings = pd.DataFrame(
         [
-            ("Green Light is the largest of the four zones", "zone cut-off × boundary", 10, 6, False),
-            ("Every model gains from the pro-worker prompt", "named weight schemes", 10, 10, True),
-            ("Every model gains from the pro-worker prompt", "500 random weight schemes", 500, 500, True),
-            ("… the same, under any combination of tie rules", "workers' × experts' tie rule", 16, 13, False),
-            ("GLM 5.1 has the highest <b>prompted</b> PWI", "named weight schemes", 10, 8, False),
-            ("GLM 5.1 has the highest <b>prompted</b> PWI", "500 random weight schemes", 500, 485, False),
+            ("Green Light is the largest of the four zones", "zone cut-off × boundary", 10, 6, False, "g", False),
+            ("Every model gains from the pro-worker prompt", "named weight schemes", 10, 10, True, "a", False),
+            ("Every model gains from the pro-worker prompt", "500 random weight schemes", 500, 500, True, "a", False),
+            (
+                "… the same, under any combination of tie rules",
+                "workers' × experts' tie rule",
+                16,
+                13,
+                False,
+                "g",
+                True,
+            ),
+            ("GLM 5.1 has the highest <b>prompted</b> PWI", "named weight schemes", 10, 8, False, "t", False),
+            ("GLM 5.1 has the highest <b>prompted</b> PWI", "500 random weight schemes", 500, 485, False, "t", False),
         ],
-        columns=["finding", "settings", "n_settings", "n_hold", "holds_all"],
+        columns=["finding", "settings", "n_settings", "n_hold", "holds_all", "headline", "bound"],
     )
     sampling = {
         "rob.sampling.bt.p_c_beats_d_judgements": 0.705,
@@ -95,6 +104,12 @@ def test_the_beyond_the_papers_headline_follows_the_robustness_findings():
     text = abstract.beyond_sentence(findings, sampling)
     lines = text.splitlines()
     assert lines[0].startswith("**Beyond the papers.**") and lines[1] == ""
+    # issue 33: the bridge from the robustness chapter's count of rows to this count of findings
+    assert (
+        "The robustness chapter's table has 6 rows, 2 of them holding at every setting: a finding re-run under two "
+        "families of settings is one finding here, holding only if it holds under both, and a row shown only as a "
+        "bound is none. So:"
+    ) in lines[0]
     # the two tests apart (the referee's C6): under every analysis choice, and when the data are resampled
     assert lines[2] == "- *Hold under every choice tried* (1 of 3): Every model gains from the pro\\-worker prompt."
     assert lines[3].startswith(
@@ -115,5 +130,7 @@ def test_the_beyond_the_papers_headline_follows_the_robustness_findings():
     # without the sampling values, no resampling line (never a share made up)
     assert len(abstract.beyond_sentence(findings).splitlines()) == 4
     assert abstract.beyond_sentence(None) is None
+    with pytest.raises(KeyError, match="dvc repro robustness"):  # a table of an older robustness stage
+        abstract.beyond_sentence(findings.drop(columns=["headline", "bound"]))
     body = abstract.abstract_markdown(_claims(), findings=findings)
     assert "**Beyond the papers.**" in body and "beats Recipe D" not in body

@@ -688,6 +688,124 @@ def test_rendered_tables_show_symbol_and_word_and_link_every_reason(tmp_path):
     ]
 
 
+def test_a_command_in_a_needs_data_note_shows_as_code_never_as_backticks(tmp_path):
+    """Issue 33: the PWB needs-data note names `python -m compendium.data.acquire pwb`; the page showed the
+    backticks as text. A span between backticks is code (its text escaped); nothing else of the note is read."""
+    _register(
+        tmp_path,
+        [_claim("pwb.t9.r1.c", 1.0, level="per_instance"), _claim("pwb.hub", 2.0, level="per_instance")],
+        tables=[{"slug": "t9", "rows": ["r1"], "cols": ["c"], "id_pattern": "pwb.t9.{row}.{col}"}],
+    )
+    note = "data/pwb/results/ (get them with `python -m compendium.data.acquire pwb`; or `<b>x</b>`) ` alone"
+    ev = claims.evaluate(tmp_path, tmp_path / "noresults", previous_csv=False)
+    ev.values = {"pwb": {"pwb.t9.r1.c": None, "pwb.hub": None}}
+    missing = {"pwb": {"pwb.t9.r1.c": note, "pwb.hub": note}}
+    ev.table = claims.check(claims.load_published(tmp_path), ev.values, ev.notes, missing, tables=ev.tables)
+    soup = BeautifulSoup(claims.study_html(ev, {}, "pwb"), "html.parser")
+    needs = [p for p in soup.find_all("p") if "needs data:" in p.get_text()]
+    row = soup.find(id="pwb.hub")
+    for where in (needs[0], row):
+        codes = [c.get_text() for c in where.find_all("code") if "acquire" in c.get_text() or "<b>" in c.get_text()]
+        assert codes == ["python -m compendium.data.acquire pwb", "<b>x</b>"], codes
+        assert "`python" not in where.get_text() and not where.find("b", string="x")  # escaped inside the code
+        assert "` alone" in where.get_text()  # a backtick without its partner stays a backtick
+    assert claims.readable_html("a `b` c") == "a <code>b</code> c"
+
+
+def test_a_cell_the_paper_leaves_blank_reads_no_claim_like_a_cell_without_one(tmp_path):
+    """Issue 33: a blank cell of the paper was an empty cell beside "— · no claim" cells (PWB Table 1)."""
+    ev = _rendered(tmp_path)
+    soup = BeautifulSoup(claims.study_html(ev, {}, "pwb"), "html.parser")
+    table = soup.find(id="claims-pwb-t2").find_next("table")
+    assert not [td for td in table.find_all("td") if not td.get_text(strip=True)]
+    m2 = [[td.get_text(" ", strip=True) for td in tr.find_all("td")] for tr in table.select("tbody tr")][1]
+    assert m2[1:] == ["— — · no claim", "— — · no claim"]  # m2.delta: no claim; m2.d: blank in the paper
+    assert table.find("td", title="the paper leaves this cell blank")
+    assert "or one the paper leaves blank" in BeautifulSoup(claims.legend_html(), "html.parser").get_text()
+
+
+def test_a_cell_without_a_claim_takes_the_digits_of_its_column(tmp_path):
+    """Issue 33: "2.0900" among three-decimal cells (PWB Table 8): a no-claim cell is shown with the decimals its
+    column's claims print, plus the same guard digit (2 printed -> 2.090)."""
+    _register(
+        tmp_path,
+        [_claim("pwb.t8.r1.c", 0.95, 0.005, printed="0.95"), _claim("pwb.t8.r1.d", 12.5, 0.05, printed="12.5")],
+        tables=[{"slug": "t8", "rows": ["r1", "r2"], "cols": ["c", "d"], "id_pattern": "pwb.t8.{row}.{col}"}],
+    )
+    ev = claims.evaluate(tmp_path, tmp_path / "noresults", previous_csv=False)
+    ev.values = {"pwb": {"pwb.t8.r1.c": 0.97, "pwb.t8.r2.c": 2.09, "pwb.t8.r1.d": 12.5, "pwb.t8.r2.d": 7.0}}
+    ev.table = claims.check(claims.load_published(tmp_path), ev.values, ev.notes, {}, tables=ev.tables)
+    soup = BeautifulSoup(claims.study_html(ev, {}, "pwb"), "html.parser")
+    r1, r2 = [[td.find("b").get_text() for td in tr.find_all("td")] for tr in soup.select("tbody tr")]
+    assert r1 == ["0.970", "12.50"] and r2 == ["2.090", "7.00"]
+
+
+def test_a_match_within_a_tolerance_wider_than_the_printed_digits_is_marked_with_its_reason(tmp_path):
+    """Issue 33: ΔPWI +35.2 printed, 35.10 ours, reproduced within the register's 0.1 (a difference of two
+    rounded values) while the paper prints to 0.05: the cell is marked ± and the mark links to a footnote that
+    gives the tolerance, the printed precision and the register's reason. A match within the printed digits is
+    not marked."""
+    reason = "difference of two bootstrap means; tol follows the PWI convention (0.1)"
+    _register(
+        tmp_path,
+        [
+            _claim("pwb.t2.a.delta", 35.2, 0.1, printed="+35.2", note=reason),
+            _claim("pwb.t2.b.delta", 24.1, 0.1, printed="+24.1", note=reason),
+            _claim("pwb.t2.c.delta", 26.9, 0.1, printed="+26.9", note=reason),
+            _claim("pwb.close", 60.1, 0.1),
+        ],
+        tables=[{"slug": "t2", "rows": ["a", "b", "c"], "cols": ["delta"], "id_pattern": "pwb.t2.{row}.{col}"}],
+    )
+    ev = claims.evaluate(tmp_path, tmp_path / "noresults", previous_csv=False)
+    ev.values = {"pwb": {"pwb.t2.a.delta": 35.1, "pwb.t2.b.delta": 24.1, "pwb.t2.c.delta": 26.94, "pwb.close": 60.04}}
+    ev.table = claims.check(claims.load_published(tmp_path), ev.values, ev.notes, {}, tables=ev.tables)
+    assert set(ev.table["status"]) == {"reproduced"}
+    rows = {r["claim_id"]: r for r in ev.table.to_dict("records")}
+    assert [claims.wide_tolerance(rows[c]) for c in ("pwb.t2.a.delta", "pwb.t2.b.delta", "pwb.t2.c.delta")] == [
+        True,
+        False,
+        False,
+    ]
+    assert claims.wide_tolerance(rows["pwb.close"])  # 60.04 against 60.1: the digits printed say 60.0
+    page = claims.study_html(ev, {}, "pwb") + claims.why_html(claims.reason_rows(ev.table), {})
+    soup = BeautifulSoup(page, "html.parser")
+    marks = soup.find_all("a", string=claims.WIDE_MARK)
+    assert {m.find_parent(id=True)["id"] for m in marks} == {"pwb.t2.a.delta", "pwb.close"}
+    note = soup.find(id=marks[0]["href"][1:])
+    assert note.name == "li" and "tolerance 0.1 against 0.05" in note.get_text() and reason in note.get_text()
+    assert "pwb.t2.a.delta" in note.get_text() and "pwb.t2.b.delta" not in soup.find("ul").get_text()
+    ids = [t["id"] for t in soup.find_all(id=True)]
+    assert len(ids) == len(set(ids))
+    assert claims.WIDE_MARK in BeautifulSoup(claims.legend_html(), "html.parser").get_text()
+
+
+def test_a_register_table_note_for_its_maintainers_stays_off_the_page(tmp_path):
+    """Issue 33: "the brief's example slug 'appf' refers to this table" was shown to readers. The clauses of a
+    table note that speak of the register itself (the brief, slugs, existing claims) are left out of the page;
+    the rest is shown."""
+    table8 = next(t for t in claims.load_tables() if t.study == "pwb" and t.slug == "table8")
+    assert "appf" in table8.note  # the register keeps it
+    assert claims.reader_note(table8.note) == "69 of 70 cells differ from effect_sizes.csv by more than 0.005"
+    assert claims.reader_note("rows = worker level; all 25 cells are one existing claim (nested list)") == (
+        "rows = worker level"
+    )
+    # a clause is never cut inside its parentheses (the preference register's bt_table note)
+    assert claims.reader_note("strength cells are the existing claims (chart precision for C, D; 3 dp for A)") == ""
+    assert (
+        claims.reader_note("X = the earlier model (a; b); ids are the HF ids")
+        == "X = the earlier model (a; b); ids are the HF ids"
+    )
+    kept = "UT and AR_d print ---‡ (excluded from the composite); citation years are not claims"
+    assert claims.reader_note(kept) == kept
+    table = {**TABLES[0], "note": 'the brief\'s example slug "appf" refers to this table; rows follow the paper'}
+    _register(tmp_path, [_claim("pwb.pwi.m1", 40.7, 0.05)], tables=[table])
+    ev = claims.evaluate(tmp_path, tmp_path / "noresults", previous_csv=False)
+    ev.values = {"pwb": {"pwb.pwi.m1": 40.7}}
+    ev.table = claims.check(claims.load_published(tmp_path), ev.values, ev.notes, {}, tables=ev.tables)
+    text = BeautifulSoup(claims.study_html(ev, {}, "pwb"), "html.parser").get_text(" ")
+    assert "rows follow the paper" in text and "appf" not in text and "brief" not in text
+
+
 def test_number_formatting():
     assert claims.fmt_number(40.7123, 1) == "40.71" and claims.fmt_number(844.0, 0) == "844"
     assert claims.fmt_number(844.5, 0) == "844.5" and claims.fmt_number(None) == "—"

@@ -16,6 +16,7 @@ from functools import cache
 import numpy as np
 import pytest
 
+from compendium.chapter import numbers
 from compendium.pipeline import paths
 from compendium.pipeline.params import REFERENCE, study_params
 from compendium.preferences import build as pbuild, summary
@@ -106,7 +107,7 @@ def test_the_uniform_row_answers_the_runs_target(at_80):
     10,600), and every sentence that quotes the stage's numbers names its 95%."""
     table, after = _needed_table(at_80)
     mc = at_80.inputs.mc["values"]
-    assert "with probability 80%" in table
+    assert "with probability 80 %" in table
     rank, top = _uniform_cells(at_80)
     assert f"| uniform pairs | {rank} | {top} |" in table, table
     u = at_80.simulation.needed.set_index("strategy").loc["uniform"]
@@ -117,10 +118,10 @@ def test_the_uniform_row_answers_the_runs_target(at_80):
     assert stage_rank not in table and stage_top not in table
     assert "Uniform pairs: the cached many-study run" not in table  # the caption says where the row comes from
     assert "All three designs: the 1,000 studies per design" in table
-    assert f"quotes the uniform pairs at {mc['pref_mc.target']:.0%} recovery" in table
+    assert f"quotes the uniform pairs at {numbers.share(mc['pref_mc.target'])} recovery" in table
     quoting = [s for s in sentences(after) if stage_rank in s or stage_top in s]
-    assert quoting and all(f"{mc['pref_mc.target']:.0%}" in s for s in quoting), quoting
-    assert "at this run's 80% target the table's uniform row comes from the curves" in after
+    assert quoting and all(numbers.share(mc["pref_mc.target"]) in s for s in quoting), quoting
+    assert "at this run's 80 % target the table's uniform row comes from the curves" in after
 
 
 def test_the_uniform_row_at_the_papers_target_is_the_cached_run(at):
@@ -137,7 +138,7 @@ def test_the_uniform_row_at_the_papers_target_is_the_cached_run(at):
 def test_the_opening_does_not_call_the_runs_comparison_the_95_percent_number(at_80, at):
     """The opening's "Choosing pairs by information gain does not detectably reduce that number" points at the 95%
     number it quotes; off that target the comparison is made at the run's own, and the sentence says so."""
-    for r, target in ((at_80, "80%"), (at(), None)):
+    for r, target in ((at_80, "80 %"), (at(), None)):
         text = prose(summary.summary(r))
         s = between(text, "Choosing pairs by information gain", ".")
         verdict = r.simulation.vs_uniform.set_index("strategy").loc["information_gain", "verdict"]

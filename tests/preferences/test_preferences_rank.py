@@ -373,12 +373,12 @@ def test_the_printed_table_puts_the_rank_first_with_the_chapters_column_names(tm
     lines = capsys.readouterr().out.splitlines()
     header = lines[1]
     names = ["rank", "model", "wins", "losses", "ties", "win rate", "Wilson low", "Wilson high", "BT (tie = half win)"]
-    names += ["90% low", "90% high", "P(best)", "Davidson"]
+    names += ["90 % low", "90 % high", "P(best)", "Davidson"]
     at = [header.find(n) for n in names]
     assert header.lstrip().startswith("rank ") and -1 not in at and at == sorted(at), header
     assert not any(c in "\n".join(lines) for c in ("bt_rank", "win_rate", "wilson_lo", "bt_strength", "p_best"))
     assert [ln.split()[0] for ln in lines[2:5]] == ["1", "2", "3"]  # the rank opens each row
-    assert "90% percentile bootstrap interval" in "\n".join(lines)  # the legend names the level
+    assert "90 % percentile bootstrap interval" in "\n".join(lines)  # the legend names the level
     assert list(pd.read_csv(tmp_path / "out" / "rank.csv").columns) == ["model", *rank.VALUE_COLUMNS]
 
 
@@ -488,7 +488,7 @@ def test_cluster_auto_takes_the_prompt_then_the_category_and_says_which(tmp_path
     assert rank.main([str(both), "--n-boot", "50"]) == 0
     out = capsys.readouterr().out
     assert "Bootstrap: judgements resampled within each pair (the study's), and beside it prompts as clusters" in out
-    assert "95% low, by prompt" in out and "P(best), by prompt" in out
+    assert "95 % low, by prompt" in out and "P(best), by prompt" in out
     assert rank.main([str(_own_study(tmp_path)), "--n-boot", "50"]) == 0
     out = capsys.readouterr().out
     assert "only: the file has no prompt_id or category column to cluster by" in out and "by prompt" not in out

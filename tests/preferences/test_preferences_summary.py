@@ -217,6 +217,22 @@ def test_summary_numbers_from_the_counts(res):
     assert s["pref_sim_tie_factor"] == pytest.approx(1 / (1 - s["pref_tie_share"]))
 
 
+def test_a_fit_that_agrees_exactly_reads_0_in_the_prose_and_in_table_5_4(res):
+    """Issue 33: the converged MM fit and choix agree exactly, and the chapter printed 0.0e+00 for it (prose and
+    the |converged − choix| column); an exact agreement reads "0", any other difference keeps two digits."""
+    from compendium.chapter.display import table
+
+    cc = res.report.crosscheck
+    s = summary.summary(res)
+    assert (cc["abs_diff_converged_vs_choix"] == 0).all()
+    assert s["pref_bt_choix_conv"] == "0" and s["pref_bt_maxdiff_text"] == "0"
+    assert s["pref_bt_choix_diff"] == f"{cc['abs_diff_procedure_vs_choix'].max():.1e}" != "0"
+    md = table(cc, "tbl-pref-bt", "cap", **views.VIEWS["crosscheck"]).data
+    assert "e+00" not in md
+    rows = [ln.split(" | ") for ln in md.splitlines() if ln.startswith("| Untrained")]
+    assert rows and rows[0][-1].rstrip(" |") == "0" and rows[0][-2].endswith("e-07")
+
+
 def test_summary_covers_every_glued_name_of_the_chapter(res):
     """Every {glue:text}/{glue:figure} name the chapter's prose uses is glued by the summary or a figure cell."""
     text = NOTEBOOK.read_text()
@@ -250,7 +266,9 @@ def test_each_section_is_a_pure_function_of_the_result(res, section):
 
 def test_sections_give_disjoint_names(res):
     names = [k for f in summary.PHRASES for k in f(res)]
-    assert len(names) == len(set(names)) == len(summary.summary(res))
+    pct = {f"{k}_pct" for k in summary.PERCENTS}  # the shares the prose prints as percentages ("67 %")
+    assert len(names) == len(set(names)) == len(set(summary.summary(res)) - pct)
+    assert pct <= set(summary.summary(res)) and all(summary.summary(res)[k].endswith(" %") for k in pct)
 
 
 def test_section_numbers_by_hand(res):

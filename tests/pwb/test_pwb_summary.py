@@ -94,6 +94,15 @@ def test_counts_and_full_precision_means_from_the_raw_csvs(s):
     assert sorted(s["pwb_irr_below_names"].split(", ")) == sorted(views.dim_label(d) for d in below)
 
 
+def test_an_exact_reconstruction_reads_largest_difference_0(s, result):
+    """Issue 33: the chapter printed "largest difference 0.0e+00"; a difference that is exactly zero reads "0"."""
+    diff = result.aggregates.checks["abs_diff"].max()
+    assert diff == 0.0  # the released files' full-precision means are reproduced exactly
+    assert s["pwb_recon_maxdiff"] == "0"
+    text = (paths.ROOT / "notebooks" / "10_pwb.md").read_text()
+    assert "{glue:text}`pwb_recon_maxdiff`" in text and "pwb_recon_maxdiff:" not in text  # no format spec of its own
+
+
 def test_pwi_phrases(s, result):
     pwi = pd.read_csv(OUT / "pwi_scores.csv")
     t2 = result.aggregates.t2.set_index("model")
@@ -324,5 +333,7 @@ def test_the_summary_is_the_union_of_the_small_phrase_functions(result, s):
     """Each glue name comes from one *_phrases function of PHRASES, each a function of the result alone."""
     parts = [f(result) for f in summary.PHRASES]
     keys = [k for p in parts for k in p]
-    assert len(keys) == len(set(keys)) == len(s) and keys == list(s)
+    pct = [f"{k}_pct" for k in summary.PERCENTS]  # the shares the prose prints as percentages ("32 %"), made last
+    assert len(keys) == len(set(keys)) == len(s) - len(pct) and keys + pct == list(s)
+    assert all(s[k] == f"{round(100 * s[k[:-4]])} %" for k in pct)
     assert all(f.__name__.endswith("_phrases") for f in summary.PHRASES)

@@ -203,7 +203,7 @@ def test_the_hub_records_parse_as_the_hub_library_reads_them(full, scored):
         assert j["coverage"]["line"].removeprefix("your run: ") in e["notes"]
         if f.stem != "delta_pwi":
             lab = f.stem.removeprefix("pwi_")
-            assert f"95% CI [{j[lab]['ci_lower']:.2f}, {j[lab]['ci_upper']:.2f}]" in e["notes"]
+            assert f"95 % CI [{j[lab]['ci_lower']:.2f}, {j[lab]['ci_upper']:.2f}]" in e["notes"]
         (entry,) = huggingface_hub.parse_eval_result_entries(data)
         assert (entry.dataset_id, entry.task_id, entry.value) == (DATASETS["pwb"]["hf_id"], f.stem, e["value"])
         assert entry.verify_token is None and entry.source_url is None

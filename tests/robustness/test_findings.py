@@ -50,6 +50,31 @@ def test_findings_table_rows_and_verdicts(result):
     assert "of rater-cluster resamples" in f.loc["wb_green_largest", "how_sure"]
 
 
+def test_counted_by_finding_the_table_gives_the_landing_pages_count(result):
+    """Issue 33: the landing page said "6 of the 9 headline findings", the chapter "7 of the 13" with nothing to
+    connect them. Each row says which headline finding it tests (a PWB finding under random weightings is the named
+    schemes' finding again) and whether it is only a bound (the mixed tie rules); counted by finding, a finding
+    holds if every one of its rows holds. The chapter's sentence gives both counts and why they differ."""
+    from compendium.robustness import summary as rs
+
+    f = result.findings.set_index("key")
+    assert f.loc["pwb_top_glm_random", "headline"] == "pwb_top_glm" and f.loc["bt_rho", "headline"] == "bt_rho"
+    assert f["bound"].tolist() == [k == "wb_workers_more_any_rule" for k in f.index]
+    hf = fd.headline_findings(result.findings).set_index("headline")
+    assert len(hf) == len(f) - 1 - 3 == 9  # 13 rows: one bound, three findings re-run under random weightings
+    by_hand = {
+        h: bool(f.loc[(f["headline"] == h) & ~f["bound"], "holds_all"].all()) for h in dict.fromkeys(f["headline"])
+    }
+    assert hf["holds_all"].to_dict() == by_hand and hf.loc["pwb_top_glm", "n_rows"] == 2
+    sentence = rs.summary(result)["rob_by_finding"]
+    held = sum(by_hand.values())
+    assert sentence.startswith(f"The landing page counts the same table by finding, and {held} of its 9 headline")
+    assert "each of the three PWB findings re-run under named weight schemes and under 20 random weight schemes" in (
+        sentence
+    )
+    assert "the row over the workers' × experts' tie rule, a bound shown for completeness, is no finding" in sentence
+
+
 def test_findings_is_a_pure_function_of_the_sweep_results(result):
     """The same sweep tables give the same table, and deciding does not change them."""
     r = result
@@ -66,4 +91,4 @@ def test_how_sure_notes_cover_every_finding(result):
     r = result
     notes = fd.how_sure_notes(r.agency.sweep, r.pwb.sweep, r.zones.sampling, r.bt.sampling)
     assert set(notes) == set(r.findings["key"])
-    assert "(64% with prompt categories resampled)" in notes["bt_top_c"]  # P(C beats D) from the preferences chapter
+    assert "(64 % with prompt categories resampled)" in notes["bt_top_c"]  # P(C beats D) from the preferences chapter

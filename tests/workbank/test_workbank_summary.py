@@ -417,10 +417,10 @@ def test_the_cutoff_sentences_keep_the_papers_cutoff_apart_from_the_runs():
     zones = {"green": 125, "red": 317, "rnd": 79, "low": 323}
     assert S.green_largest_sentence(zones, 0.0) == (
         "At this run's cut-off Low Priority, not Green, is the largest zone; a different expert panel makes Green the "
-        "largest in 0% of draws."
+        "largest in 0 % of draws."
     )
     assert S.green_largest_sentence(zones | {"green": 400}, 99.6) == (
-        "A different expert panel keeps Green the largest zone in 100% of draws."
+        "A different expert panel keeps Green the largest zone in 100 % of draws."
     )
 
 

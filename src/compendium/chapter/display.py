@@ -60,18 +60,21 @@ def markdown_table(df: pd.DataFrame, floatfmt: str = ".3g", index: bool = False,
 
 
 def format_columns(
-    df: pd.DataFrame, formats: Mapping[str, str] | None = None, precision: int | None = 3
+    df: pd.DataFrame, formats: Mapping[str, str | Callable[[object], str]] | None = None, precision: int | None = 3
 ) -> pd.DataFrame:
     """A copy of ``df`` with columns formatted as strings: ``formats`` maps a column to a format string (e.g.
-    ``"{:+.1f}"``, applied to any column it names); other float columns get ``precision`` decimals (left to
-    the table's ``floatfmt`` when ``precision`` is None); NaN becomes an en dash."""
+    ``"{:+.1f}"``, applied to any column it names) or to a function of the value (one of
+    :mod:`compendium.chapter.numbers`: ``numbers.difference``, a percentage with the book's sign); other float
+    columns get ``precision`` decimals (left to the table's ``floatfmt`` when ``precision`` is None); NaN becomes
+    an en dash."""
     out = df.copy()
     for c in out.columns:
         fmt = (formats or {}).get(c)
         if fmt is None and precision is not None and pd.api.types.is_float_dtype(out[c]):
             fmt = f"{{:.{precision}f}}"
         if fmt is not None:
-            out[c] = [("–" if (isinstance(v, float) and math.isnan(v)) else fmt.format(v)) for v in out[c]]
+            apply = fmt if callable(fmt) else fmt.format
+            out[c] = [("–" if (isinstance(v, float) and math.isnan(v)) else apply(v)) for v in out[c]]
     return out
 
 
@@ -98,7 +101,7 @@ def table(
     index: bool = False,
     *,
     rename: Mapping[str, str] | None = None,
-    formats: Mapping[str, str] | None = None,
+    formats: Mapping[str, str | Callable[[object], str]] | None = None,
     precision: int | None = None,
     labels: Mapping[str, Mapping | Callable] | None = None,
     spaces: bool = False,

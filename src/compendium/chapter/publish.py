@@ -68,7 +68,25 @@ def _off_paper(stage: str) -> bool:
     return bool(section and off_paper_from_files(only=(section,)))
 
 
-def phrases(result: Any, functions: Iterable[Callable[[Any], Mapping[str, Any]]], what: str = "phrases") -> dict:
+def phrases(
+    result: Any,
+    functions: Iterable[Callable[[Any], Mapping[str, Any]]],
+    what: str = "phrases",
+    percents: Mapping[str, int] | None = None,
+) -> dict:
     """Every ``{glue}`` value of a chapter: the union of ``f(result)`` for each of a wing's ``PHRASES``; two
-    functions that give one key different values raise, naming the key (``what``: whose phrases)."""
-    return merge_values(*(f(result) for f in functions), what=what)
+    functions that give one key different values raise, naming the key (``what``: whose phrases).
+
+    ``percents``: ``{key: decimals}``, the shares (0 to 1) among them that the prose prints as percentages; each
+    also gets ``<key>_pct``, the book's percentage (:func:`compendium.chapter.numbers.share`, ``"67 %"``), which the
+    prose quotes as ``{glue:text}`key_pct``` (Python's ``{glue:text}`key:.0%``` would print ``"67%"``)."""
+    from compendium.chapter.numbers import share
+
+    out = merge_values(*(f(result) for f in functions), what=what)
+    for key, decimals in (percents or {}).items():
+        if key not in out:
+            raise KeyError(f"{what}: {key!r} is listed as a percentage but no phrase function gives it")
+        if f"{key}_pct" in out:
+            raise KeyError(f"{what}: {key}_pct is given by a phrase function and made from {key!r}; keep one")
+        out[f"{key}_pct"] = share(out[key], decimals)
+    return out

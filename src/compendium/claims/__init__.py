@@ -77,7 +77,9 @@ from .html import (
     fmt_number,
     legend_html,
     paper_html,
+    readable_html,
     readable_text,
+    reader_note,
     reason_rows,
     section_id,
     sphinx_label_titles,
@@ -92,6 +94,7 @@ from .html import (
     trail,
     why_anchor,
     why_html,
+    wide_tolerance,
 )
 from .output import prose_values, write_outputs
 from .register import (
@@ -135,6 +138,7 @@ from .vocab import (
     STUDY_PREFIX,
     STUDY_STAGE,
     VARIANT,
+    WIDE_MARK,
     RegisterError,
     readable,
 )
@@ -152,6 +156,7 @@ __all__ = [
     "MC_SE",
     "MC_SIGMAS",
     "NO_CLAIM",
+    "WIDE_MARK",
     "NOTE_KEYS",
     "NOTE_KINDS",
     "REASONS",
@@ -209,7 +214,9 @@ __all__ = [
     "same_label",
     "same_value",
     "section_id",
+    "readable_html",
     "readable_text",
+    "reader_note",
     "sphinx_label_titles",
     "sphinx_labels",
     "tolerance_decimals",
@@ -227,6 +234,7 @@ __all__ = [
     "trail",
     "why_anchor",
     "why_html",
+    "wide_tolerance",
     "within_tolerance",
     "write_outputs",
 ]

@@ -155,17 +155,26 @@ def beyond_sentence(findings: pd.DataFrame | None, sampling: Mapping | None = No
     resampling the data says: :func:`_resampling_items`). None without the table. A short list that keeps two
     tests apart (the referee's C6: the full ranking and ρ were listed as holding, yet recur in about a third and
     a half of resamples): which findings hold under every analysis choice tried, which depend on the choice, and,
-    separately, how often the findings recur when the data are resampled. A finding re-run under two families
-    (named and random weight schemes) is one finding; a continuation row ("… the same, under any combination …")
-    belongs to the finding before it and is left out. The finding texts are the package's own fixed phrases (no
-    data text), escaped all the same."""
+    separately, how often the findings recur when the data are resampled. The table says how its rows count
+    (:func:`compendium.robustness.findings.headline_findings`): the rows of one finding re-run under two families
+    (named and random weight schemes) share its ``headline`` key and count once; a ``bound`` row (the mixed tie
+    rules) tests no finding of its own and is left out. One sentence relates the two counts (issue 33: "6 of the
+    9" here, "7 of the 13" rows in the robustness chapter). The finding texts are the package's own fixed phrases
+    (no data text), escaped all the same."""
     from compendium.chapter.safetext import myst
 
     if findings is None or findings.empty:
         return None
-    rows = findings[~findings["finding"].astype(str).str.startswith("…")]
+    missing = {"headline", "bound"} - set(findings.columns)
+    if missing:
+        raise KeyError(
+            f"results/robustness/tables/summary.csv has no column {sorted(missing)[0]!r} (written by an older "
+            "robustness stage); run `dvc repro robustness`, then the claims stage again"
+        )
+    rows = findings[~findings["bound"].astype(bool)]
     holds, depends = [], []
-    for finding, g in rows.groupby("finding", sort=False):
+    for _, g in rows.groupby("headline", sort=False):
+        finding = g["finding"].iloc[0]
         if bool(g["holds_all"].all()):
             holds.append(myst(finding))
         else:
@@ -174,10 +183,14 @@ def beyond_sentence(findings: pd.DataFrame | None, sampling: Mapping | None = No
             )
             depends.append(f"{myst(finding)} (holds in {where})")
     n = len(holds) + len(depends)
+    n_rows, n_rows_hold = len(findings), int(findings["holds_all"].astype(bool).sum())
     lines = [
         "**Beyond the papers.** Each headline finding re-run under the analysis choices the papers leave open "
         "(zone cut-offs, tie rules, index weightings, tie conventions: the robustness chapter); holding under every "
-        "choice is not the same as holding when the data are resampled:",
+        "choice is not the same as holding when the data are resampled. The robustness chapter's table has "
+        f"{n_rows} rows, {n_rows_hold} of them holding at every setting: a finding re-run under two families of "
+        "settings is one finding here, holding only if it holds under both, and a row shown only as a bound is "
+        "none. So:",
         "",
         f"- *Hold under every choice tried* ({len(holds)} of {n}): " + ("; ".join(holds) if holds else "none") + ".",
         f"- *Depend on the choice* ({len(depends)} of {n}): " + ("; ".join(depends) if depends else "none") + ".",

@@ -1,9 +1,10 @@
 """The claims chapter's HTML: Jinja2 templates (``templates/``), with autoescaping on.
 
 Every value a template prints is escaped (after :func:`compendium.chapter.safetext.visible` shows invisible
-controls), so text from the register, the notes or the data reaches the page only as text. The one
-fragment of HTML made here is :func:`clean_printed` (and :func:`paper_html`, which uses it): the printed
-token is escaped first and only then given ``<sup>`` tags, so it is a :class:`~markupsafe.Markup`.
+controls), so text from the register, the notes or the data reaches the page only as text. The two
+fragments of HTML made here are :func:`clean_printed` (and :func:`paper_html`, which uses it): the printed
+token is escaped first and only then given ``<sup>`` tags, and :func:`readable_html`: a note is escaped first and
+only then a span between backticks (a command) put in ``<code>``; each is a :class:`~markupsafe.Markup`.
 
 The chapter's tables are compact (the whole register stays well under 2 MB), with the status of every
 cell as a symbol and a word, and every 'differs' linked to its reason (``#why-<id>``). The style sheet is
@@ -20,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from functools import cache
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
@@ -28,7 +30,7 @@ from compendium.chapter import safetext
 from compendium.pipeline import paths
 
 from . import links
-from .compare import Evaluation, summary
+from .compare import Evaluation, gap, summary
 from .register import RegisterTable, data_for, provenance_for, split_provenance
 from .vocab import (
     BOOLEAN_COLS,
@@ -41,6 +43,7 @@ from .vocab import (
     STUDIES,
     STUDY_NAME,
     STUDY_STAGE,
+    WIDE_MARK,
     readable,
 )
 
@@ -110,7 +113,7 @@ def style_html() -> Markup:
 
 def legend_html() -> Markup:
     """The key to the tables: the status symbols and words, the caveat mark, and the order within a cell."""
-    return render("legend.html", marks=list(MARK.values()), no_claim=NO_CLAIM)
+    return render("legend.html", marks=list(MARK.values()), no_claim=NO_CLAIM, wide_mark=WIDE_MARK)
 
 
 # ------------------------------------------------------------------------------------------------- numbers
@@ -148,6 +151,53 @@ def readable_text(text) -> str:
     for a, b in _TEX:
         t = t.replace(a, b)
     return t
+
+
+_CODE_SPAN = re.compile(r"(`+)(?!`)(.+?)(?<!`)\1(?!`)")
+
+
+def readable_html(text) -> Markup:
+    """Register, note and missing-input text as HTML: :func:`readable_text`'s plain LaTeX, everything escaped,
+    and then a span between backticks (a command, a file name: ``run `python -m x` ``) shown as code, its
+    escaped text inside ``<code>``. That is the one construct read from the text, and it can only wrap text
+    (escaping came first, so no ``<`` or ``&`` of the text survives); a backtick without its partner stays a
+    backtick. Nothing else of Markdown or MyST is read (the text is data)."""
+    t = str(text or "")
+    for a, b in _TEX:
+        if a != "`":
+            t = t.replace(a, b)
+    return Markup(_CODE_SPAN.sub(lambda m: f"<code>{m.group(2)}</code>", safetext.html(t)))
+
+
+#: a clause of a register table's note that speaks to the register's maintainers, not to a reader: the brief's
+#: slugs, which claims are "existing" ones, the numbering of the compiled paper against the brief's
+_MAINTAINERS_CLAUSE = re.compile(r"\bbrief\b|\bslugs?\b|\bexisting\b|\bcompiled paper\b", re.IGNORECASE)
+
+
+def reader_note(note: str) -> str:
+    """The part of a register table's note meant for a reader: its clauses (split at "; " and at sentence ends)
+    without those written for the register's maintainers (:data:`_MAINTAINERS_CLAUSE`: "the brief's example slug
+    'appf' refers to this table", "the %s are existing claims wb.reasons.*"); "" when nothing is left. The register
+    itself keeps the whole note (it is a verbatim copy of the team's)."""
+    kept = [c for c in _clauses(str(note or "")) if not _MAINTAINERS_CLAUSE.search(c)]
+    return "; ".join(kept)
+
+
+def _clauses(text: str) -> list[str]:
+    """``text`` split at "; " and at a sentence's end, but never inside parentheses ("(chart precision for C, D;
+    3 dp for untrained)" stays one piece)."""
+    out, depth, start = [], 0, 0
+    for m in re.finditer(r"[()]|;\s+|(?<=[a-z)])\.\s+(?=[A-Z0-9])", text):
+        tok = m.group(0)
+        if tok == "(":
+            depth += 1
+        elif tok == ")":
+            depth = max(depth - 1, 0)
+        elif depth == 0:
+            out.append(text[start : m.start()])
+            start = m.end()
+    out.append(text[start:])
+    return [c.strip() for c in out if c.strip()]
 
 
 def _decimals(v) -> int:
@@ -244,9 +294,42 @@ def _variants(variants_json: str, decimals: int | None) -> list[tuple[str, str]]
     )
 
 
+def printed_half_unit(row: Mapping) -> float:
+    """Half a unit of the paper's last printed decimal (:func:`claim_decimals`, 6 at most): the widest gap
+    rounding alone explains (+44.0 -> 0.05, 4,096 -> 0.5)."""
+    return 0.5 * 10.0 ** -min(claim_decimals(row), 6)
+
+
+def wide_tolerance(row: Mapping) -> bool:
+    """Whether a reproduced number matches only because its tolerance is wider than the digits the paper prints:
+    ours is further from the printed number than half a unit of its last decimal (:func:`printed_half_unit`), so
+    ours rounded to the paper's digits is another number (ΔPWI +35.2 printed, 35.10 ours, within the register's
+    0.1 for a difference of two rounded values). A relation, a label or a claim that is not reproduced never is;
+    a gap of binary rounding never is."""
+    if row.get("status") != "reproduced" or row.get("relation") or row.get("kind") == "label":
+        return False
+    g = gap(row.get("_published"), row.get("_ours"))
+    if g is None:
+        return False
+    half = printed_half_unit(row)
+    try:
+        scale = float(np.max(np.abs(np.asarray(row.get("_published"), dtype=float))))
+    except (TypeError, ValueError):
+        scale = 1.0
+    return g > half + 1e-9 * max(1.0, scale)
+
+
+def wide_anchor(row: Mapping) -> str:
+    """The HTML id of the footnote that gives the reason for a wide tolerance (:func:`wide_tolerance`), shared by
+    every claim with the same tolerance, printed digits and register note."""
+    key = "\0".join(str(row.get(k) or "") for k in ("tolerance", "register_note")) + f"\0{printed_half_unit(row)!r}"
+    return f"why-wide-{hashlib.sha256(key.encode()).hexdigest()[:10]}"
+
+
 def _status(claim: dict, dagger: bool = False) -> dict:
-    """A claim's status mark: symbol, word, the reason it links to (differs, unexplained) and, with
-    ``dagger``, the caveat of a reproduced number."""
+    """A claim's status mark: symbol, word, the reason it links to (differs, unexplained), with ``dagger`` the
+    caveat of a reproduced number, and the mark of a match within a tolerance wider than the printed digits
+    (:func:`wide_tolerance`), linked to its footnote."""
     st = claim["status"]
     sym, word = MARK[st]
     return {
@@ -254,6 +337,8 @@ def _status(claim: dict, dagger: bool = False) -> dict:
         "word": word,
         "href": why_anchor(claim) if st in ("differs", "unexplained") else None,
         "dagger": why_anchor(claim) if dagger and st == "reproduced" and claim["note"] else None,
+        "wide": wide_anchor(claim) if wide_tolerance(claim) else None,
+        "wide_mark": WIDE_MARK,
     }
 
 
@@ -296,24 +381,48 @@ def _claim_cell(
     }
 
 
+def _column_decimals(t: RegisterTable, by_cell: dict, claims_by_id: dict[str, dict]) -> dict[str, int | None]:
+    """Per column, the decimals its claims print (the most common; the table's where a column has none): the
+    digits a cell with no claim of that column is shown with, so that it reads like its neighbours (2.090
+    among 0.970 and 1.643, not 2.0900)."""
+    per_col: dict[str, list[int]] = {}
+    for (_, col), cell in by_cell.items():
+        claim = claims_by_id.get(cell.id) or (claims_by_id.get(cell.same_as) if cell.same_as else None)
+        if claim is not None:
+            per_col.setdefault(col, []).append(claim_decimals(claim))
+    every = [d for ds in per_col.values() for d in ds]
+
+    def most_common(ds: list[int]) -> int | None:
+        return max(sorted(set(ds)), key=ds.count) if ds else None
+
+    return {col: most_common(per_col.get(col) or every) for col in t.cols}
+
+
+def _no_claim_cell(ours: str, blank: bool = False) -> dict:
+    """A cell the register has no claim for: the paper's value (none: "—"), ours, and "· no claim"; ``blank``: a
+    cell the paper leaves blank (shown the same way, so that no cell of a table is empty)."""
+    return {"claim": False, "ours": ours, "blank": blank}
+
+
 def _table_rows(
     t: RegisterTable, claims_by_id: dict[str, dict], values: dict, anchored: set[str] | None = None
 ) -> tuple[list[dict], dict[str, int]]:
     """The rows of a register table for ``table.html`` and ``{why: n}`` of its needs-data claims."""
     by_cell = {(c.row, c.col): c for c in t.cells}
+    col_dec = _column_decimals(t, by_cell, claims_by_id)
     rows, needs, counted = [], {}, set()
     for r in t.rows:
         cells = []
         for col in t.cols:
             cell = by_cell.get((r, col))
             if cell is None:
-                cells.append(None)
+                cells.append(_no_claim_cell("—", blank=True))
                 continue
             claim = claims_by_id.get(cell.id) or (claims_by_id.get(cell.same_as) if cell.same_as else None)
             if claim is None:
                 ours = values.get(cell.id, values.get(cell.same_as) if cell.same_as else None)
                 cells.append(
-                    {"claim": False, "ours": fmt_number(_cell_value(ours, cell.index), None, col in BOOLEAN_COLS)}
+                    _no_claim_cell(fmt_number(_cell_value(ours, cell.index), col_dec[col], col in BOOLEAN_COLS))
                 )
                 continue
             if claim["status"] == "needs_data" and claim["claim_id"] not in counted:
@@ -328,12 +437,15 @@ def table_html(
     t: RegisterTable, claims_by_id: dict[str, dict], values: dict, anchored: set[str] | None = None
 ) -> Markup:
     """One register table, cell by cell: the paper's value, ours (bold), and the status as symbol and word
-    ('differs' and 'unexplained' link to the reason, a caveat to its note: † ). A cell the register has no
-    claim for shows our value only ("· no claim"); a blank cell of the paper stays empty. ``anchored``: the
-    claim ids the page has placed already (a cell gets its claim's id as anchor, with a link to itself, once)."""
+    ('differs' and 'unexplained' link to the reason, a caveat to its note: †, a match within a tolerance wider
+    than the printed digits to its footnote: ±). A cell the register has no claim for shows our value only, in
+    its column's digits, and "· no claim"; so does a cell the paper leaves blank ("—"). ``anchored``: the claim
+    ids the page has placed already (a cell gets its claim's id as anchor, with a link to itself, once). The
+    needs-data line names each missing input (:func:`readable_html`: a command in it shows as code)."""
     rows, needs = _table_rows(t, claims_by_id, values, anchored)
     heads = [t.col_labels.get(c) or readable(c) for c in t.cols]
-    return render("table.html", heads=heads, rows=rows, needs=list(needs.items()), no_claim=NO_CLAIM)
+    needs_html = [(readable_html(why), n) for why, n in needs.items()]
+    return render("table.html", heads=heads, rows=rows, needs=needs_html, no_claim=NO_CLAIM)
 
 
 def table_provenance_html(
@@ -359,8 +471,8 @@ def text_claims_html(rows: pd.DataFrame, anchored: set[str] | None = None) -> Ma
                 "mark": _status(r),
                 "claim_id": r["claim_id"],
                 "anchor": claim_anchor(r["claim_id"], anchored),
-                "what": readable_text(r["what"]),
-                "source": readable_text(r["source"]),
+                "what": readable_html(r["what"]),
+                "source": readable_html(r["source"]),
                 "trail": trail(r["provenance"], _data_files(r)),
                 "paper": paper_html(r),
                 "ours": fmt_number(r["_ours"], dec),
@@ -370,7 +482,7 @@ def text_claims_html(rows: pd.DataFrame, anchored: set[str] | None = None) -> Ma
                 "note_href": why_anchor(r) if st == "differs" else None,
                 "note": REASONS[r["reason"]].split(" (")[0]
                 if st == "differs"
-                else readable_text(r["note"] if st != "quoted" and r["note"] else r["register_note"]),
+                else readable_html(r["note"] if st != "quoted" and r["note"] else r["register_note"]),
             }
         )
     return render("text_claims.html", rows=out)
@@ -390,10 +502,10 @@ def _se(text: str) -> str:
     return f"{v:.2g}" if isinstance(v, (int, float)) and not isinstance(v, bool) else ("" if v is None else str(v))
 
 
-def _why_id(r: dict) -> dict:
-    """A claim id in the reasons list (the anchor its cell links to) with the paper's value, ours and the
-    Monte-Carlo standard error where one was published."""
-    out = {"id": r["claim_id"], "anchor": anchor(r["claim_id"]), "ours": None}
+def _why_id(r: dict, anchored: set[str]) -> dict:
+    """A claim id in the reasons list (the anchor its cell links to, on its first place in the list only) with
+    the paper's value, ours and the Monte-Carlo standard error where one was published."""
+    out = {"id": r["claim_id"], "anchor": claim_anchor(anchor(r["claim_id"]), anchored), "ours": None}
     if r["_ours"] is not None:
         out.update(paper=paper_html(r), ours=fmt_number(r["_ours"], claim_decimals(r)), mc_se=_se(r["mc_se"]))
     return out
@@ -407,37 +519,68 @@ def _why_head(status: str, reason: str, note: str) -> str:
     return ""
 
 
+def _wide_note(r: Mapping) -> Markup:
+    """The footnote of a match within a wide tolerance: the tolerance against half a unit of the printed digits,
+    and the register's reason for it (its note for readers, :func:`reader_note`)."""
+    why = reader_note(r.get("register_note") or "")
+    head = f"tolerance {r['tolerance']} against {printed_half_unit(r):g}, half a unit of the last digit printed"
+    return readable_html(f"{head}: {why}" if why else f"{head} (the register gives no reason)")
+
+
 def why_html(rows: pd.DataFrame, labels: dict[str, str], titles: dict[str, str] | None = None) -> Markup:
     """The reasons, grouped by (status, reason, note, evidence): every differs (the kind of reason, the note
-    with its numbers, the evidence), every unexplained claim (what is wrong) and every caveat. Each claim id
-    carries the anchor its cell links to, with the paper's value and ours. ``labels``:
+    with its numbers, the evidence), every unexplained claim (what is wrong) and every caveat; then the footnotes
+    of the numbers reproduced only within a tolerance wider than their printed digits (:func:`wide_tolerance`,
+    marked ±), grouped by tolerance, printed digits and the register's reason. Each claim id carries the anchor
+    its cell links to (on its first place in the list), with the paper's value and ours. ``labels``:
     :func:`sphinx_labels` (evidence naming a label becomes a link); ``titles``: :func:`sphinx_label_titles` (the
     link reads the section's title, not the label)."""
     groups: dict[tuple, list[dict]] = {}
+    wide: dict[str, list[dict]] = {}
     for r in rows.to_dict("records"):
-        groups.setdefault((r["status"], r["reason"], r["note"], r["evidence"]), []).append(r)
+        if r["status"] in ("differs", "unexplained") or (r["status"] == "reproduced" and r["note"]):
+            groups.setdefault((r["status"], r["reason"], r["note"], r["evidence"]), []).append(r)
+        if wide_tolerance(r):
+            wide.setdefault(wide_anchor(r), []).append(r)
+    anchored: set[str] = set()
     out = [
         {
             "anchor": why_anchor(grp[0]),
             "sym": MARK[st][0],
             "word": MARK[st][1],
             "head": _why_head(st, reason, note),
-            "note": readable_text(note),
+            "note": readable_html(note),
             "evidence": (titles or {}).get(evidence, evidence),
             "evidence_href": labels.get(evidence) or links.code_href(evidence),
-            "ids": [_why_id(r) for r in grp],
+            "ids": [_why_id(r, anchored) for r in grp],
         }
         for (st, reason, note, evidence), grp in groups.items()
+    ]
+    out += [
+        {
+            "anchor": key,
+            "sym": WIDE_MARK,
+            "word": MARK["reproduced"][1],
+            "head": " within a tolerance wider than the printed digits (ours, rounded to them, is another number)",
+            "note": _wide_note(grp[0]),
+            "evidence": "",
+            "evidence_href": None,
+            "ids": [_why_id(r, anchored) for r in grp],
+        }
+        for key, grp in wide.items()
     ]
     return render("why.html", groups=out)
 
 
 def reason_rows(table: pd.DataFrame) -> pd.DataFrame:
-    """The rows the reasons section lists: differs, unexplained, and reproduced claims with a caveat note
-    (differs first, then unexplained, then caveats; register order within each)."""
+    """The rows the reasons section lists: differs, unexplained, reproduced claims with a caveat note, and
+    reproduced claims within a tolerance wider than their printed digits (:func:`wide_tolerance`; differs first,
+    then unexplained, then the reproduced; register order within each)."""
     order = {"differs": 0, "unexplained": 1, "reproduced": 2}
+    wide = pd.Series([wide_tolerance(r) for r in table.to_dict("records")], index=table.index, dtype=bool)
     sel = table[
-        (table["status"].isin(["differs", "unexplained"])) | ((table["status"] == "reproduced") & (table["note"] != ""))
+        (table["status"].isin(["differs", "unexplained"]))
+        | ((table["status"] == "reproduced") & ((table["note"] != "") | wide))
     ]
     return sel.assign(_o=sel["status"].map(order)).sort_values("_o", kind="stable").drop(columns="_o")
 
@@ -494,7 +637,16 @@ def _sections(ev: Evaluation, provenance: dict[str, dict[str, str]], study: str)
             t, provenance.get(study, {}), ev.data_files.get(study, {})
         )
         first = t.cells[0].id if t.cells else ""
-        out.append({"id": section_id(study, t.slug), "heading": head, "table": t, "first_id": first, "body": body})
+        out.append(
+            {
+                "id": section_id(study, t.slug),
+                "heading": head,
+                "table": t,
+                "note": reader_note(t.note),  # the register's maintainers' clauses stay in the register
+                "first_id": first,
+                "body": body,
+            }
+        )
     text = ev.table[(ev.table["study"] == study) & ~ev.table["claim_id"].isin(in_tables)]
     if len(text):
         heading = f"Text claims ({len(text)})"

@@ -39,6 +39,9 @@ MARK = {
     "unexplained": ("✗", "unexplained"),
 }
 NO_CLAIM = ("·", "no claim")
+#: the mark beside a reproduced number whose match rests on a tolerance wider than the digits the paper prints
+#: (:func:`compendium.claims.html.wide_tolerance`); it links to the footnote that gives the reason
+WIDE_MARK = "±"
 STALE = "(the differs note in"
 VARIANT = ".variant."
 MC_SE = ".mc_se"

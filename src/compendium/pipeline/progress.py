@@ -10,6 +10,10 @@ simulations) report there, and outside a kernel to ``sys.__stderr__``:
 
 prints ``[workbank] zone bootstrap (2,000 draws) ...`` and then ``done in 1.2 s``. Set
 ``COMPENDIUM_QUIET=1`` to silence it.
+
+A stage's own first and last lines say where it stands in a full run (:func:`stage_position`, "stage 7 of 15"):
+its place among the stages of ``dvc.yaml``, whose order is the order ``dvc repro`` runs them in
+(``tests/pipeline/test_progress.py`` checks it against DVC's own plan).
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import os
 import sys
 import time
 from contextlib import contextmanager
+from pathlib import Path
 
 _terminal = None
 
@@ -47,3 +52,29 @@ def step(stage: str, what: str, n: int | None = None, unit: str = ""):
     t0 = time.perf_counter()
     yield
     say(stage, f"{what}: done in {time.perf_counter() - t0:.1f} s")
+
+
+def stage_names(dvc_yaml: Path | None = None) -> list[str]:
+    """The stages of ``dvc.yaml`` in the file's order (the order ``dvc repro`` runs the whole pipeline in); [] when
+    the file cannot be read (a progress line is never worth an error)."""
+    from compendium.pipeline import paths, yamlfile
+
+    try:
+        doc = yamlfile.load(dvc_yaml or paths.ROOT / "dvc.yaml")
+    except Exception:  # noqa: BLE001 - a missing or broken dvc.yaml is the stage runner's to report, not this line's
+        return []
+    stages = doc.get("stages") if isinstance(doc, dict) else None
+    return list(stages) if isinstance(stages, dict) else []
+
+
+def stage_position(name: str, dvc_yaml: Path | None = None) -> str:
+    """``"stage k of N"``: ``name``'s place among the ``N`` stages of ``dvc.yaml`` (:func:`stage_names`), so that a
+    full run's lines show how far it has got; ``""`` for a name that is no stage there."""
+    names = stage_names(dvc_yaml)
+    return f"stage {names.index(name) + 1} of {len(names)}" if name in names else ""
+
+
+def done_line(stage: str, seconds: float) -> str:
+    """A stage's last line: ``[workbank] done in 31.2 s (stage 7 of 15)``."""
+    where = stage_position(stage)
+    return f"[{stage}] done in {seconds:.1f} s" + (f" ({where})" if where else "")

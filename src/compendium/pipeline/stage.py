@@ -415,7 +415,9 @@ def _run_locked(st: Stage, quiet: bool, executed_dir: Path | None) -> float:
 
             metrics.write(name)  # metrics/<stage>.json, the DVC metrics of the stage
     if not quiet:
-        print(f"[{name}] done in {seconds:.1f} s", file=sys.stderr)
+        from compendium.pipeline.progress import done_line
+
+        print(done_line(name, seconds), file=sys.stderr)
     return seconds
 
 
@@ -613,6 +615,10 @@ def main(argv: list[str] | None = None) -> int:
     if raw:
         print(raw, file=sys.stderr)
         return 1
+    from compendium.pipeline.progress import stage_position
+
+    where = stage_position(args.stage)
+    print(f"[{args.stage}] {where + ': ' if where else ''}running {_rel(STAGES[args.stage].source)}", file=sys.stderr)
     try:
         run(args.stage, executed_dir=args.executed_dir)
     except (StageError, ParamsError) as exc:

@@ -10,6 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from compendium.chapter.numbers import share
+
 from .reproduce import MODEL_LABELS, MODELS, TRAINED, VAL_PREF_ACC
 
 STRATEGY = {"uniform": "uniform pairs", "information_gain": "information gain", "arena": "arena-like skew"}
@@ -36,10 +38,10 @@ def bt_uncertainty(summary: pd.DataFrame, rank_probs: pd.DataFrame, level: float
     best = s["strength"].idxmax()
     rp = rank_probs.loc[best]
     return (
-        f"Top: Bradley–Terry strengths of {len(s)} models with {level:.0%} bootstrap intervals; bottom: a heatmap "
+        f"Top: Bradley–Terry strengths of {len(s)} models with {share(level)} bootstrap intervals; bottom: a heatmap "
         f"of each model's probability of each rank. {_lab(best)} is strongest ({s.loc[best, 'strength']:.2f}, "
         f"{s.loc[best, 'ci_lo']:.2f} to {s.loc[best, 'ci_hi']:.2f}) and ranks first in "
-        f"{float(rp.iloc[0]):.0%} of replicates (P(best) = {s.loc[best, 'p_best']:.2f})."
+        f"{share(float(rp.iloc[0]))} of replicates (P(best) = {s.loc[best, 'p_best']:.2f})."
     )
 
 
@@ -65,7 +67,7 @@ def category_heatmaps(cat_bt: pd.DataFrame, cat_wr: pd.DataFrame) -> str:
 
 def trueskill(results: dict, bt: pd.DataFrame) -> str:
     strengths = bt.set_index("model").loc[list(MODELS), "strength"].to_numpy()
-    shares = "; ".join(f"{title}: {r.share_matching_ranking(strengths):.0%}" for title, r in results.items())
+    shares = "; ".join(f"{title}: {share(r.share_matching_ranking(strengths))}" for title, r in results.items())
     return (
         f"Box plots of each model's centred TrueSkill mu over many random orders of the same judgements, one panel "
         f"per setting ({len(results)}), with the mean sigma TrueSkill reports as black bars. Share of orders that "
@@ -91,7 +93,7 @@ def simulation(curves: pd.DataFrame, needed: pd.DataFrame, target: float, study_
     return (
         f"Two line charts of the share of simulated studies that recover the true ranking (top) and the true "
         f"top model (bottom) against the number of decisive judgements, for {len(nd)} sampling strategies, with "
-        f"this study's {study_n:,} marked. Judgements needed for a {target:.0%} chance of the full ranking: {parts}."
+        f"this study's {study_n:,} marked. Judgements needed for a {share(target)} chance of the full ranking: {parts}."
     )
 
 

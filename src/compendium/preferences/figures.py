@@ -10,6 +10,7 @@ import seaborn as sns
 
 from compendium.chapter.display import with_alt
 from compendium.chapter.figstyle import CATEGORICAL, DIVERGING, GREY, heatmap, point_ranges, styled
+from compendium.chapter.numbers import share
 
 from . import alttext
 from .reproduce import MODEL_LABELS, MODELS, TRAINED, VAL_PREF_ACC
@@ -111,7 +112,7 @@ def plot_bt_uncertainty(summary: pd.DataFrame, rank_probs: pd.DataFrame, level: 
         a1.text(s.loc[m, "ci_hi"] + 0.01, k, f"P(best) = {s.loc[m, 'p_best']:.2f}", va="center", fontsize=8.5)
     a1.axvline(1.0, color="k", lw=0.6, ls=":")
     a1.set(
-        xlabel=f"Bradley–Terry strength (sum = 5), {level:.0%} bootstrap interval",
+        xlabel=f"Bradley–Terry strength (sum = 5), {share(level)} bootstrap interval",
         xlim=(0.65, 1.55),
         title="Strengths and their uncertainty",
     )
@@ -221,8 +222,8 @@ def plot_trueskill(results: dict[str, object], bt: pd.DataFrame) -> plt.Figure:
         ax.axvline(0, color="k", lw=0.6, ls=":")
         ax.set_xlabel("TrueSkill μ minus the five models' mean μ")
         ax.tick_params(axis="x", labelbottom=True)
-        share = r.share_matching_ranking(bt.set_index("model").loc[list(MODELS), "strength"].to_numpy())
-        ax.set_title(f"{title}\n{share:.0%} of orders reproduce the BT ranking", fontsize=10)
+        matching = r.share_matching_ranking(bt.set_index("model").loc[list(MODELS), "strength"].to_numpy())
+        ax.set_title(f"{title}\n{share(matching)} of orders reproduce the BT ranking", fontsize=10)
     fig.tight_layout()
     return fig
 

@@ -129,6 +129,7 @@ def main() -> int:
 
     from compendium.pipeline.cli import safe_output
     from compendium.pipeline.notebooks import timing_file
+    from compendium.pipeline.progress import done_line
     from compendium.pipeline.results import write_exports, write_table, write_values
 
     from .. import data
@@ -145,8 +146,8 @@ def main() -> int:
     timing.parent.mkdir(parents=True, exist_ok=True)
     timing.write_text(json.dumps({"stage": STAGE, "notebook": None, "seconds": round(seconds, 2)}) + "\n")
     print(
-        f"{STAGE}: {len(tbl)} gaps and the top model, {REPETITIONS:,} simulated studies a checkpoint; "
-        f"{WIDEN_REPLICATES:,} replicates of each bootstrap; {seconds:.1f} s"
+        f"{done_line(STAGE, seconds)}: {len(tbl)} gaps and the top model, {REPETITIONS:,} simulated studies a "
+        f"checkpoint; {WIDEN_REPLICATES:,} replicates of each bootstrap"
     )
     return 0
 

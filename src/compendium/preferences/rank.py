@@ -62,6 +62,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from compendium.chapter.numbers import share
 from compendium.pipeline import paths
 from compendium.pipeline.cli import gib, memory_budget, quote, safe_output, visible, writable_folder
 from compendium.pipeline.params import reference
@@ -601,7 +602,7 @@ def top_sentence(table: pd.DataFrame) -> str:
     t = table.sort_values(["bt_rank", "model"], kind="stable")
     top, rest = t.iloc[0], t.iloc[1:]
     close = [str(myst(m)) for m in rest.loc[rest["bt_hi"] >= top["bt_lo"], "model"]]
-    s = f"{myst(top['model'])} is strongest in {top['p_best']:.0%} of the bootstrap replicates"
+    s = f"{myst(top['model'])} is strongest in {share(top['p_best'])} of the bootstrap replicates"
     if close:
         names = close[0] if len(close) == 1 else f"{', '.join(close[:-1])} and {close[-1]}"
         return s + (
@@ -654,7 +655,7 @@ def legend(info: dict) -> str:
     """What the printed columns hold, in a few lines."""
     import textwrap
 
-    pct = f"{info['ci_level']:.0%}"
+    pct = share(info["ci_level"])
     text = (
         f"win rate: wins / (wins + losses), ties left out, with its {pct} Wilson interval. "
         f"{views.COLUMNS['bt_half_win']}: Bradley-Terry strength, strengths summing to {info['models']}, with its "
@@ -709,7 +710,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {visible(' '.join(str(exc).split()), inline=True)}", file=sys.stderr)
         return 1
     t, info = res["table"], res["info"]
-    pct = f"{info['ci_level']:.0%}"
+    pct = share(info["ci_level"])
     lay = LAYOUT_NAMES[info["layout"]]
     print(
         f"{visible(info['file'], inline=True)} ({lay}): {info['judgements']:,} judgements of {info['models']} models "

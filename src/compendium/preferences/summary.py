@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from compendium.chapter import numbers
 from compendium.chapter.publish import phrases
 from compendium.pipeline import paths, yamlfile
 from compendium.stats.mcdigits import mc_format, mc_step, mc_text  # mc_text: this chapter's, shared
@@ -178,9 +179,10 @@ def bt_phrases(r: PreferencesResult) -> dict[str, Any]:
     rep, pub, cc = r.report, r.inputs.published, r.report.crosscheck
     return dict(
         pref_bt_maxdiff=rep.max_diff_vs_published,
+        pref_bt_maxdiff_text=numbers.difference(rep.max_diff_vs_published),  # "0", not "0e+00", when exact
         pref_bt_iter=rep.bt_n_iter,
-        pref_bt_choix_diff=float(cc["abs_diff_procedure_vs_choix"].max()),
-        pref_bt_choix_conv=float(cc["abs_diff_converged_vs_choix"].max()),
+        pref_bt_choix_diff=numbers.difference(cc["abs_diff_procedure_vs_choix"].max()),
+        pref_bt_choix_conv=numbers.difference(cc["abs_diff_converged_vs_choix"].max()),
         pref_pub_bt_untrained=f"{pub['hitl.bt.untrained']}",
         pref_pub_participants=f"{pub['hitl.n_participants']}",
         pref_bt_untrained=float(rep.bt.set_index("model").loc["untrained", "strength"]),
@@ -453,7 +455,8 @@ def _verdict(cmp: pd.DataFrame, s: str) -> str:
         "no detectable difference": "recovers the full ranking about as often as uniform sampling",
     }[row["verdict"]]
     return (
-        f"{word} ({row['p_ranking']:.1%} vs {row['p_ranking_uniform']:.1%} of simulated studies; difference "
+        f"{word} ({numbers.share(row['p_ranking'], 1)} vs {numbers.share(row['p_ranking_uniform'], 1)} of simulated "
+        "studies; difference "
         f"{100 * row['difference']:+.1f} percentage points, 95 % interval {100 * row['diff_lo']:+.1f} to "
         f"{100 * row['diff_hi']:+.1f})"
     )
@@ -539,7 +542,7 @@ def _own_needed(r: PreferencesResult, strategy: str, col: str) -> str:
 def mc_settings_off(r: PreferencesResult) -> tuple[str, str] | None:
     """Where the ``preferences_mc`` stage's settings, which are constants (:mod:`.montecarlo`), differ from this
     run's simulation settings (its recovery target, its estimator's prior SD): ``(the stage's, this run's)`` in
-    words, e.g. ``("95% recovery", "80% target")``; None where they agree, so that the stage's uniform numbers
+    words, e.g. ``("95 % recovery", "80 % target")``; None where they agree, so that the stage's uniform numbers
     answer this run's question."""
     from .montecarlo import PRIOR_SD
 
@@ -547,8 +550,8 @@ def mc_settings_off(r: PreferencesResult) -> tuple[str, str] | None:
     mc_target, mc_prior = float(v["pref_mc.target"]), float(v.get("pref_mc.prior_sd", PRIOR_SD))
     theirs, ours = [], []
     if not np.isclose(p.sim_target, mc_target):
-        theirs.append(f"{mc_target:.0%} recovery")
-        ours.append(f"{p.sim_target:.0%} target")
+        theirs.append(f"{numbers.share(mc_target)} recovery")
+        ours.append(f"{numbers.share(p.sim_target)} target")
     if not np.isclose(p.sim_prior_sd, mc_prior):
         theirs.append(f"a prior SD of {mc_prior:g}")
         ours.append(f"prior SD of {p.sim_prior_sd:g}")
@@ -572,7 +575,7 @@ def uniform_row_phrases(r: PreferencesResult) -> dict[str, Any]:
             pref_tbl_uniform_src="Uniform pairs:",
             pref_tbl_rows_src="Information gain and arena-like skew",
             pref_mc_source="The uniform row comes from a separate run",
-            pref_mc_quote=f": the top-model curve is nearly flat near {r.params.sim_target:.0%}, so where its noisy "
+            pref_mc_quote=f": the top-model curve is nearly flat near {numbers.share(r.params.sim_target)}, so where its noisy "
             f"estimate crosses the line is poorly determined. {_capital(needs)}",
         )
     theirs, ours = off
@@ -619,10 +622,47 @@ PHRASES = (
 )
 
 
+#: the shares the chapter's prose prints as percentages, with their decimals: each also glued as ``<key>_pct``
+#: (``"67 %"``, :func:`compendium.chapter.publish.phrases`)
+PERCENTS = {
+    "pref_p_best_c": 0,
+    "pref_p_best_d": 0,
+    "pref_cl_p_best_c": 0,
+    "pref_ts_match_default": 0,
+    "pref_ts_match_static": 0,
+    "pref_mc_target": 0,
+    "pref_vs_base_recipe_a": 1,
+    "pref_vs_base_recipe_b": 1,
+    "pref_vs_base_recipe_c": 1,
+    "pref_vs_base_recipe_d": 1,
+    "pref_themes_gap_share": 1,
+    "pref_cl_cd_p": 0,
+    "pref_p_bottom_pair": 0,
+    "pref_p_untrained_last": 0,
+    "pref_p_top2_cd": 0,
+    "pref_ci_level": 0,
+    "pref_cd_p": 0,
+    "pref_fwer_wilson_familywise": 0,
+    "pref_fwer_wilson_per_pair_min": 1,
+    "pref_fwer_wilson_per_pair_max": 1,
+    "pref_fwer": 0,
+    "pref_nu_tie": 1,
+    "pref_tie_share": 1,
+    "pref_ts_ptop_c": 0,
+    "pref_sim_target": 0,
+    "pref_sim_p_rank_study": 0,
+    "pref_sim_p_top_study": 0,
+    "pref_gap_p_nonpos": 0,
+    "pref_sim_ig_min_share": 1,
+    "pref_sim_ig_max_share": 1,
+    "pref_sim_saving": 0,
+}
+
+
 def summary(result: PreferencesResult) -> dict[str, Any]:
     """Every ``{glue:text}`` value of the chapter's prose, keyed by its glue name: the union of :data:`PHRASES`
     (a name two sections give different values raises)."""
-    return phrases(result, PHRASES, what="preferences phrases")
+    return phrases(result, PHRASES, what="preferences phrases", percents=PERCENTS)
 
 
 def rowlevel_text(r: PreferencesResult) -> str:
@@ -644,7 +684,7 @@ def rowlevel_text(r: PreferencesResult) -> str:
     side, bias, activity = rows.side, rows.position, rows.activity
     bias_text = (
         "The rows record the displayed order: the response shown first was chosen in "
-        f"{bias['share_first']:.1%} of decisive judgements (exact binomial p = {bias['binom_p']:.3f})."
+        f"{numbers.share(bias['share_first'], 1)} of decisive judgements (exact binomial p = {bias['binom_p']:.3f})."
         if bias is not None
         else "The rows do not record the displayed order, so no position bias is computed."
     )
@@ -658,7 +698,7 @@ def rowlevel_text(r: PreferencesResult) -> str:
         f"{activity['max']} judgements each (median {activity['median']:.0f}). Fleiss' κ per pair over its "
         f"scenarios with exactly three ratings ({kappa['n_items'].min()}–{kappa['n_items'].max()} per pair) "
         f"ranges from {kappa['kappa'].min():.2f} to {kappa['kappa'].max():.2f}. Canonical-side asymmetry: side A "
-        f"was chosen in {side['share_a']:.1%} of {side['n_decisive']:,} decisive judgements (Wilson 95 % interval "
+        f"was chosen in {numbers.share(side['share_a'], 1)} of {side['n_decisive']:,} decisive judgements (Wilson 95 % interval "
         f"{side['wilson_lo']:.3f}–{side['wilson_hi']:.3f}, exact binomial p = {side['binom_p']:.3f}). {bias_text} "
         f"{texts_text}The tables are `rowlevel_*.csv`."
     )

@@ -13,6 +13,8 @@ from typing import Any
 
 import pandas as pd
 
+from compendium.chapter import numbers
+
 from .reproduce import MODEL_LABELS
 
 __all__ = ["COLUMNS", "VIEWS", "bootstrap_view", "c_vs_d_view", "claims_view"]
@@ -95,8 +97,8 @@ VIEWS: dict[str, dict[str, Any]] = {
             "published procedure": "{:.10f}",
             "MM converged": "{:.10f}",
             "choix": "{:.10f}",
-            "|procedure − choix|": "{:.1e}",
-            "|converged − choix|": "{:.1e}",
+            "|procedure − choix|": numbers.difference,
+            "|converged − choix|": numbers.difference,
         },
     },
     "themes": {"columns": ["label", "count", "share_of_assigned", "example_quote"], "rename": COLUMNS},
@@ -123,7 +125,9 @@ VIEWS: dict[str, dict[str, Any]] = {
 def bootstrap_view(ci_level: float) -> dict[str, Any]:
     """:data:`VIEWS` entry of the bootstrap tables, with the interval level in the names of its bounds."""
     v = VIEWS["bootstrap"]
-    return v | {"rename": v["rename"] | {"ci_lo": f"{ci_level:.0%} low", "ci_hi": f"{ci_level:.0%} high"}}
+    return v | {
+        "rename": v["rename"] | {"ci_lo": f"{numbers.share(ci_level)} low", "ci_hi": f"{numbers.share(ci_level)} high"}
+    }
 
 
 def c_vs_d_view(cd: Mapping[str, Any], h2h: Mapping[str, Any], ci_level: float) -> tuple[pd.DataFrame, str]:
@@ -132,7 +136,7 @@ def c_vs_d_view(cd: Mapping[str, Any], h2h: Mapping[str, Any], ci_level: float) 
         {
             "quantity": [
                 "log(π_C / π_D), pooled fit",
-                f"{ci_level:.0%} bootstrap interval",
+                f"{numbers.share(ci_level)} bootstrap interval",
                 "P(π_C > π_D) over replicates",
                 "head to head, D–C (ties)",
                 "D's win rate, Wilson 95 %",

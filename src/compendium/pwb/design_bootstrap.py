@@ -72,6 +72,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from compendium.chapter.numbers import share
+
 from .bootstrap import percentile_mc_se
 from .constants import CONDITIONS, DIMENSIONS
 
@@ -605,7 +607,7 @@ def interval_lines(result: Mapping) -> list[str]:
     :func:`compendium.pwb.score.score_model`'s values (``design`` among them)."""
     des = result["design"]
     t = interval_table(result)
-    pct = f"{des['ci_level']:.0%}"
+    pct = share(des["ci_level"])
     lines = [
         f"{pct} intervals, two methods (--help says which is which):",
         f"  {'':13s} {PAPER_LABEL:40s} {DESIGN_LABEL}",

@@ -44,6 +44,8 @@ from pathlib import Path
 
 import yaml
 
+from compendium.chapter.numbers import share
+
 from .. import __version__
 from ..data.catalog import DATASETS
 
@@ -110,7 +112,7 @@ def _notes(result: Mapping, key: str, n_boot: int, ci: float) -> str:
         return f"prompted minus baseline PWI (bootstrap means), v2.1 weights; no interval; {cov}"
     v = result[key]
     return (
-        f"{round(100 * ci)}% CI [{v['ci_lower']:.2f}, {v['ci_upper']:.2f}] (the paper's percentile bootstrap, "
+        f"{share(ci)} CI [{v['ci_lower']:.2f}, {v['ci_upper']:.2f}] (the paper's percentile bootstrap, "
         f"{n_boot:,} draws); v2.1 weights; {cov}"
     )
 

@@ -836,7 +836,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     for lab in ("baseline", "prompted"):
         v = new[lab]
-        print(f"  PWI {lab:9s} {v['pwi']:6.2f}  95% CI [{v['ci_lower']:.2f}, {v['ci_upper']:.2f}]")
+        print(f"  PWI {lab:9s} {v['pwi']:6.2f}  95 % CI [{v['ci_lower']:.2f}, {v['ci_upper']:.2f}]")
     print(f"  ΔPWI {new['delta_pwi']:+.2f}   d_pooled {new['d_pooled']:.3f}")
     print("\n".join(["", *design_bootstrap.interval_lines(new)]))
     print(f"\n{visible(coverage_sentence(cov), inline=True)}")

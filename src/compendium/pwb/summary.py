@@ -33,6 +33,7 @@ from collections.abc import Callable, Mapping
 import numpy as np
 import pandas as pd
 
+from compendium.chapter import numbers
 from compendium.chapter.publish import phrases
 
 from . import paper_printed as printed
@@ -131,7 +132,7 @@ def reconstruction_phrases(r: PwbResult) -> dict:
         "pwb_pub_mean_delta": float(published["pwb.delta.mean"]),
         "pwb_n_cells": len(cells),
         "pwb_n_checks": len(a.checks),
-        "pwb_recon_maxdiff": float(a.checks["abs_diff"].max()),
+        "pwb_recon_maxdiff": numbers.difference(a.checks["abs_diff"].max()),  # "0" when exact, not "0.0e+00"
         # a released posterior mean is the authors' 10,000-draw average: printed to 4 decimals (no MC rule)
         "pwb_post_maxdev": float((cells["posterior_implied"] - cells["posterior_released"]).abs().max()),
         "pwb_weight_scheme_md": Markdown(f"{code(r.params.weight_scheme)} ({scheme_note})"),
@@ -609,10 +610,19 @@ PHRASES: tuple[Callable, ...] = (
 )
 
 
+#: the shares the chapter's prose prints as percentages, with their decimals: each also glued as ``<key>_pct``
+#: (``"67 %"``, :func:`compendium.chapter.publish.phrases`)
+PERCENTS = {
+    "pwb_need_ut": 0,
+    "pwb_need_ar": 0,
+    "pwb_need_as": 0,
+}
+
+
 def summary(result: PwbResult) -> dict:
     """Every number and phrase the chapter's prose quotes, by its ``{glue:text}`` name (plain Python values;
     ``pwb_weight_scheme_md`` is Markdown for ``{glue:md}``): the union of :data:`PHRASES`."""
-    return phrases(result, PHRASES, what="pwb phrases")
+    return phrases(result, PHRASES, what="pwb phrases", percents=PERCENTS)
 
 
 #: the names :func:`verdicts` glues (the chapter quotes them beside those of :func:`summary`)

@@ -13,10 +13,21 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 import pandas as pd
 
+from compendium.chapter.numbers import share
+
 from .sampling import share_text
 from .sweeps import DEFAULT_SCHEME
 
-__all__ = ["TOP_MODEL", "finding_row", "split_has", "split_pwb", "untied_flags", "how_sure_notes", "findings"]
+__all__ = [
+    "TOP_MODEL",
+    "finding_row",
+    "split_has",
+    "split_pwb",
+    "untied_flags",
+    "how_sure_notes",
+    "findings",
+    "headline_findings",
+]
 
 #: the PWB model whose first place is a headline finding
 TOP_MODEL = "GLM 5.1"
@@ -33,15 +44,20 @@ def finding_row(
     measure: str = "",
     reference_value: float | None = None,
     how_sure: str = "",
+    headline: str | None = None,
+    bound: bool = False,
 ) -> dict:
     """One row of the summary table: does ``finding`` hold at every setting, and the range of its number.
 
     ``holds``: one bool per setting; ``values``: the quantity behind the finding at each setting
     (same length). Returns ``key, study, finding, settings, n_settings, n_hold, holds_all, verdict``
     (``"yes (n/n)"`` or ``"no (k/n)"``), ``measure`` (what ``values`` are), ``min, max, range``
-    (formatted with ``fmt``), ``paper_setting`` (``reference_value`` formatted; empty if None) and
+    (formatted with ``fmt``), ``paper_setting`` (``reference_value`` formatted; empty if None),
     ``how_sure``: what else was checked (a resampling of the data, a count of comparisons) and what
-    would overturn the finding; a sweep alone varies only the analysis choice.
+    would overturn the finding (a sweep alone varies only the analysis choice); and how the row counts among the
+    headline findings (:func:`headline_findings`): ``headline``, the key of the finding it tests (``key`` itself
+    unless the row re-runs another row's finding under a second family of settings), and ``bound``, True for a
+    row shown for completeness that tests no finding of its own (the mixed tie rules' lopsided bound).
     """
     h = np.asarray(list(holds), dtype=bool)
     v = np.asarray(list(values), dtype=float)
@@ -68,6 +84,8 @@ def finding_row(
         "range": f"{fmt.format(lo)} to {fmt.format(hi)}",
         "paper_setting": "" if reference_value is None else fmt.format(reference_value),
         "how_sure": how_sure,
+        "headline": headline or key,
+        "bound": bool(bound),
     }
 
 
@@ -99,7 +117,6 @@ def how_sure_notes(has: pd.DataFrame, pwb: pd.DataFrame, zs: Mapping, bs: Mappin
     :func:`~compendium.robustness.sampling.c_beats_d_shares`) found, and what would overturn the finding."""
     ref_h = split_has(has)[2]
     named, _, ref_p = split_pwb(pwb)
-    pct = "{:.0%}".format
     nz, nb = int(zs["n_draws"]), int(bs["n_boot"])
 
     def zshare(key: str) -> str:  # a share of the rater resamples, to the digits its Monte Carlo error supports
@@ -142,7 +159,7 @@ def how_sure_notes(has: pd.DataFrame, pwb: pd.DataFrame, zs: Mapping, bs: Mappin
         "pwb_top3_random": weightings,
         "bt_top_c": f"Holds at every tie credit because each model has a similar number of ties ({ties}). "
         "Resampling judgements, C beats D in "
-        f"{pct(bs['p_c_beats_d_judgements'])} of replicates ({pct(bs['p_c_beats_d_categories'])} with "
+        f"{share(bs['p_c_beats_d_judgements'])} of replicates ({share(bs['p_c_beats_d_categories'])} with "
         "prompt categories resampled): not settled. Overturned by an interval of log(C/D) that excludes 0 "
         "on the other side.",
         "bt_ranking": f"Holds at every tie credit because each model has a similar number of ties ({ties}). "
@@ -203,6 +220,8 @@ def _workbank_rows(zones: pd.DataFrame, has: pd.DataFrame, untied: Mapping) -> l
             "workers' × experts' tie rule",
             has_measure,
             float(ref_h["margin"]),
+            headline="wb_workers_more_same_rule",
+            bound=True,  # lopsided rule pairs: a bound on the finding above, shown for completeness
         ),
     ]
 
@@ -231,7 +250,18 @@ def _pwb_rows(pwb: pd.DataFrame) -> list[dict]:
         for key, text, flag, col, fmt, measure in _PWB_FINDINGS:
             holds = frame["glm_lead"] > 0 if flag is None else frame[flag]
             rows.append(
-                finding_row(key + suffix, "PWB", text, holds, frame[col], fmt, settings, measure, float(ref_p[col]))
+                finding_row(
+                    key + suffix,
+                    "PWB",
+                    text,
+                    holds,
+                    frame[col],
+                    fmt,
+                    settings,
+                    measure,
+                    float(ref_p[col]),
+                    headline=key,
+                )
             )
     return rows
 
@@ -296,3 +326,19 @@ def findings(
     for r in rows:
         r["how_sure"] = sure.get(r["key"], "")
     return pd.DataFrame(rows)
+
+
+def headline_findings(found: pd.DataFrame) -> pd.DataFrame:
+    """The summary table's rows counted by finding, as the landing page counts them: one row per headline finding
+    (``headline``; a finding re-run under two families of settings, the PWB's named and random weightings, is one
+    finding, which holds only if it holds under both), the bound rows (``bound``) left out. Columns ``headline``,
+    ``finding`` (its first row's text), ``n_rows`` (the families it was re-run under) and ``holds_all``."""
+    rows = found[~found["bound"].astype(bool)]
+    g = rows.groupby("headline", sort=False)
+    return pd.DataFrame(
+        {
+            "finding": g["finding"].first(),
+            "n_rows": g.size(),
+            "holds_all": g["holds_all"].all().astype(bool),
+        }
+    ).reset_index()

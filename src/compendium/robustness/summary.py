@@ -21,7 +21,7 @@ import pandas as pd
 
 from compendium.chapter.publish import phrases
 
-from .findings import TOP_MODEL, split_has, split_pwb, untied_flags
+from .findings import TOP_MODEL, headline_findings, split_has, split_pwb, untied_flags
 from .sampling import share_text
 from .sweeps import PAPER_CUTOFF, ZONE_LABELS, ZONE_NAMES
 
@@ -240,7 +240,41 @@ def how_sure_phrases(r: RobustnessResult) -> dict:
         rob_bs_n=int(bs["n_boot"]),
         rob_n_findings=int(len(found)),
         rob_n_hold_all=int(found["holds_all"].sum()),
+        rob_by_finding=by_finding_sentence(found),
     )
+
+
+def by_finding_sentence(found: pd.DataFrame) -> str:
+    """How the summary table's count ("7 of the 13 rows hold") relates to the landing page's ("6 of the 9 headline
+    findings"): the page counts by finding (:func:`compendium.robustness.findings.headline_findings`), a finding
+    re-run under two families of settings once, and a bound row not at all (issue 33)."""
+    hf = headline_findings(found)
+    n, held = len(hf), int(hf["holds_all"].sum())
+    twice = found[found["headline"].isin(hf.loc[hf["n_rows"] > 1, "headline"])]
+    bound = found[found["bound"].astype(bool)]
+    parts = []
+    if len(twice):
+        studies = " and ".join(dict.fromkeys(twice["study"]))
+        families = " and under ".join(dict.fromkeys(twice["settings"]))
+        k = twice["headline"].nunique()
+        parts.append(
+            f"each of the {_count(k, studies + ' finding')} re-run under {families} counts once, and holds only if "
+            "it holds under both"
+        )
+    if len(bound):
+        over = " and ".join(dict.fromkeys(bound["settings"]))
+        one = len(bound) == 1
+        parts.append(
+            f"the {'row' if one else 'rows'} over the {over}, a bound shown for completeness, "
+            f"{'is' if one else 'are'} no finding of {'its' if one else 'their'} own"
+        )
+    how = (": " + "; ".join(parts)) if parts else ""
+    return f"The landing page counts the same table by finding, and {held} of its {n} headline findings hold under every choice tried{how}."
+
+
+def _count(n: int, noun: str) -> str:
+    words = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five"}
+    return f"{words.get(n, str(n))} {noun}{'' if n == 1 else 's'}"
 
 
 def _capital(text: str) -> str:
@@ -332,6 +366,19 @@ def verdict_phrases(r: RobustnessResult) -> dict:
 PHRASES = (zone_phrases, agency_phrases, pwb_phrases, bt_phrases, how_sure_phrases, verdict_phrases)
 
 
+#: the shares the chapter's prose prints as percentages, with their decimals: each also glued as ``<key>_pct``
+#: (``"67 %"``, :func:`compendium.chapter.publish.phrases`)
+PERCENTS = {
+    "rob_zs_green": 0,
+    "rob_zs_redrnd": 0,
+    "rob_pwb_rand_gain": 1,
+    "rob_pwb_rand_top": 1,
+    "rob_bs_cd_j": 0,
+    "rob_bs_cd_c": 0,
+    "rob_pwb_rel_sd": 0,
+}
+
+
 def summary(result: RobustnessResult) -> dict:
     """``{glue key: value}`` for every number and phrase of the chapter's prose: the union of :data:`PHRASES`."""
-    return phrases(result, PHRASES, what="robustness phrases")
+    return phrases(result, PHRASES, what="robustness phrases", percents=PERCENTS)

@@ -174,7 +174,7 @@ def bls_race_gender_shares(bls_race_gender: pd.DataFrame) -> dict[str, float]:
     v = {c: bls_number(row[c]) / 100 for c in cols}
     other = 1 - v["White"] - v["Black or African American"] - v["Asian"]
     if other < 0:
-        raise ValueError("BLS race/gender table: White + Black + Asian exceed 100%")
+        raise ValueError("BLS race/gender table: White + Black + Asian exceed 100 %")
     return {
         "women": v["Women"],
         "white": v["White"],

@@ -12,6 +12,7 @@ import seaborn as sns
 
 from compendium.chapter.display import with_alt
 from compendium.chapter.figstyle import CATEGORICAL, GREY, ZONE_COLORS, ZONE_MARKERS, heatmap, point_ranges, styled
+from compendium.chapter.numbers import percent, percent_format
 
 from . import alttext
 from .common import ZONE_LABELS, ZONES
@@ -41,7 +42,7 @@ def desire_by_sector(by_sector: pd.DataFrame, overall: float) -> plt.Figure:
     )
     ax.axvline(overall, color="k", ls="--", lw=1, zorder=1)
     # label beside (not across) the dashed line, above the top bar
-    ax.text(overall + 1, -0.55, f"all tasks: {overall:.1f}%", ha="left", va="bottom", fontsize=9)
+    ax.text(overall + 1, -0.55, f"all tasks: {percent(overall, 1)}", ha="left", va="bottom", fontsize=9)
     ax.set_ylim(len(d) - 0.4, -1.4)
     ax.set(
         xlabel="% of the sector's tasks with mean automation desire > 3",
@@ -78,7 +79,7 @@ def reasons(reasons_table: pd.DataFrame, n: int) -> plt.Figure:
     for b, r in zip(ax.containers[0], d["reason"]):
         if r == "scale":
             b.set(hatch="//", facecolor="white", edgecolor=CATEGORICAL[2])
-    ax.bar_label(ax.containers[0], fmt="%.1f%%", padding=3, fontsize=9)
+    ax.bar_label(ax.containers[0], fmt=percent_format(1), padding=3, fontsize=9)
     ax.set(
         xlim=(0, 100),
         xlabel=f"% of the {n:,} responses with desire rating >= 3",
@@ -159,8 +160,8 @@ def has_heatmap(matrix: pd.DataFrame, diagonal: float, workers_more: float) -> p
     ax.set(
         xlabel="Expert dominant level",
         ylabel="Worker dominant level",
-        title=f"Dominant Human Agency Scale level per task\ndiagonal {diagonal:.1f}%, "
-        f"below diagonal (workers want more) {workers_more:.1f}%",
+        title=f"Dominant Human Agency Scale level per task\ndiagonal {percent(diagonal, 1)}, "
+        f"below diagonal (workers want more) {percent(workers_more, 1)}",
     )
     fig.tight_layout()
     return fig
@@ -253,7 +254,7 @@ def demographic_groups(groups: pd.DataFrame, overall_desire: float, overall_has:
     """Forest plot: response-level mean desire and mean HAS by group, with worker-bootstrap 95% intervals."""
     g = groups.reset_index(drop=True)
     small = g["small_group"].fillna(False).astype(bool) if "small_group" in g else pd.Series(False, index=g.index)
-    few, ok = "too few workers, no interval", "95% interval"
+    few, ok = "too few workers, no interval", "95 % interval"
     g = g.assign(
         key=g["variable"] + "|" + g["group"].astype(str) + "|" + g.index.astype(str),
         kind=np.where(small, few, ok),
@@ -297,7 +298,7 @@ def demographic_groups(groups: pd.DataFrame, overall_desire: float, overall_has:
         ax.xaxis.set_major_locator(plt.MaxNLocator(4))
     axes[0].set_yticks(range(len(order)), labels, fontsize=8)
     fig.suptitle(
-        "Desire and agency by worker group\n(95% worker-bootstrap intervals, per group, unadjusted; "
+        "Desire and agency by worker group\n(95 % worker-bootstrap intervals, per group, unadjusted; "
         "grey × = too few workers)",
         fontsize=10,
     )

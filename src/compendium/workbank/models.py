@@ -120,6 +120,7 @@ def main() -> int:
     from compendium.pipeline.cli import safe_output
     from compendium.pipeline.notebooks import timing_file
     from compendium.pipeline.params import stage_section, study_params
+    from compendium.pipeline.progress import done_line
     from compendium.pipeline.stage import python_stage
 
     from .build import Inputs, build_models
@@ -134,7 +135,7 @@ def main() -> int:
     timing = timing_file(STAGE)  # for the Reproducibility page's stage times, as the notebook stages do
     timing.parent.mkdir(parents=True, exist_ok=True)
     timing.write_text(json.dumps({"stage": STAGE, "notebook": None, "seconds": round(seconds, 2)}) + "\n")
-    print(f"[{STAGE}] done in {seconds:.1f} s")
+    print(done_line(STAGE, seconds))
     return 0
 
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import pandas as pd
 
+from compendium.chapter.numbers import percent
+
 from .common import TASK, USER, require_columns
 from .desire import format_p_truncated
 
@@ -45,13 +47,13 @@ def paper_slips(
     rows = [
         (
             "Computer & Mathematical, R&D Opportunity share (Fig 5a)",
-            "13.3%",
-            f"{cm_rnd_pct:.2f}%",
-            f"{cm_rnd_n} of the sector's {cm_n} landscape tasks are in R&D Opportunity; the printed 13.3% "
+            "13.3%",  # verbatim: the label the paper prints
+            percent(cm_rnd_pct, 2),
+            f"{cm_rnd_n} of the sector's {cm_n} landscape tasks are in R&D Opportunity; the printed '13.3%' "  # verbatim
             f"would need {round(0.133 * cm_n)} tasks ({round(0.133 * cm_n)}/{cm_n} = "
-            f"{100 * round(0.133 * cm_n) / cm_n:.2f}%)"
+            f"{percent(100 * round(0.133 * cm_n) / cm_n, 2)})"
             + (
-                f", which is the sector's Low-Priority share ({cm_low_pct:.2f}%): the label looks swapped"
+                f", which is the sector's Low-Priority share ({percent(cm_low_pct, 2)}): the label looks swapped"
                 if round(cm_low_pct, 1) == 13.3
                 else ""
             )

@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping
 import numpy as np
 from IPython.display import Markdown
 
+from compendium.chapter.numbers import percent
 from compendium.chapter.publish import phrases
 from compendium.chapter.safetext import code
 from compendium.pipeline.params import REFERENCE, WORKBANK_PAPER_CUTOFF
@@ -367,10 +368,10 @@ def green_largest_sentence(zones: Mapping[str, int], share: float) -> str:
     only where Green is the largest of this run's ``zones`` (task counts)."""
     largest = max(ZONES, key=lambda z: zones[z])
     if zones["green"] >= zones[largest]:
-        return f"A different expert panel keeps Green the largest zone in {share:.0f}% of draws."
+        return f"A different expert panel keeps Green the largest zone in {percent(share, 0)} of draws."
     return (
         f"At this run's cut-off {SHORT_ZONE[largest]}, not Green, is the largest zone; a different expert panel "
-        f"makes Green the largest in {share:.0f}% of draws."
+        f"makes Green the largest in {percent(share, 0)} of draws."
     )
 
 
