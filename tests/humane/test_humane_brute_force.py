@@ -645,3 +645,21 @@ def test_pooled_and_consolidated_boards_are_compared_where_recovery_is_not_satur
     assert shown["full ranking: checkpoints compared"] == 1 and shown["full ranking: largest gap ± SE"].endswith(
         "at 200"
     )
+
+
+def test_a_largest_gap_shared_by_two_cells_names_both():
+    """The referee of issue 33's C3: the largest |z| (2.48) was shared exactly by two cells (78 vs 50 and 23 vs 9
+    studies' disagreements), and the sentence named the one that came first in the table. Both are named."""
+    cons = pd.DataFrame({"n_models": [5], "ratio": [0.45], "sqrt_1_over_g": [0.447]})
+    cells = pd.DataFrame({"n_models": [5, 5, 5], "spread": ["study", "wide", "study"], "n_groups": [22, 22, 22],
+                          "checkpoint": [3, 2, 4], "n_decisive": [741, 535, 900], "target": ["rank"] * 3,
+                          "studies": [2000] * 3, "p_pooled": [0.5, 0.6, 0.7], "p_consolidated": [0.47, 0.585, 0.69],
+                          "gap": [0.03, 0.015, 0.01], "gap_se": [0.012, 0.006, 0.01], "unsaturated": [True] * 3})  # fmt: skip
+    filler = pd.DataFrame([cells.iloc[2].to_dict() | {"checkpoint": 5 + k, "gap": 0.0} for k in range(17)])
+    cells = pd.concat([cells, filler], ignore_index=True)  # 20 cells: Bonferroni's bound 3.0 SE, above 2.5
+    v = summary.consolidation_values(cons, cells)
+    text = v["h_cons_gap_phrase"]
+    assert "the largest, z = 2.50, is shared by 2 cells (" in text, text
+    assert "741 decisive judgements" in text and "535 decisive judgements" in text and "900" not in text, text
+    one = summary.consolidation_values(cons, cells.drop(index=1))["h_cons_gap_phrase"]
+    assert "the largest, +0.030" in one and "shared" not in one, one

@@ -265,7 +265,14 @@ def consolidation_values(cons: pd.DataFrame, cells: pd.DataFrame) -> dict:
             + (f" ({ahead} with the pooled board ahead, {behind} behind)" if len(beyond) else "")
             + f", where chance alone gives about {n * chance:.1f}; ")  # fmt: skip
     big = u[u["z"].abs() > bound]
-    if big.empty:
+    # cells whose |z| equals the largest to the last bits (two cells can share it exactly: same counts scaled)
+    tops = u[np.isclose(u["z"].abs(), abs(top["z"]), rtol=1e-9, atol=0)]
+    if big.empty and len(tops) > 1:
+        text += (f"the largest, z = {abs(top['z']):.2f}, is shared by {len(tops)} cells ("
+                 + "; ".join(f"{gap(r)}, {where(r)}" for r in tops.itertuples())
+                 + f"), within the {bound:.1f} standard errors that Bonferroni allows over the {n}, so the simulation "
+                 "detects no difference between pooling and consolidating")  # fmt: skip
+    elif big.empty:
         text += (f"the largest, {gap(top)} ({where(top)}), is within the {bound:.1f} standard errors that Bonferroni "
                  f"allows over the {n}, so the simulation detects no difference between pooling and consolidating")  # fmt: skip
     else:
