@@ -94,6 +94,11 @@ def build(counts: pd.DataFrame, by_category: pd.DataFrame | None = None) -> tupl
         "pref_mc.uniform.n_for_top_mc_lo": top["mc_lo"],
         "pref_mc.uniform.n_for_top_mc_hi": top["mc_hi"],
         "pref_mc.uniform.n_for_top_mc_se": top["mc_se"],
+        # how well the probit line describes the top model's curve, and the same curve read by a straight line
+        "pref_mc.uniform.n_for_top_deviance": top["deviance"],
+        "pref_mc.uniform.n_for_top_df": top["df"],
+        "pref_mc.uniform.n_for_top_linear": top["n_linear"],
+        "pref_mc.ratio": RATIO,
     }
     for r in tbl.itertuples():
         values[f"pref_mc.needed_by_gap.x{r.factor:g}"] = float(r.n_needed) if r.closest_pair else None

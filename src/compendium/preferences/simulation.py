@@ -192,8 +192,10 @@ def probit_crossing(successes, trials, checkpoints, target: float, level: float 
     estimate does not hang on the two checkpoints around a noisy first crossing.
 
     Returns ``n``, ``se_log``, ``mc_se`` (``n * se_log``), ``mc_lo``/``mc_hi`` (a ``level`` interval,
-    symmetric in log n) and ``inside`` (whether ``n`` lies within the checkpoints, where the local
-    probit line is a good description of the curve)."""
+    symmetric in log n), ``inside`` (whether ``n`` lies within the checkpoints, where the local
+    probit line is a good description of the curve) and the fit's ``deviance`` on ``df`` residual degrees of
+    freedom (about ``df`` when the line describes the curve within binomial noise: the interval then holds the
+    whole of the reading's uncertainty; far above, the line's shape would add an error the interval omits)."""
     import statsmodels.api as sm
     from scipy import stats
 
@@ -221,6 +223,8 @@ def probit_crossing(successes, trials, checkpoints, target: float, level: float 
         "mc_lo": float(np.exp(g - z * se_log)),
         "mc_hi": float(np.exp(g + z * se_log)),
         "inside": bool(ck[0] <= n <= ck[-1]),
+        "deviance": float(fit.deviance),
+        "df": int(round(fit.df_resid)),
     }
 
 
@@ -286,7 +290,9 @@ def uniform_needed(
     ``2 * half_width + 1`` checkpoints spaced by ``ratio`` around it, and :func:`probit_crossing` fits
     the crossing to all of them. If the estimate falls outside the checkpoints (a pilot that missed),
     the grid is centred on it and the pass re-run (up to 3 times). Returns ``n``, ``mc_lo``, ``mc_hi``,
-    ``mc_se`` and ``repetitions`` (studies per checkpoint)."""
+    ``mc_se``, ``repetitions`` (studies per checkpoint), the probit fit's ``deviance`` on ``df`` degrees of
+    freedom, ``n_linear`` (the main pass's curve read by a straight line between the checkpoints either side)
+    and ``ratio`` (the checkpoints' spacing)."""
     if not 0 < target < 1:
         raise ValueError(f"uniform_needed: target must be between 0 and 1, got {target}")
     seeds = (seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)).spawn(4)
@@ -302,7 +308,14 @@ def uniform_needed(
         rec = uniform_recovery_curve(true_strengths, ck, repetitions, seeds[1 + attempt], prior_sd, what, nested=False)
         res = probit_crossing(rec.sum(0), repetitions, ck, target)
         if res["inside"]:
-            return {k: res[k] for k in ("n", "mc_lo", "mc_hi", "mc_se")} | {"repetitions": int(repetitions)}
+            # the same curve read by a straight line between the two checkpoints either side (the read-out of
+            # recovery_crossing): on this fine grid it should agree with the probit line if the line fits
+            linear = float(recovery_crossing(rec.mean(0), ck, target)[0])
+            return {k: res[k] for k in ("n", "mc_lo", "mc_hi", "mc_se", "deviance", "df")} | {
+                "repetitions": int(repetitions),
+                "n_linear": linear,
+                "ratio": float(ratio),
+            }
         n0 = res["n"]
     raise RuntimeError("uniform_needed: the fitted crossing never fell inside the checkpoint grid")
 

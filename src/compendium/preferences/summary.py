@@ -520,7 +520,37 @@ def mc_phrases(r: PreferencesResult) -> dict[str, Any]:
         pref_sim_ratio=round(n1 / r.report.n_decisive),
     )
     out["pref_mc_uniform_top"], out["pref_mc_uniform_top_txt"] = _mc_needed(v, "top")
+    out["pref_mc_top_fit_txt"] = top_fit_text(v)
     return out
+
+
+def top_fit_text(v: Mapping[str, Any]) -> str:
+    """Whether the top model's interval holds the whole of the reading's uncertainty (the referee's C8, issue 33:
+    an independent reading gave 10,830-10,990 against 10,600 (10,500-10,740)): how well the probit line fits the
+    main pass's checkpoints (deviance on its degrees of freedom, about equal when the line describes the curve
+    within binomial noise) and where a straight line between the two checkpoints either side reads the same
+    curve, to the digits of the estimate. Older values without these keys get an empty sentence."""
+    key = "pref_mc.uniform.n_for_top"
+    if f"{key}_deviance" not in v:
+        return ""
+    dev, df = float(v[f"{key}_deviance"]), int(v[f"{key}_df"])
+    from scipy import stats
+
+    p_fit = float(stats.chi2.sf(dev, df))
+    linear = _mc_estimate(float(v[f"{key}_linear"]), float(v[f"{key}_mc_se"]))
+    step = numbers.percent((float(v["pref_mc.ratio"]) - 1) * 100, 0)
+    fits = p_fit >= 0.05
+    return (
+        f"For the top model the probit line {'describes' if fits else 'does not describe'} the curve within its "
+        f"binomial noise (deviance {dev:.1f} on {df} degrees of freedom, p = {p_fit:.2f}), and a straight line "
+        f"between the two checkpoints either side ({step} apart) reads it at {linear:,.0f}"
+        + (
+            ": the interval holds the reading's whole uncertainty. A straight line across checkpoints further "
+            "apart (the HUMANE chapter's are a factor √2 apart) reads it later, on a curve that flattens as it nears 1."
+            if fits
+            else ": the line's shape adds an error the interval omits."
+        )
+    )
 
 
 def _mc_needed(v: Mapping[str, Any], what: str) -> tuple[float, str]:
