@@ -54,23 +54,42 @@ def data_copy(tmp_path):
 # The tests that read the pipeline's own outputs bring them up to date first with `dvc repro claims` (a no-op taking
 # about a second when nothing changed), so `make test` on a fresh clone checks freshly computed numbers, never stale
 # ones. Set COMPENDIUM_NO_REPRO=1 to check the results already on disk (while developing one stage).
+def _repro(target: str) -> None:
+    """``dvc repro <target>`` (a no-op taking about a second when nothing changed), one at a time: under
+    pytest-xdist (make test) every worker may ask, and DVC refuses a second repro in the same checkout; the first
+    brings the results up to date, the others then find nothing to do. Nothing with COMPENDIUM_NO_REPRO=1."""
+    if os.environ.get("COMPENDIUM_NO_REPRO"):
+        return
+    import fcntl
+
+    dvc = Path(sys.executable).with_name("dvc")
+    lock = paths.RESULTS / ".locks" / "tests-repro.lock"
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    with open(lock, "w") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        proc = subprocess.run([str(dvc), "repro", target], check=False, cwd=paths.ROOT, capture_output=True, text=True)
+    assert proc.returncode == 0, f"`dvc repro {target}` failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+
+
+@pytest.fixture(scope="session")
+def fresh_stage():
+    """``fresh_stage(name)``: the stage's results brought up to date (:func:`_repro`) before a test reads them
+    (``results/<name>``, its executed chapter), so that ``make test`` on a fresh clone, before ``make reproduce``,
+    reads freshly computed results too; returns ``results/<name>``."""
+    done: set[str] = set()
+
+    def make(stage: str) -> Path:
+        if stage not in done:
+            _repro(stage)
+            done.add(stage)
+        return paths.stage_dir(stage)
+
+    return make
+
+
 @pytest.fixture(scope="session")
 def evaluation():
-    if not os.environ.get("COMPENDIUM_NO_REPRO"):
-        import fcntl
-
-        dvc = Path(sys.executable).with_name("dvc")
-        # one `dvc repro` at a time: under pytest-xdist (make test) every worker opens this session fixture, and
-        # DVC refuses a second repro in the same checkout; the first brings the results up to date, the others
-        # then find nothing to do
-        lock = paths.RESULTS / ".locks" / "tests-repro.lock"
-        lock.parent.mkdir(parents=True, exist_ok=True)
-        with open(lock, "w") as f:
-            fcntl.flock(f, fcntl.LOCK_EX)
-            proc = subprocess.run(
-                [str(dvc), "repro", "claims"], check=False, cwd=paths.ROOT, capture_output=True, text=True
-            )
-        assert proc.returncode == 0, f"`dvc repro claims` failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+    _repro("claims")
     from compendium import claims
 
     return claims.evaluate(previous_csv=False)

@@ -52,10 +52,10 @@ def values(runs):
     return json.loads((runs[0] / "results" / "evaluate" / "values.json").read_text())
 
 
-def test_the_stage_is_byte_stable_and_leaves_no_temporary_path(runs):
+def test_the_stage_is_byte_stable_and_leaves_no_temporary_path(runs, fresh_stage):
     """The run here and the pipeline's (another process, another folder, another temporary folder) agree byte
     for byte, the executed chapter included."""
-    a, b = _files(runs[0] / "results" / "evaluate"), _files(paths.ROOT / "results" / "evaluate")
+    a, b = _files(runs[0] / "results" / "evaluate"), _files(fresh_stage("evaluate"))
     assert set(a) == {"values.json", "tables/score_placement.csv", "tables/rank.csv", "tables/intervals.csv"}
     assert a == b
     nb = [

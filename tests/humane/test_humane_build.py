@@ -187,14 +187,13 @@ def test_the_chapter_builds_once_and_publishes_the_result():
     assert set(re.findall(r"(\w+)=(\w+)", call)) == {(f, f) for f in SCHEMA["humane"].model_fields}
 
 
-def test_the_claims_lines_say_when_every_resolvable_setting_has_one_strength_vector():
+def test_the_claims_lines_say_when_every_resolvable_setting_has_one_strength_vector(fresh_stage):
     """Issue 33, C4: "4 of 4 resolvable settings" that all share one spread of strengths must say so."""
     import pandas as pd
 
     from compendium.humane import summary
-    from compendium.pipeline import paths
 
-    tables = paths.stage_dir("humane") / "tables"
+    tables = fresh_stage("humane") / "tables"
     names = ("saving", "calibration", "consolidation", "calibration_settings", "consolidation_cells")
     sav, cal, cons, cs, cells = (pd.read_csv(tables / f"{n}.csv") for n in names)
     text = summary.claims_text(sav, cal, cons, cs, cells)
@@ -274,14 +273,12 @@ def test_the_uniform_baseline_is_the_preferences_chapters_simulation(params, cli
     assert g["h_base_pref_rank_txt"].startswith("1 (90 % Monte Carlo interval")  # the inputs' stand-in numbers
 
 
-def test_the_chapter_agrees_with_the_preferences_chapter_on_their_shared_baseline():
+def test_the_chapter_agrees_with_the_preferences_chapter_on_their_shared_baseline(fresh_stage):
     """Issue 33, C1, on the committed results: the scale chapter's uniform baseline for the preferences chapter's
     experiment has BASELINE_REPETITIONS studies (the grid's 1,000 put it 9.7 % below the preferences chapter's
     14,000 for the full ranking, about two of its standard errors), and read as the preferences chapter reads a
     curve it is within twice their combined Monte Carlo standard error of that chapter's number."""
-    tables = paths.stage_dir("humane") / "tables"
-    if not (tables / "needed.csv").exists():
-        pytest.skip("results/humane is not built")
+    tables = fresh_stage("humane") / "tables"
     need, curves = pd.read_csv(tables / "needed.csv"), pd.read_csv(tables / "curves.csv")
     theirs = baseline.read_shared()
     row = need[(need["n_models"] == 5) & (need["spread"] == "study") & (need["nu"] == 0) & (need["n_groups"] == 1)
