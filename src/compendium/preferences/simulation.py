@@ -291,8 +291,8 @@ def uniform_needed(
     the crossing to all of them. If the estimate falls outside the checkpoints (a pilot that missed),
     the grid is centred on it and the pass re-run (up to 3 times). Returns ``n``, ``mc_lo``, ``mc_hi``,
     ``mc_se``, ``repetitions`` (studies per checkpoint), the probit fit's ``deviance`` on ``df`` degrees of
-    freedom, ``n_linear`` (the main pass's curve read by a straight line between the checkpoints either side)
-    and ``ratio`` (the checkpoints' spacing)."""
+    freedom and ``n_linear`` (the main pass's curve read by a straight line between the checkpoints either
+    side)."""
     if not 0 < target < 1:
         raise ValueError(f"uniform_needed: target must be between 0 and 1, got {target}")
     seeds = (seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)).spawn(4)
@@ -314,7 +314,6 @@ def uniform_needed(
             return {k: res[k] for k in ("n", "mc_lo", "mc_hi", "mc_se", "deviance", "df")} | {
                 "repetitions": int(repetitions),
                 "n_linear": linear,
-                "ratio": float(ratio),
             }
         n0 = res["n"]
     raise RuntimeError("uniform_needed: the fitted crossing never fell inside the checkpoint grid")
