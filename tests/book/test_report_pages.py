@@ -131,3 +131,30 @@ def test_publish_into_a_copy_of_the_built_book_gives_its_bytes(tmp_path):
     for f in sorted((tmp_path / links.REPORTS_DIR).rglob("*.*")):
         rel = f.relative_to(tmp_path)
         assert f.read_bytes() == (HTML / rel).read_bytes(), rel
+
+
+def test_off_the_reference_settings_every_report_page_carries_the_books_banner(tmp_path, monkeypatch):
+    """The report pages are pages of the book: an off-paper run puts the same banner on them (naming each changed
+    key, escaped) as on the chapters, and the paper's run none (the scratch-clone exercise checks every built page)."""
+    import json
+
+    from compendium.book import sphinx_offpaper
+    from compendium.pipeline import params
+
+    d = tmp_path / "params"
+    d.mkdir()
+    for s, keys in params.REFERENCE.items():
+        (d / f"{s}.json").write_text(json.dumps({k: v for k, (v, _) in keys.items()}))
+    (d / "valid.json").write_text("{}")
+    monkeypatch.setattr(paths, "stage_dir", lambda stage: d)
+    src = _source(tmp_path)
+    page = reports.publish(src, tmp_path / "paper")[0].read_text(encoding="utf-8")
+    assert "compendium-off-paper" not in page
+    wb = {k: v for k, (v, _) in params.REFERENCE["workbank"].items()} | {"cutoff": 3.5}
+    (d / "workbank.json").write_text(json.dumps(wb))
+    page = reports.publish(src, tmp_path / "off")[0].read_text(encoding="utf-8")
+    soup = BeautifulSoup(page, "html.parser")
+    banner = soup.find(class_="compendium-off-paper")
+    assert banner is not None and banner.find_parent("main") is None  # above the report, as the book's bar
+    assert str(banner) == str(BeautifulSoup(sphinx_offpaper.run_banner(), "html.parser").div)
+    assert "workbank.cutoff = 3.5" in " ".join(banner.get_text().split())

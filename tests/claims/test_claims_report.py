@@ -157,6 +157,8 @@ def _title(tmp_path, csv, study):
         ({"status": "differs", "reason": "method_open"}, "[¬Re]"),
         ({"status": "differs", "reason": "paper_slip"}, "[Re]"),
         ({"status": "differs", "reason": "monte_carlo"}, "[Re]"),
+        # an exercise off the paper's settings is no verdict either way
+        ({"status": "off_paper", "reason": ""}, "[Off-paper run]"),
     ],
 )
 def test_the_title_follows_the_rule_over_the_headline_claims(evaluation, tmp_path, change, prefix):
@@ -339,7 +341,13 @@ def test_every_input_of_the_report_is_a_dependency_of_the_claims_stage():
     """What the book's copy reads is what the claims stage depends on (dvc.yaml), and the copy is its output."""
     spec = yaml.safe_load((paths.ROOT / "dvc.yaml").read_text())["stages"]["claims"]
     deps = {str(d) for d in spec["deps"]}
-    assert {rel.as_posix() for rel in report.INPUTS} <= deps, {rel.as_posix() for rel in report.INPUTS} - deps
+    inputs = {rel.as_posix() for rel in report.INPUTS + report.PARAM_INPUTS}
+    assert inputs <= deps, inputs - deps
+    from compendium.claims.vocab import STUDY_STAGE
+
+    assert {f"results/params/{stage}.json" for stage in STUDY_STAGE.values()} == {
+        p.as_posix() for p in report.PARAM_INPUTS
+    }
     assert "data/README.md" not in deps  # DVC-tracked data: a stage depending on it would re-record data.dvc
     outs = {next(iter(o)) if isinstance(o, dict) else o for o in spec["outs"]}
     assert "results/claims" in outs
@@ -408,3 +416,26 @@ def test_the_claims_pages_list_of_reports_escapes_its_titles_and_links_every_fil
         if study != "hitl":
             assert "# " + report._md(li.find("a").get_text()) == heading
         assert li.find("a").get_text().startswith(("[Re] ", "[¬Re] "))
+
+
+@pytest.mark.parametrize("study", ["workbank", "hitl"])
+def test_an_off_paper_run_says_so_at_the_top_of_every_report(evaluation, tmp_path, monkeypatch, study):
+    """With workbank's section off the reference, its report names the key and says it is no verdict; the other
+    reports say the run is off-paper elsewhere and theirs are checked as usual; the paper's run says neither."""
+    from compendium.claims import compare
+
+    def top(text):
+        return text.split("## Reproducibility Summary", 1)[0]
+
+    plain = (report.write_reports(tmp_path / "plain", LEDGER)[study] / "report.md").read_text(encoding="utf-8")
+    assert "**Off-paper run.**" not in top(plain)
+    changed = {"workbank": ["workbank.cutoff = 3.5 (reference 3.0, the paper's)"]}
+    monkeypatch.setattr(compare, "off_paper_studies", lambda results_dir=None: changed)
+    text = (report.write_reports(tmp_path / "off", LEDGER)[study] / "report.md").read_text(encoding="utf-8")
+    note = " ".join(top(text).split("**Off-paper run.**", 1)[1].split())
+    assert "workbank.cutoff = 3.5" in note and "`make reset`" in note
+    if study == "workbank":
+        assert "This study's parameters differ" in note and "not a replication verdict" in note
+    else:
+        assert "this study's are the reference" in note
+    assert text.replace(top(text), "") == plain.replace(top(plain), "")  # the summary itself is the ledger's

@@ -36,13 +36,15 @@ th { background: #eee; overflow-wrap: normal; } code { font-size: 8.5pt; overflo
 tr, li { break-inside: avoid; }
 nav { font-family: "DejaVu Sans", Arial, sans-serif; font-size: 9.5pt; }
 @media screen { body { max-width: 52em; margin: 1.5em auto; padding: 0 1em; } }
+div[role="note"] { border: 2px solid #a04000; background: #fff4e5; padding: .5em .8em; margin: .8em 0; }
 """
 
 
-def report_html(markdown: str, title: str, links: Sequence[tuple[str, str]] = ()) -> str:
+def report_html(markdown: str, title: str, links: Sequence[tuple[str, str]] = (), banner: str = "") -> str:
     """A self-contained HTML page of one report's Markdown (CommonMark and tables, raw HTML off); ``links``:
     (label, href) pairs shown above the report (the book's copy: back to the claims page, the report's files),
-    each escaped."""
+    each escaped; ``banner``: the book's off-paper banner (:func:`compendium.book.sphinx_offpaper.banner_html`,
+    built escaped), shown above the report as on every page of the book, '' on the paper's run."""
     from markdown_it import MarkdownIt
 
     body = MarkdownIt("commonmark", {"html": False}).enable("table").render(markdown)
@@ -56,7 +58,7 @@ def report_html(markdown: str, title: str, links: Sequence[tuple[str, str]] = ()
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{html.escape(title)}</title><style>{STYLE}</style></head>\n<body>\n{nav}<main>\n{body}</main>\n"
+        f"<title>{html.escape(title)}</title><style>{STYLE}</style></head>\n<body>\n{nav}{banner}<main>\n{body}</main>\n"
         "</body></html>\n"
     )
 
@@ -91,13 +93,17 @@ def publish(source: Path, outdir: Path) -> list[Path]:
     ``metadata.yaml``, ``references.bib``) copied into the built book ``outdir``, under
     :data:`compendium.claims.links.REPORTS_DIR`, each with ``report.html``: its Markdown rendered as
     :func:`report_html` renders it for print (raw HTML off), below links back to the claims page and to the
-    report's files. The pages written, in order; [] when the stage wrote none (a book without the claims stage).
+    report's files, and, when the run is off the reference settings, the book's off-paper banner naming every changed
+    key (the same as on the chapters' pages: :mod:`compendium.book.sphinx_offpaper`). The pages written, in order;
+    [] when the stage wrote none (a book without the claims stage).
     A study folder that lacks a file is a ``FileNotFoundError`` naming it and the command that writes it again."""
     from compendium.claims.links import REPORT_FILES, REPORTS_DIR
 
     from .sphinx_claim_search import CLAIMS_DOC
+    from .sphinx_offpaper import run_banner
 
     folders = sorted(p.parent for p in Path(source).glob("*/report.md"))
+    banner = run_banner()
     back = f"../../{CLAIMS_DOC}.html"  # from <book>/reports/<study>/report.html to the claims page
     pages = []
     for folder in folders:
@@ -116,7 +122,7 @@ def publish(source: Path, outdir: Path) -> list[Path]:
         links = [("Claims check", back), ("Markdown", "report.md"), ("ReScience C metadata.yaml", "metadata.yaml")]
         links.append(("the original article (BibTeX)", "references.bib"))
         page = dest / "report.html"
-        page.write_text(report_html(text, _title(text, folder.name), links), encoding="utf-8")
+        page.write_text(report_html(text, _title(text, folder.name), links, banner), encoding="utf-8")
         pages.append(page)
     return pages
 

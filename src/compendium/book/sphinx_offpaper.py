@@ -33,13 +33,18 @@ def banner_html(changed: list[tuple[str, object, object, str]]) -> str:
     )
 
 
-def _config_inited(app, config) -> None:
+def run_banner() -> str:
+    """:func:`banner_html` of this run's changed keys (the ``params`` stage's files); '' on the reference run or
+    before the ``params`` stage has run."""
     from compendium.pipeline import paths
     from compendium.pipeline.params import off_paper_from_files
 
     params_dir = Path(paths.stage_dir("params"))
-    changed = off_paper_from_files(params_dir) if (params_dir / "valid.json").exists() else []
-    banner = banner_html(changed)
+    return banner_html(off_paper_from_files(params_dir) if (params_dir / "valid.json").exists() else [])
+
+
+def _config_inited(app, config) -> None:
+    banner = run_banner()
     if banner:
         opts = dict(config.html_theme_options or {})
         opts["announcement"] = banner

@@ -18,7 +18,11 @@ For each study of the ledger (``pwb``, ``workbank``, ``hitl``: the ``study`` col
 - ``references.bib``: the original article's entry, copied from the book's bibliography (``replication: bib``
   names its key).
 
-Everything is read from files of the checkout (:data:`INPUTS`, besides the ledger): no network. The claims stage
+A run off the reference settings (a teaching exercise) is said at the top of every report, with the changed keys
+(:func:`off_paper_section`), and a study whose headline claims moved gets no verdict (:data:`OFF_PAPER_PREFIX`).
+
+Everything is read from files of the checkout (:data:`INPUTS` and :data:`PARAM_INPUTS`, besides the ledger): no
+network. The claims stage
 writes a copy of the three reports into ``results/claims/reports/`` (``write_reports(..., record_commit=False)``),
 which the book publishes beside the claims chapter: that copy leaves out the commit, the one input that is not a
 file, so that the same ledger gives the same bytes in every checkout and ``dvc repro`` twice gives the same book;
@@ -53,12 +57,16 @@ TITLE_RULE = (
     "[Re] when at least one headline claim was checked and every headline claim of the study is reproduced, "
     "or differs for a reason that is not a failure of the method (a slip in the paper, a table printed from an "
     "earlier run, a rounding boundary or Monte-Carlo noise); otherwise [¬Re] (a headline claim that differs "
-    "because the paper leaves a detail of the method open, is unexplained, needs data, is quoted, is off the "
-    "paper's settings or is missing from the ledger)."
+    "because the paper leaves a detail of the method open, is unexplained, needs data, is quoted or is missing "
+    "from the ledger). A run off the paper's settings in which a headline claim's value moved (status off-paper) "
+    "gives no verdict at all: its title says [Off-paper run]."
 )
 """The rule that gives a report's title its prefix, stated once: :func:`replicated` applies it and the report
 prints it. The headline claims are :data:`compendium.claims.abstract.HEADLINE_CLAIMS` (the ones the landing page's
 abstract phrases), so the title and the abstract rest on the same numbers."""
+
+#: the command that restores the committed run, which the off-paper note prints (the book's banner prints it too)
+RESET_COMMAND = "make reset"
 
 #: each study's original article: its key in the book's bibliography (the key the study's chapter cites)
 ORIGINAL_BIB_KEY = {"pwb": "leone2026pwb", "workbank": "shao2025workbank", "hitl": "petrova2026autoresearch"}
@@ -73,6 +81,9 @@ MANIFEST = Path("src") / "compendium" / "data" / "manifest.json"
 #: is DVC-tracked data, and a stage depending on it would make ``dvc repro`` re-record ``data.dvc``; its bullets
 #: are written from the catalog, which the report reads instead (and a test keeps the two equal)
 INPUTS = (Path("CITATION.cff"), Path("requirements.txt"), BIBLIOGRAPHY, CATALOG, MANIFEST)
+#: and, to say whether the run is off the reference settings, the ``params`` stage's validated sections of the
+#: studies (``results/params/<stage>.json``), which the claims stage depends on for its off-paper statuses too
+PARAM_INPUTS = tuple(Path("results") / "params" / f"{stage}.json" for stage in ("workbank", "pwb", "preferences"))
 #: the packages whose pinned versions the methodology names (requirements.txt pins every package)
 KEY_PACKAGES = ("numpy", "pandas", "scipy", "statsmodels", "choix", "krippendorff", "dvc", "papermill", "jupyter-book")
 #: the ReScience C template's fields (github.com/ReScience/template, metadata.yaml), each with the keys of its items
@@ -258,6 +269,11 @@ def headline_rows(claims: pd.DataFrame, study: str) -> pd.DataFrame:
     return rows.rename(columns={"index": "claim_id"})
 
 
+#: the title's prefix when a headline claim is off the paper's settings: such a run is an exercise, not a replication
+#: that failed, so it gets neither [Re] nor [¬Re]
+OFF_PAPER_PREFIX = "[Off-paper run]"
+
+
 def replicated(headline: pd.DataFrame) -> bool:
     """:data:`TITLE_RULE` over the headline claims' statuses and reasons."""
     ok = (headline["status"] == "reproduced") | (
@@ -267,9 +283,42 @@ def replicated(headline: pd.DataFrame) -> bool:
     return bool(len(headline) and checked.any() and ok.all())
 
 
+def verdict(headline: pd.DataFrame) -> str:
+    """The title's prefix by :data:`TITLE_RULE`: :data:`OFF_PAPER_PREFIX` when a headline claim is off the paper's
+    settings, else "[Re]" or "[¬Re]"."""
+    if (headline["status"] == "off_paper").any():
+        return OFF_PAPER_PREFIX
+    return "[Re]" if replicated(headline) else "[¬Re]"
+
+
 def title(claims: pd.DataFrame, study: str, orig: Original) -> str:
-    """The report's title: "[Re] " or "[¬Re] " (:data:`TITLE_RULE`) and the original title."""
-    return ("[Re] " if replicated(headline_rows(claims, study)) else "[¬Re] ") + orig.title
+    """The report's title: its prefix (:func:`verdict`) and the original title."""
+    return f"{verdict(headline_rows(claims, study))} {orig.title}"
+
+
+def off_paper_section(study: str, off_paper: dict[str, list[str]]) -> list[str]:
+    """A note at the top of the report when the run is off the reference settings (``off_paper``: the changed keys
+    by study, :func:`compendium.claims.compare.off_paper_studies`): the study's own changed keys and what that does
+    to its statuses, or the other studies' keys and that this one's are the reference; [] on the paper's run."""
+    if not off_paper:
+        return []
+    own = off_paper.get(study, [])
+    others = [k for s, keys in off_paper.items() if s != study for k in keys]
+    if own:
+        text = (
+            f"**Off-paper run.** This study's parameters differ from the reference in this run: {_md('; '.join(own))}. "
+            "Its claims whose value moved are *off-paper*: they are not checked against the paper, so this report "
+            f"is not a replication verdict. `{RESET_COMMAND}` restores the committed run."
+        )
+        if others:
+            text += f" Other studies' parameters differ too: {_md('; '.join(others))}."
+    else:
+        text = (
+            f"**Off-paper run.** Other studies' parameters differ from the reference in this run "
+            f"({_md('; '.join(others))}); this study's are the reference, and its statuses are checked against "
+            f"the paper as usual. `{RESET_COMMAND}` restores the committed run."
+        )
+    return [text]
 
 
 # ---------------------------------------------------------------------------------------------- the sections
@@ -465,7 +514,7 @@ def report_markdown(study: str, claims: pd.DataFrame, orig: Original, sources: d
     manifest, citation, pins, package, commit)."""
     rows = claims[claims["study"] == study]
     headline = headline_rows(claims, study)
-    verdict = "[Re]" if replicated(headline) else "[¬Re]"
+    prefix = verdict(headline)
     parts = [
         [f"# {_md(title(claims, study, orig))}", ""],
         [
@@ -474,10 +523,10 @@ def report_markdown(study: str, claims: pd.DataFrame, orig: Original, sources: d
             "",
             f"**Title rule.** {_md(TITLE_RULE)} Here the headline claims are "
             + ", ".join(f"{code(r['claim_id'])} ({_status_word(r['status'])})" for r in headline.to_dict("records"))
-            + f": {_md(verdict)}.",
-            "",
-            "## Reproducibility Summary",
+            + f": {_md(prefix)}.",
         ],
+        off_paper_section(study, sources.get("off_paper") or {}),
+        ["## Reproducibility Summary"],
         scope_section(rows),
         methodology_section(study, rows, sources),
         results_section(rows, headline),
@@ -485,7 +534,7 @@ def report_markdown(study: str, claims: pd.DataFrame, orig: Original, sources: d
         difficult_section(rows),
         ["### Communication with original authors", "", COMMUNICATION],
     ]
-    return "\n\n".join("\n".join(p) for p in parts).replace("\n\n\n", "\n\n") + "\n"
+    return "\n\n".join("\n".join(p) for p in parts if p).replace("\n\n\n", "\n\n") + "\n"
 
 
 # ------------------------------------------------------------------------------------------------ metadata
@@ -623,6 +672,7 @@ def reports_html(csv: Path | None = None):
 
 
 def _sources(study: str, record_commit: bool = True) -> dict:
+    from .compare import off_paper_studies
     from .vocab import STUDY_PKG
 
     return {
@@ -633,6 +683,8 @@ def _sources(study: str, record_commit: bool = True) -> dict:
         "package": STUDY_PKG.get(study, study),
         "record_commit": record_commit,
         "commit": git_commit() if record_commit else None,
+        # the changed keys by study when this run is off the reference settings (results/params: claims stage deps)
+        "off_paper": off_paper_studies(),
     }
 
 
