@@ -2,7 +2,8 @@
 
     python -m compendium.book.prose_commands      # list every command with its file, line and how it is checked
 
-Sources: ``README.md``, ``CONTRIBUTING.md``, ``book/*.md`` and the chapters ``notebooks/*.md``: fenced
+Sources: ``README.md``, ``CONTRIBUTING.md``, ``CHANGELOG.md`` (the book's Changelog page), ``book/*.md`` and the
+chapters ``notebooks/*.md``: fenced
 ``bash``/``sh``/``console`` blocks (one command a line, comments dropped) and inline code spans that start
 with a command word (``dvc``, ``make``, ``python``, ``pytest``, ``git``, ``pip``, ``conda``, ``echo``, ...),
 a span broken over two lines included. MyST roles (``{glue:text}`x```) are not commands.
@@ -254,9 +255,14 @@ class Command:
 
 def sources(root: Path | None = None) -> list[Path]:
     root = Path(root) if root is not None else paths.ROOT
-    return [root / "README.md", root / "CONTRIBUTING.md", *sorted((root / "book").glob("*.md"))] + sorted(
-        (root / "notebooks").glob("*.md")
-    )
+    # CHANGELOG.md: the book renders it as its Changelog page (compendium.book.sphinx_chrome)
+    return [
+        root / "README.md",
+        root / "CONTRIBUTING.md",
+        *([root / "CHANGELOG.md"] if (root / "CHANGELOG.md").is_file() else []),
+        *sorted((root / "book").glob("*.md")),
+        *sorted((root / "notebooks").glob("*.md")),
+    ]
 
 
 def _is_command(text: str) -> bool:

@@ -98,8 +98,32 @@ def saving_caption(sav: pd.DataFrame, level_txt: str) -> str:
 
 
 def calibration_table(cal: pd.DataFrame) -> pd.DataFrame:
-    """The calibration table with the number of models first."""
-    return cal[["n_models", *cal.columns.drop("n_models")]]
+    """The pooled calibration table (:func:`.report.calibration`, one row per number of models and bin of reported
+    P(best)) in the reader's words: the bin as "0.5–0.7" (the first one from 0: pandas puts its left edge a hair
+    below, to include 0), the boards and the most of them one simulated study gives, the mean reported, the share
+    right and its interval (Wilson, clustered by study), three decimals."""
+
+    def edge(x: float) -> str:
+        return f"{max(float(x), 0.0):g}"
+
+    return pd.DataFrame(
+        {
+            "models": cal["n_models"].astype(int),
+            "reported P(best)": [f"{edge(lo)}–{edge(hi)}" for lo, hi in zip(cal["reported_lo"], cal["reported_hi"])],
+            "boards": cal["n"].map("{:,}".format),
+            "most boards from one study": cal["max_per_study"].astype(int),
+            "mean reported": cal["mean_reported"].map("{:.3f}".format),
+            "share right": cal["observed"].map("{:.3f}".format),
+            "share right: 95 % interval": [
+                f"[{lo:.3f}, {hi:.3f}]" for lo, hi in zip(cal["observed_lo"], cal["observed_hi"])
+            ],
+        }
+    )
+
+
+#: the per-setting table's two ranges of reported P(best), as its headers name them (short: ten columns share the
+#: page, and a header word wider than its column breaks inside the word in print; the caption says what they are)
+CAL_RANGE_WORDS = ("≤ 95 %", "> 95 %")
 
 
 def calibration_settings_table(cs: pd.DataFrame) -> pd.DataFrame:
@@ -109,11 +133,11 @@ def calibration_settings_table(cs: pd.DataFrame) -> pd.DataFrame:
     for key, t in cs.groupby(["n_models", "spread", "nu", "design"], sort=True):
         row = {"models": key[0], "spread": key[1], "ties": "study ν" if key[2] > 0 else "none",
                "design": DESIGN_NAMES[key[3]]}  # fmt: skip
-        for (lo, hi), words in zip(SETTING_RANGES, ("P(best) ≤ 95 %", "P(best) > 95 %")):
+        for (lo, hi), words in zip(SETTING_RANGES, CAL_RANGE_WORDS):
             r = t[(t["reported_lo"] == lo) & (t["reported_hi"] == hi)].iloc[0]
             judged = r.verdict != "too few boards"
             row[f"{words}: boards"] = int(r.boards)
-            row[f"{words}: reported → right: gap [interval]"] = (
+            row[f"{words}: reported → right: gap"] = (
                 fmt_gap(r.mean_reported, r.observed, r.gap, r.gap_lo, r.gap_hi, compact=True) if judged else "—")  # fmt: skip
             row[f"{words}: verdict"] = r.verdict
         out.append(row)
