@@ -373,8 +373,15 @@ def test_pwb_exercise_banner_statuses_prose_and_reset(clone):
         assert (t[t["study"] == "pwb"]["status"] == "off_paper").sum() > 0
 
 
+#: keys that each multiply the cost of the same simulation (the information-gain study of the preferences stage:
+#: one judgement per selection round, twice the simulated studies): never in one round, where together they cost
+#: about 3 minutes of the 2-core machine instead of about one each
+APART = {"preferences.sim_batch", "preferences.sim_repetitions"}
+
+
 def rounds(commands) -> list[list[str]]:
-    """Every `-S` argument of the other exercises, grouped: each round sets each key at most once."""
+    """Every `-S` argument of the other exercises, grouped: each round sets each key at most once, and at most
+    one of the keys :data:`APART`."""
     done = {"workbank.cutoff=3.5", "pwb.weight_scheme=legacy_weights_v2_0", "pwb.restore_weight=0.05"}
     seen, args = set(), []
     for c in commands:
@@ -389,7 +396,8 @@ def rounds(commands) -> list[list[str]]:
     for group in args:
         keys = {pc.override_value(a)[0] for a in group}
         for r in out:
-            if not keys & {pc.override_value(a)[0] for g in r for a in g}:
+            taken = {pc.override_value(a)[0] for g in r for a in g}
+            if not keys & taken and not (keys & APART and taken & APART):
                 r.append(group)
                 break
         else:
