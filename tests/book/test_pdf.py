@@ -2,6 +2,7 @@
 
 import base64
 import shutil
+import subprocess
 import zlib
 
 import pytest
@@ -293,6 +294,31 @@ def test_a_table_wider_than_the_page_no_longer_shrinks_the_body_text(tmp_path):
     out = pdf.print_pdf(html, tmp_path / "out.pdf", budget_ms=2_000, timeout=120)
     assert pdf.body_size(pdf.text_sizes(out))[0] == pdf.BODY_PT
     assert pdf.check_pdf(out, must_contain=("Body text of the chapter.", "p_rank", "0.999")) == []
+
+
+@needs_chromium
+@needs_poppler
+@pytest.mark.parametrize("ncol", [10, 17])
+def test_short_column_headers_keep_their_words_whole_and_many_columns_still_fit(tmp_path, ncol):
+    """HUMANE Table 6.5 (ten columns, a column of "5" under "models") printed its headers as "mo del s" and
+    "spre ad": a header of a table of up to twelve columns is at least a short word wide; seventeen such columns
+    still fit the page (no shrunken book)."""
+    words = ["models", "spread", "ties", "design", "boards", "reported", "verdict", "gap", "share", "right"]
+    heads = "".join(f"<th>{words[k % len(words)]}</th>" for k in range(ncol))
+    gap, gap2 = "0.723 → 0.734: +0.011 [−0.015, +0.036]", "0.988 → 0.984: −0.004 [−0.014, +0.006]"
+    row = ["5", "study", "none", "information gain, TrueSkill (HUMANE)", "8406", gap, "calibrated", "4594", gap2]
+    row += ["calibrated"] + ["0.999"] * (ncol - 10)
+    cells = "".join(f"<td>{c}</td>" for c in row)
+    html = _theme_page(
+        tmp_path / "t.html", f"{PROSE}<table><thead><tr>{heads}</tr></thead><tbody><tr>{cells}</tr></tbody></table>"
+    )
+    out = pdf.print_pdf(html, tmp_path / "out.pdf", budget_ms=2_000, timeout=120)
+    assert pdf.body_size(pdf.text_sizes(out))[0] == pdf.BODY_PT
+    text = subprocess.run(["pdftotext", "-layout", str(out), "-"], capture_output=True, text=True, check=True).stdout
+    header = next(line for line in text.splitlines() if "ties" in line.split())
+    if ncol == 10:
+        assert {"models", "spread", "design", "reported", "verdict"} <= set(header.split()), header
+    assert pdf.check_pdf(out, must_contain=("Body text of the chapter.",)) == []
 
 
 @needs_chromium

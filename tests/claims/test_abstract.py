@@ -37,7 +37,7 @@ def test_counts_and_reasons_come_from_the_table():
     assert "check each of the 19 numbers they print. **14 reproduce**" in text
     assert "3 differ, each for a stated and checked reason (2 in tables printed from an earlier run" in text
     assert "1 slips in the papers themselves)" in text
-    assert ". 1 need data beyond the bundled files" in text and "1 are design constants" in text
+    assert ". 1 need data beyond the bundled files" in text and "1 are quoted: design constants, or statements" in text
     assert text.startswith("```{admonition} Abstract\n") and text.rstrip().endswith("```")
 
 

@@ -185,6 +185,18 @@ def test_text_from_the_ledger_cannot_break_a_table_row(evaluation, tmp_path):
     assert "\\|" in row and "<script>" not in text and "\n# heading" not in text
 
 
+def test_a_span_between_backticks_is_code_and_nothing_else_of_the_text_is_read():
+    """A note's `command` shows as code, as in the claims chapter (readable_html), not as two literal backticks;
+    its text is literal (no tag, no cell end), and a lone backtick stays a backtick."""
+    from compendium.book.reports import report_html
+
+    md = report._md("run `python -m x | y <script>` then <b>b</b> `")
+    assert md == "run `python -m x \\| y <script>` then \\<b\\>b\\</b\\> \\`"
+    page = report_html(f"| note | n |\n|---|---|\n| {md} | 1 |\n", "t")
+    cell = re.search(r"<td>(.*?)</td>", page).group(1)
+    assert cell == "run <code>python -m x | y &lt;script&gt;</code> then &lt;b&gt;b&lt;/b&gt; `", cell
+
+
 def _run(*args, env=None):
     return subprocess.run(
         [sys.executable, "-m", "compendium.claims", *args],

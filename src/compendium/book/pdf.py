@@ -107,6 +107,10 @@ PRINT_CSS = Template(
      "p_rank_consolidated" keeps the numbers' width (a narrower table keeps its headers' words whole) */
   table:has(> * > tr > :nth-child(6)) th, table:has(> * > tr > :nth-child(6)) th * {
   overflow-wrap: anywhere !important; }
+  /* ... but in a table of up to twelve columns a column header is at least a short word wide (HUMANE Table 6.5 printed
+     "mo/del/s" and "spre/ad"); twelve such headers are 60 em of 7.5 pt, inside the page's 180 mm */
+  table:has(> * > tr > :nth-child(6)):not(:has(> * > tr > :nth-child(13))) > thead > tr > th {
+  min-width: 5em !important; }
   /* ten columns of "✓ reproduced" at 8 pt are wider than the page: a table of ten or more columns prints smaller */
   table:has(> * > tr > :nth-child(10)) { font-size: 0.75rem !important; }
   table:has(> * > tr > :nth-child(10)) small { font-size: 0.7rem !important; }

@@ -25,14 +25,16 @@ from pathlib import Path
 
 __all__ = ["STYLE", "report_html", "write_pdfs", "publish", "main"]
 
-#: the report page's style: A4, a 10.5 pt body, compact tables that wrap instead of overflowing
+#: the report page's style: A4, a 10.5 pt body, compact tables that wrap instead of overflowing: a cell's words stay
+#: whole (``break-word`` breaks only a word wider than its column, so a column of counts is as wide as "5,731", which
+#: ``anywhere`` printed as "5,73 / 1"), code (paths, checksums) breaks anywhere
 STYLE = """
 @page { size: A4; margin: 18mm 16mm; }
 body { font-family: "DejaVu Serif", Georgia, serif; font-size: 10.5pt; line-height: 1.4; color: #111; }
 h1 { font-size: 16pt; line-height: 1.25; } h2 { font-size: 13pt; margin-top: 1.4em; } h3 { font-size: 11.5pt; }
 table { border-collapse: collapse; margin: .6em 0; font-size: 9pt; width: 100%; table-layout: auto; }
-th, td { border: 1px solid #999; padding: 2px 5px; vertical-align: top; overflow-wrap: anywhere; }
-th { background: #eee; overflow-wrap: normal; } code { font-size: 8.5pt; overflow-wrap: anywhere; }
+th, td { border: 1px solid #999; padding: 2px 5px; vertical-align: top; overflow-wrap: break-word; }
+th { background: #eee; } code { font-size: 8.5pt; overflow-wrap: anywhere; }
 tr, li { break-inside: avoid; }
 nav { font-family: "DejaVu Sans", Arial, sans-serif; font-size: 9.5pt; }
 @media screen { body { max-width: 52em; margin: 1.5em auto; padding: 0 1em; } }

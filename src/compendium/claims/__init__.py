@@ -23,7 +23,7 @@ Statuses (one per claim)
   ``rounding_boundary`` only while the gap is at most one printed unit (``2 x tol``);
 - ``needs_data``: no value, and the claim's ``level`` says why: ``per_instance`` / ``row_level`` (the
   data are not released here), or ``outside`` with the missing external file named in ``missing.json``;
-- ``quoted``: no value and ``level: none`` (a design constant or a statement with no data behind it). A
+- ``quoted``: no value and ``level: none`` (a design constant, or a statement the released data do not determine). A
   ``none`` claim whose value the project's inputs hold (published by the stage) is checked like any other;
 - ``off_paper``: the run is off the paper's settings for this claim's study (a key of the study stage's
   ``params.yaml`` section differs from its reference, ``compendium.pipeline.params.REFERENCE``) and the value does not

@@ -224,7 +224,7 @@ def abstract_markdown(
         + (f" ({reason_text})" if reason_text else "")
         + f". {_n(int(counts.get('needs_data', 0)))} need data beyond the bundled files (mostly the per-judgement "
         f"and per-annotation files on the Hugging Face hub), and "
-        f"{_n(int(counts.get('quoted', 0)))} are design constants quoted without data behind them.",
+        f"{_n(int(counts.get('quoted', 0)))} are quoted: design constants, or statements that the released data do not determine.",
     ]
     other = {s: int(k) for s, k in counts.items() if s not in ("reproduced", "differs", "needs_data", "quoted")}
     if other:

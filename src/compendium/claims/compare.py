@@ -270,7 +270,7 @@ def _uncomputed_status(c, level: str, stage: str, vals: dict, miss: dict, levels
         return "needs_data", miss.get(cid) or levels.get(c.study, {}).get(level, level.replace("_", "-") + " data")
     if level == "none":
         return "quoted", (
-            "a design constant or a statement with no released data behind it; quoted, "
+            "a design constant, or a statement the released data do not determine; quoted, "
             "checked only where the project's inputs hold it"
         )
     if level == "outside" and miss.get(cid):

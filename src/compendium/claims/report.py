@@ -143,13 +143,28 @@ class Original:
 _MD_SPECIAL = frozenset("\\`*_[]<>|#$~&")
 
 
+#: a span between single backticks in text from files (a command, a file name: ``run `python -m x` ``)
+_CODE_SPAN = re.compile(r"`([^`]+)`")
+
+
 def _md(text) -> str:
     """``text`` as plain Markdown text: one line (line breaks become spaces), each character of
     :data:`_MD_SPECIAL` backslash-escaped (CommonMark escapes every ASCII punctuation character, so each escape is
-    valid), everything else as written. Lighter than the book's :func:`compendium.chapter.safetext.myst`, which
-    also guards MyST's roles and directives; a report is read as a file, so it stays readable raw."""
+    valid), everything else as written; except that a span between backticks stays a code span, the one construct
+    the claims chapter also reads from such text (:func:`compendium.claims.html.readable_html`): a code span's text
+    is shown literally (Markdown reads nothing inside it), only a ``|`` in it is escaped so that it cannot end a
+    table cell. Lighter than the book's :func:`compendium.chapter.safetext.myst`, which also guards MyST's roles
+    and directives; a report is read as a file, so it stays readable raw."""
     one_line = " ".join(str(text).split())
-    return "".join("\\" + ch if ch in _MD_SPECIAL else ch for ch in one_line)
+
+    def plain(t: str) -> str:
+        return "".join("\\" + ch if ch in _MD_SPECIAL else ch for ch in t)
+
+    out, pos = [], 0
+    for m in _CODE_SPAN.finditer(one_line):
+        out += [plain(one_line[pos : m.start()]), "`" + m.group(1).replace("|", "\\|") + "`"]
+        pos = m.end()
+    return "".join(out) + plain(one_line[pos:])
 
 
 def _latex_text(s: str) -> str:
@@ -355,7 +370,7 @@ def scope_section(rows: pd.DataFrame) -> list[str]:
         f"The original article prints {len(rows):,} numbers that the compendium's register records as claims. "
         f"{checked:,} were checked against a value computed from the data ({n['reproduced']:,} reproduced, "
         f"{n['differs']:,} differ with a stated reason); {n['needs_data']:,} need data that this release does not "
-        f"hold, and {n['quoted']:,} are design constants quoted with no data behind them.",
+        f"hold, and {n['quoted']:,} are quoted: design constants, or statements (a cost, a recruitment count) that the released data do not determine.",
     ]
     needs = rows[rows["status"] == "needs_data"]
     if len(needs):
