@@ -80,7 +80,14 @@ def test_findings_is_a_pure_function_of_the_sweep_results(result):
     r = result
     before = [t.copy() for t in (r.zones.sweep, r.agency.sweep, r.pwb.sweep, r.bt.sweep)]
     again = fd.findings(
-        r.zones.sweep, r.agency.sweep, r.agency.untied, r.pwb.sweep, r.bt.sweep, r.zones.sampling, r.bt.sampling
+        r.zones.sweep,
+        r.agency.sweep,
+        r.agency.untied,
+        r.pwb.sweep,
+        r.bt.sweep,
+        r.zones.sampling,
+        r.bt.sampling,
+        r.pwb.intervals,
     )
     pd.testing.assert_frame_equal(again, r.findings)
     for old, new in zip(before, (r.zones.sweep, r.agency.sweep, r.pwb.sweep, r.bt.sweep)):
@@ -89,6 +96,30 @@ def test_findings_is_a_pure_function_of_the_sweep_results(result):
 
 def test_how_sure_notes_cover_every_finding(result):
     r = result
-    notes = fd.how_sure_notes(r.agency.sweep, r.pwb.sweep, r.zones.sampling, r.bt.sampling)
+    notes = fd.how_sure_notes(r.agency.sweep, r.pwb.sweep, r.zones.sampling, r.bt.sampling, r.pwb.intervals)
     assert set(notes) == set(r.findings["key"])
+    # issue 33, C5: the run-level data are on the hub (not "not released"), and the printed intervals give a
+    # sampling statement about the gains (pwi_scores.csv by hand: Qwen3.5 27B, 56.4 - 36.1 = 20.3 points)
+    assert "not released" not in notes["pwb_all_gain"] and "Hugging Face hub" in notes["pwb_all_gain"]
+    assert (
+        "for all 7 models the prompted interval lies wholly above the baseline one (the smallest gap between "
+        "them +20.3 points)"
+    ) in notes["pwb_all_gain"], notes["pwb_all_gain"]
     assert "(64 % with prompt categories resampled)" in notes["bt_top_c"]  # P(C beats D) from the preferences chapter
+
+
+def test_the_printed_intervals_separate_each_models_gain_by_hand():
+    """sampling.pwb_gain_intervals against a hand-worked case: two models, one whose intervals overlap (a gap of
+    -0.5) and one separated by 2.0 points; a model without its prompted row is one sentence naming it."""
+    from compendium.robustness import sampling
+
+    rows = [("A", "baseline", 30.0, 28.0, 32.0), ("A", "with_system_prompt", 40.0, 34.0, 46.0),
+            ("B", "baseline", 30.0, 29.0, 31.0), ("B", "with_system_prompt", 33.0, 30.5, 35.0)]  # fmt: skip
+    df = pd.DataFrame(rows, columns=["Model", "Variant", "PWI", "CI_lower", "CI_upper"])
+    assert sampling.pwb_gain_intervals(df) == {"pwb_ci_models": 2, "pwb_ci_separated": 1, "pwb_ci_min_gap": -0.5}
+    assert fd.pwb_gain_ci_text(sampling.pwb_gain_intervals(df)) == (
+        "for 1 of the 2 models the prompted interval lies wholly above the baseline one (the smallest gap between "
+        "them -0.5 points)"
+    )
+    with pytest.raises(ValueError, match=r"pwi_scores.csv: every model needs .* \['B'\] lack one"):
+        sampling.pwb_gain_intervals(df.iloc[:3])

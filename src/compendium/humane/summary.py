@@ -327,6 +327,18 @@ def _design_sentence(t: pd.DataFrame, name: str) -> str:
     return out
 
 
+def _first_checkpoint(one: pd.DataFrame, rows: list) -> str:
+    """ " (≤ N decisive judgements)": the grid's first checkpoint in decisive judgements over the settings of
+    ``rows`` (saving-table rows; ``one``: the single-group rows of the needed table at their number of models), a
+    range when they differ (a setting with ties has fewer decisive judgements at the same checkpoint: 525 to 535
+    against 640 without, issue 33, C4)."""
+    keys = {(r.spread, round(float(r.nu), 9)) for r in rows}
+    mine = [(sp, round(float(nu), 9)) in keys for sp, nu in zip(one["spread"], one["nu"])]
+    firsts = one.loc[mine, "n_first"]
+    lo, hi = round(float(firsts.min())), round(float(firsts.max()))
+    return f" (≤ {hi:,} decisive judgements)" if lo == hi else f" (≤ {lo:,} to {hi:,} decisive judgements, by setting)"
+
+
 def answer(sav: pd.DataFrame, need: pd.DataFrame) -> str:
     """The chapter's answer to "when does information gain pay off?", one paragraph per number of models,
     built from the saving table (no free text from data)."""
@@ -351,11 +363,10 @@ def answer(sav: pd.DataFrame, need: pd.DataFrame) -> str:
         for kind, phrase in (("floor", "uniform pairs and both information-gain designs are at 95 % by the grid's first "
                                        "checkpoint, below which the grid cannot see, so it can show no saving"),
                              ("never", "no design reaches 95 % within the budget")):  # fmt: skip
-            cases = sorted(
-                {f"{TARGETS[r.target]} at {r.spread} spread" for r in s.itertuples() if censored_both(r) == kind}
-            )
+            rows = [r for r in s.itertuples() if censored_both(r) == kind]
+            cases = sorted({f"{TARGETS[r.target]} at {r.spread} spread" for r in rows})
             if cases:
-                first = f" (≤ {one['n_first'].max():,.0f} decisive judgements)" if kind == "floor" else ""
+                first = _first_checkpoint(one, rows) if kind == "floor" else ""
                 lines.append(f"For {', '.join(cases)}, {phrase}{first}.")
         paras.append(f"**At {n} models.** " + " ".join(lines))
     return "\n\n".join(paras)

@@ -76,6 +76,7 @@ class Inputs:
     experts: pd.DataFrame  # WORKBank expert ratings
     pwb_config: Mapping  # PWB weights (config.yaml scoring block)
     cells: pd.DataFrame  # PWB per-cell score sums (compendium.pwb.aggregates.reconstruct_cells)
+    pwi: pd.DataFrame  # PWB PWI per model and condition with its printed 95 % interval (pwi_scores.csv)
     counts: pd.DataFrame  # preference study: per-pair wins and ties
     by_category: pd.DataFrame | None  # the same counts per prompt category
     pref_values: Mapping[str, Any]  # results/preferences/exports/robustness.json (P(C beats D))
@@ -94,6 +95,7 @@ class Inputs:
             experts=data.load_expert_ratings(),
             pwb_config=data.load_pwb_config(),
             cells=agg.reconstruct_cells(data.load_pwb_dimension_scores(), data.load_pwb_effect_sizes()),
+            pwi=data.load_pwb_pwi_scores(),
             counts=data.load_hitl_pair_counts(),
             by_category=data.load_hitl_pair_counts_by_category(),
             pref_values=MappingProxyType(dict(sampling.preference_values() if pref_values is None else pref_values)),
@@ -128,6 +130,7 @@ class Pwb:
     families: Mapping[str, str]  # scheme -> family (random ones "random")
     sweep: pd.DataFrame  # sweeps.pwb_sweep, with glm_lead (GLM 5.1's prompted PWI minus the best other's)
     pwis: pd.DataFrame  # scheme, model, condition, pwi of every scheme
+    intervals: Mapping[str, float]  # sampling.pwb_gain_intervals: the printed intervals, prompted against baseline
     concentration: float  # the Dirichlet concentration of the random schemes
 
     @property
@@ -201,6 +204,7 @@ def _pwb(params: Robustness, inputs: Inputs, grids: Grids) -> Pwb:
         families=MappingProxyType(all_families),
         sweep=per_scheme,
         pwis=pwis,
+        intervals=MappingProxyType(sampling.pwb_gain_intervals(inputs.pwi)),
         concentration=float(params.pwb_random_concentration),
     )
 
@@ -235,7 +239,7 @@ def build(params: Robustness, inputs: Inputs) -> RobustnessResult:
     pwb = _pwb(params, inputs, grids)
     bt = sweeps.bt_sweep(inputs.counts, grids.tie_weights, davidson=True)
     zs, bs = _sampling(params, inputs)
-    found = fd.findings(zone_sweep, agency.sweep, agency.untied, pwb.sweep, bt, zs, bs)
+    found = fd.findings(zone_sweep, agency.sweep, agency.untied, pwb.sweep, bt, zs, bs, pwb.intervals)
     return RobustnessResult(
         params=params,
         grids=grids,

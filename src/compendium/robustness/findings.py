@@ -25,6 +25,7 @@ __all__ = [
     "split_pwb",
     "untied_flags",
     "how_sure_notes",
+    "pwb_gain_ci_text",
     "findings",
     "headline_findings",
 ]
@@ -110,11 +111,21 @@ def untied_flags(same: pd.DataFrame, untied: Mapping) -> tuple[list, list]:
     return holds, margins
 
 
-def how_sure_notes(has: pd.DataFrame, pwb: pd.DataFrame, zs: Mapping, bs: Mapping) -> dict[str, str]:
+def pwb_gain_ci_text(ps: Mapping) -> str:
+    """What the PWB's printed intervals say about "every model gains" (:func:`.sampling.pwb_gain_intervals`),
+    one clause: the models whose prompted interval lies wholly above their baseline one, and the smallest gap."""
+    n, k, gap = int(ps["pwb_ci_models"]), int(ps["pwb_ci_separated"]), float(ps["pwb_ci_min_gap"])
+    who = f"all {n} models" if k == n else f"{k} of the {n} models"
+    return (f"for {who} the prompted interval lies wholly above the baseline one (the smallest gap between them "
+            f"{gap:+.1f} points)")  # fmt: skip
+
+
+def how_sure_notes(has: pd.DataFrame, pwb: pd.DataFrame, zs: Mapping, bs: Mapping, ps: Mapping) -> dict[str, str]:
     """The "how sure is this?" note of each finding, by key: what the resampling checks ``zs``
     (:func:`~compendium.robustness.sampling.zone_sampling_check`) and ``bs``
     (:func:`~compendium.robustness.sampling.bt_sampling_check` with
-    :func:`~compendium.robustness.sampling.c_beats_d_shares`) found, and what would overturn the finding."""
+    :func:`~compendium.robustness.sampling.c_beats_d_shares`) and the PWB's printed intervals ``ps``
+    (:func:`~compendium.robustness.sampling.pwb_gain_intervals`) found, and what would overturn the finding."""
     ref_h = split_has(has)[2]
     named, _, ref_p = split_pwb(pwb)
     nz, nb = int(zs["n_draws"]), int(bs["n_boot"])
@@ -126,6 +137,7 @@ def how_sure_notes(has: pd.DataFrame, pwb: pd.DataFrame, zs: Mapping, bs: Mappin
         return share_text(bs[key], nb)
 
     ties = f"{bs['ties_per_model_min']}-{bs['ties_per_model_max']}"
+    gain_ci = pwb_gain_ci_text(ps)
     weightings = "Random weights around v2.1; shares are over weightings, not a sampling interval."
     return {
         "wb_green_largest": f"Fragile to the cut-off, not to sampling: at 3.0 Green is largest in "
@@ -140,10 +152,10 @@ def how_sure_notes(has: pd.DataFrame, pwb: pd.DataFrame, zs: Mapping, bs: Mappin
         "same data). Overturned by a symmetric rule with experts wanting more.",
         "wb_workers_more_any_rule": "Mixed rules are lopsided bounds, shown for completeness; a 'no' here is expected "
         "and is not evidence against the finding.",
-        "pwb_all_gain": "Over weightings of fixed released scores only. The run-level data to resample are on the "
-        "Hugging Face hub, not bundled here, so this sweep does not check sampling noise; the printed 95 % "
-        "intervals allow one check, which the audit chapter makes (which places of the PWB board they "
-        "separate). Overturned by a scheme or a re-run with a model's ΔPWI ≤ 0.",
+        "pwb_all_gain": "Over weightings of fixed released scores; the run-level data to resample are on the "
+        "Hugging Face hub, not bundled here. Sampling, as far as the paper's printed 95 % intervals go (they treat "
+        f"the runs as independent, with no judge term): {gain_ci}. Overturned by a scheme or a re-run with a "
+        "model's ΔPWI ≤ 0.",
         "pwb_top_glm": "Over weightings only; sampling: the audit chapter's tie groups of the printed intervals. "
         f"GLM 5.1 leads by {ref_p['glm_lead']:+.1f} points at "
         "v2.1 and "
@@ -313,16 +325,17 @@ def findings(
     bt: pd.DataFrame,
     zs: Mapping,
     bs: Mapping,
+    ps: Mapping,
 ) -> pd.DataFrame:
     """The chapter's summary table (``results/robustness/tables/summary.csv``): one :func:`finding_row` per
     finding, with its "how sure is this?" note (:func:`how_sure_notes`).
 
     ``zones``/``has``/``pwb``/``bt``: the four sweeps of :mod:`.sweeps` (``pwb`` with its ``glm_lead`` column);
     ``untied``: :func:`compendium.workbank.agency.untied_only`; ``zs``/``bs``: the resampling checks of
-    :mod:`.sampling`.
+    :mod:`.sampling`; ``ps``: the PWB's printed intervals (:func:`.sampling.pwb_gain_intervals`).
     """
     rows: Iterable[dict] = [*_workbank_rows(zones, has, untied), *_pwb_rows(pwb), *_bt_rows(bt)]
-    sure = how_sure_notes(has, pwb, zs, bs)
+    sure = how_sure_notes(has, pwb, zs, bs, ps)
     for r in rows:
         r["how_sure"] = sure.get(r["key"], "")
     return pd.DataFrame(rows)

@@ -33,6 +33,8 @@ PROVENANCE: dict[str, str] = {
     f"({_C}::test_zone_sampling_check_on_a_clear_landscape)",
     "rob.sampling.bt.": f"compendium.robustness.sampling.bt_sampling_check "
     f"({_C}::test_bt_sampling_check_with_categories_reports_both_bootstraps)",
+    "rob.sampling.pwb.": f"compendium.robustness.sampling.pwb_gain_intervals "
+    f"({_F}::test_the_printed_intervals_separate_each_models_gain_by_hand)",
     # P(C beats D): the preferences chapter's, read from its export
     "rob.sampling.bt.p_c_beats_d_": _CD,
     "rob.sampling.bt.c_beats_d_": _CD,

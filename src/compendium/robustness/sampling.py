@@ -22,6 +22,7 @@ __all__ = [
     "bt_sampling_check",
     "preference_values",
     "c_beats_d_shares",
+    "pwb_gain_intervals",
     "share_text",
     "BT_FACTOR",
 ]
@@ -147,3 +148,28 @@ def c_beats_d_shares(pref_values: Mapping[str, Any]) -> dict[str, float]:
         out[f"p_c_beats_d_{name}"] = p
         out[f"p_c_beats_d_{name}_mc_se"] = float(np.sqrt(p * (1 - p) / n))
     return out
+
+
+def pwb_gain_intervals(pwi_scores: pd.DataFrame) -> dict[str, float]:
+    """The one sampling check the PWB's released aggregates allow for "every model gains from the pro-worker
+    prompt": for each model of ``pwi_scores`` (``pwi_scores.csv``: ``Model, Variant, PWI, CI_lower, CI_upper``, the
+    printed 95 % bootstrap intervals), whether its prompted interval lies wholly above its baseline one, and the
+    gap between them (prompted ``CI_lower`` minus baseline ``CI_upper``; negative when they overlap). Non-overlap
+    of two valid 95 % intervals is a conservative test of a difference; these intervals treat the runs as
+    independent and carry no judge term (the evaluate chapter says what they cover). Keys ``pwb_ci_models``,
+    ``pwb_ci_separated`` (models whose intervals do not overlap) and ``pwb_ci_min_gap`` (points)."""
+    from compendium.data.errors import require_columns
+
+    require_columns(pwi_scores, ("Model", "Variant", "PWI", "CI_lower", "CI_upper"), "pwi_scores.csv")
+    wide = pwi_scores.pivot(index="Model", columns="Variant", values=["CI_lower", "CI_upper"])
+    gap = wide[("CI_lower", "with_system_prompt")] - wide[("CI_upper", "baseline")]
+    if gap.isna().any():
+        raise ValueError(
+            "pwi_scores.csv: every model needs a 'baseline' and a 'with_system_prompt' row; "
+            f"{sorted(gap.index[gap.isna()])} lack one"
+        )
+    return {
+        "pwb_ci_models": int(len(gap)),
+        "pwb_ci_separated": int((gap > 0).sum()),
+        "pwb_ci_min_gap": round(float(gap.min()), 6),  # differences of one-decimal numbers: no float noise
+    }

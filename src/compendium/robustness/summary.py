@@ -21,7 +21,7 @@ import pandas as pd
 
 from compendium.chapter.publish import phrases
 
-from .findings import TOP_MODEL, headline_findings, split_has, split_pwb, untied_flags
+from .findings import TOP_MODEL, headline_findings, pwb_gain_ci_text, split_has, split_pwb, untied_flags
 from .sampling import share_text
 from .sweeps import PAPER_CUTOFF, ZONE_LABELS, ZONE_NAMES
 
@@ -194,6 +194,7 @@ def pwb_phrases(r: RobustnessResult) -> dict:
         if len(lost)
         else "none",
         rob_pwb_top3_lost=fmt_list(list(t3["scheme"])) if len(t3) else "none",
+        rob_pwb_gain_ci=pwb_gain_ci_text(r.pwb.intervals),
     )
 
 

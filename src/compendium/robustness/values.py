@@ -42,6 +42,7 @@ def _reference_values(r: RobustnessResult) -> dict:
         v,
         {f"rob.sampling.zones.{k}": x for k, x in r.zones.sampling.items()},
         {f"rob.sampling.bt.{k}": x for k, x in r.bt.sampling.items()},
+        {f"rob.sampling.pwb.{k}": x for k, x in r.pwb.intervals.items()},
         what="robustness: the paper's settings and the resampling checks",
     )
 
