@@ -153,7 +153,9 @@ def readable_text(text) -> str:
     return t
 
 
-_CODE_SPAN = re.compile(r"(`+)(?!`)(.+?)(?<!`)\1(?!`)")
+#: a code span in text from data (a run of backticks, the text, the same run): the one construct read from it, by
+#: :func:`readable_html` here and by the replication reports (:func:`compendium.claims.report._md`)
+CODE_SPAN = re.compile(r"(`+)(?!`)(.+?)(?<!`)\1(?!`)")
 
 
 def readable_html(text) -> Markup:
@@ -166,7 +168,7 @@ def readable_html(text) -> Markup:
     for a, b in _TEX:
         if a != "`":
             t = t.replace(a, b)
-    return Markup(_CODE_SPAN.sub(lambda m: f"<code>{m.group(2)}</code>", safetext.html(t)))
+    return Markup(CODE_SPAN.sub(lambda m: f"<code>{m.group(2)}</code>", safetext.html(t)))
 
 
 #: a clause of a register table's note that speaks to the register's maintainers, not to a reader: the brief's

@@ -44,7 +44,7 @@ from compendium.pipeline import paths
 from compendium.pipeline.cli import visible
 
 from .abstract import HEADLINE_CLAIMS
-from .html import claim_decimals, fmt_number
+from .html import CODE_SPAN, claim_decimals, fmt_number
 from .ledger import _rel, git_commit, read_ledger
 from .vocab import LEVEL_NAME, MARK, REASONS, STATUSES, STUDY_NAME
 
@@ -143,10 +143,6 @@ class Original:
 _MD_SPECIAL = frozenset("\\`*_[]<>|#$~&")
 
 
-#: a span between single backticks in text from files (a command, a file name: ``run `python -m x` ``)
-_CODE_SPAN = re.compile(r"`([^`]+)`")
-
-
 def _md(text) -> str:
     """``text`` as plain Markdown text: one line (line breaks become spaces), each character of
     :data:`_MD_SPECIAL` backslash-escaped (CommonMark escapes every ASCII punctuation character, so each escape is
@@ -161,8 +157,9 @@ def _md(text) -> str:
         return "".join("\\" + ch if ch in _MD_SPECIAL else ch for ch in t)
 
     out, pos = [], 0
-    for m in _CODE_SPAN.finditer(one_line):
-        out += [plain(one_line[pos : m.start()]), "`" + m.group(1).replace("|", "\\|") + "`"]
+    for m in CODE_SPAN.finditer(one_line):  # the claims chapter's own reading of a code span (readable_html)
+        tick = m.group(1)
+        out += [plain(one_line[pos : m.start()]), tick + m.group(2).replace("|", "\\|") + tick]
         pos = m.end()
     return "".join(out) + plain(one_line[pos:])
 
