@@ -8,8 +8,8 @@ project's own code can remove, each as the median of ``--repeat`` runs of a whol
 - **DVC, no-op**: `dvc repro` on a scratch DVC project (in a temporary folder) with as many stages as
   ``dvc.yaml``, each with as many file deps as its stage there and one output, nothing to run. This is DVC's
   own cost of reading the graph and checking every dep, which the project's no-op `dvc repro` is made of.
-- **DVC, an experiment running 5 stages**: `dvc exp run -S k=N` on the same scratch project, where 5
-  stages in a chain (the exercise loop's params, workbank, claims, reproducibility and book) depend on the
+- **DVC, an experiment running 4 stages**: `dvc exp run -S k=N` on the same scratch project, where 4
+  stages in a chain (the exercise loop's params, workbank, claims and book) depend on the
   parameter and run a command that only writes its output. This is DVC's share of the exercise loop.
 - **a notebook stage's start-up**: a one-cell notebook (``x = 1``) executed by papermill in a fresh
   interpreter with the project's kernel: the start-up every notebook stage pays before its first cell.
@@ -18,7 +18,7 @@ project's own code can remove, each as the median of ``--repeat`` runs of a whol
   plus reading one page.
 
 It prints the floors, and from them a lower bound for each target that a design keeping DVC, papermill
-and Sphinx (and the loop's 3 notebook stages, workbank, claims and reproducibility, and the book) cannot go
+and Sphinx (and the loop's 2 notebook stages, workbank and claims, and the book) cannot go
 under.
 """
 
@@ -39,7 +39,7 @@ from pipeline import measure  # benchmarks/pipeline.py: the same whole-process t
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 #: the stages the exercise loop (dvc exp run -S workbank.cutoff=3.5) runs, in order
-LOOP = ("params", "workbank", "claims", "reproducibility", "book")
+LOOP = ("params", "workbank", "claims", "book")
 
 
 def wall(cmds: list[list[str]], cwd: Path) -> float:
@@ -114,12 +114,12 @@ def main(argv: list[str] | None = None) -> int:
         nbf = notebook_floor(folder, r)
     book = wall([[str(BIN / "python"), "-m", "compendium.book", "build"]] * (r + 1), ROOT)
     print(f"DVC no-op dvc repro, {n} stages shaped like dvc.yaml, nothing to run   {noop:6.2f} s   (target 1 s)")
-    print(f"DVC dvc exp run -S, the same project, 5 stages in a chain run            {exp:6.2f} s")
+    print(f"DVC dvc exp run -S, the same project, 4 stages in a chain run            {exp:6.2f} s")
     print(f"a notebook stage's start-up: papermill, kernel, one cell                  {nbf:6.2f} s")
     print(f"the book with nothing changed (every page written, -n -W)                {book:6.2f} s   (target 5 s)")
-    loop = exp + 3 * nbf + book
-    print(f"exercise loop floor: DVC's share + 3 notebook start-ups + the book       {loop:6.2f} s   (target 15 s),")
-    print("  before any WORKBank work and the claims and reproducibility pages' own work")
+    loop = exp + 2 * nbf + book
+    print(f"exercise loop floor: DVC's share + 2 notebook start-ups + the book       {loop:6.2f} s   (target 15 s),")
+    print("  before any WORKBank work and the claims check's own work")
     return 0
 
 
