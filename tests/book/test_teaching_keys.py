@@ -845,7 +845,10 @@ def test_s4_one_chapter_reruns():
             "e.g. its notebook `notebooks/35_humane_scale.md`: DVC re-runs the `humane` stage and then the book build",
         )
         assert reruns("notebooks/35_humane_scale.md") == {"humane", "book"}
-        says(k, "editing `notebooks/10_pwb.md` instead also re-runs the claims check, which reads the PWB chapter's values")
+        says(
+            k,
+            "editing `notebooks/10_pwb.md` instead also re-runs the claims check, which reads the PWB chapter's values",
+        )
         assert reruns("notebooks/10_pwb.md") == {"pwb", "claims", "book"}
     finally:
         repo.close()
