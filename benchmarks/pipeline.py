@@ -18,8 +18,8 @@ chapter changed (a paragraph added to book/teaching.md, then removed: two rebuil
 a forced `dvc repro -f`. It prints per step the medians, their ratio, the peak memory and the load average,
 and where the exercise loop's time goes, stage by stage. Targets (issue 35, 2 cores, quiet machine):
 exercise loop <= 15 s and <= 0.5x ebee39d's, one-chapter book <= 5 s, no-op repro <= 1 s, forced repro
-<= 1.0x ebee39d's (with the stages added since), peak memory <= 2 GB. Revision 2be8eba (before issues 11 and 12) needs OPENBLAS_CORETYPE=Haswell
-to converge on AVX-512.
+<= 1.0x ebee39d's (with the stages added since), peak memory <= 2 GB. Revision 2be8eba (before issues 11 and
+12) needs OPENBLAS_CORETYPE=Haswell to converge on AVX-512.
 
     python benchmarks/pipeline.py --stages
 
@@ -317,9 +317,12 @@ def against(
         print("\nwhere the exercise loop's time goes (median s per stage, from DVC's 'Running stage' lines):")
         names = list(dict.fromkeys(n for co in sides for split in stage_split[co.label] for n in split))
         print(f"  {'stage':28s} {rev:>10s} {'this':>8s}")
-        for n in names:
-            vals = [statistics.median([split.get(n, 0.0) for split in stage_split[co.label]]) for co in sides]
-            print(f"  {n:28s} {vals[0]:10.1f} {vals[1]:8.1f}")
+        for n in names:  # "-": the loop did not run that stage on that side
+            cells = []
+            for co in sides:
+                ran = [split[n] for split in stage_split[co.label] if n in split]
+                cells.append(f"{statistics.median(ran):.1f}" if ran else "-")
+            print(f"  {n:28s} {cells[0]:>10s} {cells[1]:>8s}")
         git_after = subprocess.run(["git", "status", "--porcelain"], cwd=ROOT, capture_output=True, text=True).stdout
         print("git status of this checkout:", "unchanged" if git_after == git_before else f"CHANGED\n{git_after}")
         return 0
