@@ -335,7 +335,10 @@ def test_the_project_reads_params_yaml_as_dvc_does(tmp_path):
     from dvc.utils.serialize import load_yaml
 
     tricky = "a: yes\nb: 1e-12\nc: 010\nd: 0o10\ne: on\nf: 1_000\ng: .inf\nh: ~\ni: 2026-01-01\nj: -.5\n"
-    for text in (paths.PARAMS.read_text(), tricky):
+    # under a YAML 1.1 directive ruamel's pure-Python parser reads yes as true and its C parser (DVC's, with
+    # ruamel.yaml.clib installed) as 'yes': the project must read what DVC reads
+    directive = "%YAML 1.1\n---\na: yes\nb: on\n"
+    for text in (paths.PARAMS.read_text(), tricky, directive):
         p = tmp_path / "params.yaml"
         p.write_text(text)
         assert params.read_yaml(p) == load_yaml(p)

@@ -533,16 +533,18 @@ YAML_HINT = "Fix the line, or restore the committed file with `git checkout -- p
 
 
 def _load_bounded(text: str, path: Path) -> Any:
-    """``YAML(typ="safe", pure=True).load(text)`` in its two steps, with an alias bomb refused between them
-    (:func:`compendium.pipeline.yamlfile.check_aliases` raises
+    """``YAML(typ="safe").load(text)`` (DVC's own call: ruamel.yaml's C parser, ``ruamel.yaml.clib``, where it is
+    installed, as requirements.txt pins it; the pure-Python one otherwise) in its two steps, with an alias bomb
+    refused between them (:func:`compendium.pipeline.yamlfile.check_aliases` raises
     :class:`~compendium.pipeline.yamlfile.AliasBombError`, naming the file and the anchor's line): composing
     shares an alias's node, and only building values from the graph (as DVC's parsing of ``params.yaml``
-    does) expands it. One parse, as before."""
+    does) expands it. One parse, as before. The parser is DVC's because the two can differ: under a ``%YAML 1.1``
+    directive the pure one reads ``yes`` as true, the C one as the string ``'yes'``."""
     from ruamel.yaml import YAML
 
     from compendium.pipeline.yamlfile import check_aliases
 
-    yaml = YAML(typ="safe", pure=True)
+    yaml = YAML(typ="safe")
     node = yaml.compose(text)
     check_aliases(node, path.name)
     return None if node is None else yaml.constructor.construct_document(node)
