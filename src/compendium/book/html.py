@@ -240,9 +240,7 @@ def _finish(html_dir: Path, seconds: float) -> int:
 
 
 def _build_locked(book_dir: Path, fresh: bool, finish) -> int:
-    import uuid
-
-    from compendium.pipeline.stage import _remove, _swap, signals_deferred
+    from compendium.pipeline.stage import _remove
 
     build_dir = book_dir / "_build"
     html = build_dir / "html"
@@ -287,8 +285,22 @@ def _build_locked(book_dir: Path, fresh: bool, finish) -> int:
         return 1
     cmd = [sys.executable, "-m", "compendium.book", "sphinx", str(book_dir), str(staging)]
     preload = _preload(FINISH_IMPORTS if finish is _finish else ())
+    try:
+        return _build_and_swap(cmd, state is None, staging, html, fp, t0, finish, preload)
+    finally:
+        preload.join()  # on every path: no import left running while the interpreter exits
+
+
+def _build_and_swap(cmd, fresh: bool, staging: Path, html: Path, fp: str, t0: float, finish, preload) -> int:
+    """The rest of :func:`_build_locked`: Sphinx in its own process (``cmd``), the offline check, ``finish`` (after
+    ``preload``, the thread importing what it needs), and the swap of the new book and its doctrees into place."""
+    import uuid
+
+    from compendium.pipeline.stage import _remove, _swap, signals_deferred
+
+    generations = html.parent / ".doctrees"
     proc = subprocess.run(
-        cmd + (["--fresh"] if state is None else []),
+        cmd + (["--fresh"] if fresh else []),
         cwd=paths.ROOT,
         text=True,
         stdout=subprocess.PIPE,
@@ -334,9 +346,7 @@ def _build_locked(book_dir: Path, fresh: bool, finish) -> int:
     (staging / "doctrees").rename(gen_new / "doctrees")
     if (staging / "jupyter_execute").is_dir():
         (staging / "jupyter_execute").rename(gen_new / "jupyter_execute")
-    (gen_new / "build.json").write_text(
-        json.dumps({"build_id": build_id, "fingerprint": fp, "fresh": state is None}) + "\n"
-    )
+    (gen_new / "build.json").write_text(json.dumps({"build_id": build_id, "fingerprint": fp, "fresh": fresh}) + "\n")
     info = new_html / ".buildinfo"
     info.write_text((info.read_text() if info.exists() else "") + f"compendium-build: {build_id}\n")
     generations.mkdir(exist_ok=True)
@@ -347,7 +357,7 @@ def _build_locked(book_dir: Path, fresh: bool, finish) -> int:
     for gen in generations.iterdir():  # the doctrees of the book just replaced
         if gen.name != build_id:
             _remove(gen)
-    print(f"book built in {seconds:.1f} s ({'fresh' if state is None else 'incremental'}): {html / 'index.html'}")
+    print(f"book built in {seconds:.1f} s ({'fresh' if fresh else 'incremental'}): {html / 'index.html'}")
     return 0
 
 
