@@ -208,20 +208,22 @@ def build(fresh: bool = False, book_dir: Path | None = None, finish=None) -> int
         return 1
 
 
-#: what :func:`_finish` imports (pandas for the stage times, the RO-Crate library): about 0.7 s, imported while Sphinx
-#: builds the book in its own process, on the other core, instead of after it
+#: what :func:`_finish` imports (pandas for the stage times, the RO-Crate library): about 0.7 s, imported in a thread
+#: while Sphinx builds the book in its own process, on the other core, instead of after it
 FINISH_IMPORTS = ("compendium.book.reproducibility", "compendium.book.fair", "rocrate.rocrate", "rocrate.model")
 
 
 def _preload(modules) -> threading.Thread:
-    """A thread importing ``modules`` (a failure is left for the code that needs the module to meet)."""
+    """A thread importing ``modules`` (a failure is left for the code that needs the module to meet). Not a daemon:
+    on a path that returns without joining it (a failed build), the interpreter waits for it before exiting, so no
+    import is cut off half-way."""
 
     def run():
         for name in modules:
             with contextlib.suppress(Exception):
                 importlib.import_module(name)
 
-    thread = threading.Thread(target=run, name="compendium-book-preload", daemon=True)
+    thread = threading.Thread(target=run, name="compendium-book-preload")
     thread.start()
     return thread
 
@@ -240,7 +242,9 @@ def _finish(html_dir: Path, seconds: float) -> int:
 
 
 def _build_locked(book_dir: Path, fresh: bool, finish) -> int:
-    from compendium.pipeline.stage import _remove
+    import uuid
+
+    from compendium.pipeline.stage import _remove, _swap, signals_deferred
 
     build_dir = book_dir / "_build"
     html = build_dir / "html"
@@ -284,23 +288,9 @@ def _build_locked(book_dir: Path, fresh: bool, finish) -> int:
         )
         return 1
     cmd = [sys.executable, "-m", "compendium.book", "sphinx", str(book_dir), str(staging)]
-    preload = _preload(FINISH_IMPORTS if finish is _finish else ())
-    try:
-        return _build_and_swap(cmd, state is None, staging, html, fp, t0, finish, preload)
-    finally:
-        preload.join()  # on every path: no import left running while the interpreter exits
-
-
-def _build_and_swap(cmd, fresh: bool, staging: Path, html: Path, fp: str, t0: float, finish, preload) -> int:
-    """The rest of :func:`_build_locked`: Sphinx in its own process (``cmd``), the offline check, ``finish`` (after
-    ``preload``, the thread importing what it needs), and the swap of the new book and its doctrees into place."""
-    import uuid
-
-    from compendium.pipeline.stage import _remove, _swap, signals_deferred
-
-    generations = html.parent / ".doctrees"
+    preload = _preload(FINISH_IMPORTS if finish is _finish else ())  # while Sphinx runs, not before: no GIL contention
     proc = subprocess.run(
-        cmd + (["--fresh"] if fresh else []),
+        cmd + (["--fresh"] if state is None else []),
         cwd=paths.ROOT,
         text=True,
         stdout=subprocess.PIPE,
@@ -346,7 +336,9 @@ def _build_and_swap(cmd, fresh: bool, staging: Path, html: Path, fp: str, t0: fl
     (staging / "doctrees").rename(gen_new / "doctrees")
     if (staging / "jupyter_execute").is_dir():
         (staging / "jupyter_execute").rename(gen_new / "jupyter_execute")
-    (gen_new / "build.json").write_text(json.dumps({"build_id": build_id, "fingerprint": fp, "fresh": fresh}) + "\n")
+    (gen_new / "build.json").write_text(
+        json.dumps({"build_id": build_id, "fingerprint": fp, "fresh": state is None}) + "\n"
+    )
     info = new_html / ".buildinfo"
     info.write_text((info.read_text() if info.exists() else "") + f"compendium-build: {build_id}\n")
     generations.mkdir(exist_ok=True)
@@ -357,7 +349,7 @@ def _build_and_swap(cmd, fresh: bool, staging: Path, html: Path, fp: str, t0: fl
     for gen in generations.iterdir():  # the doctrees of the book just replaced
         if gen.name != build_id:
             _remove(gen)
-    print(f"book built in {seconds:.1f} s ({'fresh' if fresh else 'incremental'}): {html / 'index.html'}")
+    print(f"book built in {seconds:.1f} s ({'fresh' if state is None else 'incremental'}): {html / 'index.html'}")
     return 0
 
 
