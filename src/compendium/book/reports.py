@@ -99,10 +99,14 @@ def publish(source: Path, outdir: Path) -> list[Path]:
     key (the same as on the chapters' pages: :mod:`compendium.book.sphinx_offpaper`). The pages written, in order;
     [] when the stage wrote none (a book without the claims stage).
     A study folder that lacks a file is a ``FileNotFoundError`` naming it and the command that writes it again."""
-    from compendium.claims.links import REPORT_FILES, REPORTS_DIR
-
+    # the claims check's link names, loaded on their own (:data:`compendium.book.sphinx_sources.links`): importing
+    # compendium.claims.links would run the claims package's __init__ and import pandas into the book's Sphinx
+    # process, which calls this at the end of every build (0.4 s)
     from .sphinx_claim_search import CLAIMS_DOC
     from .sphinx_offpaper import run_banner
+    from .sphinx_sources import links
+
+    REPORT_FILES, REPORTS_DIR = links.REPORT_FILES, links.REPORTS_DIR
 
     folders = sorted(p.parent for p in Path(source).glob("*/report.md"))
     banner = run_banner()

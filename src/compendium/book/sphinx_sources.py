@@ -69,6 +69,12 @@ a{color:#79c0ff}p.note,pre .l::before{color:#a8b1bb}pre .l:target,pre .obj:targe
 """
 
 
+def _text(entry: nodes.Element) -> str:
+    """A cell's text without its raw markup (the ``<wbr>`` that :mod:`compendium.book.sphinx_tables` puts after
+    each ``/`` of a path when the page is read): the anchor of ``hitl/SOURCES.md`` is made from that path."""
+    return "".join(t.astext() for t in entry.findall(nodes.Text) if not isinstance(t.parent, nodes.raw))
+
+
 def _row_ids(app, doctree, docname: str) -> None:
     """``doctree-resolved``: the data chapter's file rows and hub rows get the ids the claims chapter links to."""
     if docname != DATA_DOC:
@@ -80,7 +86,7 @@ def _row_ids(app, doctree, docname: str) -> None:
         for body in table.findall(nodes.tbody):
             for row in body.findall(nodes.row):
                 entry = row.next_node(nodes.entry)
-                text = entry.astext().strip() if entry is not None else ""
+                text = _text(entry).strip() if entry is not None else ""
                 if text:
                     row["ids"].append(make(text))
 
