@@ -79,6 +79,8 @@ def test_warm_kernel_imports_without_binding_names_and_shuts_down():
     k = stage._Kernel(["json", "no_such_module_xyz", "compendium.pipeline.paths"])
     try:
         reply = run_sync(ask)(k.km)
+        proc, connection = k.km.provisioner.process, k.km.connection_file
+        assert proc.poll() is None and os.path.exists(connection)
     finally:
         k.shutdown()
     assert reply["content"]["status"] == "ok"
@@ -86,6 +88,8 @@ def test_warm_kernel_imports_without_binding_names_and_shuts_down():
     assert "['compendium.pipeline.paths', 'json'] False False" in text, text
     assert str(paths.NOTEBOOKS) in text
     assert not run_sync(k.km.is_alive)()
+    # the process ended and was reaped; its connection file and socket folder are gone
+    assert proc.returncode is not None and not os.path.exists(connection) and not os.path.exists(k._ipc_dir)
 
 
 @pytest.mark.parametrize("name", sorted(stage.STAGES))
