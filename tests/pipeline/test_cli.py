@@ -47,6 +47,17 @@ def test_visible_inline_shows_every_control_character(name):
     shown.encode("ascii")  # and nothing an ASCII terminal cannot write
 
 
+def test_the_printable_fast_path_never_passes_a_hidden_character():
+    """visible() returns a text that str.isprintable() accepts as it is: that is only right if no character of the
+    hidden categories is printable to Python. Checked on every code point (the same Unicode database)."""
+    hidden = [c for c in map(chr, range(sys.maxunicode + 1)) if unicodedata.category(c) in cli._HIDDEN]
+    assert len(hidden) > 2000 and not [c for c in hidden if c.isprintable()]
+    for c in hidden[:: max(1, len(hidden) // 500)] + ["\u202e", "\x9b", "\u2028", "\ud800"]:
+        assert cli.visible(f"a{c}b") == f"a[U+{ord(c):04X}]b" or c in "\n\t\r"
+        assert cli.visible(f"a{c}b", inline=True) == f"a[U+{ord(c):04X}]b"
+    assert cli.visible("x\u00a0y\ue000z") == "x\u00a0y\ue000z"  # not printable to Python, shown as it is
+
+
 def test_the_book_and_the_commands_share_one_policy():
     assert safetext.visible is cli.visible
     assert safetext.visible("a\r\nb\tc\u202e") == "a\nb\tc[U+202E]"  # the book's multi-line rule is unchanged

@@ -29,6 +29,25 @@ def test_claims_metrics_count_statuses(tmp_path):
     }
 
 
+def test_claims_metrics_agree_with_pandas_on_the_ledger_quotes_newlines_and_empty_cells_included(tmp_path):
+    """The counts are read with the csv module (no pandas in the stage runner): the same as pandas' value_counts
+    of the column, on the stage's own ledger and on cells that quote commas and newlines, or are empty."""
+    from compendium.pipeline import paths
+
+    ledger = paths.RESULTS / "claims" / "claims.csv"
+    rows = pd.read_csv(ledger) if ledger.exists() else pd.DataFrame({"claim_id": ["x"], "status": ["quoted"]})
+    extra = pd.DataFrame(
+        {"claim_id": ["a,b", "c\nd", "e"], "status": ["differs", "reproduced", None], "note": ['say "x"', "", "y,z"]}
+    )
+    pd.concat([rows, extra]).to_csv(tmp_path / "claims.csv", index=False)
+    counts = pd.read_csv(tmp_path / "claims.csv")["status"].value_counts()
+    got = metrics.headline("claims", tmp_path)
+    assert got == {
+        f"claims_{k}": int(counts.get(k, 0)) for k in sorted(set(metrics.CLAIM_STATUSES) | set(counts.index))
+    }
+    assert sum(got.values()) == len(rows) + 2  # the empty cell is not counted
+
+
 def test_every_stage_with_results_has_metrics_declared_in_dvc_yaml():
     import yaml
 

@@ -73,3 +73,39 @@ def test_the_bound_holds_for_dvcs_parser_too(tmp_path):
     f.write_text("workbank: {cutoff: 3.0}\n" + BOMB)
     with pytest.raises(ParamsError, match=r"^params.yaml: YAML aliases \(the anchor at line 9, .* alias bomb\)"):
         read_yaml(f)
+
+
+# every place YAML allows an alias, in block and flow style, after a JSON-like key, as a complex key, on a line of its own
+ALIAS_FORMS = [
+    "a: &a [1]\nb: *a\n",
+    "a: &a [1]\nb:\n  - *a\n",
+    "- &a x\n- *a\n",
+    "a: &a x\nb: [*a, *a]\n",
+    "a: &a x\nb: [1,*a]\n",
+    "a: &a x\nb: {k: *a}\n",
+    'a: &a x\nb: {"k":*a}\n',
+    "a: &a x\nb: {*a : 1}\n",
+    "a: &a x\n? *a\n: 1\n",
+    "a: &a x\nb:\n  *a\n",
+    "a: &a x\nb: [\n*a]\n",
+]
+
+
+@pytest.mark.parametrize("text", ALIAS_FORMS)
+def test_an_alias_anywhere_yaml_allows_one_is_seen_so_the_walk_bounds_it(text, monkeypatch):
+    """A text is read without the node walk only when MAYBE_ALIAS finds no '*' where a node can start: every form
+    of alias that PyYAML reads must be found, so that check_aliases runs on it."""
+    walked = []
+    real = yamlfile.check_aliases
+    monkeypatch.setattr(yamlfile, "check_aliases", lambda node, source: walked.append(real(node, source)))
+    assert yamlfile.loads(text) == yaml.safe_load(text) and walked == [None]
+    no_alias = text.replace("*a", "a")
+    walked.clear()
+    assert yamlfile.loads(no_alias) == yaml.safe_load(no_alias) and walked == []  # the fast path is taken
+
+
+def test_the_registers_are_read_with_and_without_the_walk_to_the_same_object(monkeypatch):
+    files = [f for f in FILES if f.suffix == ".yaml"]
+    fast = {f: yamlfile.load(f) for f in files}
+    monkeypatch.setattr(yamlfile, "MAYBE_ALIAS", __import__("re").compile(""))  # always walk
+    assert {f: yamlfile.load(f) for f in files} == fast
