@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from compendium.humane import sweep
@@ -110,6 +111,20 @@ def test_the_same_bytes_for_any_local_worker_count_and_block_size(reference, tmp
     assert info["blocks_computed"] == len(tiny_points()) * -(-REPS // block)
 
 
+def test_the_same_bytes_on_the_threaded_in_process_cluster_of_the_stages_default_grid(reference):
+    """build._default runs the live grid on one in-process worker with a thread per core (processes=False): the
+    rows are those of worker processes."""
+    rows, info = sweep.run_sweep(tiny_points(), REPS, 2, SEED, None, n_workers=2, processes=False)
+    assert sweep.digest(rows) == reference and info["blocks_computed"] == len(tiny_points()) * 3
+    c = sweep.client_for(None, 2, processes=False)
+    try:
+        assert [w["nthreads"] for w in c.scheduler_info()["workers"].values()] == [2]
+        assert c.cluster.processes is False
+    finally:
+        c.close()
+        c.cluster.close()
+
+
 def test_a_bigger_sweep_reuses_every_stored_repetition(reference, external_cluster, tmp_path):
     address, store = external_cluster[0], tmp_path / "blocks"
     sweep.run_sweep(tiny_points(), 4, 2, SEED, store, address=address)  # a smaller sweep first
@@ -203,3 +218,27 @@ def test_a_read_only_sweep_names_the_missing_blocks_and_the_command_that_compute
     msg = str(e.value)
     assert f"lacks {len(tiny_points()) * REPS} repetitions of the book's grid ({len(tiny_points()) * 2} blocks)" in msg
     assert "`python -m compendium.humane.sweep --grid book`" in msg and "`dvc repro humane`" in msg
+
+
+def test_the_blocks_are_read_in_one_pass_to_the_same_frame_as_file_by_file(tmp_path):
+    """read_blocks (one pyarrow dataset read) gives exactly pandas' per-file reads concatenated, on the committed
+    blocks of the book's grid, in the files' order; blocks written with another schema are read file by file."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from compendium.humane import grid
+
+    files = sorted(grid.BOOK_STORE.glob("*.parquet"))
+    assert len(files) > 100
+    some = files[:: max(1, len(files) // 60)][::-1]  # not in name order: the order given is kept
+    one_by_one = pd.concat([pd.read_parquet(f) for f in some], ignore_index=True)
+    pd.testing.assert_frame_equal(sweep.read_blocks(some), one_by_one, check_exact=True)
+    # blocks of another schema (a column more; a column of another type): read file by file, as before
+    t = pq.read_table(some[0])
+    more, typed = tmp_path / "more.parquet", tmp_path / "typed.parquet"
+    pq.write_table(t.append_column("extra", pa.array(["x"] * t.num_rows)), more)
+    pq.write_table(t.set_column(1, "repetition", t["repetition"].cast(pa.int32())), typed)
+    for mixed in ([some[0], more], [some[0], typed], [more, some[0]]):
+        want = pd.concat([pd.read_parquet(f) for f in mixed], ignore_index=True)
+        pd.testing.assert_frame_equal(sweep.read_blocks(mixed), want, check_exact=True)
+    assert "extra" in sweep.read_blocks([some[0], more]).columns  # the dataset alone would drop it
