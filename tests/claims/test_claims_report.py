@@ -130,6 +130,32 @@ def test_the_original_articles_come_from_the_bibliography_the_chapters_cite():
     assert report.original("workbank").url == "https://arxiv.org/abs/2506.06576"
 
 
+def test_the_bibliography_is_parsed_once_and_read_as_pybtex_reads_the_file(tmp_path):
+    """original() parses a bibliography once per text (the stage asks for each study's article twice) and gets the
+    same article from it as pybtex's own parse_file; the cached parse is not changed by a caller."""
+    from pybtex.database import parse_file
+
+    bib = paths.ROOT / "book" / "references.bib"
+    report._bibliography.cache_clear()
+    first = {s: report.original(s) for s in report.ORIGINAL_BIB_KEY}
+    assert {s: report.original(s) for s in report.ORIGINAL_BIB_KEY} == first
+    info = report._bibliography.cache_info()
+    assert info.misses == 1 and info.hits == 2 * len(first) - 1
+    cached = report._bibliography(bib.read_text(encoding="utf-8"))
+    whole = parse_file(str(bib))
+    assert list(cached.entries) == list(whole.entries)
+    for key, entry in whole.entries.items():
+        assert entry.key == cached.entries[key].key and dict(entry.fields) == dict(cached.entries[key].fields)
+    # another bibliography file (a test's) is parsed anew; its key in another case (BibTeX keys are read without
+    # case) is found, and the key as written stays in the cached parse
+    key = report.ORIGINAL_BIB_KEY["workbank"]
+    other = tmp_path / "other.bib"
+    text = bib.read_text(encoding="utf-8").replace("Future of Work", "Past of Work").replace(key, key.upper())
+    other.write_text(text, encoding="utf-8")
+    assert report.original("workbank", other).title != first["workbank"].title
+    assert report._bibliography(text).entries[key].key == key.upper()
+
+
 def _ledger_with(tmp_path, study, changes: dict[str, dict[str, str]]):
     """A copy of the ledger with every headline claim of ``study`` reproduced, then ``changes`` applied."""
     df = pd.read_csv(LEDGER, dtype=str, keep_default_na=False)

@@ -56,6 +56,10 @@ def test_the_printable_fast_path_never_passes_a_hidden_character():
         assert cli.visible(f"a{c}b") == f"a[U+{ord(c):04X}]b" or c in "\n\t\r"
         assert cli.visible(f"a{c}b", inline=True) == f"a[U+{ord(c):04X}]b"
     assert cli.visible("x\u00a0y\ue000z") == "x\u00a0y\ue000z"  # not printable to Python, shown as it is
+    # newlines and tabs: kept in multi-line text, shown inline (the fast path strips them only for the former)
+    assert cli.visible("a\nb\tc") == "a\nb\tc" and cli.visible("a\r\nb") == "a\nb"
+    assert cli.visible("a\nb\tc\x1b", inline=True) == "a[U+000A]b[U+0009]c[U+001B]"
+    assert cli.visible("a\rb", inline=True) == "a[U+000D]b" and cli.visible("\x1b[2K") == "[U+001B][2K"
 
 
 def test_the_book_and_the_commands_share_one_policy():

@@ -46,6 +46,9 @@ def test_claims_metrics_agree_with_pandas_on_the_ledger_quotes_newlines_and_empt
         f"claims_{k}": int(counts.get(k, 0)) for k in sorted(set(metrics.CLAIM_STATUSES) | set(counts.index))
     }
     assert sum(got.values()) == len(rows) + 2  # the empty cell is not counted
+    # a byte order mark before the header (a file saved by a spreadsheet), status the first column: the same counts
+    (tmp_path / "claims.csv").write_bytes(b"\xef\xbb\xbfstatus,claim_id\nreproduced,a\ndiffers,b\nreproduced,c\n")
+    assert metrics.headline("claims", tmp_path)["claims_reproduced"] == 2
 
 
 def test_every_stage_with_results_has_metrics_declared_in_dvc_yaml():

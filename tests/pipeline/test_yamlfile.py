@@ -111,8 +111,11 @@ def test_an_alias_anywhere_yaml_allows_one_is_seen_so_the_walk_bounds_it(text, m
 def test_a_bomb_whose_aliases_follow_a_byte_order_mark_is_refused():
     """libyaml skips U+FEFF at the start of any line, so '\ufeff*a' is an alias there (a reviewer's find: the first
     gate let this 12-million-value bomb through)."""
-    text = "l0: &l0 [" + ", ".join(["x"] * 10) + "]\n" + "".join(
-        f"l{k}: &l{k} [\n" + "".join(f"\ufeff*l{k - 1},\n" for _ in range(10)) + "]\n" for k in range(1, 7)
+    text = (
+        "l0: &l0 ["
+        + ", ".join(["x"] * 10)
+        + "]\n"
+        + "".join(f"l{k}: &l{k} [\n" + "".join(f"\ufeff*l{k - 1},\n" for _ in range(10)) + "]\n" for k in range(1, 7))
     )
     assert yaml.load(text, Loader=yamlfile.Loader)["l1"][0] == ["x"] * 10  # noqa: S506 - libyaml reads aliases
     with pytest.raises(yamlfile.AliasBombError):

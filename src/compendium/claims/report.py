@@ -31,6 +31,7 @@ file, so that the same ledger gives the same bytes in every checkout and ``dvc r
 
 from __future__ import annotations
 
+import copy
 import functools
 import json
 import math
@@ -182,7 +183,8 @@ def _person(p) -> str:
 def _bibliography(text: str):
     """The BibTeX ``text`` parsed, once per text: the claims stage reads the book's bibliography for each study's
     title page and again for its sources, and each parse scanned every installed package's entry points (pybtex's
-    plugin lookup): 0.1 s of the stage. The parsed data are only read."""
+    plugin lookup): 0.1 s of the stage. A caller takes a copy of what it uses (``BibliographyData`` sets the key of
+    an entry added to it)."""
     from pybtex.database import parse_string
 
     return parse_string(text, "bibtex")
@@ -196,7 +198,7 @@ def original(study: str, bib: Path | None = None) -> Original:
     bib = Path(bib) if bib else paths.ROOT / BIBLIOGRAPHY
     key = ORIGINAL_BIB_KEY[study]
     try:
-        entry = _bibliography(bib.read_text(encoding="utf-8")).entries[key]
+        entry = copy.deepcopy(_bibliography(bib.read_text(encoding="utf-8")).entries[key])  # the cache is not changed
     except (OSError, UnicodeDecodeError, PybtexError, KeyError) as exc:
         raise ReportError(f"{_rel(bib)} has no readable entry {key!r} ({type(exc).__name__}): restore it") from None
     f = entry.fields

@@ -59,11 +59,12 @@ def headline(stage: str, results_dir: Path | None = None) -> dict[str, float | i
         if not f.exists():
             return {}
         # the csv module, not pandas: the stage runner calls this after the claims stage, and importing pandas
-        # there cost 0.17 s for one column's counts (an empty cell, which pandas reads as missing, is not counted)
+        # there cost 0.17 s for one column's counts. A status is counted as the text it is (the claims check
+        # writes only its own words); an empty cell is not counted; a byte order mark is not part of a header
         import csv
         from collections import Counter
 
-        with open(f, newline="", encoding="utf-8") as fh:
+        with open(f, newline="", encoding="utf-8-sig") as fh:
             counts = Counter(row["status"] for row in csv.DictReader(fh) if row["status"])
         # every status, zeros included, so that `dvc metrics diff` after an exercise reads 0 -> 74, not - -> 74
         return {f"claims_{k}": int(counts.get(k, 0)) for k in sorted(set(CLAIM_STATUSES) | set(counts))}
