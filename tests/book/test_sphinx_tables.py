@@ -108,3 +108,59 @@ def test_html_text_is_measured_by_its_lines():
     p.feed(_CLAIMS)
     rows = p.tables[0]["rows"]
     assert rows[1][1] == (False, ["2.48", "1.930", "<img src=x> differs"])
+
+
+_WIDE_HTML = "<table><tr>" + "".join(f"<th>column number {k}</th>" for k in range(9)) + "</tr></table>"
+
+
+def test_raw_html_is_marked_once_when_read_and_html_that_arrives_later_when_resolved(monkeypatch):
+    """The claims tables (raw HTML) are marked when their page is read and flagged, so a build that resolves the page
+    again does not parse them again; raw HTML put on the page after it was read (glued from another notebook by a
+    post-transform) is marked when the page is resolved, as every table was before."""
+    from docutils import nodes
+
+    doctree = publish_doctree("text\n")
+    doctree += nodes.raw("", _WIDE_HTML, format="html")
+    parsed = []
+    real = st.mark_html_tables
+    monkeypatch.setattr(st, "mark_html_tables", lambda html: parsed.append(html) or real(html))
+    st._mark_read(None, doctree)
+    assert len(parsed) == 1
+    (raw,) = doctree.findall(nodes.raw)
+    assert 'class="full-width"' in raw.astext() and raw[st.MARKED]
+    later = nodes.raw("", _WIDE_HTML.replace("column", "col"), format="html")
+    doctree += later
+    st._mark(None, doctree, "page")
+    assert len(parsed) == 2 and parsed[1].startswith("<table><tr><th>col number")  # only the later one
+    assert all('class="full-width"' in r.astext() for r in doctree.findall(nodes.raw))
+    assert st.MARKED not in publish_from_doctree(doctree, writer_name="html5").decode()  # not written out
+
+
+def test_the_data_chapters_row_ids_are_made_from_the_cells_text_without_the_wbr_markup():
+    """sphinx_sources makes a file row's id from its first cell; the <wbr> after each '/' is not part of it, whichever
+    handler runs first, and a cell of two paragraphs reads as docutils reads it."""
+    from docutils import nodes
+
+    from compendium.book import sphinx_sources
+
+    rst = """\
+.. table:: Files
+
+   ================================================  ====  ===========================================
+   file                                              rows  description
+   ================================================  ====  ===========================================
+   workbank/domain_worker_desires.csv                5731  worker ratings: one row per (worker, task)
+   workbank/external/company_to_year_mapping.csv     1633  YC company batch year and more words here
+   hitl/SOURCES.md                                   1     where the preference study's files come from
+   ================================================  ====  ===========================================
+"""
+    doctree = publish_doctree(rst, settings_overrides={"report_level": 5})
+    table = doctree.next_node(nodes.table)
+    before = [sphinx_sources._text(r.next_node(nodes.entry)) for r in table.findall(nodes.row)]
+    assert "workbank/domain_worker_desires.csv" in before
+    st.mark_table(table)
+    after = [sphinx_sources._text(r.next_node(nodes.entry)) for r in table.findall(nodes.row)]
+    firsts = [r.next_node(nodes.entry).astext() for r in table.findall(nodes.row)]
+    assert after == before and "workbank/<wbr>domain_worker_desires.csv" in firsts  # astext() would differ
+    entry = nodes.entry("", nodes.paragraph(text="a/b"), nodes.paragraph(text="c"))
+    assert sphinx_sources._text(entry) == entry.astext() == "a/b\n\nc"

@@ -71,8 +71,12 @@ a{color:#79c0ff}p.note,pre .l::before{color:#a8b1bb}pre .l:target,pre .obj:targe
 
 def _text(entry: nodes.Element) -> str:
     """A cell's text without its raw markup (the ``<wbr>`` that :mod:`compendium.book.sphinx_tables` puts after
-    each ``/`` of a path when the page is read): the anchor of ``hitl/SOURCES.md`` is made from that path."""
-    return "".join(t.astext() for t in entry.findall(nodes.Text) if not isinstance(t.parent, nodes.raw))
+    each ``/`` of a path): the anchor of ``hitl/SOURCES.md`` is made from that path, whichever extension's handler
+    runs first."""
+    cell = entry.deepcopy()
+    for raw in list(cell.findall(nodes.raw)):
+        raw.parent.remove(raw)
+    return cell.astext()
 
 
 def _row_ids(app, doctree, docname: str) -> None:

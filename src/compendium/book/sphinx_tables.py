@@ -3,7 +3,7 @@
 At 1280 px the book's text column is 688 px wide and the page's contents column beside it leaves about 280 px
 of margin below its few lines; a table wider than the column used to be cut at the column's edge. For every
 table of a page (``doctree-resolved``), a docutils table (the chapters' ``compendium.chapter.display.table``,
-the Markdown pages) or a ``<table>`` in a chapter's HTML output (the claims tables), when the page is read (``doctree-read``):
+the Markdown pages) or a ``<table>`` in a chapter's HTML output (the claims tables: when the page is read, ``doctree-read``):
 
 - its width with every cell on one line is estimated from its text (:func:`one_line_em`); above the text
   column (:data:`COLUMN_EM`) the table gets the class ``full-width``, sphinx-book-theme's class for content
@@ -228,21 +228,42 @@ def mark_html_tables(html: str) -> str:
 # --------------------------------------------------------------------------------------------------- Sphinx
 
 
-def _mark(app, doctree) -> None:
-    """``doctree-read``: every table of the page, once, when the page is read. The marks are part of the page's
-    doctree, which an incremental build keeps for a page it does not read again: marking at ``doctree-resolved``
-    instead parsed every chapter's HTML tables again on every build (0.2 s of the exercise loop's book)."""
+#: set on a raw HTML node whose tables were marked when its page was read (a doctree attribute: not written out)
+MARKED = "compendium_tables_marked"
+
+
+def _mark_raw(raw: nodes.raw) -> None:
+    if "html" not in raw.get("format", "").split() or raw.get(MARKED):
+        return
+    text = raw.astext()
+    new = mark_html_tables(text)
+    if new != text:
+        marked = nodes.raw(raw.rawsource, new, **raw.attributes)
+        marked[MARKED] = True
+        raw.replace_self(marked)
+    else:
+        raw[MARKED] = True
+
+
+def _mark_read(app, doctree) -> None:
+    """``doctree-read``: the tables in the page's raw HTML (a chapter's HTML outputs: the claims tables), once, when
+    the page is read; they are part of the page's doctree, which an incremental build keeps for a page it does not
+    read again (parsing them at every build took 0.2 s of the exercise loop's book). Their width depends only on
+    their own text."""
+    for raw in list(doctree.findall(nodes.raw)):
+        _mark_raw(raw)
+
+
+def _mark(app, doctree, docname: str) -> None:
+    """``doctree-resolved``: every docutils table of the page (its cells' text is complete only once references are
+    resolved), and the raw HTML that reached the page after it was read (glued from another notebook)."""
     for table in list(doctree.findall(nodes.table)):
         mark_table(table)
     for raw in list(doctree.findall(nodes.raw)):
-        if "html" not in raw.get("format", "").split():
-            continue
-        text = raw.astext()
-        new = mark_html_tables(text)
-        if new != text:
-            raw.replace_self(nodes.raw(raw.rawsource, new, **raw.attributes))
+        _mark_raw(raw)
 
 
 def setup(app) -> dict[str, Any]:
-    app.connect("doctree-read", _mark)
+    app.connect("doctree-read", _mark_read)
+    app.connect("doctree-resolved", _mark)
     return {"parallel_read_safe": True, "parallel_write_safe": True, "version": "1"}
