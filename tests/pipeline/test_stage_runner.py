@@ -218,3 +218,22 @@ def test_a_slow_kernel_output_is_waited_for_not_an_error(tmp_path, monkeypatch):
 
     client = PapermillNotebookClient(Man(), iopub_timeout=seen["iopub_timeout"])
     assert client.iopub_timeout == stage.IOPUB_TIMEOUT and client.raise_on_iopub_timeout
+
+
+@pytest.mark.parametrize("dead_before", [False, True])
+def test_the_kernel_is_signalled_only_while_unreaped_and_leaves_nothing_behind(monkeypatch, dead_before):
+    """shutdown() kills the kernel and waits for its end without reaping it, so jupyter_client's signals to its
+    process group go to an id no other process can hold; a kernel that died on its own is cleaned up too."""
+    import signal
+
+    k = stage._Kernel(["json"])
+    proc, connection = k.km.provisioner.process, k.km.connection_file
+    if dead_before:
+        os.kill(proc.pid, signal.SIGKILL)
+        time.sleep(0.2)
+    sent = []
+    real = os.killpg
+    monkeypatch.setattr(os, "killpg", lambda pg, sig: (sent.append((sig, proc.returncode)), real(pg, sig)))
+    k.shutdown()
+    assert sent and all(code is None for _, code in sent), sent  # every signal before the process was reaped
+    assert proc.returncode == -signal.SIGKILL and not os.path.exists(connection) and not os.path.exists(k._ipc_dir)
