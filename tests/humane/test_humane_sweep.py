@@ -125,6 +125,35 @@ def test_the_same_bytes_on_the_threaded_in_process_cluster_of_the_stages_default
         c.cluster.close()
 
 
+def test_the_stage_asks_for_a_threaded_cluster_and_run_sweep_passes_that_on(monkeypatch):
+    """build._default (the stage's live grid) asks run_sweep for threads, and run_sweep asks client_for for them."""
+    from types import SimpleNamespace
+
+    from compendium.humane import build, grid
+    from compendium.pipeline.params import study_params
+
+    class Stop(Exception):
+        pass
+
+    seen = {}
+
+    def record(name):
+        def f(*args, **kwargs):
+            seen[name] = kwargs.get("processes")
+            raise Stop
+
+        return f
+
+    monkeypatch.setattr(sweep, "client_for", record("client_for"))
+    with pytest.raises(Stop):
+        sweep.run_sweep(tiny_points(), REPS, 2, SEED, None, processes=False)
+    monkeypatch.setattr(sweep, "run_sweep", record("run_sweep"))
+    pi, nu = grid.study_truth()
+    with pytest.raises(Stop):
+        build._default(study_params("humane"), SimpleNamespace(pi=pi, nu=nu))
+    assert seen == {"client_for": False, "run_sweep": False}
+
+
 def test_a_bigger_sweep_reuses_every_stored_repetition(reference, external_cluster, tmp_path):
     address, store = external_cluster[0], tmp_path / "blocks"
     sweep.run_sweep(tiny_points(), 4, 2, SEED, store, address=address)  # a smaller sweep first
