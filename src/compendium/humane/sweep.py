@@ -92,11 +92,12 @@ def scheduler_address(param: str | None) -> str | None:
     return (param or "").strip() or os.environ.get("DASK_SCHEDULER_ADDRESS", "").strip() or None
 
 
-def client_for(address: str | None, n_workers: int | None = None, processes: bool = True):
+def client_for(address: str | None, n_workers: int | None = None, processes: bool = True, timeout: str = "20s"):
     """A Dask client: to the scheduler at ``address``, or to a new LocalCluster of ``n_workers``
     single-threaded worker processes (default: one per core), without a dashboard; ``processes=False``: one
     worker in this process with a thread per core (``n_workers`` threads), which starts in a fraction of the
-    time worker processes take to start and import the package (the HUMANE stage's small default grid)."""
+    time worker processes take to start and import the package (the HUMANE stage's small default grid).
+    ``timeout``: how long to keep trying a scheduler at ``address`` that does not answer."""
     import logging
 
     from distributed import Client, LocalCluster
@@ -105,7 +106,7 @@ def client_for(address: str | None, n_workers: int | None = None, processes: boo
         logging.getLogger(name).setLevel(logging.ERROR)
     if address:
         try:
-            return Client(address, timeout="20s")
+            return Client(address, timeout=timeout)
         except OSError as e:
             raise RuntimeError(
                 f"humane sweep: no Dask scheduler answers at {address!r} ({e}); start one (`dask scheduler`) or "
