@@ -259,8 +259,7 @@ def _mark(app, doctree, docname: str) -> None:
     resolved), and the raw HTML that reached the page after it was read (glued from another notebook)."""
     for table in list(doctree.findall(nodes.table)):
         mark_table(table)
-    for raw in list(doctree.findall(nodes.raw)):
-        _mark_raw(raw)
+    _mark_read(app, doctree)  # flagged raw HTML is skipped
 
 
 def setup(app) -> dict[str, Any]:

@@ -209,10 +209,12 @@ def run_sweep(
                     cluster.close()
     if store is None:
         frames = [computed[k] for k in sorted(computed)]
-        rows = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["point_key", *COLUMNS])
+        rows = pd.concat(frames, ignore_index=True) if frames else None
     else:  # the store holds every block now, computed or reused: read them all, one path for both
         files = sorted({f for p in points for f in stored_repetitions(store, point_key(p), seed).values()})
-        rows = read_blocks(files) if files else pd.DataFrame(columns=["point_key", *COLUMNS])
+        rows = read_blocks(files) if files else None
+    if rows is None:
+        rows = pd.DataFrame(columns=["point_key", *COLUMNS])
     keys = {point_key(p) for p in points}
     rows = rows[rows["point_key"].isin(keys) & (rows["repetition"] < repetitions)]
     rows = rows.drop_duplicates(["point_key", "repetition", "checkpoint"])
