@@ -360,6 +360,41 @@ def test_std_normal_pdf_same_bits_as_scipy():
     assert np.array_equal(ours.view(np.int64), stats.norm.pdf(x).view(np.int64))
 
 
+def test_scipy_normal_backend_same_bits_as_scipy_stats():
+    """The TrueSkill check's normal functions give scipy.stats.norm's bits on every number (and at the edges)."""
+    from scipy import stats
+
+    rng = np.random.default_rng(8)
+    xs = np.concatenate([rng.normal(0.0, 3.0, 3000), rng.normal(0.0, 40.0, 300)])
+    xs = np.concatenate([xs, [0.0, -0.0, np.inf, -np.inf, np.nan, 1e-300, 38.5, -38.5, 1e300]])
+    qs = np.concatenate([rng.random(3000), [0.0, 1.0, 0.5, 1e-300, np.nextafter(1.0, 0.0), np.nan, -0.1, 1.1]])
+    cdf, pdf, ppf = pw.SCIPY_NORMAL
+    with np.errstate(over="ignore"):
+        for ours, theirs, args in [(cdf, stats.norm.cdf, xs), (pdf, stats.norm.pdf, xs), (ppf, stats.norm.ppf, qs)]:
+            got = np.array([ours(float(v)) for v in args])
+            want = np.array([theirs(float(v)) for v in args])
+            nan = np.isnan(want)  # a NaN's sign bit aside (scipy writes its own NaN)
+            assert np.array_equal(np.isnan(got), nan), ours
+            assert np.array_equal(got[~nan].view(np.int64), want[~nan].view(np.int64)), ours
+
+
+def test_trueskill_sequential_same_bits_as_package_scipy_backend():
+    import trueskill
+
+    rng = np.random.default_rng(12)
+    T = 300
+    w = rng.integers(0, 5, T)
+    l = (w + rng.integers(1, 5, T)) % 5
+    d = rng.random(T) < 0.25
+    env = trueskill.TrueSkill(draw_probability=0.178, backend="scipy")
+    r = [env.create_rating() for _ in range(5)]
+    for a, b, tie in zip(w, l, d):
+        r[a], r[b] = trueskill.rate_1vs1(r[a], r[b], drawn=bool(tie), env=env)
+    mu, sigma = pw.trueskill_sequential(w, l, d, 5, draw_probability=0.178)
+    assert np.array_equal(mu.view(np.int64), np.array([x.mu for x in r]).view(np.int64))
+    assert np.array_equal(sigma.view(np.int64), np.array([x.sigma for x in r]).view(np.int64))
+
+
 def test_spd_inverse_same_bits_as_plain_gauss_jordan():
     """The stacked, axes-first elimination does, element by element, what a textbook loop over one matrix
     does, so the bits agree (the active-sampling simulation's argmax depends on them)."""
