@@ -328,12 +328,15 @@ def needed_by_gap(
     *,
     seed: int,
     prior_sd: float = 1.0,
+    executor=None,
     **kwargs,
 ) -> pd.DataFrame:
     """Judgements needed (uniform pairs, exact ranking with probability ``target``) if the log-strength
     gap of ``pair = (a, b)`` (``a`` the stronger) were ``f`` times its value with every other strength
     unchanged (``theta_a`` moves to ``theta_b + f * (theta_a - theta_b)``): simulated at each gap by
-    :func:`uniform_needed` (an independent stream per factor), not scaled from one gap.
+    :func:`uniform_needed` (an independent stream per factor), not scaled from one gap. ``executor``
+    (a :class:`concurrent.futures.Executor`, e.g. :func:`compendium.stats.threads.pool`): the gaps are simulated
+    on it, at once; the same numbers, since each has its own stream.
 
     Only factors under which ``a`` and ``b`` stay neighbours and their gap stays the smallest (or tied) adjacent
     gap of the true order are simulated; the others come back with ``closest_pair = False`` and NaN.
@@ -344,7 +347,7 @@ def needed_by_gap(
     if gap <= 0:
         raise ValueError("needed_by_gap: the first model of the pair must be the stronger one")
     factors = [float(f) for f in factors]
-    rows = []
+    rows, runs = [], []
     for f, stream in zip(factors, np.random.SeedSequence(seed).spawn(len(factors)), strict=True):
         th = theta.copy()
         th[a] = th[b] + f * gap
@@ -352,12 +355,22 @@ def needed_by_gap(
         steps = -np.diff(th[order])  # the adjacent log-gaps of the true order
         k = order.index(a)
         closest = bool(f > 0 and k + 1 < th.size and order[k + 1] == b and steps[k] <= steps.min() + 1e-12)
-        row = {"factor": f, "log_gap": f * gap, "closest_pair": closest}
-        nan = dict.fromkeys(("n_needed", "n_mc_lo", "n_mc_hi", "n_mc_se"), np.nan)
-        if closest:
-            res = uniform_needed(np.exp(th), target, repetitions, seed=stream, prior_sd=prior_sd, **kwargs)
-            nan = {"n_needed": res["n"], "n_mc_lo": res["mc_lo"], "n_mc_hi": res["mc_hi"], "n_mc_se": res["mc_se"]}
-        rows.append(row | nan)
+        rows.append({"factor": f, "log_gap": f * gap, "closest_pair": closest})
+        call = (np.exp(th), target, repetitions)
+        opts = dict(seed=stream, prior_sd=prior_sd, **kwargs)
+        if not closest:
+            runs.append(None)
+        elif executor is None:
+            runs.append(uniform_needed(*call, **opts))
+        else:
+            runs.append(executor.submit(uniform_needed, *call, **opts))
+    for row, run in zip(rows, runs, strict=True):
+        res = run if run is None or isinstance(run, dict) else run.result()
+        row |= (
+            dict.fromkeys(("n_needed", "n_mc_lo", "n_mc_hi", "n_mc_se"), np.nan)
+            if res is None
+            else {"n_needed": res["n"], "n_mc_lo": res["mc_lo"], "n_mc_hi": res["mc_hi"], "n_mc_se": res["mc_se"]}
+        )
     return pd.DataFrame(rows)
 
 
