@@ -89,6 +89,19 @@ def test_build_computes_each_answer_once(params, inputs, client):
     assert calls[key_of(sweep.run_sweep)] == 1 and calls[key_of(grid.default_grid)] == 1
 
 
+def test_the_same_answers_on_one_core(params, inputs, client, result, monkeypatch):
+    """On two cores the book grid's answers run in a thread beside the default grid, and the savings' two targets
+    at once (compendium.stats.threads); on one, everything in turn: the same frames."""
+    from compendium.stats import threads
+
+    monkeypatch.setattr(threads, "cores", lambda: 1)
+    one = hb.build(params, inputs, client=client)
+    for part in ("needed", "saving", "calibration", "calibration_settings", "consolidation", "consolidation_cells",
+                 "curves"):  # fmt: skip
+        pd.testing.assert_frame_equal(getattr(one, part), getattr(result, part))
+    pd.testing.assert_frame_equal(one.default.needed, result.default.needed)
+
+
 def test_the_result_holds_the_reports_of_the_inputs(params, inputs, result):
     points = list(inputs.points)
     pd.testing.assert_frame_equal(result.needed, report.needed(inputs.rows, points, seed=params.seed))

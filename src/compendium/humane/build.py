@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from compendium.pipeline.progress import say
+from compendium.stats.threads import pool
 
 from . import baseline, grid, report, sweep
 from .simulate import Point, point_key
@@ -146,13 +147,8 @@ def _default(params: Humane, inputs: Inputs, client=None) -> DefaultGrid:
     )
 
 
-def build(params: Humane, inputs: Inputs, *, client=None) -> HumaneResult:
-    """The chapter's answers from the book grid's rows (judgements needed, the saving of each design against
-    uniform pairs for the top model and the full ranking, calibration pooled and per setting, consolidation, the
-    recovery curves), the uniform baseline of the preferences chapter's experiment simulated once for both
-    chapters (:mod:`.baseline`; its rows stand in for the committed ones of that point in every recovery answer),
-    and the default grid computed live (``client``: a Dask client for it; None: ``humane.scheduler_address``, else a
-    LocalCluster of one in-process worker with a thread per core): the chapter's whole computation, each part once."""
+def _book_answers(params: Humane, inputs: Inputs) -> tuple:
+    """The answers :func:`build` reads from the book grid's rows, with the shared uniform baseline."""
     rows, points = inputs.rows, list(inputs.points)
     point = baseline.shared_point(points, inputs.pi)  # the preferences chapter's experiment, if the grid has it
     base = baseline.shared_baseline(point, params.seed) if point is not None else None
@@ -163,8 +159,24 @@ def build(params: Humane, inputs: Inputs, *, client=None) -> HumaneResult:
     calibration_settings = report.calibration_by_setting(rows, points)
     cells = report.consolidation_cells(rows, points)
     consolidation = report.consolidation(rows, points, cells)
-    default = _default(params, inputs, client=client)
     curves = report.curves(recovery, points)
+    return base, point, needed, saving, calibration, calibration_settings, cells, consolidation, curves
+
+
+def build(params: Humane, inputs: Inputs, *, client=None) -> HumaneResult:
+    """The chapter's answers from the book grid's rows (judgements needed, the saving of each design against
+    uniform pairs for the top model and the full ranking, calibration pooled and per setting, consolidation, the
+    recovery curves), the uniform baseline of the preferences chapter's experiment simulated once for both
+    chapters (:mod:`.baseline`; its rows stand in for the committed ones of that point in every recovery answer),
+    and the default grid computed live (``client``: a Dask client for it; None: ``humane.scheduler_address``, else a
+    LocalCluster of one in-process worker with a thread per core): the chapter's whole computation, each part once."""
+    # the book grid's answers in a thread while the default grid runs: that grid's Dask worker keeps about 1.2 of
+    # the 2 cores busy (its tasks hold the GIL), these are mostly numpy on large arrays (compendium.stats.threads);
+    # each part has its own seed, so the numbers do not depend on which finishes first
+    with pool(2) as ex:
+        book = ex.submit(_book_answers, params, inputs)
+        default = _default(params, inputs, client=client)
+        base, point, needed, saving, calibration, calibration_settings, cells, consolidation, curves = book.result()
     shared = None
     if base is not None:
         reps = int(base["repetition"].nunique())
