@@ -154,6 +154,30 @@ def test_the_stage_asks_for_a_threaded_cluster_and_run_sweep_passes_that_on(monk
     assert seen == {"client_for": False, "run_sweep": False}
 
 
+def test_a_cluster_started_for_the_sweep_is_closed_when_submitting_fails(monkeypatch):
+    """An error before the first result (here the first submit; a progress line or a Ctrl-C alike) still closes
+    the client and the local cluster run_sweep started."""
+    closed = []
+
+    class Cluster:
+        def close(self):
+            closed.append("cluster")
+
+    class Client:
+        cluster = Cluster()
+
+        def submit(self, *args, **kwargs):
+            raise RuntimeError("submit failed")
+
+        def close(self):
+            closed.append("client")
+
+    monkeypatch.setattr(sweep, "client_for", lambda *args, **kwargs: Client())
+    with pytest.raises(RuntimeError, match="submit failed"):
+        sweep.run_sweep(tiny_points(), REPS, 2, SEED, None)
+    assert closed == ["client", "cluster"]
+
+
 def test_a_bigger_sweep_reuses_every_stored_repetition(reference, external_cluster, tmp_path):
     address, store = external_cluster[0], tmp_path / "blocks"
     sweep.run_sweep(tiny_points(), 4, 2, SEED, store, address=address)  # a smaller sweep first

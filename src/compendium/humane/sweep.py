@@ -179,16 +179,16 @@ def run_sweep(
     if todo:
         if client is None:
             client = client_for(scheduler_address(address), n_workers, processes=processes)
-        t0 = time.perf_counter()
-        progress.say(stage, f"scale sweep: {len(todo):,} blocks to compute ({len(points)} grid points)")
-        futures = {}
-        for p, reps in todo:
-            fut = client.submit(_compute, p, reps, seed, pure=False)
-            futures[fut.key] = (fut, p, reps)
-        from distributed import as_completed
+        try:  # from here on, a cluster started here is closed whatever happens (an error, a Ctrl-C)
+            t0 = time.perf_counter()
+            progress.say(stage, f"scale sweep: {len(todo):,} blocks to compute ({len(points)} grid points)")
+            futures = {}
+            for p, reps in todo:
+                fut = client.submit(_compute, p, reps, seed, pure=False)
+                futures[fut.key] = (fut, p, reps)
+            from distributed import as_completed
 
-        done = 0
-        try:
+            done = 0
             for fut in as_completed([f for f, _, _ in futures.values()]):
                 _, p, reps = futures[fut.key]
                 df = fut.result()
