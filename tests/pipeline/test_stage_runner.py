@@ -237,3 +237,19 @@ def test_the_kernel_is_signalled_only_while_unreaped_and_leaves_nothing_behind(m
     k.shutdown()
     assert sent and all(code is None for _, code in sent), sent  # every signal before the process was reaped
     assert proc.returncode == -signal.SIGKILL and not os.path.exists(connection) and not os.path.exists(k._ipc_dir)
+
+
+def test_a_kernel_that_fails_to_start_leaves_no_socket_folder(monkeypatch):
+    from jupyter_client.manager import AsyncKernelManager
+
+    made = []
+    real = stage._ipc_dir
+    monkeypatch.setattr(stage, "_ipc_dir", lambda: made.append(real()) or made[-1])
+
+    async def fail(self, **kwargs):
+        raise RuntimeError("the kernel could not start")
+
+    monkeypatch.setattr(AsyncKernelManager, "start_kernel", fail)
+    with pytest.raises(RuntimeError, match="could not start"):
+        stage._Kernel(["json"])
+    assert made and not os.path.exists(made[0])

@@ -67,8 +67,6 @@ def visible(text: object, inline: bool = False) -> str:
     # tables pass 30,000 cells through here; the per-character check below took 0.15 s of each claims stage)
     if (s if inline else s.replace("\n", "").replace("\t", "")).isprintable():
         return s
-    if not any(_is_hidden(ch, keep) for ch in s):
-        return s
     return "".join(f"[U+{ord(ch):04X}]" if _is_hidden(ch, keep) else ch for ch in s)
 
 

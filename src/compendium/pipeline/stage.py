@@ -310,8 +310,8 @@ class _Kernel:
         # and the kernel no longer warns, once per stage, that its TCP traffic is unencrypted
         self._ipc_dir = _ipc_dir()  # short enough for AF_UNIX socket paths, whatever TMPDIR is
         self.km = AsyncKernelManager(kernel_name="python3", transport="ipc", ip=os.path.join(self._ipc_dir, "k"))
-        run_sync(self.km.start_kernel)(cwd=str(paths.NOTEBOOKS))
-        try:
+        try:  # a kernel that fails to start leaves neither a process nor the socket folder
+            run_sync(self.km.start_kernel)(cwd=str(paths.NOTEBOOKS))
             # a blocking client of its own: its socket queues the request until the kernel listens, with
             # no event loop involved (papermill's client, made later, runs in the loop)
             self.kc = BlockingKernelClient()
@@ -342,7 +342,7 @@ class _Kernel:
                 self.kc.stop_channels()
         finally:
             try:
-                proc = getattr(self.km.provisioner, "process", None) if self.km.provisioner is not None else None
+                proc = getattr(self.km.provisioner, "process", None)  # None before a kernel started
                 if proc is not None and proc.returncode is None:
                     _kill_unreaped(proc)
                 if self.km.has_kernel:
