@@ -119,6 +119,35 @@ def test_information_gain_designs_do_not_follow_rounding_noise(design, monkeypat
     pd.testing.assert_frame_equal(want, got, check_exact=True)
 
 
+@pytest.mark.parametrize("design,G", [("uniform", 1), ("uniform", 3), ("arena", 3)])
+def test_nonadaptive_counts_equal_a_judgement_by_judgement_count(design, G):
+    """_counts_nonadaptive looks each judgement's probabilities up in a (study, group, pair) table; counted one
+    judgement at a time with the probabilities computed per judgement (_outcomes), the counts are the same."""
+    p = _point(design, n=5, G=G, budget=600)
+    rng = np.random.default_rng(4)
+    R, T, K = 3, p.budget, p.n_models
+    d = {"u_pair": rng.random((R, T)), "u_grp": rng.random((R, T)), "u_out": rng.random((R, T)),
+         "arena": rng.dirichlet(np.ones(10), R)}  # fmt: skip
+    theta_g = rng.normal(0, 0.5, (R, G, K))
+    i, j = pw.pair_index(K)
+    got = sim._counts_nonadaptive(p, d, theta_g, i, j)
+    want = np.zeros_like(got)
+    ck = np.asarray(p.checkpoints)
+    for r in range(R):
+        if design == "uniform":
+            pair = np.minimum((d["u_pair"][r] * i.size).astype(np.int64), i.size - 1)
+        else:
+            cdf = np.cumsum(d["arena"][r])
+            cdf[-1] = 1.0
+            pair = np.minimum(np.searchsorted(cdf, d["u_pair"][r], side="right"), i.size - 1)
+        grp = np.minimum((d["u_grp"][r] * G).astype(np.int64), G - 1)
+        out = sim._outcomes(theta_g[r : r + 1], i, j, pair[None], grp[None], d["u_out"][r : r + 1], p.nu)[0]
+        for t in range(T):
+            c = int(np.searchsorted(ck, t, side="right"))  # the first checkpoint that counts judgement t
+            want[r, c:, grp[t], pair[t], out[t]] += 1
+    assert np.array_equal(got, want)
+
+
 def test_outcome_shares_follow_the_davidson_model():
     p = _point("uniform", nu=0.44, budget=20000, spread="study")
     df = sim.simulate_block(p, range(4), 9)
