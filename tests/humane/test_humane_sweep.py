@@ -178,6 +178,50 @@ def test_a_cluster_started_for_the_sweep_is_closed_when_submitting_fails(monkeyp
     assert closed == ["client", "cluster"]
 
 
+def test_the_cluster_is_closed_when_closing_the_client_fails(monkeypatch):
+    closed = []
+
+    class Cluster:
+        def close(self):
+            closed.append("cluster")
+
+    class Client:
+        cluster = Cluster()
+
+        def submit(self, *args, **kwargs):
+            raise RuntimeError("submit failed")
+
+        def close(self):
+            raise OSError("close failed")
+
+    monkeypatch.setattr(sweep, "client_for", lambda *args, **kwargs: Client())
+    with pytest.raises(OSError, match="close failed"):
+        sweep.run_sweep(tiny_points(), REPS, 2, SEED, None)
+    assert closed == ["cluster"]
+
+
+def test_client_for_closes_the_local_cluster_it_started_when_the_client_fails(monkeypatch):
+    import distributed
+
+    closed = []
+
+    class Cluster:
+        def __init__(self, **kwargs):
+            pass
+
+        def close(self):
+            closed.append("cluster")
+
+    def no_client(cluster):
+        raise OSError("the client could not connect")
+
+    monkeypatch.setattr(distributed, "LocalCluster", Cluster)
+    monkeypatch.setattr(distributed, "Client", no_client)
+    with pytest.raises(OSError, match="could not connect"):
+        sweep.client_for(None, 1, processes=False)
+    assert closed == ["cluster"]
+
+
 def test_a_bigger_sweep_reuses_every_stored_repetition(reference, external_cluster, tmp_path):
     address, store = external_cluster[0], tmp_path / "blocks"
     sweep.run_sweep(tiny_points(), 4, 2, SEED, store, address=address)  # a smaller sweep first

@@ -253,3 +253,20 @@ def test_a_kernel_that_fails_to_start_leaves_no_socket_folder(monkeypatch):
     with pytest.raises(RuntimeError, match="could not start"):
         stage._Kernel(["json"])
     assert made and not os.path.exists(made[0])
+
+
+def test_a_kernel_manager_that_cannot_be_made_leaves_no_socket_folder(monkeypatch):
+    from jupyter_client import manager
+
+    made = []
+    real = stage._ipc_dir
+    monkeypatch.setattr(stage, "_ipc_dir", lambda: made.append(real()) or made[-1])
+
+    class NoManager:
+        def __init__(self, **kwargs):
+            raise ValueError("no such kernel")
+
+    monkeypatch.setattr(manager, "AsyncKernelManager", NoManager)
+    with pytest.raises(ValueError, match="no such kernel"):
+        stage._Kernel(["json"])
+    assert made and not os.path.exists(made[0])

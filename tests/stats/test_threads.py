@@ -74,3 +74,18 @@ def test_montecarlo_same_numbers_on_any_number_of_threads(monkeypatch):
     assert v1 == v3
     pd.testing.assert_frame_equal(t1, t3)
     assert t1["closest_pair"].sum() >= 2  # more than one crossing ran at once
+
+
+def test_a_ctrl_c_in_a_task_stops_a_one_core_pool_at_once():
+    """On one core the tasks run in the caller's thread: a KeyboardInterrupt in one leaves at once (it is not kept
+    in its future while the other tasks run), as it would from a pool's waiting caller."""
+    ran = []
+
+    def task(x):
+        ran.append(x)
+        if x == 1:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        threads.thread_map(task, range(5), workers=1)
+    assert ran == [0, 1]

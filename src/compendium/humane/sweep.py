@@ -120,7 +120,11 @@ def client_for(address: str | None, n_workers: int | None = None, processes: boo
         dashboard_address=":0",
         silence_logs=logging.ERROR,
     )
-    client = Client(cluster)
+    try:
+        client = Client(cluster)
+    except BaseException:
+        cluster.close()  # a cluster nobody holds a client of would run until the process ends
+        raise
     client._compendium_owns_cluster = True  # closed with the client by run_sweep
     return client
 
@@ -204,9 +208,11 @@ def run_sweep(
         finally:
             if own:
                 cluster = getattr(client, "cluster", None)
-                client.close()
-                if cluster is not None:
-                    cluster.close()
+                try:
+                    client.close()
+                finally:
+                    if cluster is not None:
+                        cluster.close()
     if store is None:
         frames = [computed[k] for k in sorted(computed)]
         rows = pd.concat(frames, ignore_index=True) if frames else None

@@ -305,12 +305,12 @@ class _Kernel:
         from jupyter_core.utils import run_sync
 
         self._run_sync = run_sync
-        self.kc = None
+        self.kc = self.km = None
         # local IPC sockets in a private temporary folder, not TCP ports: nothing listens on the network,
         # and the kernel no longer warns, once per stage, that its TCP traffic is unencrypted
         self._ipc_dir = _ipc_dir()  # short enough for AF_UNIX socket paths, whatever TMPDIR is
-        self.km = AsyncKernelManager(kernel_name="python3", transport="ipc", ip=os.path.join(self._ipc_dir, "k"))
         try:  # a kernel that fails to start leaves neither a process nor the socket folder
+            self.km = AsyncKernelManager(kernel_name="python3", transport="ipc", ip=os.path.join(self._ipc_dir, "k"))
             run_sync(self.km.start_kernel)(cwd=str(paths.NOTEBOOKS))
             # a blocking client of its own: its socket queues the request until the kernel listens, with
             # no event loop involved (papermill's client, made later, runs in the loop)
@@ -342,11 +342,12 @@ class _Kernel:
                 self.kc.stop_channels()
         finally:
             try:
-                proc = getattr(self.km.provisioner, "process", None)  # None before a kernel started
+                km = self.km  # None if the manager could not be made
+                proc = getattr(getattr(km, "provisioner", None), "process", None)  # None before a kernel started
                 if proc is not None and proc.returncode is None:
                     _kill_unreaped(proc)
-                if self.km.has_kernel:
-                    self._run_sync(self.km.shutdown_kernel)(now=True)
+                if km is not None and km.has_kernel:
+                    self._run_sync(km.shutdown_kernel)(now=True)
             finally:
                 shutil.rmtree(self._ipc_dir, ignore_errors=True)
 

@@ -34,9 +34,9 @@ class _Serial(Executor):
         f = Future()
         try:
             f.set_result(fn(*args, **kwargs))
-        except BaseException as exc:  # noqa: BLE001 - handed to the caller by result(), as a pool would
+        except Exception as exc:  # noqa: BLE001 - handed to the caller by result(), as a pool would
             f.set_exception(exc)
-        return f
+        return f  # a Ctrl-C (KeyboardInterrupt) or SystemExit is not stored: it stops the caller at once
 
 
 @contextmanager
