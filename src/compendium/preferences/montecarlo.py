@@ -17,9 +17,9 @@
 The chapter prints each number to the digits its Monte Carlo error supports (:mod:`compendium.stats.mcdigits`,
 :func:`compendium.stats.mcdigits.mc_text`). The settings are constants here, not ``params.yaml`` keys: these numbers depend on the
 data alone, so an exercise that changes a ``preferences`` parameter (``dvc exp run -S preferences.seed=1``)
-does not re-run them. Cost on the 2-core machine the compendium is built on: about 5 s, 7 s of CPU (the 5
-crossings about 1 s each, the two bootstraps about 1.5 s), the crossings and the widening run at once, a thread
-per core (:mod:`compendium.stats.threads`); 8 s one after the other.
+does not re-run them. Cost on the 2-core machine the compendium is built on: about 4.5 s, 7 s of CPU (the 5
+crossings about 1 s each, the two bootstraps about 1.5 s), the crossings and the widening running at once, a
+thread per core (:mod:`compendium.stats.threads`); about 7 s on one core.
 """
 
 from __future__ import annotations

@@ -415,8 +415,8 @@ def _scalar_pdf(x):
 
 #: the ``trueskill`` package's ``"scipy"`` backend (``stats.norm.cdf``, ``pdf``, ``ppf``) as the functions that
 #: compute it for one number: ``special.ndtr``, the density in ``stats.norm.pdf``'s own operations, ``special.ndtri``
-#: (the same bits on every number, which a unit test checks). ``stats.norm``'s per-call argument handling took
-#: about 70 µs a call, 3 s of the preferences stage's check of 3,014 ratings against the package.
+#: (the same bits on every number, which a unit test checks). With ``stats.norm``, whose per-call argument handling
+#: dominates on one number, the preferences stage's check of 3,014 ratings against the package took 1.7 s; 0.4 s.
 SCIPY_NORMAL = (special.ndtr, _scalar_pdf, special.ndtri)
 
 
