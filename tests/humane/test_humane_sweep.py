@@ -154,9 +154,14 @@ def test_the_stage_asks_for_a_threaded_cluster_and_run_sweep_passes_that_on(monk
     assert seen == {"client_for": False, "run_sweep": False}
 
 
-def test_a_cluster_started_for_the_sweep_is_closed_when_submitting_fails(monkeypatch):
+@pytest.mark.parametrize(
+    "close_fails,error,match,closed_then",
+    [(False, RuntimeError, "submit failed", ["client", "cluster"]), (True, OSError, "close failed", ["cluster"])],
+)
+def test_a_cluster_started_for_the_sweep_is_closed_when_submitting_fails(monkeypatch, close_fails, error, match,
+                                                                         closed_then):  # fmt: skip
     """An error before the first result (here the first submit; a progress line or a Ctrl-C alike) still closes
-    the client and the local cluster run_sweep started."""
+    the client and the local cluster run_sweep started; the cluster even if closing the client fails too."""
     closed = []
 
     class Cluster:
@@ -170,34 +175,14 @@ def test_a_cluster_started_for_the_sweep_is_closed_when_submitting_fails(monkeyp
             raise RuntimeError("submit failed")
 
         def close(self):
+            if close_fails:
+                raise OSError("close failed")
             closed.append("client")
 
     monkeypatch.setattr(sweep, "client_for", lambda *args, **kwargs: Client())
-    with pytest.raises(RuntimeError, match="submit failed"):
+    with pytest.raises(error, match=match):
         sweep.run_sweep(tiny_points(), REPS, 2, SEED, None)
-    assert closed == ["client", "cluster"]
-
-
-def test_the_cluster_is_closed_when_closing_the_client_fails(monkeypatch):
-    closed = []
-
-    class Cluster:
-        def close(self):
-            closed.append("cluster")
-
-    class Client:
-        cluster = Cluster()
-
-        def submit(self, *args, **kwargs):
-            raise RuntimeError("submit failed")
-
-        def close(self):
-            raise OSError("close failed")
-
-    monkeypatch.setattr(sweep, "client_for", lambda *args, **kwargs: Client())
-    with pytest.raises(OSError, match="close failed"):
-        sweep.run_sweep(tiny_points(), REPS, 2, SEED, None)
-    assert closed == ["cluster"]
+    assert closed == closed_then
 
 
 def test_client_for_closes_the_local_cluster_it_started_when_the_client_fails(monkeypatch):

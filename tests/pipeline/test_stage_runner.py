@@ -239,34 +239,25 @@ def test_the_kernel_is_signalled_only_while_unreaped_and_leaves_nothing_behind(m
     assert proc.returncode == -signal.SIGKILL and not os.path.exists(connection) and not os.path.exists(k._ipc_dir)
 
 
-def test_a_kernel_that_fails_to_start_leaves_no_socket_folder(monkeypatch):
-    from jupyter_client.manager import AsyncKernelManager
-
-    made = []
-    real = stage._ipc_dir
-    monkeypatch.setattr(stage, "_ipc_dir", lambda: made.append(real()) or made[-1])
-
-    async def fail(self, **kwargs):
-        raise RuntimeError("the kernel could not start")
-
-    monkeypatch.setattr(AsyncKernelManager, "start_kernel", fail)
-    with pytest.raises(RuntimeError, match="could not start"):
-        stage._Kernel(["json"])
-    assert made and not os.path.exists(made[0])
-
-
-def test_a_kernel_manager_that_cannot_be_made_leaves_no_socket_folder(monkeypatch):
+@pytest.mark.parametrize("fails", ["the manager", "the kernel's start"])
+def test_a_kernel_that_fails_to_start_leaves_no_socket_folder(monkeypatch, fails):
+    """Whether the kernel manager cannot be made or the kernel cannot start, the socket folder is removed."""
     from jupyter_client import manager
 
     made = []
     real = stage._ipc_dir
     monkeypatch.setattr(stage, "_ipc_dir", lambda: made.append(real()) or made[-1])
 
-    class NoManager:
-        def __init__(self, **kwargs):
-            raise ValueError("no such kernel")
+    def fail(*args, **kwargs):
+        raise RuntimeError(f"{fails} failed")
 
-    monkeypatch.setattr(manager, "AsyncKernelManager", NoManager)
-    with pytest.raises(ValueError, match="no such kernel"):
+    async def fail_to_start(self, **kwargs):
+        fail()
+
+    if fails == "the manager":
+        monkeypatch.setattr(manager, "AsyncKernelManager", fail)
+    else:
+        monkeypatch.setattr(manager.AsyncKernelManager, "start_kernel", fail_to_start)
+    with pytest.raises(RuntimeError, match=f"{fails} failed"):
         stage._Kernel(["json"])
     assert made and not os.path.exists(made[0])

@@ -121,12 +121,10 @@ def client_for(address: str | None, n_workers: int | None = None, processes: boo
         silence_logs=logging.ERROR,
     )
     try:
-        client = Client(cluster)
+        return Client(cluster)  # run_sweep closes the cluster with the client
     except BaseException:
         cluster.close()  # a cluster nobody holds a client of would run until the process ends
         raise
-    client._compendium_owns_cluster = True  # closed with the client by run_sweep
-    return client
 
 
 def read_blocks(files: list[Path]) -> pd.DataFrame:

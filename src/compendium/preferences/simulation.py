@@ -347,6 +347,9 @@ def needed_by_gap(
     if gap <= 0:
         raise ValueError("needed_by_gap: the first model of the pair must be the stronger one")
     factors = [float(f) for f in factors]
+    from ..stats.threads import Serial
+
+    ex = Serial() if executor is None else executor
     rows, runs = [], []
     for f, stream in zip(factors, np.random.SeedSequence(seed).spawn(len(factors)), strict=True):
         th = theta.copy()
@@ -356,16 +359,10 @@ def needed_by_gap(
         k = order.index(a)
         closest = bool(f > 0 and k + 1 < th.size and order[k + 1] == b and steps[k] <= steps.min() + 1e-12)
         rows.append({"factor": f, "log_gap": f * gap, "closest_pair": closest})
-        call = (np.exp(th), target, repetitions)
         opts = dict(seed=stream, prior_sd=prior_sd, **kwargs)
-        if not closest:
-            runs.append(None)
-        elif executor is None:
-            runs.append(uniform_needed(*call, **opts))
-        else:
-            runs.append(executor.submit(uniform_needed, *call, **opts))
+        runs.append(ex.submit(uniform_needed, np.exp(th), target, repetitions, **opts) if closest else None)
     for row, run in zip(rows, runs, strict=True):
-        res = run if run is None or isinstance(run, dict) else run.result()
+        res = None if run is None else run.result()
         row |= (
             dict.fromkeys(("n_needed", "n_mc_lo", "n_mc_hi", "n_mc_se"), np.nan)
             if res is None

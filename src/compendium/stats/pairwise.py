@@ -410,7 +410,7 @@ _SQRT_2PI = np.sqrt(2 * np.pi)
 
 
 def _scalar_pdf(x):
-    return np.exp(-(np.asarray(x, dtype=float) ** 2) / 2.0)[()] / _SQRT_2PI
+    return std_normal_pdf(np.asarray(x, dtype=float))  # a 0-d array: scipy's operations, a numpy float back
 
 
 #: the ``trueskill`` package's ``"scipy"`` backend (``stats.norm.cdf``, ``pdf``, ``ppf``) as the functions that

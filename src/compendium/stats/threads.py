@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable
-from concurrent.futures import Executor, ThreadPoolExecutor
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from contextlib import contextmanager
 
 
@@ -25,12 +25,10 @@ def cores() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-class _Serial(Executor):
+class Serial(Executor):
     """An executor that runs each call at once, in the caller's thread (one core, or a single task)."""
 
     def submit(self, fn, /, *args, **kwargs):
-        from concurrent.futures import Future
-
         f = Future()
         try:
             f.set_result(fn(*args, **kwargs))
@@ -45,7 +43,7 @@ def pool(tasks: int, workers: int | None = None):
     :func:`cores`), or the caller's own thread if that is one. On an error in the block, tasks not yet started
     are cancelled; the running ones are waited for."""
     n = min(cores() if workers is None else max(1, int(workers)), max(1, tasks))
-    ex = _Serial() if n <= 1 else ThreadPoolExecutor(max_workers=n, thread_name_prefix="compendium")
+    ex = Serial() if n <= 1 else ThreadPoolExecutor(max_workers=n, thread_name_prefix="compendium")
     try:
         yield ex
     except BaseException:
