@@ -22,7 +22,9 @@ A file is "LFS" when its suffix is ``.parquet``/``.gz`` or it has at least :data
 default ``.gitattributes`` and its size rule do. Faults for the tests: ``tamper`` (paths served with one
 byte changed, same size, while the listing keeps the true checksums), ``trickle`` (resolve GETs send one
 byte every ``trickle`` seconds), ``lfs_min`` (the size rule), ``extra_listing`` (names added to the listings only, e.g. ``../../x``),
-``resolve_status`` (every file request, HEAD and GET, answered with that HTTP status, e.g. 500).
+``resolve_status`` (every file request, HEAD and GET, answered with that HTTP status, e.g. 500, and
+``Retry-After: 0``: huggingface_hub retries a 5xx five times, and the header makes each wait 1 s instead of
+its back-off's 1, 2, 4, 8 and 8 s, so the test of that answer takes 6 s, not 24; the client's path is the same).
 Every request is logged in ``requests`` (method, path).
 """
 
@@ -240,7 +242,7 @@ class HubMock:
             return self._not_found(h, name, head)
         if self.resolve_status:
             body = json.dumps({"error": "the server failed"}).encode()
-            return self._send(h, self.resolve_status, body, head=head)
+            return self._send(h, self.resolve_status, body, {"Retry-After": "0"}, head=head)
         data = repo.files[name]
         m = repo.meta(name)
         if name in self.tamper and data:
