@@ -3,6 +3,10 @@ design at 5, 20 and 51 models, throughput with 1 and 2 Dask workers, and a core-
 
     nice -n 10 python benchmarks/humane_scale.py     # about 6-10 minutes on the shared 2-core machine
 
+With ``COMPENDIUM_BENCH_SMOKE=1`` in the environment every workload is a small fraction of its size (budgets of a
+few hundred judgements, 2 repetitions, 0.2 s through the sweep): a check that the command runs to its tables
+(tests/commands/test_benchmark_commands.py), not a measurement.
+
 Cost model. A repetition's CPU time is ``a + b T``: ``b`` per judgement simulated (pair choice, outcome, and
 for the information-gain designs the belief update and the gain of every pair, per round of 20), ``a`` for
 the 13 board fits at the checkpoints (MAP Bradley-Terry by 25 Newton steps, Laplace covariance, P(best)).
@@ -38,6 +42,12 @@ FULL_BUDGET = {5: 40960, 10: 81920, 20: 163840, 51: 327680}
 FULL_REPS = 1000
 GROUPS = (5, 22)
 DASK_SECONDS = 4.0
+IG_REPEAT = 20  # information-gain steps timed
+#: small workloads (the module docstring): a check that the command runs, not a measurement
+SMOKE = os.environ.get("COMPENDIUM_BENCH_SMOKE") == "1"
+if SMOKE:
+    MEASURE = {5: ((240, 960), 2), 20: ((240, 960), 2), 51: ((120, 480), 2)}
+    DASK_SECONDS, IG_REPEAT = 0.2, 2
 
 
 def point(n: int, design: str, budget: int, G: int = 1) -> Point:
@@ -45,7 +55,7 @@ def point(n: int, design: str, budget: int, G: int = 1) -> Point:
     return Point(n, "wide", th, NU, G, 0.2 if G > 1 else 0.0, design, checkpoints(budget, 20))
 
 
-def ig_step_51(R: int = 50, repeat: int = 20) -> float:
+def ig_step_51(R: int = 50, repeat: int = IG_REPEAT) -> float:
     """Seconds for one information-gain selection step over 1,275 pairs for R boards at once (Laplace belief
     by one warm-started Newton step, expected gain of every pair, argmax), vectorised over pairs and boards."""
     K = 51
@@ -116,6 +126,8 @@ def full_grid_core_seconds(costs: dict) -> dict:
 
 def main() -> None:
     os.environ.setdefault("COMPENDIUM_QUIET", "1")
+    if SMOKE:
+        print("COMPENDIUM_BENCH_SMOKE=1: small workloads, a check that the command runs, not a measurement")
     print(f"load average at the start: {' '.join(f'{x:.2f}' for x in os.getloadavg())} ({os.cpu_count()} cores)")
     s = ig_step_51()
     print(f"\none information-gain step, 51 models (1,275 pairs), 50 boards at once: {s * 1e3:.1f} ms "

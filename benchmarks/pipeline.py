@@ -27,6 +27,10 @@ runs each stage's command of dvc.yaml once, in pipeline order, and prints where 
 goes: per stage its wall and CPU time, the part its notebook (or the book's Sphinx build) took, the
 rest (interpreter, imports, kernel start-up, finalising), and then one forced `dvc repro -f` with the CPU
 time of the dvc process itself (hashing outputs, rewriting dvc.lock after each stage).
+
+With ``COMPENDIUM_BENCH_SMOKE=1`` in the environment, ``--repeat`` and ``--forced-repeat`` default to 1: a check
+that a command runs to its table (tests/commands/test_benchmark_commands.py runs each command the README prints
+so), not a measurement.
 """
 
 from __future__ import annotations
@@ -46,6 +50,8 @@ import psutil
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
+#: one run per step by default (the module docstring): a check that the command runs, not a measurement
+SMOKE = os.environ.get("COMPENDIUM_BENCH_SMOKE") == "1"
 
 
 def _children_cpu() -> float:
@@ -364,7 +370,10 @@ def stage_breakdown() -> int:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--repeat", type=int, default=3, help="runs per step; the median is reported (default 3)")
+    default = 1 if SMOKE else 3
+    ap.add_argument(
+        "--repeat", type=int, default=default, help=f"runs per step; the median is reported (default {default})"
+    )
     ap.add_argument(
         "--baseline",
         metavar="REV",
@@ -396,6 +405,8 @@ def main(argv: list[str] | None = None) -> int:
         help="with --baseline: runs of the forced repro per checkout (default: --repeat; each takes a minute)",
     )
     args = ap.parse_args(argv)
+    if SMOKE:
+        print("COMPENDIUM_BENCH_SMOKE=1: one run per step, a check that the command runs, not a measurement")
     if args.stages:
         return stage_breakdown()
     if args.baseline:

@@ -5,6 +5,7 @@ accepted by DVC's own parser, and every command that cannot run here marked besi
 import pytest
 
 from compendium.book import prose_commands as pc
+from compendium.pipeline import paths
 
 
 @pytest.fixture(scope="module")
@@ -86,8 +87,18 @@ def test_commands_that_cannot_run_here_say_so_in_the_prose(commands):
 
 def test_every_command_has_one_kind(commands):
     kinds = {c.kind for c in commands}
-    assert kinds <= {"exp", "queue", "run", "ci", "mention", "offline"}
+    assert kinds <= {"exp", "queue", "run", "ci", "benchmark", "mention", "offline"}
     assert {"exp", "queue", "run"} <= kinds
+
+
+def test_every_timing_command_printed_is_one_the_benchmark_suite_runs(commands):
+    """tests/commands/test_benchmark_commands.py runs pc.BENCHMARKS: every timing command printed, and those the
+    README names in its comments (``# python benchmarks/pipeline.py --baseline REV: ...``), which a reader runs too."""
+    printed = {c.text for c in commands if c.text.startswith(("python benchmarks/", "make benchmark"))}
+    assert printed <= set(pc.BENCHMARKS)
+    assert {c.kind for c in commands if c.text in printed} == {"benchmark"}
+    readme = (paths.ROOT / "README.md").read_text()
+    assert [c for c in pc.BENCHMARKS if c not in readme] == []
 
 
 def test_every_runnable_command_is_run_by_a_phase_of_the_commands_suite(commands):

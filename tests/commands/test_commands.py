@@ -7,7 +7,8 @@ rounds: the teaching guide's two reference exercises alone and verbatim (WORKBan
 PWB ``pwb.weight_scheme=legacy_weights_v2_0``: banner, statuses and prose checked), then every other
 ``-S`` argument as printed, grouped into as few ``dvc exp run`` calls as keep each key once (a run of
 every stage takes minutes here; one per exercise would take an hour), each followed by ``make reset``.
-``ci`` commands (``.ci/run`` runs them), ``mention`` and ``offline`` ones are listed, never run silently.
+``ci`` commands (``.ci/run`` runs them), ``benchmark`` ones (``test_benchmark_commands.py`` runs them), ``mention``
+and ``offline`` ones are listed, never run silently.
 """
 
 from __future__ import annotations
@@ -505,5 +506,7 @@ def test_last_commands_and_the_list(clone):
         print(f"  not run here ({pc.cannot_run(c)[1]}): {c.file}:{c.line}: {c.text}", file=sys.stderr)
     for c in sorted({c.text for c in by.get("ci", [])}):
         print(f"  run by .ci/run: {c}", file=sys.stderr)
+    for c in sorted({c.text for c in by.get("benchmark", [])}):
+        print(f"  run by tests/commands/test_benchmark_commands.py (smoke mode): {c}", file=sys.stderr)
     failed = [r for r in RAN if r[2] != 0 and r[1] not in pc.EXPECT_FAIL and r[1] != "python -m compendium.data.verify"]
     assert failed == [], failed

@@ -17,6 +17,9 @@ Each command gets one *kind* (:func:`classify`), which says how ``tests/commands
 - ``run``: any other command, run verbatim on the scratch clone, exit status checked;
 - ``ci``: the long front-door commands ``.ci/run`` itself runs on a clean clone (``make reproduce``,
   ``make test``, ``make lint``, ...): listed, not run twice;
+- ``benchmark``: the timing commands (:data:`BENCHMARKS`), run as printed on a scratch clone by
+  ``tests/commands/test_benchmark_commands.py`` with ``COMPENDIUM_BENCH_SMOKE=1`` (one run per step, small
+  workloads): that each runs to its table and leaves the checkout as it was, not what it measures;
 - ``mention``: a bare command word named in a sentence (:data:`MENTIONS`), not an instruction;
 - ``offline``: needs what this machine does not have (network, a cluster's git remote, conda); the
   prose beside it must say so (:data:`CANNOT_RUN`), and the test lists them.
@@ -193,6 +196,16 @@ CANNOT_RUN = (
     ("--scheduler tcp://<address printed above>", "cluster", "the scheduler a cluster recipe above printed"),
 )
 
+#: the timing commands, printed or named in the README's comments: run as printed, in their smoke mode, by
+#: tests/commands/test_benchmark_commands.py
+BENCHMARKS = (
+    "make benchmark",
+    "python benchmarks/pipeline.py",
+    "python benchmarks/pipeline.py --stages",
+    "python benchmarks/pipeline.py --baseline REV",
+    "python benchmarks/humane_scale.py",
+)
+
 #: the front door, run by .ci/run on a clean clone (minutes each): listed, not run a second time
 CI = (
     "make reproduce",
@@ -204,7 +217,6 @@ CI = (
     "make test-commands",
     "make browser-test",
     "make pdf",
-    "make benchmark",
     "make book-archive",
     "make metadata",
     "make setup",
@@ -213,16 +225,12 @@ CI = (
     "pytest",
     "python3.11 -m venv .venv && source .venv/bin/activate",
     "pip install -r requirements.txt -e .",
-    "python benchmarks/pipeline.py",
-    "python benchmarks/pipeline.py --stages",
-    "python benchmarks/pipeline.py --baseline REV",
     "make freeze",
     "make book",
     # the forced full run: what the scratch clone's first `dvc repro` does (every stage, from nothing)
     "dvc repro -f",
     "make test-security",
     "make test-with-data",
-    "python benchmarks/humane_scale.py",
     # run by the suites inside .ci/run, each as printed (the test named runs it)
     "python -m compendium.data.acquire pwb --from DIR",  # tests/withdata/conftest.py (the accept step)
     "python -m compendium.data.synthetic_pwb OUTDIR",  # tests/withdata/conftest.py
@@ -362,6 +370,8 @@ def classify(cmd: Command) -> str:
     t = cmd.text
     if t in MENTIONS:
         return "mention"
+    if t in BENCHMARKS:
+        return "benchmark"
     if t in CI:
         return "ci"
     if t.startswith("dvc exp run") and "--queue" not in t:

@@ -1,0 +1,89 @@
+"""The timing commands the prose prints (:data:`compendium.book.prose_commands.BENCHMARKS`: ``make benchmark``,
+``python benchmarks/pipeline.py`` with ``--stages`` and ``--baseline REV``, ``python benchmarks/humane_scale.py``),
+each run as printed on a scratch clone (``make test-commands``, ``make test-scratch``).
+
+They run with ``COMPENDIUM_BENCH_SMOKE=1``: one run per step and small workloads, so that the five take minutes,
+not an hour. What is checked is that each runs to the end, prints every table its docstring promises, and leaves
+the checkout as it was (``git status`` and ``dvc status`` clean: a benchmark must not change what it times). The
+numbers are not checked: other suites share the machine, and speed is measured by hand (issue 35's notes).
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from compendium.book import prose_commands as pc
+from compendium.pipeline import paths
+from compendium.pipeline.yamlfile import load
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import scratch  # noqa: E402
+
+pytestmark = pytest.mark.commands
+
+SMOKE = {"COMPENDIUM_BENCH_SMOKE": "1"}
+_SMOKE_LINE = "COMPENDIUM_BENCH_SMOKE=1:"
+#: what each command's output must hold (regular expressions, one per table or line its docstring promises)
+_DEFAULT = (_SMOKE_LINE, r"forced full dvc repro\s+\d", r"no-op dvc repro\s+\d", r"book build alone\s+\d")
+EXPECTED = {
+    "make benchmark": _DEFAULT,
+    "python benchmarks/pipeline.py": _DEFAULT,
+    "python benchmarks/pipeline.py --stages": (_SMOKE_LINE, r"sum\s+\d", r"dvc repro -f\s+\d.*DVC's own CPU"),
+    "python benchmarks/pipeline.py --baseline REV": (
+        _SMOKE_LINE,
+        r"HEAD\s+exercise loop\s+\d",
+        r"this checkout\s+exercise loop\s+\d",
+        r"\nexercise loop\s+\d+\.\d\s+\d+\.\d\s+\d+\.\d\d",  # both medians and their ratio
+        r"book, one chapter changed\s+\d",
+        r"no-op dvc repro\s+\d",
+        r"forced dvc repro -f\s+\d",
+        r"where the exercise loop's time goes",
+        r"\n  workbank\s+\d+\.\d\s+\d+\.\d",
+        r"git status of this checkout: unchanged",
+    ),
+    "python benchmarks/humane_scale.py": (
+        r"COMPENDIUM_BENCH_SMOKE=1: small workloads",
+        r"one information-gain step, 51 models",
+        r"\| 51 \| ig_davidson \| \d",  # the cost model's last row
+        r"\| 51 \| arena \| 120 \| \d",  # the throughput table's last row
+        r"core-hours in all",
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def clone(tmp_path_factory) -> Path:
+    """A clone of HEAD with its data and HEAD's outputs (from the working copy's cache), up to date."""
+    d = tmp_path_factory.mktemp("benchmarks") / "repo"
+    scratch.make_clone(d, paths.ROOT)
+    p = scratch.sh(d, "dvc pull -q data.dvc")
+    assert p.returncode == 0, p.stdout + p.stderr
+    scratch.restore_outputs(d, paths.ROOT)
+    p = scratch.sh(d, "dvc repro -q", timeout=1800)
+    assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-2000:]
+    return d
+
+
+def test_the_suite_runs_every_timing_command_the_prose_prints():
+    assert set(EXPECTED) == set(pc.BENCHMARKS)
+
+
+@pytest.mark.parametrize("cmd", pc.BENCHMARKS)
+def test_a_timing_command_runs_as_printed_and_leaves_the_checkout_as_it_was(clone, cmd):
+    stages = list(load(clone / "dvc.yaml")["stages"])
+    p = scratch.sh(clone, pc.substitute(cmd), timeout=2400, **SMOKE)
+    out = p.stdout + p.stderr
+    print(f"\n$ {cmd}\n{out[-4000:]}", file=sys.stderr)
+    assert p.returncode == 0, f"{cmd!r} failed (exit {p.returncode}):\n{out[-3000:]}"
+    missing = [rx for rx in EXPECTED[cmd] if not re.search(rx, out)]
+    assert missing == [], f"{cmd!r}: its output lacks {missing}:\n{out[-3000:]}"
+    if cmd == "python benchmarks/pipeline.py --stages":  # a row for every stage of dvc.yaml
+        assert [s for s in stages if not re.search(rf"\n{re.escape(s)}\s+\d+\.\d", out)] == []
+    git = scratch.sh(clone, "git status --porcelain")
+    assert git.stdout == "", f"{cmd!r} changed the checkout:\n{git.stdout}"
+    dvc = scratch.sh(clone, "dvc status -q")
+    assert dvc.returncode == 0, f"{cmd!r} left dvc status unclean:\n{scratch.sh(clone, 'dvc status').stdout}"
