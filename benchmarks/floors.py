@@ -16,7 +16,8 @@ project's own code can remove, each as the median of ``--repeat`` runs of a whol
   HEAD with this checkout's DVC cache and outputs, where the loop's four stages only copy into place the
   outputs a real run of the same exercise wrote (so each stage sees its inputs change, as in the loop), and
   nothing is computed: DVC's share with this project's ``dvc.lock``, dependencies and outputs (hashing and
-  caching them, rewriting the lock, recording the experiment), and the copying. The floor below uses it.
+  caching them, rewriting the lock, recording the experiment), and the copying. The floor below uses it (so it
+  counts writing the book's 25 MB of HTML twice, here and in the book's floor: about 0.1 s).
 - **a notebook stage's start-up**: a one-cell notebook (``x = 1``) executed by papermill in a fresh
   interpreter with the project's kernel: the start-up every notebook stage pays before its first cell.
 - **the book with nothing changed**: `python -m compendium.book build` when no source changed (incremental:
@@ -122,17 +123,25 @@ def project_loop_floor(folder: Path, repeat: int) -> tuple[float, dict[str, floa
     median wall seconds of ``repeat`` runs, and the median per stage (from DVC's "Running stage" lines)."""
     dvc = str(BIN / "dvc")
     wt, capture = folder / "checkout", folder / "capture"
-    run = lambda *c: subprocess.run(c, cwd=wt, check=True, capture_output=True)  # noqa: E731
+    capture_exp = f"floors-capture-{os.getpid()}"  # its own name: a left-over one would make DVC refuse the next
+
+    def run(*c):
+        r = subprocess.run(c, cwd=wt, capture_output=True, text=True)
+        if r.returncode:
+            sys.exit(f"floors: {' '.join(c)} failed in the copy of this project:\n{(r.stdout + r.stderr)[-1500:]}")
+
+    if not (ROOT / ".dvc" / "cache").is_dir():
+        sys.exit("floors: this checkout has no DVC cache yet: run `dvc repro` (or make reproduce) first")
     subprocess.run(["git", "worktree", "add", "--detach", str(wt), "HEAD"], cwd=ROOT, check=True, capture_output=True)
     try:
         if (ROOT / ".venv").exists():
             (wt / ".venv").symlink_to(ROOT / ".venv")
-        shutil.copytree(ROOT / ".dvc" / "cache", wt / ".dvc" / "cache")  # the outputs of this checkout's last run
+        shutil.copytree(ROOT / ".dvc" / "cache", wt / ".dvc" / "cache")  # then the outputs HEAD's dvc.lock records
         run(dvc, "checkout", "-q")
         co = Checkout("copy", wt, dict(os.environ, PYTHONPATH=str(wt / "src")))
         # a real run of the exercise: its outputs are what the floor's stages put in place; then the committed
         # state back (the experiment removed, params.yaml, dvc.lock and metrics from git, the outputs from the cache)
-        real, split = measure_stages([dvc, "exp", "run", "-S", EXERCISE, "-n", "floors-capture"], wt, co.env)
+        real, split = measure_stages([dvc, "exp", "run", "-S", EXERCISE, "-n", capture_exp], wt, co.env)
         if real.code:
             sys.exit("floors: the exercise failed on the copy of this project (its output is above)")
         missing = [s for s in LOOP if s not in split]
@@ -144,14 +153,15 @@ def project_loop_floor(folder: Path, repeat: int) -> tuple[float, dict[str, floa
                 dest = capture / out
                 dest.parent.mkdir(parents=True, exist_ok=True)
                 (shutil.copytree if (wt / out).is_dir() else shutil.copy2)(wt / out, dest)
-        run(dvc, "exp", "remove", "floors-capture")
+        run(dvc, "exp", "remove", capture_exp)
         run("git", "checkout", "-q", "--", "params.yaml", "dvc.lock", "metrics")
         run(dvc, "checkout", "-q", "--force")
         text = (wt / "dvc.yaml").read_text()
         put = folder / "put.sh"
         put.write_text(
-            "#!/bin/sh\n# the stage's outputs from the captured run, as new files (a stage writes new ones)\nset -e\n"
-            f'for o in "$@"; do rm -rf "$o.floor"; cp -a "{capture}/$o" "$o.floor"; rm -rf "$o"; mv "$o.floor" "$o"; done\n'
+            "#!/bin/sh\n# the stage's outputs from the captured run, as new files with new times (as a stage writes them,\n"
+            "# so that DVC hashes them again)\nset -e\n"
+            f'for o in "$@"; do rm -rf "$o.floor"; cp -R "{capture}/$o" "$o.floor"; rm -rf "$o"; mv "$o.floor" "$o"; done\n'
         )
         put.chmod(0o755)
         for name in LOOP:
@@ -170,6 +180,8 @@ def project_loop_floor(folder: Path, repeat: int) -> tuple[float, dict[str, floa
         per = {s: statistics.median(sp[s] for _, sp in runs) for s in runs[0][1]}
         return statistics.median(w for w, _ in runs), per
     finally:
+        if wt.is_dir():  # the captured experiment, if an error came between its run and its removal
+            subprocess.run([dvc, "exp", "remove", capture_exp], cwd=wt, capture_output=True)
         subprocess.run(["git", "worktree", "remove", "--force", str(wt)], cwd=ROOT, capture_output=True)
 
 

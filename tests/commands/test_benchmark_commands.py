@@ -1,5 +1,6 @@
-"""The timing commands the prose prints (:data:`compendium.book.prose_commands.BENCHMARKS`: ``make benchmark``,
-``python benchmarks/pipeline.py`` with ``--stages`` and ``--baseline REV``, ``python benchmarks/humane_scale.py``),
+"""The timing commands the prose prints (:data:`compendium.book.prose_commands.BENCHMARKS`: ``make benchmark``, which
+runs ``python benchmarks/pipeline.py``, the same with ``--stages`` and ``--baseline REV``, and
+``python benchmarks/humane_scale.py``),
 each run as printed on a scratch clone (``make test-commands``, ``make test-scratch``).
 
 They run with ``COMPENDIUM_BENCH_SMOKE=1``: one run per step and small workloads, so that the five take minutes,
@@ -10,6 +11,7 @@ numbers are not checked: other suites share the machine, and speed is measured b
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from pathlib import Path
@@ -30,17 +32,17 @@ _SMOKE_LINE = "COMPENDIUM_BENCH_SMOKE=1:"
 #: what each command's output must hold (regular expressions, one per table or line its docstring promises)
 _DEFAULT = (_SMOKE_LINE, r"forced full dvc repro\s+\d", r"no-op dvc repro\s+\d", r"book build alone\s+\d")
 EXPECTED = {
-    "make benchmark": _DEFAULT,
-    "python benchmarks/pipeline.py": _DEFAULT,
+    "make benchmark": _DEFAULT,  # python benchmarks/pipeline.py
     "python benchmarks/pipeline.py --stages": (_SMOKE_LINE, r"sum\s+\d", r"dvc repro -f\s+\d.*DVC's own CPU"),
     "python benchmarks/pipeline.py --baseline REV": (
         _SMOKE_LINE,
-        r"HEAD\s+exercise loop\s+\d",
+        r"HEAD\s+exercise loop\s+\d",  # the runs as they go, each side
         r"this checkout\s+exercise loop\s+\d",
-        r"\nexercise loop\s+\d+\.\d\s+\d+\.\d\s+\d+\.\d\d",  # both medians and their ratio
-        r"book, one chapter changed\s+\d",
-        r"no-op dvc repro\s+\d",
-        r"forced dvc repro -f\s+\d",
+        # the summary table: per step both medians and their ratio
+        *(
+            rf"\n{step}\s+\d+\.\d\s+\d+\.\d\s+\d+\.\d\d\s"
+            for step in ("exercise loop", "book, one chapter changed", "no-op dvc repro", "forced dvc repro -f")
+        ),
         r"where the exercise loop's time goes",
         r"\n  workbank\s+\d+\.\d\s+\d+\.\d",
         r"git status of this checkout: unchanged",
@@ -48,11 +50,19 @@ EXPECTED = {
     "python benchmarks/humane_scale.py": (
         r"COMPENDIUM_BENCH_SMOKE=1: small workloads",
         r"one information-gain step, 51 models",
-        r"\| 51 \| ig_davidson \| \d",  # the cost model's last row
+        r"CPU per simulated study[^|]*\n\n\| models \| design \| a: 13 fits",  # the cost model's table ...
+        r"\| 51 \| arena \| \d+\.\d{3} \| \d+\.\d\d \| \d",  # ... to its last row
         r"\| 51 \| arena \| 120 \| \d",  # the throughput table's last row
+        r"\| 51 \| 327,680 \| \d",  # the full grid's last row
         r"core-hours in all",
     ),
 }
+
+
+#: the shared venv's record of where its editable install of the package points: `make benchmark` must not reinstall
+DIRECT_URL = next(
+    scratch.VENV_BIN.parent.glob("lib/python*/site-packages/compendium-*.dist-info/direct_url.json"), None
+)
 
 
 @pytest.fixture(scope="module")
@@ -60,6 +70,9 @@ def clone(tmp_path_factory) -> Path:
     """A clone of HEAD with its data and HEAD's outputs (from the working copy's cache), up to date."""
     d = tmp_path_factory.mktemp("benchmarks") / "repo"
     scratch.make_clone(d, paths.ROOT)
+    # the clone's requirements.txt is newer than the shared venv's stamp: without this, `make benchmark` (through
+    # `make data` and `make setup`) would reinstall the shared venv, its editable install pointing at this clone
+    os.utime(scratch.VENV_BIN.parent / ".installed")
     p = scratch.sh(d, "dvc pull -q data.dvc")
     assert p.returncode == 0, p.stdout + p.stderr
     scratch.restore_outputs(d, paths.ROOT)
@@ -75,6 +88,7 @@ def test_the_suite_runs_every_timing_command_the_prose_prints():
 @pytest.mark.parametrize("cmd", pc.BENCHMARKS)
 def test_a_timing_command_runs_as_printed_and_leaves_the_checkout_as_it_was(clone, cmd):
     stages = list(load(clone / "dvc.yaml")["stages"])
+    venv = DIRECT_URL.read_bytes() if DIRECT_URL else None
     p = scratch.sh(clone, pc.substitute(cmd), timeout=2400, **SMOKE)
     out = p.stdout + p.stderr
     print(f"\n$ {cmd}\n{out[-4000:]}", file=sys.stderr)
@@ -87,3 +101,8 @@ def test_a_timing_command_runs_as_printed_and_leaves_the_checkout_as_it_was(clon
     assert git.stdout == "", f"{cmd!r} changed the checkout:\n{git.stdout}"
     dvc = scratch.sh(clone, "dvc status -q")
     assert dvc.returncode == 0, f"{cmd!r} left dvc status unclean:\n{scratch.sh(clone, 'dvc status').stdout}"
+    exps = scratch.sh(clone, "dvc exp list --name-only")  # names, under a "<baseline>:" line when there are any
+    left = [ln for ln in exps.stdout.splitlines() if ln.strip() and not ln.rstrip().endswith(":")]
+    assert exps.returncode == 0 and left == [], f"{cmd!r} left experiments: {exps.stdout}"
+    assert "\n" not in scratch.sh(clone, "git worktree list").stdout.strip(), f"{cmd!r} left a git worktree"
+    assert (DIRECT_URL.read_bytes() if DIRECT_URL else None) == venv, f"{cmd!r} reinstalled the shared venv"
