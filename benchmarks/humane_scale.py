@@ -5,7 +5,7 @@ design at 5, 20 and 51 models, throughput with 1 and 2 Dask workers, and a core-
 
 With ``COMPENDIUM_BENCH_SMOKE=1`` in the environment every workload is a small fraction of its size (budgets of a
 few hundred judgements, 2 repetitions, 0.2 s through the sweep): a check that the command runs to its tables
-(tests/commands/test_benchmark_commands.py), not a measurement.
+(tests/commands/test_tool_commands.py), not a measurement.
 
 Cost model. A repetition's CPU time is ``a + b T``: ``b`` per judgement simulated (pair choice, outcome, and
 for the information-gain designs the belief update and the gain of every pair, per round of 20), ``a`` for

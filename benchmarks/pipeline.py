@@ -29,7 +29,7 @@ rest (interpreter, imports, kernel start-up, finalising), and then one forced `d
 time of the dvc process itself (hashing outputs, rewriting dvc.lock after each stage).
 
 With ``COMPENDIUM_BENCH_SMOKE=1`` in the environment, ``--repeat`` and ``--forced-repeat`` default to 1: a check
-that a command runs to its table (tests/commands/test_benchmark_commands.py runs each command the README prints
+that a command runs to its table (tests/commands/test_tool_commands.py runs each command the README prints
 so), not a measurement.
 """
 

@@ -87,18 +87,26 @@ def test_commands_that_cannot_run_here_say_so_in_the_prose(commands):
 
 def test_every_command_has_one_kind(commands):
     kinds = {c.kind for c in commands}
-    assert kinds <= {"exp", "queue", "run", "ci", "benchmark", "mention", "offline"}
+    assert kinds <= {"exp", "queue", "run", "ci", "benchmark", "maintenance", "mention", "offline"}
     assert {"exp", "queue", "run"} <= kinds
 
 
 def test_every_timing_command_printed_is_one_the_benchmark_suite_runs(commands):
-    """tests/commands/test_benchmark_commands.py runs pc.BENCHMARKS: every timing command printed, and those the
+    """tests/commands/test_tool_commands.py runs pc.BENCHMARKS: every timing command printed, and those the
     README names in its comments (``# python benchmarks/pipeline.py --baseline REV: ...``), which a reader runs too."""
     printed = {c.text for c in commands if c.text.startswith(("python benchmarks/", "make benchmark"))}
     assert printed <= set(pc.BENCHMARKS)
     assert {c.kind for c in commands if c.text in printed} == {"benchmark"}
     readme = (paths.ROOT / "README.md").read_text()
     assert [c for c in pc.BENCHMARKS if c not in readme] == []
+
+
+def test_every_maintenance_target_is_named_and_in_one_list_only(commands):
+    """pc.MAINTENANCE: printed, or named where a reader meets them (the README's comments, `make help`)."""
+    named = (paths.ROOT / "README.md").read_text() + (paths.ROOT / "Makefile").read_text()
+    assert [c for c in pc.MAINTENANCE if c not in named] == []
+    assert {c.kind for c in commands if c.text in pc.MAINTENANCE} <= {"maintenance"}
+    assert not set(pc.MAINTENANCE) & (set(pc.CI) | set(pc.BENCHMARKS))
 
 
 def test_every_runnable_command_is_run_by_a_phase_of_the_commands_suite(commands):

@@ -7,8 +7,8 @@ rounds: the teaching guide's two reference exercises alone and verbatim (WORKBan
 PWB ``pwb.weight_scheme=legacy_weights_v2_0``: banner, statuses and prose checked), then every other
 ``-S`` argument as printed, grouped into as few ``dvc exp run`` calls as keep each key once (a run of
 every stage takes minutes here; one per exercise would take an hour), each followed by ``make reset``.
-``ci`` commands (``.ci/run`` runs them), ``benchmark`` ones (``test_benchmark_commands.py`` runs them), ``mention``
-and ``offline`` ones are listed, never run silently.
+``ci`` commands (``.ci/run`` runs them), ``benchmark`` and ``maintenance`` ones (``test_tool_commands.py`` runs
+them), ``mention`` and ``offline`` ones are listed, never run silently.
 """
 
 from __future__ import annotations
@@ -507,6 +507,8 @@ def test_last_commands_and_the_list(clone):
     for c in sorted({c.text for c in by.get("ci", [])}):
         print(f"  run by .ci/run: {c}", file=sys.stderr)
     for c in sorted({c.text for c in by.get("benchmark", [])}):
-        print(f"  run by tests/commands/test_benchmark_commands.py (smoke mode): {c}", file=sys.stderr)
+        print(f"  run by tests/commands/test_tool_commands.py (smoke mode): {c}", file=sys.stderr)
+    for c in sorted({c.text for c in by.get("maintenance", [])}):
+        print(f"  run by tests/commands/test_tool_commands.py: {c}", file=sys.stderr)
     failed = [r for r in RAN if r[2] != 0 and r[1] not in pc.EXPECT_FAIL and r[1] != "python -m compendium.data.verify"]
     assert failed == [], failed

@@ -18,8 +18,11 @@ Each command gets one *kind* (:func:`classify`), which says how ``tests/commands
 - ``ci``: the long front-door commands ``.ci/run`` itself runs on a clean clone (``make reproduce``,
   ``make test``, ``make lint``, ...): listed, not run twice;
 - ``benchmark``: the timing commands (:data:`BENCHMARKS`), run as printed on a scratch clone by
-  ``tests/commands/test_benchmark_commands.py`` with ``COMPENDIUM_BENCH_SMOKE=1`` (one run per step, small
+  ``tests/commands/test_tool_commands.py`` with ``COMPENDIUM_BENCH_SMOKE=1`` (one run per step, small
   workloads): that each runs to its table and leaves the checkout as it was, not what it measures;
+- ``maintenance``: the make targets that regenerate committed or built files (:data:`MAINTENANCE`: format, metadata,
+  the pins, the book, its archive), run as printed on the same clone: each must leave ``git status`` and
+  ``dvc status`` clean (what they regenerate is what is committed);
 - ``mention``: a bare command word named in a sentence (:data:`MENTIONS`), not an instruction;
 - ``offline``: needs what this machine does not have (network, a cluster's git remote, conda); the
   prose beside it must say so (:data:`CANNOT_RUN`), and the test lists them.
@@ -197,7 +200,7 @@ CANNOT_RUN = (
 )
 
 #: the timing commands, printed or named in the README's comments: run as printed, in their smoke mode, by
-#: tests/commands/test_benchmark_commands.py (``python benchmarks/pipeline.py`` alone is what ``make benchmark`` runs)
+#: tests/commands/test_tool_commands.py (``python benchmarks/pipeline.py`` alone is what ``make benchmark`` runs)
 BENCHMARKS = (
     "make benchmark",
     "python benchmarks/pipeline.py --stages",
@@ -205,27 +208,25 @@ BENCHMARKS = (
     "python benchmarks/humane_scale.py",
 )
 
+#: the make targets that regenerate committed or built files: run as printed by tests/commands/test_tool_commands.py
+MAINTENANCE = ("make format", "make metadata", "make freeze", "make book", "make book-archive")
+
 #: the front door, run by .ci/run on a clean clone (minutes each): listed, not run a second time
 CI = (
     "make reproduce",
     "make test",
     "make lint",
-    "make format",
     "make test-reliability",
     "make test-scratch",
     "make test-commands",
     "make browser-test",
     "make pdf",
-    "make book-archive",
-    "make metadata",
     "make setup",
     "make data",
     "make setup PYTHON=/path/to/python3.11",
     "pytest",
     "python3.11 -m venv .venv && source .venv/bin/activate",
     "pip install -r requirements.txt -e .",
-    "make freeze",
-    "make book",
     # the forced full run: what the scratch clone's first `dvc repro` does (every stage, from nothing)
     "dvc repro -f",
     "make test-security",
@@ -371,6 +372,8 @@ def classify(cmd: Command) -> str:
         return "mention"
     if t in BENCHMARKS:
         return "benchmark"
+    if t in MAINTENANCE:
+        return "maintenance"
     if t in CI:
         return "ci"
     if t.startswith("dvc exp run") and "--queue" not in t:

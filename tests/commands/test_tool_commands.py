@@ -1,12 +1,17 @@
-"""The timing commands the prose prints (:data:`compendium.book.prose_commands.BENCHMARKS`: ``make benchmark``, which
-runs ``python benchmarks/pipeline.py``, the same with ``--stages`` and ``--baseline REV``, and
-``python benchmarks/humane_scale.py``),
-each run as printed on a scratch clone (``make test-commands``, ``make test-scratch``).
+"""The tool commands the prose prints or names, each run as printed on a scratch clone of its own (``make test-commands``,
+``make test-scratch``):
 
-They run with ``COMPENDIUM_BENCH_SMOKE=1``: one run per step and small workloads, so that the five take minutes,
-not an hour. What is checked is that each runs to the end, prints every table its docstring promises, and leaves
-the checkout as it was (``git status`` and ``dvc status`` clean: a benchmark must not change what it times). The
-numbers are not checked: other suites share the machine, and speed is measured by hand (issue 35's notes).
+- the timing commands (:data:`compendium.book.prose_commands.BENCHMARKS`: ``make benchmark``, which runs
+  ``python benchmarks/pipeline.py``, the same with ``--stages`` and ``--baseline REV``, and
+  ``python benchmarks/humane_scale.py``), with ``COMPENDIUM_BENCH_SMOKE=1``: one run per step and small workloads,
+  so that the four take minutes, not an hour. Each must run to the end and print every table its docstring
+  promises. The numbers are not checked: other suites share the machine, and speed is measured by hand (issue 35);
+- the make targets that regenerate committed or built files (:data:`~compendium.book.prose_commands.MAINTENANCE`:
+  ``make format``, ``make metadata``, ``make freeze``, ``make book``, ``make book-archive``): what each writes must
+  be what is committed (``make freeze`` on the installed pins writes requirements.txt byte for byte).
+
+After every command the checkout is as it was: ``git status`` and ``dvc status`` clean, no experiment or git worktree
+left, and the shared venv not reinstalled.
 """
 
 from __future__ import annotations
@@ -97,6 +102,24 @@ def test_a_timing_command_runs_as_printed_and_leaves_the_checkout_as_it_was(clon
     assert missing == [], f"{cmd!r}: its output lacks {missing}:\n{out[-3000:]}"
     if cmd == "python benchmarks/pipeline.py --stages":  # a row for every stage of dvc.yaml
         assert [s for s in stages if not re.search(rf"\n{re.escape(s)}\s+\d+\.\d", out)] == []
+    _as_it_was(clone, cmd, venv)
+
+
+@pytest.mark.parametrize("cmd", pc.MAINTENANCE)
+def test_a_maintenance_target_writes_what_is_committed(clone, cmd):
+    venv = DIRECT_URL.read_bytes() if DIRECT_URL else None
+    p = scratch.sh(clone, cmd, timeout=900)
+    out = p.stdout + p.stderr
+    assert p.returncode == 0, f"{cmd!r} failed (exit {p.returncode}):\n{out[-3000:]}"
+    if cmd == "make book-archive":  # the archive and its checksum, of the book in _build/html
+        tgz = clone / "book-archive" / "book-html.tar.gz"
+        assert tgz.stat().st_size > 100_000 and (clone / "book-archive" / "book-html.tar.gz.sha256").is_file()
+    if cmd == "make book":
+        assert "(fresh: --fresh" in out and "offline check:" in out, out[-2000:]
+    _as_it_was(clone, cmd, venv)
+
+
+def _as_it_was(clone: Path, cmd: str, venv: bytes | None) -> None:
     git = scratch.sh(clone, "git status --porcelain")
     assert git.stdout == "", f"{cmd!r} changed the checkout:\n{git.stdout}"
     dvc = scratch.sh(clone, "dvc status -q")
