@@ -70,14 +70,20 @@ DIRECT_URL = next(
 )
 
 
+def _sh(clone: Path, cmd: str, **extra: str):
+    """``cmd`` through bash in ``clone``, the shared venv's stamp made newer than every file of the clone first: the
+    clone's requirements.txt (new at the clone, and again after ``make freeze``) is newer than the stamp, and a make
+    target through ``make setup`` (``make benchmark``, ``make book``, ...) would reinstall the shared venv, its editable
+    install pointing at this clone."""
+    os.utime(scratch.VENV_BIN.parent / ".installed")
+    return scratch.sh(clone, cmd, timeout=2400, **extra)
+
+
 @pytest.fixture(scope="module")
 def clone(tmp_path_factory) -> Path:
     """A clone of HEAD with its data and HEAD's outputs (from the working copy's cache), up to date."""
     d = tmp_path_factory.mktemp("benchmarks") / "repo"
     scratch.make_clone(d, paths.ROOT)
-    # the clone's requirements.txt is newer than the shared venv's stamp: without this, `make benchmark` (through
-    # `make data` and `make setup`) would reinstall the shared venv, its editable install pointing at this clone
-    os.utime(scratch.VENV_BIN.parent / ".installed")
     p = scratch.sh(d, "dvc pull -q data.dvc")
     assert p.returncode == 0, p.stdout + p.stderr
     scratch.restore_outputs(d, paths.ROOT)
@@ -94,7 +100,7 @@ def test_the_suite_runs_every_timing_command_the_prose_prints():
 def test_a_timing_command_runs_as_printed_and_leaves_the_checkout_as_it_was(clone, cmd):
     stages = list(load(clone / "dvc.yaml")["stages"])
     venv = DIRECT_URL.read_bytes() if DIRECT_URL else None
-    p = scratch.sh(clone, pc.substitute(cmd), timeout=2400, **SMOKE)
+    p = _sh(clone, pc.substitute(cmd), **SMOKE)
     out = p.stdout + p.stderr
     print(f"\n$ {cmd}\n{out[-4000:]}", file=sys.stderr)
     assert p.returncode == 0, f"{cmd!r} failed (exit {p.returncode}):\n{out[-3000:]}"
@@ -108,7 +114,7 @@ def test_a_timing_command_runs_as_printed_and_leaves_the_checkout_as_it_was(clon
 @pytest.mark.parametrize("cmd", pc.MAINTENANCE)
 def test_a_maintenance_target_writes_what_is_committed(clone, cmd):
     venv = DIRECT_URL.read_bytes() if DIRECT_URL else None
-    p = scratch.sh(clone, cmd, timeout=900)
+    p = _sh(clone, cmd)
     out = p.stdout + p.stderr
     assert p.returncode == 0, f"{cmd!r} failed (exit {p.returncode}):\n{out[-3000:]}"
     if cmd == "make book-archive":  # the archive and its checksum, of the book in _build/html
