@@ -26,7 +26,7 @@ help:
 	@echo "make test-security payloads in every rendered text field, a parameter and a file name, on a scratch clone: the book must show them as text"
 	@echo "make test-with-data    the hub's data end to end (synthetic PWB and HITL snapshots, a loopback hub, acquisition, dvc repro) on scratch clones"
 	@echo "make test-scratch      the four scratch-clone suites below in one session, side by side on both cores (what .ci/run runs)"
-	@echo "make test-commands     every command the README, CONTRIBUTING.md, the book and the chapters print, run on a scratch clone (about 10 min)"
+	@echo "make test-commands     every command the README, CONTRIBUTING.md, the book and the chapters print, run on a scratch clone (about 20 min)"
 	@echo "make book        rebuild the book from the stored notebook outputs (fresh: every page read; dvc repro builds it incrementally)"
 	@echo "make browser-test open every built page in headless Chromium (screenshots in book/_build/screenshots) and audit it with axe-core"
 	@echo "make metadata    regenerate .zenodo.json and codemeta.json from CITATION.cff"
