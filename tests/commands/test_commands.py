@@ -504,8 +504,8 @@ def test_last_commands_and_the_list(clone):
     )
     for c in by.get("offline", []):
         print(f"  not run here ({pc.cannot_run(c)[1]}): {c.file}:{c.line}: {c.text}", file=sys.stderr)
-    for c in sorted({c.text for c in by.get("ci", [])}):
-        print(f"  run by .ci/run: {c}", file=sys.stderr)
+    for c in sorted({c.text for c in by.get("ci", [])}):  # pc.CI's comment: which .ci/run runs, and which none does
+        print(f"  front door, listed (pc.CI: .ci/run runs it or its equivalent): {c}", file=sys.stderr)
     for c in sorted({c.text for c in by.get("benchmark", [])}):
         print(f"  run by tests/commands/test_tool_commands.py (smoke mode): {c}", file=sys.stderr)
     for c in sorted({c.text for c in by.get("maintenance", [])}):

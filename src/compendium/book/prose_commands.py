@@ -211,7 +211,11 @@ BENCHMARKS = (
 #: the make targets that regenerate committed or built files: run as printed by tests/commands/test_tool_commands.py
 MAINTENANCE = ("make format", "make metadata", "make freeze", "make book", "make book-archive")
 
-#: the front door, run by .ci/run on a clean clone (minutes each): listed, not run a second time
+#: the front door, run by .ci/run on a clean clone (minutes each), listed, not run a second time: directly (make
+#: reproduce, test, lint, browser-test, pdf, test-scratch), as their prerequisites (make setup, make data), or as the
+#: same test files through make test-scratch (the four suites' own targets). Not run anywhere: the set-up a reader
+#: without make would type (python3.11 -m venv, pip install -r requirements.txt -e ., make setup PYTHON=..., a bare
+#: pytest), which make setup and make test do with uv and `python -m pytest -n 2`
 CI = (
     "make reproduce",
     "make test",
@@ -227,7 +231,7 @@ CI = (
     "pytest",
     "python3.11 -m venv .venv && source .venv/bin/activate",
     "pip install -r requirements.txt -e .",
-    # the forced full run: what the scratch clone's first `dvc repro` does (every stage, from nothing)
+    # the forced full run: make benchmark and python benchmarks/pipeline.py --stages run it (test_tool_commands.py)
     "dvc repro -f",
     "make test-security",
     "make test-with-data",
