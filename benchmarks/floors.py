@@ -42,9 +42,11 @@ import tempfile
 from pathlib import Path
 
 import yaml
-from pipeline import (  # benchmarks/pipeline.py: the same timing and loop
+from pipeline import (  # benchmarks/pipeline.py: the same timing, loop and restore
     EXERCISE,
     Checkout,
+    _restore,
+    _snapshot,
     exercise_loop,
     measure,
     measure_stages,
@@ -139,8 +141,9 @@ def project_loop_floor(folder: Path, repeat: int) -> tuple[float, dict[str, floa
         shutil.copytree(ROOT / ".dvc" / "cache", wt / ".dvc" / "cache")  # then the outputs HEAD's dvc.lock records
         run(dvc, "checkout", "-q")
         co = Checkout("copy", wt, dict(os.environ, PYTHONPATH=str(wt / "src")))
-        # a real run of the exercise: its outputs are what the floor's stages put in place; then the committed
-        # state back (the experiment removed, params.yaml, dvc.lock and metrics from git, the outputs from the cache)
+        # a real run of the exercise: its outputs are what the floor's stages put in place; then the state before it
+        # back (the experiment removed; params.yaml, dvc.lock, metrics and the outputs as exercise_loop restores them)
+        snap = _snapshot(wt)
         real, split = measure_stages([dvc, "exp", "run", "-S", EXERCISE, "-n", capture_exp], wt, co.env)
         if real.code:
             sys.exit("floors: the exercise failed on the copy of this project (its output is above)")
@@ -154,8 +157,7 @@ def project_loop_floor(folder: Path, repeat: int) -> tuple[float, dict[str, floa
                 dest.parent.mkdir(parents=True, exist_ok=True)
                 (shutil.copytree if (wt / out).is_dir() else shutil.copy2)(wt / out, dest)
         run(dvc, "exp", "remove", capture_exp)
-        run("git", "checkout", "-q", "--", "params.yaml", "dvc.lock", "metrics")
-        run(dvc, "checkout", "-q", "--force")
+        _restore(co, snap)
         text = (wt / "dvc.yaml").read_text()
         put = folder / "put.sh"
         put.write_text(

@@ -4,7 +4,8 @@ The reliability, raw-data guard, security, with-data and commands suites each cl
 folder and run commands there, never in the working copy. They share:
 
 * :func:`make_clone` - ``git clone -q`` of a checkout, with the clone's ``.venv`` linked to the venv running
-  the tests (the shared venv is set up already);
+  the tests (the shared venv is set up already); :func:`keep_shared_venv` before a make target that goes through
+  ``make setup``, so that it does not reinstall that venv;
 * :func:`env` - the environment of a command in a clone: the clone's ``src`` first on ``PYTHONPATH``, the
   venv's ``bin`` first on ``PATH``, quiet progress, Matplotlib's Agg backend, no ``.pyc`` files in the
   clone, and none of the variables that would point the package at other folders (:data:`FOLDER_OVERRIDES`);
@@ -29,7 +30,17 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
-__all__ = ["VENV_BIN", "FOLDER_OVERRIDES", "env", "run", "sh", "make_clone", "flip_byte", "restore_outputs"]
+__all__ = [
+    "VENV_BIN",
+    "FOLDER_OVERRIDES",
+    "env",
+    "run",
+    "sh",
+    "make_clone",
+    "keep_shared_venv",
+    "flip_byte",
+    "restore_outputs",
+]
 
 #: the ``bin`` folder of the venv running the tests; a clone's ``.venv`` links to its parent
 VENV_BIN = Path(sys.executable).parent
@@ -75,6 +86,16 @@ def make_clone(dest: Path, source: Path) -> Path:
     subprocess.run(["git", "clone", "-q", str(source), str(dest)], check=True)
     (dest / ".venv").symlink_to(VENV_BIN.parent)
     return dest
+
+
+def keep_shared_venv() -> None:
+    """Make the shared venv's ``make setup`` stamp (``.installed``) newer than every file of a clone: a clone's
+    ``requirements.txt`` is newer than the stamp (new at the clone, or rewritten by ``make freeze``), and a make target
+    through ``make setup`` would reinstall the shared venv, its editable install then pointing at the clone. A venv
+    ``make setup`` did not make (a conda environment) has no stamp, and nothing is touched."""
+    stamp = VENV_BIN.parent / ".installed"
+    if stamp.exists():
+        os.utime(stamp)
 
 
 def flip_byte(f: Path, at: int = 100) -> None:

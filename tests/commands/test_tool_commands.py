@@ -19,7 +19,6 @@ fail too: read the first.
 
 from __future__ import annotations
 
-import os
 import re
 import sys
 from pathlib import Path
@@ -74,13 +73,9 @@ DIRECT_URL = next(
 
 
 def _sh(clone: Path, cmd: str, **extra: str):
-    """``cmd`` through bash in ``clone``, the shared venv's stamp made newer than every file of the clone first: the
-    clone's requirements.txt (new at the clone, and again after ``make freeze``) is newer than the stamp, and a make
-    target through ``make setup`` (``make benchmark``, ``make book``, ...) would reinstall the shared venv, its editable
-    install pointing at this clone."""
-    stamp = scratch.VENV_BIN.parent / ".installed"
-    if stamp.exists():  # a venv `make setup` made (a conda environment has none, and no make target installs into it)
-        os.utime(stamp)
+    """``cmd`` through bash in ``clone``, the shared venv kept (:func:`scratch.keep_shared_venv`) before each command:
+    ``make freeze`` rewrites requirements.txt, and the next make target through ``make setup`` would reinstall it."""
+    scratch.keep_shared_venv()
     return scratch.sh(clone, cmd, timeout=2400, **extra)
 
 
@@ -103,7 +98,6 @@ def test_the_suite_runs_every_timing_command_the_prose_prints():
 
 @pytest.mark.parametrize("cmd", pc.BENCHMARKS)
 def test_a_timing_command_runs_as_printed_and_leaves_the_checkout_as_it_was(clone, cmd):
-    stages = list(load(clone / "dvc.yaml")["stages"])
     venv = DIRECT_URL.read_bytes() if DIRECT_URL else None
     p = _sh(clone, pc.substitute(cmd), **SMOKE)
     out = p.stdout + p.stderr
@@ -112,6 +106,7 @@ def test_a_timing_command_runs_as_printed_and_leaves_the_checkout_as_it_was(clon
     missing = [rx for rx in EXPECTED[cmd] if not re.search(rx, out)]
     assert missing == [], f"{cmd!r}: its output lacks {missing}:\n{out[-3000:]}"
     if cmd == "python benchmarks/pipeline.py --stages":  # a row for every stage of dvc.yaml
+        stages = load(clone / "dvc.yaml")["stages"]
         assert [s for s in stages if not re.search(rf"\n{re.escape(s)}\s+\d+\.\d", out)] == []
     _as_it_was(clone, cmd, venv)
 

@@ -8,7 +8,6 @@ a regression fails the test instead of filling the machine."""
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 from pathlib import Path
@@ -18,7 +17,7 @@ import pytest
 from compendium.pipeline import paths
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from scratch import VENV_BIN, make_clone, sh  # noqa: E402
+from scratch import keep_shared_venv, make_clone, sh  # noqa: E402
 
 pytestmark = pytest.mark.reliability
 
@@ -28,9 +27,7 @@ BOMB = 'lol: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n'
 
 
 def test_make_reproduce_refuses_an_alias_bomb_in_one_sentence_before_dvc_runs(tmp_path):
-    stamp = VENV_BIN.parent / ".installed"
-    if stamp.exists():
-        os.utime(stamp)  # the clone's requirements.txt is newer than the shared .venv's stamp: no reinstall
+    keep_shared_venv()
     clone = make_clone(tmp_path / "repo", paths.ROOT)
     params = clone / "params.yaml"
     n = len(params.read_text().splitlines())

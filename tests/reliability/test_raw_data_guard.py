@@ -20,7 +20,7 @@ import pytest
 from compendium.pipeline import paths
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from scratch import VENV_BIN, flip_byte, make_clone, sh  # noqa: E402
+from scratch import flip_byte, keep_shared_venv, make_clone, sh  # noqa: E402
 
 pytestmark = pytest.mark.reliability
 
@@ -52,9 +52,7 @@ def clone(tmp_path) -> Path:
 
 
 def test_make_data_gives_the_documented_message_not_dvcs_use_force(clone):
-    stamp = VENV_BIN.parent / ".installed"
-    if stamp.exists():
-        os.utime(stamp)  # the clone's requirements.txt is newer than the shared .venv's stamp: no reinstall
+    keep_shared_venv()  # make data goes through make setup
     flip_byte(clone / "data" / REL)
     p = sh(clone, "make data")
     out = p.stdout + p.stderr
